@@ -1,0 +1,110 @@
+"""The agent protocol: every player (LLM or scripted bot) answers through it.
+
+Engineering rules §5: an agent is ``async generate(request) -> Reply`` plus
+``classify_error(exc)``; the framework owns retries, caching and parsing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Protocol, runtime_checkable
+
+from coopeval.decisions.formats import AnswerFormat
+
+Message = Mapping[str, str]
+"""A chat message ``{"role": "user" | "system" | "assistant", "content": str}``."""
+
+
+class ErrorClass(StrEnum):
+    """How the retry loop treats a transport exception."""
+
+    RATE_LIMIT = "rate_limit"  # wait for Retry-After or back off; many attempts
+    TRANSIENT = "transient"  # timeout / 5xx / connection: back off; few attempts
+    FATAL = "fatal"  # auth, bad request, context window: record, never retry
+
+
+@dataclass(frozen=True)
+class DecisionRequest:
+    """One call to an agent.
+
+    Attributes
+    ----------
+    messages:
+        The full rendered, single-turn message list (LLM agents read this).
+    answer_format:
+        The output contract; the embedded model compiles it into a grammar.
+    state:
+        Structured game state for scripted bots (JSON-serialisable): ``game`` (key),
+        ``seat`` (0-based), ``n_players``, ``n_actions``, ``cooperative_action``,
+        ``baseline_action`` (action indices), ``history`` (list of past rounds of this
+        matchup, oldest first, each a list of action indices in seat order), ``attempt``,
+        plus mechanism-specific fields. Never part of the cache key (it is implied by the
+        messages and the position).
+    position:
+        The decision's position in the game (cache key and RNG stream component).
+    """
+
+    messages: tuple[Message, ...]
+    answer_format: AnswerFormat
+    state: Mapping[str, Any] = field(default_factory=dict)
+    position: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What an agent returned for one request.
+
+    ``text`` is the raw answer (validated later by the parser). Token counts are integers,
+    ``latency_s`` seconds, ``cost_usd`` US dollars from the pinned price table.
+    """
+
+    text: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_s: float = 0.0
+    cost_usd: float = 0.0
+    model_resolved: str = ""
+    response_id: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-serialisable form for the response cache."""
+        return {
+            "text": self.text,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "latency_s": self.latency_s,
+            "cost_usd": self.cost_usd,
+            "model_resolved": self.model_resolved,
+            "response_id": self.response_id,
+        }
+
+    @staticmethod
+    def from_json(data: Mapping[str, Any]) -> Reply:
+        """Inverse of :meth:`to_json`."""
+        return Reply(**{k: data[k] for k in Reply.__dataclass_fields__ if k in data})
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """A player. ``name`` is the display id ``model(style)``, e.g. ``local/smollm2-135m(IO)``.
+
+    ``model`` is the model id used in cache keys and ``params`` the sampling parameters
+    actually sent (also part of the cache key). ``style`` is ``"CoT"`` or ``"IO"``.
+    ``uses_local_llm`` tells the workflow to take the ``local_llm`` resource.
+    """
+
+    name: str
+    model: str
+    style: str
+    params: Mapping[str, Any]
+    cacheable: bool
+
+    async def generate(self, request: DecisionRequest) -> Reply:
+        """Answer one request. Raises transport exceptions unchanged."""
+        ...
+
+    def classify_error(self, exc: BaseException) -> ErrorClass:
+        """Classify a transport exception for the retry loop."""
+        ...

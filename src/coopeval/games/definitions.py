@@ -1,0 +1,191 @@
+"""The six CoopEval games with their exact payoffs (CoopEval, arXiv 2604.15267, §2 / spec §2).
+
+Each function returns a :class:`~coopeval.games.base.Game`. Payoff descriptions are rendered
+per seat from the payoff table, so every seat is told its own payoffs (spec §2.6, our default).
+"""
+
+from __future__ import annotations
+
+from coopeval.games.base import Game, Profile, action_token, symmetric_two_player_table, table_from_function
+
+
+def _two_player_rules(table: dict[Profile, tuple[float, ...]], actions: tuple[str, ...]) -> tuple[str, ...]:
+    """One outcome line per profile, written from each seat's own perspective."""
+    rules = []
+    for seat in range(2):
+        other = 1 - seat
+        lines = []
+        for mine in range(len(actions)):
+            for theirs in range(len(actions)):
+                profile = (mine, theirs) if seat == 0 else (theirs, mine)
+                pay = table[profile]
+                lines.append(
+                    f"- You play {action_token(mine)} ({actions[mine]}) and the other player plays "
+                    f"{action_token(theirs)} ({actions[theirs]}): you get {_fmt(pay[seat])} points, "
+                    f"the other player gets {_fmt(pay[other])} points."
+                )
+        rules.append("\n".join(lines))
+    return tuple(rules)
+
+
+def _fmt(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else f"{x:g}"
+
+
+def prisoners_dilemma() -> Game:
+    """Prisoner's Dilemma: C/D with (R, S, T, P) = (2, 0, 3, 1); NE (D, D) = 1, cooperative 2."""
+    actions = ("Cooperate", "Defect")
+    table = symmetric_two_player_table([[2, 0], [3, 1]])
+    return Game(
+        name="PrisonersDilemma",
+        key="prisoners_dilemma",
+        title="Prisoner's Dilemma",
+        n_players=2,
+        actions=actions,
+        payoff_table=table,
+        cooperative_profile=(0, 0),
+        nash_profile=(1, 1),
+        seat_rules=_two_player_rules(table, actions),
+        enum_members=("COOPERATE", "DEFECT"),
+    )
+
+
+def public_goods(multiplier: float = 1.5, endowment: float = 1.0) -> Game:
+    """Public Goods, 3 players: with k contributors a contributor gets multiplier·k/3 and a
+    free-rider endowment + multiplier·k/3. NE all free-ride (1.0), cooperative all contribute (1.5).
+    """
+    n = 3
+    actions = ("Contribute", "Free-ride")
+
+    def payoff(profile: Profile) -> tuple[float, ...]:
+        k = sum(1 for a in profile if a == 0)
+        share = multiplier * endowment * k / n
+        return tuple(share if a == 0 else endowment + share for a in profile)
+
+    rule = (
+        f"There are two other players. Each player holds an endowment of {_fmt(endowment)} point. "
+        f"A0 (Contribute) puts your endowment into a common pot; A1 (Free-ride) keeps it. "
+        f"The pot is multiplied by {_fmt(multiplier)} and shared equally among all three players. "
+        f"If k players contribute (k counts you too), each contributor gets {_fmt(multiplier)}·k/3 points "
+        f"and each free-rider gets {_fmt(endowment)} + {_fmt(multiplier)}·k/3 points."
+    )
+    return Game(
+        name="PublicGoods",
+        key="public_goods",
+        title="Public Goods",
+        n_players=n,
+        actions=actions,
+        payoff_table=table_from_function(n, 2, payoff),
+        cooperative_profile=(0, 0, 0),
+        nash_profile=(1, 1, 1),
+        seat_rules=(rule, rule, rule),
+        enum_members=("CONTRIBUTE", "FREE_RIDE"),
+        extra={"multiplier": multiplier, "endowment": endowment},
+    )
+
+
+def travellers_dilemma(min_claim: int = 2, n_claims: int = 4, spacing: int = 1, bonus: int = 2,
+                       penalty: bool = True) -> Game:
+    """Traveller's Dilemma: claims min_claim + spacing·i. Equal claims X: both get X; otherwise,
+    with m the lower claim, the lower claimant gets m + bonus and the higher m − bonus
+    (``penalty=False``: the higher gets m, the degenerate variant of spec §2.3).
+    NE both claim the minimum (2); cooperative both claim the maximum (5).
+    """
+    claims = [min_claim + spacing * i for i in range(n_claims)]
+    actions = tuple(f"Claim {c}" for c in claims)
+
+    def payoff(profile: Profile) -> tuple[float, ...]:
+        x, y = claims[profile[0]], claims[profile[1]]
+        if x == y:
+            return (x, y)
+        m = min(x, y)
+        high = m - bonus if penalty else m
+        return (m + bonus, high) if x < y else (high, m + bonus)
+
+    table = table_from_function(2, n_claims, payoff)
+    summary = (
+        f"Each player claims an amount. If both claims are equal, both get the claim. Otherwise, "
+        f"with m the lower claim, the lower claimant gets m + {bonus} and the higher claimant gets "
+        f"m {'-' if penalty else '+'} {bonus if penalty else 0}.\n"
+    )
+    rules = tuple(summary + r for r in _two_player_rules(table, actions))
+    return Game(
+        name="TravellersDilemma",
+        key="travellers_dilemma",
+        title="Traveller's Dilemma",
+        n_players=2,
+        actions=actions,
+        payoff_table=table,
+        cooperative_profile=(n_claims - 1, n_claims - 1),
+        nash_profile=(0, 0),
+        seat_rules=rules,
+        enum_members=tuple(f"CLAIM_{c}" for c in claims),
+        extra={"claims": claims, "penalty": penalty},
+    )
+
+
+def trust_game() -> Game:
+    """Simultaneous Trust Game (asymmetric). Seat 1 trustor, seat 2 trustee; Give/Keep.
+    (G,G) = (10,10), (G,K) = (0,20), (K,G) = (6,2), (K,K) = (4,4). NE (K,K) = 4; cooperative 10.
+    """
+    actions = ("Give", "Keep")
+    table = {(0, 0): (10.0, 10.0), (0, 1): (0.0, 20.0), (1, 0): (6.0, 2.0), (1, 1): (4.0, 4.0)}
+    return Game(
+        name="TrustGame",
+        key="trust_game",
+        title="Trust Game",
+        n_players=2,
+        actions=actions,
+        payoff_table=table,
+        cooperative_profile=(0, 0),
+        nash_profile=(1, 1),
+        seat_rules=_two_player_rules(table, actions),
+        symmetric=False,
+        enum_members=("GIVE", "KEEP"),
+    )
+
+
+def stag_hunt() -> Game:
+    """Stag Hunt: SS (5,5), SH (0,3), HS (3,0), HH (3,3). Baseline hare-hare 3; cooperative 5."""
+    actions = ("Stag", "Hare")
+    table = symmetric_two_player_table([[5, 0], [3, 3]])
+    return Game(
+        name="StagHunt",
+        key="stag_hunt",
+        title="Stag Hunt",
+        n_players=2,
+        actions=actions,
+        payoff_table=table,
+        cooperative_profile=(0, 0),
+        nash_profile=(1, 1),
+        seat_rules=_two_player_rules(table, actions),
+        enum_members=("STAG", "HARE"),
+    )
+
+
+def matching_pennies(symmetric_description: bool = False) -> Game:
+    """Matching Pennies (zero-sum): P1 wins 1 on a match, P2 on a mismatch. Heads is the
+    arbitrary 'cooperative' action. The equilibrium is mixed, so normalisation values are
+    declared: −1 → 0, 0 → 1 (spec §2.7). ``symmetric_description`` reproduces the reference
+    bug of telling seat 2 seat 1's payoffs (``compat.mp_symmetric_description``).
+    """
+    actions = ("Heads", "Tails")
+    table = {(0, 0): (1.0, -1.0), (0, 1): (-1.0, 1.0), (1, 0): (-1.0, 1.0), (1, 1): (1.0, -1.0)}
+    rules = _two_player_rules(table, actions)
+    if symmetric_description:
+        rules = (rules[0], rules[0])
+    return Game(
+        name="MatchingPennies",
+        key="matching_pennies",
+        title="Matching Pennies",
+        n_players=2,
+        actions=actions,
+        payoff_table=table,
+        cooperative_profile=(0, 0),
+        nash_profile=(1, 1),
+        seat_rules=rules,
+        symmetric=False,
+        enum_members=("HEADS", "TAILS"),
+        declared_ne_value=-1.0,
+        declared_coop_value=0.0,
+    )
