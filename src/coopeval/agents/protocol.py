@@ -44,12 +44,16 @@ class DecisionRequest:
         messages and the position).
     position:
         The decision's position in the game (cache key and RNG stream component).
+    seed:
+        A sampling seed derived from the position, passed to providers that accept one
+        (best effort; the response cache, not the seed, is the reproducibility mechanism).
     """
 
     messages: tuple[Message, ...]
     answer_format: AnswerFormat
     state: Mapping[str, Any] = field(default_factory=dict)
     position: Mapping[str, Any] = field(default_factory=dict)
+    seed: int | None = None
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,31 @@
+"""Answer contracts: extraction, validation and re-asks for every decision (spec §3, §9.2).
+
+Import-light: only the standard library is imported here (pyyaml is imported when a taxonomy
+is loaded).
+"""
+
+from coopeval.decisions.errors import AnswerError
+from coopeval.decisions.extract import extract_first_json_object, extract_last_json_object
+from coopeval.decisions.formats import AnswerFormat, DecisionKind
+from coopeval.decisions.parsing import FALLBACK_LABEL, PARSER_VERSION, normalise_label, parse_answer, validate_answer
+from coopeval.decisions.reask import MAX_ATTEMPTS, MAX_REASKS, reask_messages
+from coopeval.decisions.taxonomy import Taxonomy, TaxonomyError, load_taxonomy
+
+__all__ = [
+    "FALLBACK_LABEL",
+    "MAX_ATTEMPTS",
+    "MAX_REASKS",
+    "PARSER_VERSION",
+    "AnswerError",
+    "AnswerFormat",
+    "DecisionKind",
+    "Taxonomy",
+    "TaxonomyError",
+    "extract_first_json_object",
+    "extract_last_json_object",
+    "load_taxonomy",
+    "normalise_label",
+    "parse_answer",
+    "reask_messages",
+    "validate_answer",
+]

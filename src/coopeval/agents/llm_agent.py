@@ -1,0 +1,372 @@
+"""The litellm agent: one :class:`~coopeval.agents.protocol.Agent` for any litellm model string.
+
+Model strings are litellm's ``provider/model`` form: ``openai/…``, ``anthropic/…``, ``gemini/…``,
+``openrouter/…``, ``hosted_vllm/…``, ``ollama/…``, and the embedded ``local/smollm2-135m``
+(:mod:`coopeval.agents.local_provider`). litellm is imported lazily, on the first call, with
+``LITELLM_OFFLINE_MODE`` / ``LITELLM_LOCAL_MODEL_COST_MAP`` set first (engineering rules §5);
+merely building an agent never imports it.
+
+Calls are single attempts (``num_retries=0``): retries belong to
+:func:`coopeval.agents.retry.generate_with_retry`, driven by :meth:`LiteLLMAgent.classify_error`.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import sys
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from coopeval.agents.grammar import DEFAULT_MAX_REASONING_CHARS, gbnf_for, max_tokens_for
+from coopeval.agents.protocol import DecisionRequest, ErrorClass, Reply
+
+__all__ = [
+    "AGENT_OPTION_KEYS",
+    "LOCAL_PREFIX",
+    "TRANSPORT_KEYS",
+    "LiteLLMAgent",
+    "PriceTable",
+    "classify_error",
+    "load_prices",
+    "required_env_vars",
+]
+
+log = logging.getLogger(__name__)
+
+LOCAL_PREFIX = "local/"
+
+AGENT_OPTION_KEYS = frozenset({"send_seed", "max_reasoning_chars"})
+"""Keys of ``params`` read by the agent itself and never sent to litellm.
+
+``send_seed`` (bool, default False): pass ``request.seed`` to API models (always sent to local
+ones). ``max_reasoning_chars`` (int): CoT reasoning cap of the local model's grammar."""
+
+TRANSPORT_KEYS = frozenset({"timeout", "api_base", "api_version", "extra_headers"})
+"""Keys of ``params`` that steer the transport only. They are sent, but kept out of
+:attr:`LiteLLMAgent.params` (hence out of cache keys, engineering rules §4)."""
+
+_PROVIDER_KEYS: dict[str, list[str]] = {
+    "openai": ["OPENAI_API_KEY"],
+    "anthropic": ["ANTHROPIC_API_KEY"],
+    "gemini": ["GEMINI_API_KEY"],
+    "openrouter": ["OPENROUTER_API_KEY"],
+    "mistral": ["MISTRAL_API_KEY"],
+    "groq": ["GROQ_API_KEY"],
+    "deepseek": ["DEEPSEEK_API_KEY"],
+    "xai": ["XAI_API_KEY"],
+    "together_ai": ["TOGETHERAI_API_KEY"],
+    "local": [],
+    "ollama": [],
+    "ollama_chat": [],
+    "hosted_vllm": [],
+}
+
+_DEFAULT_PRICES = Path(__file__).resolve().parents[3] / "resources" / "prices.yaml"
+
+
+# --------------------------------------------------------------------------------------------
+# environment and prices
+# --------------------------------------------------------------------------------------------
+
+
+def required_env_vars(model: str) -> list[str]:
+    """Environment variables holding the API key(s) ``model`` needs (for Snakemake ``envvars:``).
+
+    ``openai/…`` → ``["OPENAI_API_KEY"]``, ``anthropic/…`` → ``["ANTHROPIC_API_KEY"]``,
+    ``gemini/…`` → ``["GEMINI_API_KEY"]``, ``openrouter/…`` → ``["OPENROUTER_API_KEY"]``;
+    ``local/``, ``ollama/`` and ``hosted_vllm/`` need none. A bare name without provider prefix
+    is resolved like litellm does for the common families (``gpt-``/``o1``… → OpenAI,
+    ``claude`` → Anthropic, ``gemini`` → Gemini). Unknown providers → ``[]``.
+    """
+    provider, sep, rest = model.partition("/")
+    if sep and provider in _PROVIDER_KEYS:
+        return list(_PROVIDER_KEYS[provider])
+    name = model.lower()
+    if not sep or not rest:
+        if name.startswith(("gpt-", "o1", "o3", "o4", "chatgpt")):
+            return ["OPENAI_API_KEY"]
+        if name.startswith("claude"):
+            return ["ANTHROPIC_API_KEY"]
+        if name.startswith("gemini"):
+            return ["GEMINI_API_KEY"]
+    return []
+
+
+class PriceTable:
+    """Pinned prices (US dollars per million tokens) read from ``resources/prices.yaml``."""
+
+    def __init__(self, models: Mapping[str, Mapping[str, Any]]) -> None:
+        self._models = {str(k): dict(v) for k, v in models.items()}
+
+    def known(self, model: str) -> bool:
+        """Whether ``model`` has an entry."""
+        return model in self._models
+
+    def cost_usd(self, model: str, prompt_tokens: int, completion_tokens: int) -> float:
+        """Cost of one call in US dollars; ``0.0`` for unknown models (check :meth:`known`)."""
+        entry = self._models.get(model)
+        if entry is None:
+            return 0.0
+        per_in = float(entry.get("input_usd_per_mtok", 0.0))
+        per_out = float(entry.get("output_usd_per_mtok", 0.0))
+        return (prompt_tokens * per_in + completion_tokens * per_out) / 1_000_000
+
+
+@functools.lru_cache(maxsize=8)
+def load_prices(path: str | None = None) -> PriceTable:
+    """Load the price table from ``path``, ``$COOPEVAL_PRICES`` or the repository's
+    ``resources/prices.yaml``. A missing file gives an empty table (every model unknown)."""
+    import yaml
+
+    chosen = Path(path or os.environ.get("COOPEVAL_PRICES") or _DEFAULT_PRICES)
+    if not chosen.is_file():
+        log.warning("price table %s not found; every cost is reported as 0", chosen)
+        return PriceTable({})
+    data = yaml.safe_load(chosen.read_text(encoding="utf-8")) or {}
+    return PriceTable(data.get("models") or {})
+
+
+# --------------------------------------------------------------------------------------------
+# error classification
+# --------------------------------------------------------------------------------------------
+
+
+def classify_error(exc: BaseException) -> ErrorClass:
+    """Classify a transport exception for the retry loop (engineering rules §5).
+
+    * litellm ``RateLimitError`` or HTTP 429 → ``RATE_LIMIT``;
+    * ``AuthenticationError``, ``PermissionDeniedError``, ``BadRequestError`` (including
+      ``ContextWindowExceededError`` and ``ContentPolicyViolationError``), ``NotFoundError``,
+      ``UnprocessableEntityError``, ``BudgetExceededError``, ``UnsupportedParamsError``, other
+      HTTP 4xx, and a missing local model file → ``FATAL``;
+    * ``Timeout``, ``APIConnectionError``, ``ServiceUnavailableError``, ``InternalServerError``,
+      ``BadGatewayError``, HTTP 5xx/408, builtin ``TimeoutError``/``ConnectionError`` →
+      ``TRANSIENT``;
+    * anything else → ``TRANSIENT`` (a few retries, then the error propagates).
+    """
+    from coopeval.agents.local_provider import LocalModelMissingError
+
+    chain = _exception_chain(exc)
+    if any(isinstance(e, LocalModelMissingError) for e in chain):
+        return ErrorClass.FATAL
+    litellm = sys.modules.get("litellm")
+    if litellm is not None:
+        ex = litellm.exceptions
+        if isinstance(exc, ex.RateLimitError):
+            return ErrorClass.RATE_LIMIT
+        fatal = tuple(
+            getattr(ex, name)
+            for name in (
+                "AuthenticationError",
+                "PermissionDeniedError",
+                "BadRequestError",
+                "NotFoundError",
+                "UnprocessableEntityError",
+                "BudgetExceededError",
+                "UnsupportedParamsError",
+            )
+            if hasattr(ex, name)
+        )
+        if isinstance(exc, fatal):
+            return ErrorClass.FATAL
+        transient = tuple(
+            getattr(ex, name)
+            for name in (
+                "Timeout",
+                "APIConnectionError",
+                "ServiceUnavailableError",
+                "InternalServerError",
+                "BadGatewayError",
+            )
+            if hasattr(ex, name)
+        )
+        if isinstance(exc, transient):
+            return ErrorClass.TRANSIENT
+    status = _status_code(exc)
+    if status is not None:
+        if status == 429:
+            return ErrorClass.RATE_LIMIT
+        if status in (408, 409, 425) or status >= 500:
+            return ErrorClass.TRANSIENT
+        if 400 <= status < 500:
+            return ErrorClass.FATAL
+    return ErrorClass.TRANSIENT
+
+
+def _exception_chain(exc: BaseException) -> list[BaseException]:
+    seen: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and current not in seen and len(seen) < 16:
+        seen.append(current)
+        current = current.__cause__ or current.__context__
+    return seen
+
+
+def _status_code(exc: BaseException) -> int | None:
+    for attr in ("status_code", "status"):
+        value = getattr(exc, attr, None)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+    response = getattr(exc, "response", None)
+    value = getattr(response, "status_code", None)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+# --------------------------------------------------------------------------------------------
+# the agent
+# --------------------------------------------------------------------------------------------
+
+
+def _import_litellm() -> ModuleType:
+    os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import litellm
+
+    return litellm
+
+
+class LiteLLMAgent:
+    """An LLM player reached through ``litellm.acompletion``.
+
+    Parameters
+    ----------
+    model:
+        A litellm model string, e.g. ``"openrouter/openai/gpt-5.2"`` or ``"local/smollm2-135m"``.
+    style:
+        ``"CoT"`` or ``"IO"``. The prompt instruction is rendered elsewhere; here the style only
+        selects the local model's grammar and token budget.
+    params:
+        Sampling parameters sent with every call (``temperature`` defaults to 1.0; e.g.
+        ``max_tokens``, ``top_p``, ``reasoning_effort``), plus the agent options of
+        :data:`AGENT_OPTION_KEYS` and the transport options of :data:`TRANSPORT_KEYS`.
+        For ``local/`` models, ``max_tokens`` defaults to the grammar's bound
+        (:func:`~coopeval.agents.grammar.max_tokens_for`) so an answer is never cut short.
+    label:
+        Human label; ``name`` is ``f"{label or model}({style})"``.
+
+    Attributes
+    ----------
+    params:
+        Everything that determines the answer (sampling parameters and agent options; no
+        transport options). Part of the response-cache key.
+    price_known:
+        False once a call was priced for a model missing from ``resources/prices.yaml`` (its
+        cost is then reported as 0).
+
+    Raises
+    ------
+    ValueError
+        Unknown style.
+    coopeval.agents.local_provider.LocalModelMissingError
+        A ``local/`` model whose weights are not installed.
+    """
+
+    cacheable: bool = True
+
+    def __init__(
+        self,
+        model: str,
+        style: str = "CoT",
+        params: Mapping[str, Any] | None = None,
+        label: str | None = None,
+    ) -> None:
+        if style not in ("CoT", "IO"):
+            raise ValueError(f"style must be 'CoT' or 'IO', not {style!r}")
+        self.model = model
+        self.style = style
+        self.label = label
+        self.name = f"{label or model}({style})"
+        self.is_local = model.startswith(LOCAL_PREFIX)
+        self.uses_local_llm = self.is_local
+        given = dict(params or {})
+        self._transport = {k: given.pop(k) for k in list(given) if k in TRANSPORT_KEYS}
+        given.setdefault("temperature", 1.0)
+        if self.is_local and style == "CoT":
+            given.setdefault("max_reasoning_chars", DEFAULT_MAX_REASONING_CHARS)
+        self.params: Mapping[str, Any] = dict(sorted(given.items()))
+        self._send_seed = self.is_local or bool(given.get("send_seed", False))
+        self._sampling = {k: v for k, v in given.items() if k not in AGENT_OPTION_KEYS}
+        self.price_known = True
+        self._litellm: ModuleType | None = None
+        if self.is_local:
+            from coopeval.agents.local_provider import local_model_path
+
+            local_model_path(model[len(LOCAL_PREFIX) :])  # fail fast, without importing llama.cpp
+
+    def __repr__(self) -> str:
+        return f"LiteLLMAgent({self.model!r}, style={self.style!r}, params={dict(self.params)!r})"
+
+    def _client(self) -> ModuleType:
+        if self._litellm is None:
+            litellm = _import_litellm()
+            if self.is_local:
+                from coopeval.agents.local_provider import register_local_provider
+
+                register_local_provider()
+            self._litellm = litellm
+        return self._litellm
+
+    def call_kwargs(self, request: DecisionRequest) -> dict[str, Any]:
+        """The keyword arguments :meth:`generate` passes to ``litellm.acompletion``."""
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "messages": [dict(m) for m in request.messages],
+            "num_retries": 0,
+            **self._sampling,
+            **self._transport,
+        }
+        if self.is_local:
+            cap = int(self.params.get("max_reasoning_chars", DEFAULT_MAX_REASONING_CHARS))
+            kwargs["grammar"] = gbnf_for(request.answer_format, self.style, cap)
+            kwargs.setdefault("max_tokens", max_tokens_for(request.answer_format, self.style, cap))
+        if self._send_seed and request.seed is not None:
+            kwargs["seed"] = int(request.seed)
+        return kwargs
+
+    async def generate(self, request: DecisionRequest) -> Reply:
+        """Make one call (no retries) and return the raw answer.
+
+        Returns
+        -------
+        Reply
+            ``text`` is the message content (``""`` if the provider returned none); tokens from
+            the provider's usage; ``latency_s`` wall seconds of the call; ``cost_usd`` from the
+            pinned price table.
+
+        Raises
+        ------
+        Exception
+            litellm's transport exceptions, unchanged (see :meth:`classify_error`).
+        """
+        litellm = self._client()
+        kwargs = self.call_kwargs(request)
+        started = time.perf_counter()
+        response = await litellm.acompletion(**kwargs)
+        latency = time.perf_counter() - started
+        choice = response.choices[0]
+        text = getattr(choice.message, "content", None) or ""
+        usage = getattr(response, "usage", None)
+        prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
+        completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
+        prices = load_prices()
+        if not prices.known(self.model) and self.price_known:
+            self.price_known = False
+            log.warning("no pinned price for %s; its cost is reported as 0", self.model)
+        return Reply(
+            text=text,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            latency_s=latency,
+            cost_usd=prices.cost_usd(self.model, prompt_tokens, completion_tokens),
+            model_resolved=str(getattr(response, "model", "") or ""),
+            response_id=str(getattr(response, "id", "") or ""),
+        )
+
+    def classify_error(self, exc: BaseException) -> ErrorClass:
+        """See :func:`classify_error`."""
+        return classify_error(exc)

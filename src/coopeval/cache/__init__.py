@@ -1,0 +1,1 @@
+"""The response cache (engineering rules §4)."""

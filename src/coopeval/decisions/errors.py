@@ -1,0 +1,35 @@
+"""The error raised when a model's answer does not meet its contract (spec §3.3, §3.4).
+
+The message of an :class:`AnswerError` is shown back to the model in a re-ask
+(:func:`coopeval.decisions.reask.reask_messages`), so it is written for the model: one plain
+sentence saying precisely what is wrong ("the probabilities sum to 90, not 100"), without
+Python reprs or stack details.
+"""
+
+from __future__ import annotations
+
+__all__ = ["AnswerError"]
+
+
+class AnswerError(ValueError):
+    """An answer that cannot be used: no JSON object, or an object that breaks the contract.
+
+    Parameters
+    ----------
+    message:
+        Human- and model-readable description of the problem; ``str(error)`` returns it.
+    code:
+        Short machine-readable category for failure statistics, one of ``"no_json"``,
+        ``"keys"``, ``"type"``, ``"range"``, ``"sum"``, ``"label"``, ``"invalid"``.
+    """
+
+    def __init__(self, message: str, *, code: str = "invalid") -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+
+    def __str__(self) -> str:
+        return self.message
+
+    def __repr__(self) -> str:
+        return f"AnswerError({self.message!r}, code={self.code!r})"

@@ -1,0 +1,339 @@
+"""Deviation ratings of a symmetric metagame (Marris et al. 2025, arXiv 2502.11645).
+
+Source: CoopEval (Tewolde et al., arXiv 2604.15267), spec §6.4.
+
+Objects (N seats, S types, tensor T of shape (S,)*N):
+
+* full game G_p(a) = T[a_p, a_{−p} in seat order] for seat p and joint profile a ∈ S^N;
+* deviation matrix M with N·S rows (p, s) and S^N columns a:
+  M[(p, s), a] = G_p(s, a_{−p}) − G_p(a); σ is a CCE iff Mσ ≤ 0.
+
+Rules:
+
+* ``"strictest"`` (default): strictest CCE with the exact freezing rule. Repeatedly solve
+  min ε s.t. (Mσ)_i ≤ ε (i unfrozen), (Mσ)_i = r_i (i frozen), σ in the simplex, and freeze
+  the rows binding on the *whole* optimal face (face test: one extra LP per row tight at the
+  returned vertex). The rating of type s is r_(0,s). Unique, solver-independent.
+* ``"reference-vertex"`` (alias ``"coopeval_vertex"``): the reference's rule — impose the
+  seat-symmetry equalities (Mσ)_(p,s) = (Mσ)_(0,s) and freeze every row within
+  1e−14·(max G − min G) of ε* at the vertex the solver returned. Solver-dependent by
+  construction; for compatibility only.
+
+All LPs use ``scipy.optimize.linprog(method="highs")``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from scipy.optimize import OptimizeResult, linprog
+
+__all__ = [
+    "DeviationRatingError",
+    "DeviationResult",
+    "canonical_rule",
+    "deviation_matrix",
+    "deviation_ratings",
+    "rank_with_ties",
+]
+
+RATING_DECIMALS = 10
+"""Ratings are rounded to 1e−10 before reporting and ranking (spec §6.4)."""
+
+_RULE_ALIASES = {
+    "strictest": "strictest",
+    "reference-vertex": "reference-vertex",
+    "coopeval_vertex": "reference-vertex",
+}
+
+
+class DeviationRatingError(RuntimeError):
+    """An LP failed (infeasible/unbounded/solver error), an iteration froze nothing, or the
+    ratings differ across seats."""
+
+
+@dataclass(frozen=True)
+class DeviationResult:
+    """Outcome of :func:`deviation_ratings`.
+
+    Attributes
+    ----------
+    ratings:
+        One rating per agent index (≤ 0, higher is better), rounded to 1e−10.
+    iteration_epsilons:
+        ε* of each main LP, in order (unrounded).
+    n_main_lps:
+        Number of main LP iterations (= number of distinct ratings under ``"strictest"``).
+    n_face_lps:
+        Number of extra face-test LPs (0 for other rules).
+    rule:
+        Canonical rule name: ``"strictest"`` or ``"reference-vertex"``.
+    """
+
+    ratings: tuple[float, ...]
+    iteration_epsilons: tuple[float, ...]
+    n_main_lps: int
+    n_face_lps: int
+    rule: str
+
+
+def canonical_rule(rule: str) -> str:
+    """Map a DR rule name or alias to ``"strictest"`` or ``"reference-vertex"``.
+
+    Raises
+    ------
+    ValueError
+        On an unknown rule name.
+    """
+    try:
+        return _RULE_ALIASES[rule]
+    except KeyError:
+        raise ValueError(
+            f"dr_rule: unknown rule {rule!r}; use one of {sorted(_RULE_ALIASES)}"
+        ) from None
+
+
+def _check_tensor(tensor: np.ndarray) -> np.ndarray:
+    t = np.asarray(tensor, dtype=float)
+    if t.ndim < 2 or len(set(t.shape)) != 1 or t.shape[0] == 0:
+        raise ValueError(
+            f"tensor: shape {t.shape} is not (S,)*N with N >= 2; pass a square/cubic tensor"
+        )
+    if not np.isfinite(t).all():
+        bad = tuple(int(i) for i in np.argwhere(~np.isfinite(t))[0])
+        raise ValueError(f"tensor: cell {list(bad)} is NaN or infinite; every cell needs a payoff")
+    return t
+
+
+def deviation_matrix(tensor: np.ndarray) -> np.ndarray:
+    """Return the CCE deviation-gain matrix M of the full game built from ``tensor``.
+
+    Row p·S + s is "seat p deviates to type s"; column k is the joint profile
+    ``np.unravel_index(k, (S,)*N)`` (C order). M[(p, s), a] = G_p(s, a_{−p}) − G_p(a) with
+    G_p(a) = T[a_p, a_{−p}]. Source: spec §6.4 ("Objects").
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (N·S, S^N), points.
+
+    Raises
+    ------
+    ValueError
+        On a non-cubic tensor or a NaN/infinite cell.
+    """
+    t = _check_tensor(tensor)
+    n_players, size = t.ndim, t.shape[0]
+    rows = []
+    for p in range(n_players):
+        game_p = np.moveaxis(t, 0, p)  # game_p[a] = T[a_p, a_{-p}] = G_p(a)
+        for s in range(size):
+            deviated = np.broadcast_to(np.take(game_p, [s], axis=p), game_p.shape)
+            rows.append((deviated - game_p).ravel())
+    return np.array(rows)
+
+
+def _solve(
+    c: np.ndarray,
+    a_ub: np.ndarray | None,
+    b_ub: np.ndarray | None,
+    a_eq: np.ndarray,
+    b_eq: np.ndarray,
+    bounds: list[tuple[float | None, float | None]],
+    what: str,
+) -> OptimizeResult:
+    res = linprog(
+        c,
+        A_ub=a_ub if a_ub is not None and len(a_ub) else None,
+        b_ub=b_ub if b_ub is not None and len(b_ub) else None,
+        A_eq=a_eq,
+        b_eq=b_eq,
+        bounds=bounds,
+        method="highs",
+    )
+    if res.status == 2:
+        raise DeviationRatingError(f"{what}: LP infeasible ({res.message})")
+    if res.status == 3:
+        raise DeviationRatingError(f"{what}: LP unbounded ({res.message})")
+    if res.status != 0 or res.x is None:
+        raise DeviationRatingError(f"{what}: LP solver failed (status {res.status}: {res.message})")
+    return res
+
+
+def deviation_ratings(
+    tensor: np.ndarray,
+    rule: str = "strictest",
+    *,
+    freeze_test: Literal["face", "dual"] = "face",
+) -> DeviationResult:
+    """Deviation ratings of every agent type of a symmetric metagame.
+
+    Iterative strictest-CCE LP of Marris et al. (2025, arXiv 2502.11645) as specified for
+    CoopEval in spec §6.4 (arXiv 2604.15267). Tolerance: 1e−9·max(1, max|M|) for the
+    tightness screen and the face test; ratings rounded to 1e−10.
+
+    Parameters
+    ----------
+    tensor:
+        Metagame tensor, shape (S,)*N with N ≥ 2 (points), symmetric in the co-player axes.
+    rule:
+        ``"strictest"`` (default), or ``"reference-vertex"`` / ``"coopeval_vertex"``.
+    freeze_test:
+        For ``"strictest"``: ``"face"`` (one LP per row tight at the vertex; default) or
+        ``"dual"`` (freeze rows with dual value > tol, a cross-check; spec §6.4 step 2).
+
+    Returns
+    -------
+    DeviationResult
+        ``ratings`` (length S, ≤ 0, higher is better), the ε* sequence, LP counts and the
+        canonical rule name.
+
+    Raises
+    ------
+    ValueError
+        On an unknown rule, a non-cubic tensor or a NaN/infinite cell.
+    DeviationRatingError
+        On an infeasible/unbounded/failed LP, an iteration that freezes nothing, or ratings
+        that differ across seats by more than the tolerance.
+    """
+    canonical = canonical_rule(rule)
+    if freeze_test not in ("face", "dual"):
+        raise ValueError(f"freeze_test: {freeze_test!r}; use 'face' or 'dual'")
+    t = _check_tensor(tensor)
+    n_players, size = t.ndim, t.shape[0]
+    m = deviation_matrix(t)
+    n_rows, n_profiles = m.shape
+    tol = 1e-9 * max(1.0, float(np.abs(m).max()))
+    vertex_tol = 1e-14 * float(t.max() - t.min())
+    symmetric = canonical == "reference-vertex"
+
+    frozen = np.zeros(n_rows, dtype=bool)
+    values = np.zeros(n_rows)
+    epsilons: list[float] = []
+    n_face = 0
+    sigma_bounds: list[tuple[float | None, float | None]] = [(0.0, None)] * n_profiles
+    ones = np.ones((1, n_profiles))
+
+    while not frozen.all():
+        free = np.flatnonzero(~frozen)
+        fixed = np.flatnonzero(frozen)
+        # Main LP over z = (σ, ε): min ε.
+        a_ub = np.hstack([m[free], -np.ones((len(free), 1))])
+        eq_rows = [np.hstack([m[fixed], np.zeros((len(fixed), 1))]), np.append(ones, 0.0)[None]]
+        b_eq_parts = [values[fixed], np.array([1.0])]
+        if symmetric and n_players > 1:
+            sym = np.array(
+                [m[p * size + s] - m[s] for p in range(1, n_players) for s in range(size)]
+            )
+            eq_rows.append(np.hstack([sym, np.zeros((len(sym), 1))]))
+            b_eq_parts.append(np.zeros(len(sym)))
+        c = np.zeros(n_profiles + 1)
+        c[-1] = 1.0
+        what = f"deviation ratings iteration {len(epsilons) + 1}"
+        res = _solve(
+            c,
+            a_ub,
+            np.zeros(len(free)),
+            np.vstack(eq_rows),
+            np.concatenate(b_eq_parts),
+            [*sigma_bounds, (None, None)],
+            what,
+        )
+        sigma = np.asarray(res.x[:-1], dtype=float)
+        eps = float(res.x[-1])
+        epsilons.append(eps)
+        gains = m @ sigma
+
+        if symmetric:
+            newly = free[np.abs(gains[free] - eps) <= vertex_tol]
+        elif freeze_test == "dual":
+            duals = -np.asarray(res.ineqlin.marginals, dtype=float)
+            newly = free[duals > tol]
+        else:
+            candidates = free[gains[free] >= eps - tol]
+            face_ub = m[free]
+            face_eq = np.vstack([m[fixed], ones])
+            face_b_eq = np.concatenate([values[fixed], [1.0]])
+            keep = []
+            for i in candidates:
+                n_face += 1
+                low = _face_minimum(m[i], face_ub, eps, face_eq, face_b_eq, sigma_bounds, tol, what)
+                if low >= eps - tol:
+                    keep.append(i)
+            newly = np.array(keep, dtype=int)
+        if len(newly) == 0:
+            raise DeviationRatingError(
+                f"{what}: no row frozen at epsilon* = {eps!r} (numerical trouble; rule {canonical})"
+            )
+        frozen[newly] = True
+        values[newly] = eps
+
+    ratings_by_row = values.reshape(n_players, size)
+    spread = np.abs(ratings_by_row - ratings_by_row[0]).max(axis=0)
+    if (spread > max(tol, 1e-8)).any():
+        worst = int(np.argmax(spread))
+        raise DeviationRatingError(
+            f"ratings differ across seats for agent index {worst} (spread {float(spread[worst])!r});"
+            " the tensor is not symmetric in its co-player axes"
+        )
+    ratings = tuple(round(float(r), RATING_DECIMALS) + 0.0 for r in ratings_by_row[0])
+    return DeviationResult(
+        ratings=ratings,
+        iteration_epsilons=tuple(epsilons),
+        n_main_lps=len(epsilons),
+        n_face_lps=n_face,
+        rule=canonical,
+    )
+
+
+def _face_minimum(
+    row: np.ndarray,
+    a_ub: np.ndarray,
+    eps: float,
+    a_eq: np.ndarray,
+    b_eq: np.ndarray,
+    bounds: list[tuple[float | None, float | None]],
+    tol: float,
+    what: str,
+) -> float:
+    """min (Mσ)_i over the optimal face {σ: (Mσ)_j ≤ ε* unfrozen, = r_j frozen, σ ∈ Δ}."""
+    b_ub = np.full(len(a_ub), eps)
+    try:
+        res = _solve(row, a_ub, b_ub, a_eq, b_eq, bounds, f"{what} face test")
+    except DeviationRatingError:
+        # ε* is feasible up to solver round-off; retry on the face widened by the tolerance.
+        res = _solve(row, a_ub, b_ub + tol, a_eq, b_eq, bounds, f"{what} face test")
+    return float(row @ np.asarray(res.x, dtype=float))
+
+
+def rank_with_ties(ratings: Sequence[float]) -> list[float]:
+    """Rank ratings descending (1 = best); ties share the average rank.
+
+    Values equal after rounding to 1e−10 are ties, e.g. four types tied at the top get 2.5
+    each, so the ranks always average (S + 1)/2. Source: spec §6.4 ("From ratings to the
+    table's DR").
+
+    Raises
+    ------
+    ValueError
+        On NaN or infinite ratings.
+    """
+    if not all(math.isfinite(r) for r in ratings):
+        raise ValueError("ratings: NaN or infinite value; ratings must be finite")
+    keys = [round(float(r), RATING_DECIMALS) for r in ratings]
+    order = sorted(range(len(keys)), key=lambda i: -keys[i])
+    ranks = [0.0] * len(keys)
+    start = 0
+    while start < len(order):
+        end = start
+        while end + 1 < len(order) and keys[order[end + 1]] == keys[order[start]]:
+            end += 1
+        shared = (start + end) / 2 + 1
+        for k in range(start, end + 1):
+            ranks[order[k]] = shared
+        start = end + 1
+    return ranks

@@ -1,0 +1,140 @@
+"""Metagame payoff tensor and Mean from per-seat match scores.
+
+An *observation* is one played matchup: ``(seat_agents, seat_scores)`` with the agent type of
+each seat (seat order) and that seat's score (usually the δ-weighted average of
+:func:`coopeval.evaluation.scores.discounted_average`). Source: CoopEval (Tewolde et al.,
+arXiv 2604.15267), spec §6.1 (Mean) and §6.2 (tensor pooling).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+__all__ = ["Observation", "build_payoff_tensor", "mean_payoff"]
+
+Observation = tuple[tuple[str, ...], Sequence[float]]
+"""One matchup: (agent type per seat, score per seat), both in seat order."""
+
+
+def _checked(observations: Iterable[Observation]) -> list[tuple[tuple[str, ...], list[float]]]:
+    checked: list[tuple[tuple[str, ...], list[float]]] = []
+    for index, (seat_agents, seat_scores) in enumerate(observations):
+        agents = tuple(str(a) for a in seat_agents)
+        scores = [float(s) for s in seat_scores]
+        if not agents:
+            raise ValueError(f"observation {index}: no seats; pass one agent per seat")
+        if len(agents) != len(scores):
+            raise ValueError(
+                f"observation {index}: {len(agents)} seat agents but {len(scores)} seat scores;"
+                " pass one score per seat"
+            )
+        if not all(math.isfinite(s) for s in scores):
+            raise ValueError(f"observation {index}: non-finite seat score {scores}")
+        checked.append((agents, scores))
+    return checked
+
+
+def build_payoff_tensor(
+    observations: Iterable[Observation], agents: Sequence[str] | None = None
+) -> tuple[list[str], np.ndarray]:
+    """Pool per-seat scores into the symmetric metagame tensor.
+
+    For a matchup with seat-ordered types c = (t_1..t_N), the score of seat s is one
+    observation for every cell T[perm] with perm a *distinct* permutation of c whose first
+    entry is t_s (i.e. focal t_s followed by any ordering of c_{−s}). Each cell is the plain
+    mean of its observations. Source: arXiv 2604.15267, spec §6.2.
+
+    Parameters
+    ----------
+    observations:
+        Played matchups ``(seat_agents, seat_scores)``; every matchup must have the same
+        number of seats N ≥ 2.
+    agents:
+        Agent order of the tensor axes. Default: the sorted distinct names in
+        ``observations``.
+
+    Returns
+    -------
+    (list[str], numpy.ndarray)
+        The agent order and the tensor of shape (S,)*N (float64, points): T[i, j, …] is the
+        mean payoff of a type-i player whose co-players are j, … .
+
+    Raises
+    ------
+    ValueError
+        On no observations, inconsistent seat counts, fewer than 2 seats, an agent missing
+        from ``agents``, duplicate names in ``agents``, or a cell with no observation (the
+        message names the cell).
+    """
+    checked = _checked(observations)
+    if not checked:
+        raise ValueError("observations: empty; pass at least one played matchup")
+    n_players = len(checked[0][0])
+    if n_players < 2:
+        raise ValueError("observations: a metagame needs at least 2 seats per matchup")
+    for index, (seat_agents, _) in enumerate(checked):
+        if len(seat_agents) != n_players:
+            raise ValueError(
+                f"observation {index}: {len(seat_agents)} seats, expected {n_players}"
+                " like the first matchup"
+            )
+    seen = {a for seat_agents, _ in checked for a in seat_agents}
+    order = sorted(seen) if agents is None else [str(a) for a in agents]
+    if len(set(order)) != len(order):
+        raise ValueError(f"agents: duplicate names in {order}; list each agent once")
+    unknown = seen.difference(order)
+    if unknown:
+        raise ValueError(f"agents: observed agents {sorted(unknown)} are not in the agent list")
+    position = {name: i for i, name in enumerate(order)}
+    size = len(order)
+    shape = (size,) * n_players
+    sums = np.zeros(shape)
+    counts = np.zeros(shape, dtype=np.int64)
+    for seat_agents, seat_scores in checked:
+        idx = tuple(position[a] for a in seat_agents)
+        for seat, score in enumerate(seat_scores):
+            others = idx[:seat] + idx[seat + 1 :]
+            for perm in set(itertools.permutations(others)):
+                cell = (idx[seat], *perm)
+                sums[cell] += score
+                counts[cell] += 1
+    if not counts.all():
+        missing = tuple(int(i) for i in np.argwhere(counts == 0)[0])
+        names = ", ".join(order[i] for i in missing)
+        raise ValueError(
+            f"payoff tensor cell {list(missing)} (focal {order[missing[0]]!r}; profile {names})"
+            f" has no observation; {int((counts == 0).sum())} empty cell(s) in total"
+        )
+    return order, sums / counts
+
+
+def mean_payoff(observations: Iterable[Observation]) -> dict[str, float]:
+    """Mean per agent type, pooled over every (matchup, seat) in which it sits.
+
+    This is the CoopEval "Mean" (``agent_average_payoff.json``): the arithmetic mean of the
+    seat scores, counting self-play seats separately. One-seat observations
+    ``((type,), (score,))`` are accepted, which gives the reputation Mean (per-type mean of the
+    seated agents' scores). Source: arXiv 2604.15267, spec §6.1.
+
+    Returns
+    -------
+    dict[str, float]
+        Agent type → Mean (points), keys sorted by name.
+
+    Raises
+    ------
+    ValueError
+        On empty input, seat/score length mismatch or non-finite scores.
+    """
+    pooled: dict[str, list[float]] = defaultdict(list)
+    for seat_agents, seat_scores in _checked(observations):
+        for agent, score in zip(seat_agents, seat_scores, strict=True):
+            pooled[agent].append(score)
+    if not pooled:
+        raise ValueError("observations: empty; pass at least one played matchup")
+    return {agent: sum(pooled[agent]) / len(pooled[agent]) for agent in sorted(pooled)}

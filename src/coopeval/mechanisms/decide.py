@@ -1,0 +1,189 @@
+"""One decision: ask, validate, re-ask, cache and record (spec §3.3–3.4, engineering §4).
+
+:class:`DecisionMaker` owns the loop every mechanism uses. Each attempt is looked up in the
+response cache first (a hit costs nothing and replays the cached text); a miss calls the agent
+through the retry loop and caches whatever the model returned. The verdict is recomputed from
+the text by the current parser, never cached. After :data:`MAX_ATTEMPTS` invalid answers the
+decision is recorded as failed with all its attempts; nothing is ever substituted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from coopeval.agents.protocol import Agent, DecisionRequest, Reply
+from coopeval.agents.retry import generate_with_retry
+from coopeval.cache.response_cache import ResponseCache, call_key
+from coopeval.decisions.errors import AnswerError
+from coopeval.decisions.formats import AnswerFormat
+from coopeval.decisions.parsing import parse_answer
+from coopeval.decisions.reask import MAX_ATTEMPTS, reask_messages
+
+
+@dataclass
+class CallStats:
+    """Counters of one job: model calls made, cache hits, attempts, failures."""
+
+    calls_made: int = 0
+    cache_hits: int = 0
+    attempts: int = 0
+    failed_decisions: int = 0
+
+
+@dataclass
+class DecisionOutcome:
+    """The result of one decision.
+
+    ``status`` is ``"ok"`` or ``"failed"``; ``parsed`` the validated answer (None if failed);
+    ``attempts`` one dict per attempt with the columns of the ``llm_calls`` table.
+    """
+
+    decision_id: str
+    status: str
+    parsed: dict[str, Any] | None
+    response: str
+    error: str
+    attempts: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
+class DecisionMaker:
+    """Asks agents for decisions with caching, re-asks and attempt records.
+
+    Parameters
+    ----------
+    cache:
+        The shared response cache, or None to disable caching (tests).
+    journal:
+        Optional callable receiving one JSON-serialisable dict per attempt and per decision
+        (the mid-run journal, engineering §2).
+    style_instructions:
+        ``{"CoT": text, "IO": text}`` appended to the end of every prompt.
+    max_concurrency:
+        Calls in flight at once in this job (one semaphore per job, engineering §5).
+    lenient_contract_ints:
+        ``compat.lenient_contract_ints`` (spec §12).
+    retry_failed:
+        Number of extra retry rounds for decisions that failed all attempts (spec §3.4).
+    """
+
+    def __init__(
+        self,
+        cache: ResponseCache | None,
+        style_instructions: Mapping[str, str],
+        journal: Callable[[dict[str, Any]], None] | None = None,
+        max_concurrency: int = 8,
+        lenient_contract_ints: bool = False,
+        retry_failed: int = 0,
+    ) -> None:
+        self.cache = cache
+        self.journal = journal
+        self.style_instructions = dict(style_instructions)
+        self.stats = CallStats()
+        self.semaphore = asyncio.Semaphore(max_concurrency)
+        self.lenient_contract_ints = lenient_contract_ints
+        self.retry_failed = retry_failed
+
+    def _style_text(self, agent: Agent) -> str:
+        return self.style_instructions.get(agent.style, "")
+
+    async def decide(
+        self,
+        agent: Agent,
+        body: str,
+        answer_format: AnswerFormat,
+        position: Mapping[str, Any],
+        state: Mapping[str, Any] | None = None,
+        seed: int | None = None,
+    ) -> DecisionOutcome:
+        """Ask ``agent`` one question until a valid answer or :data:`MAX_ATTEMPTS` attempts.
+
+        ``body`` is the prompt without the style instruction; ``position`` identifies the
+        decision in the game (JSON-serialisable; part of the cache key).
+        """
+        decision_id = uuid.uuid4().hex
+        style = self._style_text(agent)
+        original = ({"role": "user", "content": f"{body}\n\n{style}".rstrip()},)
+        attempts: list[dict[str, Any]] = []
+        text, error = "", ""
+        for retry_round in range(self.retry_failed + 1):
+            # A retry round exists only for decisions that failed every attempt before it.
+            pos = dict(position) if retry_round == 0 else {**position, "retry_round": retry_round}
+            messages: tuple[Mapping[str, str], ...] = original
+            for attempt in range(MAX_ATTEMPTS):
+                request = DecisionRequest(
+                    messages=messages,
+                    answer_format=answer_format,
+                    state={**(state or {}), "attempt": attempt},
+                    position=pos,
+                    seed=seed,
+                )
+                reply, key, hit = await self._ask(agent, request, attempt)
+                text = reply.text
+                try:
+                    parsed = parse_answer(answer_format, text, lenient=self.lenient_contract_ints)
+                    error = ""
+                except AnswerError as exc:
+                    parsed, error = None, str(exc)
+                record = {
+                    "decision_id": decision_id,
+                    "attempt": len(attempts),
+                    "agent": agent.name,
+                    "model": agent.model,
+                    "kind": str(answer_format.kind),
+                    "cache_key": key,
+                    "cache_hit": hit,
+                    "prompt": json.dumps([dict(m) for m in messages], ensure_ascii=False),
+                    "response": text,
+                    "error": error,
+                    "prompt_tokens": reply.prompt_tokens,
+                    "completion_tokens": reply.completion_tokens,
+                    "latency_s": reply.latency_s,
+                    "cost_usd": reply.cost_usd,
+                    "model_resolved": reply.model_resolved,
+                }
+                attempts.append(record)
+                self.stats.attempts += 1
+                if self.journal:
+                    self.journal({"type": "attempt", "position": pos, **record})
+                if parsed is not None:
+                    return DecisionOutcome(decision_id, "ok", parsed, text, "", attempts)
+                messages = reask_messages(original_messages_body(body), text, error, style)
+        self.stats.failed_decisions += 1
+        if self.journal:
+            self.journal({"type": "failed_decision", "position": dict(position), "decision_id": decision_id, "error": error})
+        return DecisionOutcome(decision_id, "failed", None, text, error, attempts)
+
+    async def _ask(self, agent: Agent, request: DecisionRequest, attempt: int) -> tuple[Reply, str, bool]:
+        key = call_key(agent.model, request.messages, agent.params, request.position, attempt)
+        use_cache = self.cache is not None and agent.cacheable
+        if use_cache:
+            assert self.cache is not None
+            cached = self.cache.get(key)
+            if cached is not None:
+                self.stats.cache_hits += 1
+                return Reply.from_json(cached), key, True
+        async with self.semaphore:
+            started = time.perf_counter()
+            reply = await generate_with_retry(agent, request)
+            if not reply.latency_s:
+                reply = Reply(**{**reply.to_json(), "latency_s": time.perf_counter() - started})
+        self.stats.calls_made += 1
+        if use_cache:
+            assert self.cache is not None
+            self.cache.set(key, reply.to_json())
+        return reply, key, False
+
+
+def original_messages_body(body: str) -> tuple[dict[str, str], ...]:
+    """The original prompt without the style instruction, as the re-ask's first part."""
+    return ({"role": "user", "content": body},)

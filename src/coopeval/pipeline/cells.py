@@ -1,0 +1,85 @@
+"""Experiment cells and their content hashes (engineering rules §1).
+
+A cell is one (mechanism, game, replicate) with the full roster. Its spec holds everything
+that determines its results — game and mechanism parameters, agent configurations, the seed,
+the replicate, the prompt templates' content hash, the parser version, the compatibility
+flags and the cache schema version — and its id is a short sha256 of the spec's canonical
+JSON. A changed spec therefore gives a new Snakemake target; an unchanged spec maps to the
+same target, whose rerun replays from the response cache for free.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from coopeval.cache.response_cache import CACHE_SCHEMA_VERSION, canonical_json
+from coopeval.decisions.parsing import PARSER_VERSION
+from coopeval.mechanisms.prompts import PromptLibrary
+from coopeval.pipeline.config import SCHEMA_PATH
+
+
+def mechanism_defaults(mechanism: str) -> dict[str, Any]:
+    """Default parameters of a mechanism, read from the config schema."""
+    schema = yaml.safe_load(SCHEMA_PATH.read_text(encoding="utf-8"))
+    props = schema["properties"]["mechanism_params"]["properties"].get(mechanism, {}).get("properties", {})
+    return {name: sub["default"] for name, sub in props.items() if "default" in sub}
+
+
+def agent_spec(entry: Mapping[str, Any]) -> dict[str, Any]:
+    """The hashed part of an agent entry (model, style, label, params)."""
+    spec = {"model": entry["model"], "style": entry.get("style", "IO"), "params": dict(entry.get("params") or {})}
+    if entry.get("label"):
+        spec["label"] = entry["label"]
+    return spec
+
+
+def cell_hash(spec: Mapping[str, Any]) -> str:
+    """First 12 hex chars of sha256 over the canonical JSON of the spec."""
+    return hashlib.sha256(canonical_json(spec).encode("utf-8")).hexdigest()[:12]
+
+
+def build_cells(config: Mapping[str, Any], repo_root: Path | None = None) -> list[dict[str, Any]]:
+    """All cells of a validated config, in mechanism → game → replicate order.
+
+    Each returned dict is the cell spec plus ``cell_id``.
+    """
+    root = repo_root or Path.cwd()
+    prompts_dir = Path(config["prompts_dir"])
+    prompts = PromptLibrary(prompts_dir if prompts_dir.is_absolute() else root / prompts_dir)
+    prompt_hash = prompts.content_hash()
+    agents = [agent_spec(a) for a in config["agents"]]
+    cells = []
+    for mechanism in config["mechanisms"]:
+        params = {**mechanism_defaults(mechanism), **config.get("mechanism_params", {}).get(mechanism, {})}
+        for game in config["games"]:
+            for replicate in range(1, int(config["replicates"]) + 1):
+                spec = {
+                    "mechanism": mechanism,
+                    "mechanism_params": params,
+                    "game": game,
+                    "game_params": dict(config.get("game_params", {}).get(game, {})),
+                    "agents": agents,
+                    "replicate": replicate,
+                    "seed": int(config["seed"]),
+                    "prompt_hash": prompt_hash,
+                    "parser_version": PARSER_VERSION,
+                    "cache_schema_version": CACHE_SCHEMA_VERSION,
+                    "compat": dict(config.get("compat", {})),
+                    "retry_failed": int(config.get("retry_failed", 0)),
+                }
+                cells.append({**spec, "cell_id": cell_hash(spec)})
+    return cells
+
+
+def cells_tsv(cells: list[dict[str, Any]]) -> str:
+    """The cell manifest (``results/cells.tsv``): id, mechanism, game, replicate, agents."""
+    lines = ["cell_id\tmechanism\tgame\treplicate\tagents"]
+    for c in cells:
+        names = ",".join(a.get("label", a["model"]) + ("" if a["model"].startswith("bot/") else f"({a['style']})") for a in c["agents"])
+        lines.append(f"{c['cell_id']}\t{c['mechanism']}\t{c['game']}\t{c['replicate']}\t{names}")
+    return "\n".join(lines) + "\n"

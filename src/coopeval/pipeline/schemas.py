@@ -1,0 +1,136 @@
+"""Record schemas of the Parquet files every stage writes and of the DuckDB store's tables.
+
+One schema per table, shared by our own runs and by the import of the authors' released data
+(``source`` = ``"ours"`` or ``"reference"``), so the same evaluation and table code serves both.
+Identifiers: ``mechanism`` is the reference's type name (``NoMechanism``, ``Repetition``,
+``ReputationFirstOrder``, ``Reputation``, ``Mediation``, ``Contracting``); ``game`` the game's
+type name (``PrisonersDilemma`` …); ``agent`` the agent type string ``model(style)``; seats are
+1-based; ``run`` names the replicate (``"r1"`` for ours, the run folder name for imports).
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+CELL_COLUMNS: dict[str, pl.DataType] = {
+    "cell_id": pl.String(),  # content hash of the cell spec (ours) or "<run>/<experiment>" (reference)
+    "source": pl.String(),  # "ours" | "reference"
+    "run": pl.String(),
+    "mechanism": pl.String(),
+    "game": pl.String(),
+}
+
+SCHEMAS: dict[str, dict[str, pl.DataType]] = {
+    # One row per played matchup (for reputation: one row per seated agent's 15-round history).
+    "matchups": {
+        **CELL_COLUMNS,
+        "matchup_id": pl.String(),
+        "agents": pl.List(pl.String()),  # seat order
+        "n_rounds": pl.Int64(),
+        "discount": pl.Float64(),
+        "status": pl.String(),  # "complete" | "failed"
+    },
+    # One row per (matchup, seat): the δ-weighted score (spec §4.7).
+    "scores": {
+        **CELL_COLUMNS,
+        "matchup_id": pl.String(),
+        "seat": pl.Int64(),
+        "agent": pl.String(),
+        "score": pl.Float64(),
+        "status": pl.String(),
+    },
+    # One row per decision (action, design, vote, sign).
+    "decisions": {
+        **CELL_COLUMNS,
+        "decision_id": pl.String(),
+        "matchup_id": pl.String(),
+        "round": pl.Int64(),  # 1-based; 0 for decisions outside rounds (designs)
+        "seat": pl.Int64(),
+        "agent": pl.String(),
+        "kind": pl.String(),  # DecisionKind value
+        "status": pl.String(),  # "ok" | "failed"
+        "parsed": pl.String(),  # JSON of the validated answer (distribution, design, vote, …)
+        "draw": pl.Float64(),  # the uniform draw in [0, 1) used to sample the action
+        "action": pl.Int64(),  # sampled base-action index (after mediation resolution)
+        "action_token": pl.String(),
+        "points": pl.Float64(),  # points received this round (post-contract)
+        "base_points": pl.Float64(),  # base-game points of the resolved profile
+        "mediated": pl.Boolean(),
+        "n_attempts": pl.Int64(),
+        "response": pl.String(),  # raw text of the final attempt
+        "error": pl.String(),  # validation error of the final attempt, if failed
+    },
+    # One row per call attempt (LLM or bot).
+    "llm_calls": {
+        **CELL_COLUMNS,
+        "decision_id": pl.String(),
+        "attempt": pl.Int64(),  # 0-based
+        "agent": pl.String(),
+        "model": pl.String(),
+        "kind": pl.String(),
+        "cache_key": pl.String(),
+        "cache_hit": pl.Boolean(),
+        "prompt": pl.String(),  # JSON of the message list
+        "response": pl.String(),
+        "error": pl.String(),  # validator error, empty if valid
+        "prompt_tokens": pl.Int64(),
+        "completion_tokens": pl.Int64(),
+        "latency_s": pl.Float64(),
+        "cost_usd": pl.Float64(),
+        "model_resolved": pl.String(),
+    },
+    # Mediator and contract designs (one per seated agent per cell).
+    "designs": {
+        **CELL_COLUMNS,
+        "designer": pl.String(),  # seated name "<agent>#P<seat>"
+        "agent": pl.String(),
+        "seat": pl.Int64(),
+        "design_kind": pl.String(),  # "mediator" | "contract"
+        "design": pl.String(),  # JSON: {"1": "A0", …} or {"A0": int, …}
+        "status": pl.String(),
+    },
+    # Approval votes, signatures and the selected design per matchup.
+    "votes": {
+        **CELL_COLUMNS,
+        "matchup_id": pl.String(),
+        "voter_seat": pl.Int64(),
+        "agent": pl.String(),
+        "option": pl.Int64(),  # 1-based design index in seat order
+        "approve": pl.Boolean(),
+    },
+    # Evaluation results, long format.
+    "metrics": {
+        **CELL_COLUMNS,
+        "agent": pl.String(),  # agent type, or "LLM Average"
+        "metric": pl.String(),  # Mean | Fitness | FinalPopulation | PopulationFitness | DR | DR_rank
+        "value": pl.Float64(),
+        "rule": pl.String(),  # e.g. "strictest" / "reference-vertex" / "released" for DR; "" otherwise
+    },
+}
+
+
+def empty_frame(table: str) -> pl.DataFrame:
+    """An empty DataFrame with the schema of ``table``.
+
+    Raises
+    ------
+    KeyError
+        If ``table`` is not one of :data:`SCHEMAS`.
+    """
+    return pl.DataFrame(schema=SCHEMAS[table])
+
+
+def conform(table: str, frame: pl.DataFrame) -> pl.DataFrame:
+    """Select and cast ``frame`` to the schema of ``table`` (missing columns become nulls).
+
+    Raises
+    ------
+    KeyError
+        If ``table`` is unknown.
+    """
+    schema = SCHEMAS[table]
+    columns = [
+        (pl.col(name) if name in frame.columns else pl.lit(None)).cast(dtype).alias(name)
+        for name, dtype in schema.items()
+    ]
+    return frame.select(columns)
