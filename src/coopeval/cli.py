@@ -16,7 +16,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-__all__ = ["CliError", "SUBCOMMANDS", "build_parser", "main"]
+__all__ = ["SUBCOMMANDS", "CliError", "build_parser", "main"]
 
 
 class CliError(Exception):
@@ -139,7 +139,9 @@ def _parse_population(text: str, agents: list[str]) -> list[float]:
     if isinstance(value, dict):
         unknown = sorted(set(value) - set(agents))
         if unknown or len(value) != len(agents):
-            raise CliError(f"{field}: keys must be exactly the agents {agents}; got {sorted(value)}")
+            raise CliError(
+                f"{field}: keys must be exactly the agents {agents}; got {sorted(value)}"
+            )
         value = [value[a] for a in agents]
     if not isinstance(value, list) or len(value) != len(agents):
         raise CliError(f"{field}: expected a list of {len(agents)} shares, one per agent")
@@ -180,7 +182,11 @@ def run_evaluate(args: argparse.Namespace) -> int:
         initial = _parse_population(args.initial_population, agents)
     try:
         result = evaluate_metagame(
-            agents, tensor, initial_population=initial, steps=args.steps, lr=args.lr,
+            agents,
+            tensor,
+            initial_population=initial,
+            steps=args.steps,
+            lr=args.lr,
             dr_rule=args.dr_rule,
         )
     except DeviationRatingError as exc:

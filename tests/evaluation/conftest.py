@@ -4,9 +4,13 @@ Reference material lives in ``../shared`` next to the repository root (oracle ve
 ``oracles/dev_vectors.json``, the released run1 data in ``data/coopeval_run1``). Tests that
 need it are skipped with a clear reason when it is absent.
 
-Oracle vectors are parametrised through :func:`pytest_generate_tests`: a test that takes an
-argument named ``axelrod_vector``, ``rd_vector``, ``dr_vector`` or ``released_vector`` runs once
-per vector of the corresponding set, receiving ``(name, vector)``.
+Parametrisation happens in :func:`pytest_generate_tests` (so test modules never import from
+this file):
+
+* a test taking ``axelrod_vector``, ``rd_vector``, ``dr_vector`` or ``released_vector`` runs
+  once per vector of the corresponding oracle set, receiving ``(name, vector)``;
+* a test taking ``matchup_experiment`` runs for each of the 24 run1 matchup experiments, and
+  ``reputation_experiment`` for each of the 12 reputation experiments (folder names).
 """
 
 from __future__ import annotations
@@ -23,7 +27,9 @@ SHARED_DIR = REPO_ROOT.parent / "shared"
 ORACLE_FILE = SHARED_DIR / "oracles" / "dev_vectors.json"
 RUN1_DIR = SHARED_DIR / "data" / "coopeval_run1"
 
-MISSING_SHARED = f"reference material not found at {SHARED_DIR} (expected ../shared next to the repo)"
+MISSING_SHARED = (
+    f"reference material not found at {SHARED_DIR} (expected ../shared next to the repo)"
+)
 
 GAMES = (
     "prisoners_dilemma",
@@ -55,7 +61,16 @@ def _oracles() -> dict[str, Any] | None:
     return data
 
 
+_EXPERIMENT_ARGS = {
+    "matchup_experiment": MATCHUP_EXPERIMENTS,
+    "reputation_experiment": REPUTATION_EXPERIMENTS,
+}
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    for argname, names in _EXPERIMENT_ARGS.items():
+        if argname in metafunc.fixturenames:
+            metafunc.parametrize(argname, names)
     for argname, set_name in _ORACLE_ARGS.items():
         if argname not in metafunc.fixturenames:
             continue
@@ -93,6 +108,12 @@ def run1_dir(shared_dir: Path) -> Path:
     if not RUN1_DIR.is_dir():
         pytest.skip(f"run1 data not found at {RUN1_DIR}")
     return RUN1_DIR
+
+
+@pytest.fixture(scope="session")
+def experiment_names() -> dict[str, tuple[str, ...]]:
+    """The run1 folder names: ``{"matchup": (24 names), "reputation": (12 names)}``."""
+    return {"matchup": MATCHUP_EXPERIMENTS, "reputation": REPUTATION_EXPERIMENTS}
 
 
 def read_json(path: Path) -> Any:

@@ -46,8 +46,9 @@ AGENT_OPTION_KEYS = frozenset({"send_seed", "max_reasoning_chars"})
 ``send_seed`` (bool, default False): pass ``request.seed`` to API models (always sent to local
 ones). ``max_reasoning_chars`` (int): CoT reasoning cap of the local model's grammar."""
 
-TRANSPORT_KEYS = frozenset({"timeout", "api_base", "api_version", "extra_headers"})
-"""Keys of ``params`` that steer the transport only. They are sent, but kept out of
+TRANSPORT_KEYS = frozenset({"timeout", "api_base", "api_version", "extra_headers", "cache_prompt"})
+"""Keys of ``params`` that steer the transport only (``cache_prompt``: the local model's
+prompt-prefix reuse, default on). They are sent, but kept out of
 :attr:`LiteLLMAgent.params` (hence out of cache keys, engineering rules §4)."""
 
 _PROVIDER_KEYS: dict[str, list[str]] = {
@@ -143,16 +144,17 @@ def classify_error(exc: BaseException) -> ErrorClass:
     * ``AuthenticationError``, ``PermissionDeniedError``, ``BadRequestError`` (including
       ``ContextWindowExceededError`` and ``ContentPolicyViolationError``), ``NotFoundError``,
       ``UnprocessableEntityError``, ``BudgetExceededError``, ``UnsupportedParamsError``, other
-      HTTP 4xx, and a missing local model file → ``FATAL``;
+      HTTP 4xx, and the local provider's own errors (missing weights, invalid grammar, context
+      window; found through the exception chain, since litellm wraps them) → ``FATAL``;
     * ``Timeout``, ``APIConnectionError``, ``ServiceUnavailableError``, ``InternalServerError``,
       ``BadGatewayError``, HTTP 5xx/408, builtin ``TimeoutError``/``ConnectionError`` →
       ``TRANSIENT``;
     * anything else → ``TRANSIENT`` (a few retries, then the error propagates).
     """
-    from coopeval.agents.local_provider import LocalModelMissingError
+    from coopeval.agents.local_provider import LocalProviderError
 
     chain = _exception_chain(exc)
-    if any(isinstance(e, LocalModelMissingError) for e in chain):
+    if any(isinstance(e, LocalProviderError) for e in chain):
         return ErrorClass.FATAL
     litellm = sys.modules.get("litellm")
     if litellm is not None:
@@ -227,6 +229,7 @@ def _import_litellm() -> ModuleType:
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     import litellm
 
+    litellm.suppress_debug_info = True  # no "Provider List"/"Give Feedback" lines on stdout
     return litellm
 
 

@@ -98,7 +98,9 @@ def validate_answer(fmt: AnswerFormat, obj: Mapping[str, Any], *, lenient: bool 
     """
     if not isinstance(obj, Mapping):
         raise AnswerError("the answer must be a JSON object", code="type")
-    duplicates = getattr(obj, "duplicate_keys", ())
+    duplicates = tuple(getattr(obj, "duplicate_keys", ()))
+    if fmt.kind is DecisionKind.SIGN:  # extra keys are ignored, so only a repeated "sign" matters
+        duplicates = tuple(k for k in duplicates if k == "sign")
     if duplicates:
         raise AnswerError(f"the JSON object repeats the key{_s(duplicates)} {_names(duplicates)}", code="keys")
     validator = _VALIDATORS[fmt.kind]
@@ -138,8 +140,9 @@ def _show(value: Any) -> str:
         return _quote(value)
     if isinstance(value, float):
         return repr(value) if math.isfinite(value) else str(value)
-    if isinstance(value, (int,)):
-        return str(value)
+    if isinstance(value, int):
+        digits = str(value)
+        return digits if len(digits) <= _MAX_SHOWN else f"{digits[:12]}... ({len(digits)} digits)"
     if isinstance(value, Mapping):
         return "an object"
     if isinstance(value, list):
@@ -207,7 +210,7 @@ def _validate_action(fmt: AnswerFormat, obj: Mapping[str, Any], lenient: bool) -
             "not 50.0 or \"50\"); " + "; ".join(bad),
             code="type",
         )
-    out_of_range = [f"{_quote(k)} is {obj[k]}" for k in keys if not 0 <= obj[k] <= TOTAL_PERCENT]
+    out_of_range = [f"{_quote(k)} is {_show(obj[k])}" for k in keys if not 0 <= obj[k] <= TOTAL_PERCENT]
     if out_of_range:
         raise AnswerError(
             f"every value must be between 0 and {TOTAL_PERCENT}; " + "; ".join(out_of_range),
@@ -304,7 +307,7 @@ def _validate_contract_design(fmt: AnswerFormat, obj: Mapping[str, Any], lenient
         )
     if fmt.int_bounds is not None:
         low, high = fmt.int_bounds
-        outside = [f"{_quote(k)} is {values[k]}" for k in keys if not low <= values[k] <= high]
+        outside = [f"{_quote(k)} is {_show(values[k])}" for k in keys if not low <= values[k] <= high]
         if outside:
             raise AnswerError(f"every value must be between {low} and {high}; " + "; ".join(outside), code="range")
     return values

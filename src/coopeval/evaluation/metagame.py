@@ -157,7 +157,7 @@ def load_reference_matchups(path: str | PathLike[str]) -> list[Observation]:
                     f"{path}: profile[{index}] match of shape {rounds.shape}; expected"
                     f" (rounds, {len(types)})"
                 )
-            scores = [discounted_average(rounds[:, s], delta) for s in range(len(types))]
+            scores = [discounted_average(rounds[:, s].tolist(), delta) for s in range(len(types))]
             observations.append((types, scores))
     return observations
 

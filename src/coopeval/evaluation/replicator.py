@@ -152,7 +152,11 @@ def replicator_dynamics(
     """
     t = _check_tensor(tensor)
     size = t.shape[0]
-    x = np.full(size, 1.0 / size) if initial is None else _check_population(initial, size, "initial")
+    x = (
+        np.full(size, 1.0 / size)
+        if initial is None
+        else _check_population(initial, size, "initial")
+    )
     if isinstance(steps, bool) or int(steps) != steps or steps < 0:
         raise ValueError(f"steps: {steps!r} must be a non-negative integer")
     if not (math.isfinite(lr) and lr >= 0):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-__all__ = ["discounted_average", "discounted_total", "discount_weights"]
+__all__ = ["discount_weights", "discounted_average", "discounted_total"]
 
 
 def _check(payoffs: Sequence[float], delta: float) -> list[float]:

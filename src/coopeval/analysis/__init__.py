@@ -1,0 +1,1 @@
+"""Analyses of stored results: design-quality checks (NS/WD) and other frames for figures."""

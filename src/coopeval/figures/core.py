@@ -1,0 +1,122 @@
+"""Core figures of the spine: Mean/Fitness per agent per mechanism, match-up payoff heatmaps,
+replicator trajectories. Frames come from the store (read-only); charts are saved as PNG and
+SVG (vl-convert, offline) and interactive HTML.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+MAX_ROWS = 5000
+
+
+def _check_rows(frame: pl.DataFrame, name: str) -> pl.DataFrame:
+    if frame.height > MAX_ROWS:
+        raise ValueError(f"figure {name}: {frame.height} rows exceed Altair's {MAX_ROWS}-row limit; aggregate first")
+    return frame
+
+
+def mean_fitness_frame(metrics: pl.DataFrame) -> pl.DataFrame:
+    """Per (mechanism, game, agent, metric ∈ {Mean, Fitness}): value averaged over runs."""
+    return (
+        metrics.filter(pl.col("metric").is_in(["Mean", "Fitness"]))
+        .group_by(["mechanism", "game", "agent", "metric"])
+        .agg(pl.col("value").mean().alias("value"), pl.len().alias("runs"))
+        .sort(["mechanism", "game", "metric", "agent"])
+    )
+
+
+def payoff_grid_frame(scores: pl.DataFrame, matchups: pl.DataFrame) -> pl.DataFrame:
+    """2-player cells: mean score of the row agent (seat-pooled) against each column agent."""
+    two = matchups.filter(pl.col("agents").list.len() == 2).select("cell_id", "matchup_id", "agents")
+    joined = scores.join(two, on=["cell_id", "matchup_id"])
+    joined = joined.with_columns(
+        pl.when(pl.col("seat") == 1).then(pl.col("agents").list.get(1)).otherwise(pl.col("agents").list.get(0)).alias("opponent")
+    )
+    return (
+        joined.group_by(["mechanism", "game", "agent", "opponent"])
+        .agg(pl.col("score").mean().alias("payoff"), pl.len().alias("n"))
+        .sort(["mechanism", "game", "agent", "opponent"])
+    )
+
+
+def mean_fitness_chart(frame: pl.DataFrame) -> Any:
+    """Grouped bars: value per agent, one column per game, rows Mean/Fitness, colour = mechanism."""
+    import altair as alt
+
+    data = _check_rows(frame, "mean_fitness")
+    return (
+        alt.Chart(data)
+        .mark_bar()
+        .encode(
+            x=alt.X("mechanism:N", title=None),
+            y=alt.Y("value:Q", title="payoff (points)"),
+            color=alt.Color("agent:N"),
+            xOffset="agent:N",
+            tooltip=["mechanism", "game", "agent", "metric", alt.Tooltip("value:Q", format=".3f"), "runs"],
+        )
+        .properties(width=220, height=160)
+        .facet(row=alt.Row("metric:N"), column=alt.Column("game:N"))
+        .resolve_scale(y="independent")
+        .properties(title="Mean and replicator Fitness per agent (averaged over runs)")
+    )
+
+
+def payoff_heatmap_chart(frame: pl.DataFrame, baseline: float, cooperative: float, title: str) -> Any:
+    """Row agent's mean payoff against each column agent; colours anchored at the Nash baseline
+    (red) and the cooperative payoff (green)."""
+    import altair as alt
+
+    data = _check_rows(frame, "payoff_heatmap")
+    low, high = min(baseline, float(data["payoff"].min() or baseline)), max(cooperative, float(data["payoff"].max() or cooperative))
+    base = alt.Chart(data).encode(
+        x=alt.X("opponent:N", title="co-player"), y=alt.Y("agent:N", title="agent")
+    )
+    heat = base.mark_rect().encode(
+        color=alt.Color(
+            "payoff:Q",
+            scale=alt.Scale(domain=[low, baseline, cooperative, high], range=["#7f0000", "#d73027", "#1a9850", "#00441b"]),
+        ),
+        tooltip=["agent", "opponent", alt.Tooltip("payoff:Q", format=".3f"), "n"],
+    )
+    text = base.mark_text(fontSize=11).encode(text=alt.Text("payoff:Q", format=".2f"))
+    return (heat + text).properties(width=260, height=220, title=title)
+
+
+def trajectory_chart(frame: pl.DataFrame, title: str) -> Any:
+    """Population share per agent over replicator steps (subsampled to ≤ 101 steps per agent)."""
+    import altair as alt
+
+    steps = frame["step"].max() or 0
+    stride = max(1, int(steps) // 100)
+    data = _check_rows(frame.filter((pl.col("step") % stride == 0) | (pl.col("step") == steps)), "trajectory")
+    return (
+        alt.Chart(data)
+        .mark_line()
+        .encode(
+            x=alt.X("step:Q", title="replicator step"),
+            y=alt.Y("share:Q", title="population share", scale=alt.Scale(domain=[0, 1])),
+            color="agent:N",
+            tooltip=["agent", "step", alt.Tooltip("share:Q", format=".4f")],
+        )
+        .properties(width=320, height=200, title=title)
+    )
+
+
+def save_chart(chart: Any, stem: str | Path, formats: Iterable[str] = ("png", "svg", "html")) -> list[Path]:
+    """Save ``chart`` as ``stem.<fmt>`` for each format (PNG at scale 2); returns the paths."""
+    paths = []
+    stem = Path(stem)
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    for fmt in formats:
+        path = stem.with_suffix(f".{fmt}")
+        if fmt == "png":
+            chart.save(str(path), scale_factor=2)
+        else:
+            chart.save(str(path))
+        paths.append(path)
+    return paths

@@ -1,0 +1,34 @@
+"""Job logging for Snakemake scripts: stderr goes to the rule's log file and the console."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import IO, Any
+
+
+class _Tee:
+    def __init__(self, *streams: IO[str]) -> None:
+        self.streams = streams
+
+    def write(self, text: str) -> int:
+        for stream in self.streams:
+            stream.write(text)
+            stream.flush()
+        return len(text)
+
+    def flush(self) -> None:
+        for stream in self.streams:
+            stream.flush()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.streams[0], name)
+
+
+def log_to(path: str) -> None:
+    """Tee stderr (progress lines, warnings, tracebacks) into ``path`` and set offline flags."""
+    os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    handle = open(path, "w", buffering=1, encoding="utf-8")  # noqa: SIM115 - lives for the job
+    sys.stderr = _Tee(handle, sys.__stderr__)  # type: ignore[assignment]

@@ -1,0 +1,97 @@
+"""The ``store`` stage: the only writer of ``results/coopeval.duckdb`` (engineering rules §3).
+
+Every stage writes Parquet; this step gathers them into one DuckDB file, built under a
+temporary name and moved into place, so readers (figures, reports, users) only ever open a
+complete store, read-only.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import os
+import platform
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+
+import duckdb
+import polars as pl
+
+from coopeval.pipeline.schemas import SCHEMAS
+
+TRAJECTORY_SCHEMA = {
+    "step": pl.Int64(),
+    "agent": pl.String(),
+    "share": pl.Float64(),
+    "cell_id": pl.String(),
+    "mechanism": pl.String(),
+    "game": pl.String(),
+    "run": pl.String(),
+}
+
+
+def _version(package: str) -> str:
+    try:
+        return importlib.metadata.version(package)
+    except importlib.metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def build_store(tables: Mapping[str, Sequence[str]], out_path: str | Path, cells_tsv: str | Path | None = None) -> dict[str, int]:
+    """Create the DuckDB store from Parquet files.
+
+    Parameters
+    ----------
+    tables:
+        Table name → Parquet paths (all with that table's schema). Tables of
+        :data:`~coopeval.pipeline.schemas.SCHEMAS` missing here are created empty.
+    out_path:
+        The DuckDB file to (re)create.
+    cells_tsv:
+        The cell manifest, stored as table ``cells``.
+
+    Returns
+    -------
+    dict
+        Row count per table.
+    """
+    out = Path(out_path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".tmp")
+    for leftover in (tmp, Path(str(tmp) + ".wal")):
+        leftover.unlink(missing_ok=True)
+    counts: dict[str, int] = {}
+    con = duckdb.connect(str(tmp))
+    try:
+        names = set(SCHEMAS) | set(tables) | {"trajectories"}
+        for name in sorted(names):
+            paths = [str(p) for p in tables.get(name, [])]
+            if paths:
+                con.execute(f"CREATE TABLE {name} AS SELECT * FROM read_parquet(?, union_by_name = true)", [paths])
+            else:
+                schema = SCHEMAS.get(name, TRAJECTORY_SCHEMA if name == "trajectories" else {})
+                empty = pl.DataFrame(schema=schema).to_arrow()  # noqa: F841 - scanned by DuckDB
+                con.execute(f"CREATE TABLE {name} AS SELECT * FROM empty")
+            counts[name] = con.execute(f"SELECT count(*) FROM {name}").fetchone()[0]
+        if cells_tsv:
+            con.execute("CREATE TABLE cells AS SELECT * FROM read_csv(?, delim = '\t', header = true)", [str(cells_tsv)])
+            counts["cells"] = con.execute("SELECT count(*) FROM cells").fetchone()[0]
+        provenance_rows = pl.DataFrame(
+            {
+                "key": ["created_utc", "coopeval", "litellm", "duckdb", "polars", "python"],
+                "value": [
+                    datetime.now(UTC).isoformat(timespec="seconds"),
+                    _version("coopeval"),
+                    _version("litellm"),
+                    duckdb.__version__,
+                    pl.__version__,
+                    platform.python_version(),
+                ],
+            }
+        ).to_arrow()  # noqa: F841
+        con.execute("CREATE TABLE provenance AS SELECT * FROM provenance_rows")
+        con.execute("CHECKPOINT")
+    finally:
+        con.close()
+    os.replace(tmp, out)
+    return counts

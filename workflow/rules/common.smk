@@ -1,0 +1,90 @@
+# Helpers shared by all rules: config validation, the static cell list, input functions.
+# Nothing here imports litellm, llama.cpp or duckdb (the Snakefile must parse in well under 1 s).
+
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(workflow.basedir) / "src"))
+
+from snakemake.exceptions import WorkflowError
+
+from coopeval.pipeline.cells import build_cells, cells_tsv
+from coopeval.pipeline.config import ConfigError, validate_config
+
+try:
+    _validated = validate_config(config)
+except ConfigError as error:
+    raise WorkflowError(str(error)) from None
+config.clear()
+config.update(_validated)
+
+CELLS = build_cells(config, repo_root=Path(workflow.basedir))
+CELL_BY_ID = {cell["cell_id"]: cell for cell in CELLS}
+PROMPT_FILES = sorted(str(p) for p in Path(config["prompts_dir"]).glob("*.txt"))
+PLAY_TABLES = ["decisions", "llm_calls", "matchups", "designs", "votes"]
+
+
+def _write_if_changed(path, text):
+    target = Path(path)
+    if not target.exists() or target.read_text() != text:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text)
+
+
+_write_if_changed("results/cells.tsv", cells_tsv(CELLS))
+
+
+def _required_env():
+    names = set()
+    for agent in config["agents"]:
+        model = agent["model"]
+        if model.startswith(("bot/", "local/")):
+            continue
+        from coopeval.agents.llm_agent import required_env_vars
+
+        names.update(required_env_vars(model))
+    return sorted(names)
+
+
+REQUIRED_ENV = _required_env()
+
+# API keys come from the environment only and are checked before any job starts.
+if REQUIRED_ENV:
+
+    envvars:
+        *REQUIRED_ENV,
+
+
+wildcard_constraints:
+    cell="[0-9a-f]{12}",
+    mechanism="[A-Za-z]+",
+    game="[a-z_]+",
+
+
+def cell_dir(stage, cell):
+    return f"results/{stage}/{cell['mechanism']}/{cell['game']}/{cell['cell_id']}"
+
+
+def uses_local_llm(wildcards):
+    cell = CELL_BY_ID[wildcards.cell]
+    return any(a["model"].startswith("local/") for a in cell["agents"])
+
+
+def cell_files(stage, names, mechanism=None):
+    return [
+        f"{cell_dir(stage, c)}/{name}.parquet"
+        for c in CELLS
+        if mechanism is None or c["mechanism"] == mechanism
+        for name in names
+    ]
+
+
+def figure_files():
+    formats = config["figures"]["formats"]
+    stems = ["results/figures/mean_fitness"]
+    for mechanism in config["mechanisms"]:
+        for game in config["games"]:
+            stems.append(f"results/figures/payoffs_{mechanism}_{game}")
+            stems.append(f"results/figures/replicator_{mechanism}_{game}")
+    return [f"{stem}.{fmt}" for stem in stems for fmt in formats]

@@ -1,0 +1,16 @@
+# figures: Altair charts (PNG, SVG, HTML) read from the store, read-only.
+
+
+rule figures:
+    input:
+        "results/coopeval.duckdb",
+    output:
+        figure_files(),
+    log:
+        "results/logs/figures.log",
+    params:
+        formats=config["figures"]["formats"],
+        mechanisms=config["mechanisms"],
+        games=config["games"],
+    script:
+        "../scripts/figures.py"

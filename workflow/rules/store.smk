@@ -1,0 +1,30 @@
+# store: the only writer of results/coopeval.duckdb; check: fail on too many failed decisions.
+
+
+rule store:
+    input:
+        play=cell_files("play", PLAY_TABLES),
+        scores=cell_files("parse", ["scores"]),
+        evaluate=cell_files("evaluate", ["metrics", "trajectory"]),
+        cells="results/cells.tsv",
+    output:
+        "results/coopeval.duckdb",
+    log:
+        "results/logs/store.log",
+    localrule: True
+    script:
+        "../scripts/store.py"
+
+
+rule check_failures:
+    input:
+        "results/coopeval.duckdb",
+    output:
+        "results/checks/failures.txt",
+    log:
+        "results/logs/check_failures.log",
+    params:
+        max_failed=config["max_failed_decisions"],
+    localrule: True
+    script:
+        "../scripts/check_failures.py"

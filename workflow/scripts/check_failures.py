@@ -1,0 +1,9 @@
+"""Snakemake adapter: fail the final target when failed decisions exceed max_failed_decisions."""
+
+from coopeval.pipeline.joblog import log_to
+
+log_to(snakemake.log[0])
+
+from coopeval.pipeline.checks import check_failed_decisions  # noqa: E402
+
+check_failed_decisions(snakemake.input[0], snakemake.output[0], snakemake.params.max_failed)

@@ -1,0 +1,33 @@
+"""Snakemake adapter: Mean, replicator Fitness and deviation ratings of one cell."""
+
+from coopeval.pipeline.joblog import log_to
+
+log_to(snakemake.log[0])
+
+import polars as pl  # noqa: E402
+
+from coopeval.mechanisms import MECHANISMS  # noqa: E402
+from coopeval.pipeline.evaluate import evaluate_cell  # noqa: E402
+from coopeval.pipeline.play import write_parquet_atomic  # noqa: E402
+
+matchups = pl.read_parquet(snakemake.input.matchups)
+scores = pl.read_parquet(snakemake.input.scores)
+game = snakemake.wildcards.game
+ids = {
+    "cell_id": snakemake.wildcards.cell,
+    "source": "ours",
+    "run": matchups["run"][0] if matchups.height else "",
+    "mechanism": snakemake.wildcards.mechanism,
+    "game": matchups["game"][0] if matchups.height else game,
+}
+metrics, trajectory = evaluate_cell(
+    scores,
+    matchups,
+    ids,
+    has_metagame=MECHANISMS[snakemake.wildcards.mechanism].has_metagame,
+    steps=snakemake.params.steps,
+    lr=snakemake.params.lr,
+    dr_rule=snakemake.params.dr_rule,
+)
+write_parquet_atomic(metrics, snakemake.output.metrics)
+write_parquet_atomic(trajectory, snakemake.output.trajectory)

@@ -1,0 +1,15 @@
+"""Snakemake adapter: core figures from the store (opened read-only)."""
+
+from coopeval.pipeline.joblog import log_to
+
+log_to(snakemake.log[0])
+
+from coopeval.figures.render import render_core_figures  # noqa: E402
+
+render_core_figures(
+    snakemake.input[0],
+    "results/figures",
+    snakemake.params.mechanisms,
+    snakemake.params.games,
+    snakemake.params.formats,
+)

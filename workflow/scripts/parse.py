@@ -1,0 +1,13 @@
+"""Snakemake adapter: raw play records → δ-weighted scores (coopeval.pipeline.parse)."""
+
+from coopeval.pipeline.joblog import log_to
+
+log_to(snakemake.log[0])
+
+import polars as pl  # noqa: E402
+
+from coopeval.pipeline.parse import matchup_scores  # noqa: E402
+from coopeval.pipeline.play import write_parquet_atomic  # noqa: E402
+
+scores = matchup_scores(pl.read_parquet(snakemake.input.decisions), pl.read_parquet(snakemake.input.matchups))
+write_parquet_atomic(scores, snakemake.output.scores)

@@ -1,0 +1,16 @@
+"""Snakemake adapter: play one cell (see coopeval.pipeline.play)."""
+
+from coopeval.pipeline.joblog import log_to
+
+log_to(snakemake.log[0])
+
+from coopeval.pipeline.play import run_cell  # noqa: E402
+
+run_cell(
+    spec=snakemake.params.spec,
+    outputs=dict(snakemake.output.items()),
+    cache_dir=snakemake.params.cache_dir,
+    journal_dir="results/.journal",
+    prompts_dir=snakemake.params.prompts_dir,
+    max_concurrency=snakemake.params.max_concurrency,
+)
