@@ -6,7 +6,7 @@ log_to(snakemake.log[0])
 
 import polars as pl  # noqa: E402
 
-from coopeval.mechanisms import MECHANISMS  # noqa: E402
+from coopeval.mechanisms import mechanism_class  # noqa: E402
 from coopeval.pipeline.evaluate import evaluate_cell  # noqa: E402
 from coopeval.pipeline.play import write_parquet_atomic  # noqa: E402
 
@@ -24,7 +24,7 @@ metrics, trajectory = evaluate_cell(
     scores,
     matchups,
     ids,
-    has_metagame=MECHANISMS[snakemake.wildcards.mechanism].has_metagame,
+    has_metagame=mechanism_class(snakemake.wildcards.mechanism).has_metagame,
     steps=snakemake.params.steps,
     lr=snakemake.params.lr,
     dr_rule=snakemake.params.dr_rule,

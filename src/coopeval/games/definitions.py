@@ -119,7 +119,7 @@ def travellers_dilemma(min_claim: int = 2, n_claims: int = 4, spacing: int = 1, 
         cooperative_profile=(n_claims - 1, n_claims - 1),
         nash_profile=(0, 0),
         seat_rules=rules,
-        enum_members=tuple(f"CLAIM_{c}" for c in claims),
+        enum_members=tuple(f"CLAIM_{i}" for i in range(n_claims)),
         extra={"claims": claims, "penalty": penalty},
     )
 

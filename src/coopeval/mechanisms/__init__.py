@@ -1,18 +1,25 @@
-"""Mechanism registry: type name → class (spec §4)."""
+"""Mechanism registry: type name → class (spec §4), resolved lazily so that importing the
+registry stays cheap and each mechanism lives in its own module."""
 
 from __future__ import annotations
 
+import importlib
+
 from coopeval.mechanisms.base import Mechanism
-from coopeval.mechanisms.repetition import NoMechanism, Repetition
 
-MECHANISMS: dict[str, type[Mechanism]] = {
-    "NoMechanism": NoMechanism,
-    "Repetition": Repetition,
+MECHANISMS: dict[str, str] = {
+    "NoMechanism": "coopeval.mechanisms.repetition:NoMechanism",
+    "Repetition": "coopeval.mechanisms.repetition:Repetition",
+    "ReputationFirstOrder": "coopeval.mechanisms.reputation:ReputationFirstOrder",
+    "Reputation": "coopeval.mechanisms.reputation:Reputation",
+    "Mediation": "coopeval.mechanisms.mediation:Mediation",
+    "Contracting": "coopeval.mechanisms.contracting:Contracting",
 }
+"""Type name → ``module:Class``, in the paper's row order."""
 
 
-def get_mechanism(name: str) -> Mechanism:
-    """Instantiate a mechanism by type name.
+def mechanism_class(name: str) -> type[Mechanism]:
+    """The class of a mechanism type name.
 
     Raises
     ------
@@ -21,4 +28,11 @@ def get_mechanism(name: str) -> Mechanism:
     """
     if name not in MECHANISMS:
         raise KeyError(f"unknown mechanism {name!r}; known mechanisms: {', '.join(MECHANISMS)}")
-    return MECHANISMS[name]()
+    module, cls = MECHANISMS[name].split(":")
+    result: type[Mechanism] = getattr(importlib.import_module(module), cls)
+    return result
+
+
+def get_mechanism(name: str) -> Mechanism:
+    """Instantiate a mechanism by type name (see :func:`mechanism_class`)."""
+    return mechanism_class(name)()

@@ -35,8 +35,9 @@ def matchup_scores(decisions: pl.DataFrame, matchups: pl.DataFrame) -> pl.DataFr
     rows = []
     for m in complete.iter_rows(named=True):
         moves = actions.filter(pl.col("matchup_id") == m["matchup_id"]).sort(["seat", "round"])
-        for seat, agent in enumerate(m["agents"], start=1):
-            points = moves.filter(pl.col("seat") == seat)["points"].to_list()
+        # Seats come from the moves: a reputation "matchup" is one seated agent's history.
+        for (seat, agent), seat_moves in moves.group_by(["seat", "agent"], maintain_order=True):
+            points = seat_moves["points"].to_list()
             if len(points) != m["n_rounds"] or any(p is None for p in points):
                 raise ValueError(
                     f"matchup {m['matchup_id']} seat {seat}: expected {m['n_rounds']} rounds of points, found {len(points)}"

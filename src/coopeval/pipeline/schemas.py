@@ -44,6 +44,7 @@ SCHEMAS: dict[str, dict[str, pl.DataType]] = {
         **CELL_COLUMNS,
         "decision_id": pl.String(),
         "matchup_id": pl.String(),
+        "match_id": pl.String(),  # who played whom this round (reputation: "r<round>m<i>"); else = matchup_id
         "round": pl.Int64(),  # 1-based; 0 for decisions outside rounds (designs)
         "seat": pl.Int64(),
         "agent": pl.String(),
