@@ -12,14 +12,14 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-import uuid
+import hashlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from coopeval.agents.protocol import Agent, DecisionRequest, Reply
 from coopeval.agents.retry import generate_with_retry
-from coopeval.cache.response_cache import ResponseCache, call_key
+from coopeval.cache.response_cache import ResponseCache, call_key, canonical_json
 from coopeval.decisions.errors import AnswerError
 from coopeval.decisions.formats import AnswerFormat
 from coopeval.decisions.parsing import parse_answer
@@ -110,7 +110,8 @@ class DecisionMaker:
         ``body`` is the prompt without the style instruction; ``position`` identifies the
         decision in the game (JSON-serialisable; part of the cache key).
         """
-        decision_id = uuid.uuid4().hex
+        # Deterministic: a rerun of the same cell reproduces identical decision tables.
+        decision_id = hashlib.sha256(canonical_json(dict(position)).encode("utf-8")).hexdigest()[:16]
         style = self._style_text(agent)
         original = ({"role": "user", "content": f"{body}\n\n{style}".rstrip()},)
         attempts: list[dict[str, Any]] = []

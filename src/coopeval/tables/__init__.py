@@ -1,0 +1,1 @@
+"""Result tables shared by imported reference data and our own runs (spec §7, §8)."""

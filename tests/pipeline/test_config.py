@@ -1,0 +1,69 @@
+"""A bad config fails before any model call, with a message naming the field and the fix."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from coopeval.pipeline.config import ConfigError, load_config, merge_overlay, validate_config
+
+REPO = Path(__file__).resolve().parents[2]
+BOTS = [{"model": "bot/tit-for-tat"}]
+
+
+def test_defaults_are_filled():
+    config = validate_config({"agents": BOTS})
+    assert config["seed"] == 42 and config["replicates"] == 1
+    assert config["evaluation"] == {"steps": 1000, "lr": 0.1, "dr_rule": "strictest"}
+    assert config["agents"][0]["style"] == "IO"
+    assert config["max_failed_decisions"] == 0
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        ({"agents": BOTS, "rounds": 3}, r"config \(top level\): Additional properties .*'rounds'"),
+        ({"agents": BOTS, "seed": "x"}, r"config seed: 'x' is not of type 'integer'"),
+        ({"agents": [{"model": "local/smollm2-135m", "style": "cot"}]}, r"agents\[0\]\.style: 'cot' is not allowed; use one of \['CoT', 'IO'\]"),
+        ({"agents": BOTS, "games": ["chess"]}, r"games\[0\]: 'chess' is not allowed"),
+        ({"agents": BOTS, "mechanism_params": {"Repetition": {"discount": 1.5}}}, r"mechanism_params\.Repetition\.discount: 1\.5 is greater than"),
+        ({"agents": [{"model": "bot/nice"}]}, r"agents\[0\]\.model: unknown bot 'bot/nice'; known bots: bot/always-cooperate"),
+        ({"agents": [{"model": "gpt4"}]}, r"agents\[0\]\.model: 'gpt4' is not a litellm model string"),
+        ({"agents": BOTS + BOTS}, r"agents\[1\]: duplicates agents\[0\]"),
+        ({"games": ["trust_game"]}, r"'agents' is a required property"),
+    ],
+)
+def test_invalid_configs_name_the_field(config, message):
+    with pytest.raises(ConfigError, match=message):
+        validate_config(config)
+
+
+def test_overlay_replaces_lists_and_merges_mappings():
+    base = {"agents": BOTS, "evaluation": {"steps": 10, "lr": 0.5}}
+    merged = merge_overlay(base, {"agents": [{"model": "bot/always-defect"}], "evaluation": {"steps": 20}})
+    assert merged == {"agents": [{"model": "bot/always-defect"}], "evaluation": {"steps": 20, "lr": 0.5}}
+
+
+def test_shipped_configs_are_valid():
+    for name in ("config.yaml", "smoke.yaml", "paper.yaml"):
+        path = REPO / "config" / name
+        if path.exists():
+            load_config([path])
+
+
+@pytest.mark.slow
+def test_snakemake_rejects_bad_config_before_any_job(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("agents:\n  - model: bot/tit-for-tat\n    temperature: 1\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-n", "--cores", "1", "--configfile", str(bad)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode != 0
+    assert "agents[0]: Additional properties are not allowed ('temperature' was unexpected)" in result.stdout + result.stderr

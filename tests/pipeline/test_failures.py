@@ -1,0 +1,92 @@
+"""Failure policy (spec §3.4): a malformed answer is re-asked, then recorded as failed with all
+its attempts; it ends only its own matchup and is never substituted."""
+
+from __future__ import annotations
+
+import json
+
+import polars as pl
+import pytest
+
+from coopeval.decisions.reask import MAX_ATTEMPTS
+from coopeval.mechanisms.prompts import PromptLibrary
+from coopeval.pipeline.cells import build_cells
+from coopeval.pipeline.checks import FailedDecisionsError, check_failed_decisions
+from coopeval.pipeline.config import validate_config
+from coopeval.pipeline.parse import matchup_scores
+from coopeval.pipeline.play import play_cell
+from coopeval.pipeline.store import build_store
+
+
+@pytest.fixture
+def malformed_cell():
+    config = validate_config(
+        {
+            "agents": [{"model": "bot/malformed"}, {"model": "bot/always-cooperate"}],
+            "games": ["prisoners_dilemma"],
+            "mechanisms": ["Repetition"],
+            "mechanism_params": {"Repetition": {"num_rounds": 3}},
+        }
+    )
+    spec = build_cells(config)[0]
+    tables, stats = play_cell(spec, None, PromptLibrary())
+    return spec, tables, stats
+
+
+def test_malformed_answers_are_reasked_then_failed(malformed_cell):
+    _spec, tables, stats = malformed_cell
+    decisions, calls, matchups = tables["decisions"], tables["llm_calls"], tables["matchups"]
+    failed = decisions.filter(pl.col("status") == "failed")
+    # Matchups with the malformed bot: (M, C), (C, M), (M, M) -> 4 malformed seats, each fails in round 1.
+    assert failed.height == 4
+    assert stats.failed_decisions == 4
+    assert set(failed["n_attempts"].to_list()) == {MAX_ATTEMPTS}
+    assert failed["parsed"].null_count() == 4 and failed["action"].null_count() == 4
+    malformed_calls = calls.filter(pl.col("agent") == "bot/malformed")
+    assert malformed_calls.height == 4 * MAX_ATTEMPTS
+    assert (malformed_calls["error"] != "").all()
+    # The re-ask shows the previous answer and the validator's error.
+    second = json.loads(malformed_calls.filter(pl.col("attempt") == 1)["prompt"][0])[0]["content"]
+    assert "I would rather not say." in second and "no JSON object" in second
+    status = dict(zip(matchups["matchup_id"], matchups["status"], strict=True))
+    assert status == {
+        "bot/malformed|bot/malformed": "failed",
+        "bot/malformed|bot/always-cooperate": "failed",
+        "bot/always-cooperate|bot/malformed": "failed",
+        "bot/always-cooperate|bot/always-cooperate": "complete",
+    }
+    # The complete matchup still played all rounds and is the only one scored.
+    scores = matchup_scores(decisions, matchups)
+    assert scores["matchup_id"].unique().to_list() == ["bot/always-cooperate|bot/always-cooperate"]
+    assert scores["score"].to_list() == [2.0, 2.0]
+
+
+def test_final_check_names_failed_decisions(malformed_cell, tmp_path):
+    _spec, tables, _ = malformed_cell
+    paths = {}
+    for name, frame in tables.items():
+        path = tmp_path / f"{name}.parquet"
+        frame.write_parquet(path)
+        paths[name] = [str(path)]
+    store = tmp_path / "store.duckdb"
+    build_store(paths, store)
+    with pytest.raises(FailedDecisionsError, match=r"(?s)4 decisions failed.*bot/malformed"):
+        check_failed_decisions(store, tmp_path / "failures.txt", max_failed=0)
+    assert check_failed_decisions(store, tmp_path / "failures.txt", max_failed=4) == 4
+    assert (tmp_path / "failures.txt").read_text().startswith("4 failed decisions")
+
+
+def test_retry_failed_asks_only_failed_decisions_again():
+    config = validate_config(
+        {
+            "agents": [{"model": "bot/malformed"}, {"model": "bot/always-cooperate"}],
+            "games": ["prisoners_dilemma"],
+            "mechanisms": ["NoMechanism"],
+            "retry_failed": 1,
+        }
+    )
+    tables, _ = play_cell(build_cells(config)[0], None, PromptLibrary())
+    failed = tables["decisions"].filter(pl.col("status") == "failed")
+    assert set(failed["n_attempts"].to_list()) == {2 * MAX_ATTEMPTS}
+    ok = tables["decisions"].filter(pl.col("status") == "ok")
+    assert set(ok["n_attempts"].to_list()) == {1}
