@@ -107,7 +107,7 @@ def play_cell(
         frame = pl.DataFrame(rows, infer_schema_length=None) if rows else pl.DataFrame()
         tables[table] = conform(table, frame)
     for table in ("decisions", "llm_calls"):
-        tables[table] = tables[table].sort(["matchup_id", "round", "seat"] if table == "decisions" else ["decision_id", "attempt"])
+        tables[table] = tables[table].sort(["matchup_id", "round", "seat", "decision_id"] + (["attempt"] if table == "llm_calls" else []))
     return tables, maker.stats
 
 

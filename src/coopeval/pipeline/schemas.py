@@ -65,6 +65,9 @@ SCHEMAS: dict[str, dict[str, pl.DataType]] = {
     "llm_calls": {
         **CELL_COLUMNS,
         "decision_id": pl.String(),
+        "matchup_id": pl.String(),
+        "round": pl.Int64(),
+        "seat": pl.Int64(),
         "attempt": pl.Int64(),  # 0-based
         "agent": pl.String(),
         "model": pl.String(),
