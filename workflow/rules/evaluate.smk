@@ -10,6 +10,8 @@ rule evaluate:
         trajectory="results/evaluate/{mechanism}/{game}/{cell}/trajectory.parquet",
     log:
         "results/logs/evaluate/{mechanism}/{game}/{cell}.log",
+    conda:
+        "../envs/coopeval.yaml"
     params:
         steps=config["evaluation"]["steps"],
         lr=config["evaluation"]["lr"],

@@ -8,6 +8,8 @@ rule figures:
         figure_files(),
     log:
         "results/logs/figures.log",
+    conda:
+        "../envs/coopeval.yaml"
     params:
         formats=config["figures"]["formats"],
         mechanisms=config["mechanisms"],

@@ -4,6 +4,7 @@
 rule play:
     input:
         prompts=PROMPT_FILES,
+        prompts_dir=config["prompts_dir"],
     output:
         decisions="results/play/{mechanism}/{game}/{cell}/decisions.parquet",
         llm_calls="results/play/{mechanism}/{game}/{cell}/llm_calls.parquet",
@@ -12,14 +13,15 @@ rule play:
         votes="results/play/{mechanism}/{game}/{cell}/votes.parquet",
     log:
         "results/logs/play/{mechanism}/{game}/{cell}.log",
-    params:
-        spec=lambda wildcards: CELL_BY_ID[wildcards.cell],
-        cache_dir=config["cache_dir"],
-        prompts_dir=config["prompts_dir"],
-        max_concurrency=config["max_concurrency"],
+    conda:
+        "../envs/coopeval.yaml"
     threads: lambda wildcards: 2 if uses_local_llm(wildcards) else 1
     resources:
         local_llm=lambda wildcards: 1 if uses_local_llm(wildcards) else 0,
+    params:
+        spec=lambda wildcards: CELL_BY_ID[wildcards.cell],
+        cache_dir=config["cache_dir"],
+        max_concurrency=config["max_concurrency"],
     script:
         "../scripts/play.py"
 
@@ -32,5 +34,7 @@ rule parse:
         scores="results/parse/{mechanism}/{game}/{cell}/scores.parquet",
     log:
         "results/logs/parse/{mechanism}/{game}/{cell}.log",
+    conda:
+        "../envs/coopeval.yaml"
     script:
         "../scripts/parse.py"

@@ -12,6 +12,8 @@ rule store:
     log:
         "results/logs/store.log",
     localrule: True
+    conda:
+        "../envs/coopeval.yaml"
     script:
         "../scripts/store.py"
 
@@ -23,8 +25,10 @@ rule check_failures:
         "results/checks/failures.txt",
     log:
         "results/logs/check_failures.log",
+    localrule: True
+    conda:
+        "../envs/coopeval.yaml"
     params:
         max_failed=config["max_failed_decisions"],
-    localrule: True
     script:
         "../scripts/check_failures.py"

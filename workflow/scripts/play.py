@@ -11,6 +11,6 @@ run_cell(
     outputs=dict(snakemake.output.items()),
     cache_dir=snakemake.params.cache_dir,
     journal_dir="results/.journal",
-    prompts_dir=snakemake.params.prompts_dir,
+    prompts_dir=snakemake.input.prompts_dir,
     max_concurrency=snakemake.params.max_concurrency,
 )

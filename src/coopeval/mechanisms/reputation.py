@@ -173,13 +173,17 @@ class HistoryView:
         own = match.members.index(subject)
         order = [own] + [s for s in range(len(match.members)) if s != own]
         return self.ctx.prompts.render(
-            "reputation_match", round=match.round, moves="; ".join(self.move(match, s) for s in order)
+            "reputation_match",
+            round=match.round,
+            moves="; ".join(self.move(match, s) for s in order),
         )
 
     def tree(self, subject: int, before: int, depth: int, indent: str) -> list[str]:
         """Lines of ``subject``'s matches in [window_start, before), most recent first."""
         lines: list[str] = []
-        matches = [m for m in self.matches_of.get(subject, []) if self.window_start <= m.round < before]
+        matches = [
+            m for m in self.matches_of.get(subject, []) if self.window_start <= m.round < before
+        ]
         for match in sorted(matches, key=lambda m: m.round, reverse=True):
             lines.append(f"{indent}- {self.entry(match, subject)}")
             if depth + 1 < self.max_depth:
@@ -188,7 +192,8 @@ class HistoryView:
                         continue
                     nested = self.tree(other, match.round, depth + 1, indent + "    ")
                     if nested:
-                        header = self.ctx.prompts.render("reputation_earlier", owner=self.owner(other))
+                        owner = self.owner(other)
+                        header = self.ctx.prompts.render("reputation_earlier", owner=owner)
                         lines.append(f"{indent}  {header}")
                         lines.extend(nested)
         return lines
@@ -236,11 +241,14 @@ class ReputationFirstOrder(Mechanism):
         members: Sequence[int],
         seat: int,
     ) -> str:
-        """The mechanism section for the member at 0-based ``seat`` of a match (spec §4.3 item 4–5)."""
+        """The mechanism section of the match member at 0-based ``seat`` (spec §4.3 items 4–5)."""
         reader = members[seat]
         depth = self.recursion_depth(ctx)
-        view = HistoryView(ctx, population, matches_of, round_, reader, self.lookup_depth(ctx), depth)
-        co_players = ", ".join(f"{view.by_uid[u].label} (Player {s + 1})" for s, u in enumerate(members) if u != reader)
+        k = self.lookup_depth(ctx)
+        view = HistoryView(ctx, population, matches_of, round_, reader, k, depth)
+        co_players = ", ".join(
+            f"{view.by_uid[u].label} (Player {s + 1})" for s, u in enumerate(members) if u != reader
+        )
         blocks = [view.block(reader)] + [view.block(u) for u in members if u != reader]
         truncate = bool(ctx.compat.get("truncate_delta_percent", False))
         return ctx.prompts.render(
@@ -249,7 +257,7 @@ class ReputationFirstOrder(Mechanism):
             continue_percent=continuation_percent(self.discount(ctx), truncate),
             rounds_played=round_ - 1,
             co_players=co_players,
-            lookup_depth=self.lookup_depth(ctx),
+            lookup_depth=k,
             nesting_note=ctx.prompts.render("reputation_nesting") if depth > 1 else "",
             histories="\n\n".join(blocks),
         )
@@ -272,16 +280,19 @@ class ReputationFirstOrder(Mechanism):
             ]
         )
 
-    def bot_history(self, ctx: CellContext, matches_of: dict[int, list[Match]], round_: int, members: Sequence[int]) -> list[list[int]]:
-        """Rounds of the window, oldest first: entry s = the action of ``members[s]`` that round."""
+    def bot_history(
+        self, ctx: CellContext, matches_of: dict[int, list[Match]], round_: int, members: Sequence[int]
+    ) -> list[list[int]]:
+        """The bots' view (module docstring): rounds of the window [r − k, r − 1], oldest first;
+        entry s of a round is the action ``members[s]`` played that round, in its fixed seat s."""
         start = max(1, round_ - self.lookup_depth(ctx))
         rows = []
         for past in range(start, round_):
             row = []
             for seat, uid in enumerate(members):
                 match = next(m for m in matches_of[uid] if m.round == past)
-                row.append(match.actions[match.members.index(uid)])
-                assert match.members.index(uid) == seat
+                assert match.members[seat] == uid  # seats are fixed for the whole tournament
+                row.append(match.actions[seat])
             rows.append(row)
         return rows
 
@@ -295,13 +306,16 @@ class ReputationFirstOrder(Mechanism):
         matches_of: dict[int, list[Match]] = {p.uid: [] for p in population}
         active = {p.uid for p in population}
         n_rounds = self.num_rounds(ctx)
-        progress = Progress(ctx.label or f"{self.name}/{game.name}", n_rounds * len(ctx.agents), ctx.maker)
+        label = ctx.label or f"{self.name}/{game.name}"
+        progress = Progress(label, n_rounds * len(ctx.agents), ctx.maker)  # one step per match
         fmt = AnswerFormat.action(game.tokens)
 
         async def play_match(round_: int, index: int, members: tuple[int, ...]) -> Match | None:
             seated = [by_uid[u].agent for u in members]
             mid = f"r{round_}m{index}"
-            positions = [position(ctx, self.name, seated, round_, seat, "action") for seat in range(n)]
+            positions = [
+                position(ctx, self.name, seated, round_, seat, "action") for seat in range(n)
+            ]
             history = self.bot_history(ctx, matches_of, round_, members)
             outcomes = await asyncio.gather(
                 *(
@@ -338,23 +352,31 @@ class ReputationFirstOrder(Mechanism):
                         "mediated": False,
                     }
                 name = by_uid[uid].name
-                records.decisions.append(decision_row(ctx, self.name, name, round_, seat, seated[seat], fmt, outcome, **extra))
-                records.add_attempts(outcome, {"matchup_id": name, "round": round_, "seat": seat + 1})
+                records.decisions.append(
+                    decision_row(ctx, self.name, name, round_, seat, seated[seat], fmt, outcome, **extra)
+                )
+                records.add_attempts(
+                    outcome, {"matchup_id": name, "round": round_, "seat": seat + 1}
+                )
             progress.step(failed=failed)
             if payoffs is None:
                 return None
             return Match(round_, index, tuple(members), tuple(actions), tuple(payoffs))
 
         for round_ in range(1, n_rounds + 1):
-            groups = [[p.uid for p in population if p.seat == s and p.uid in active] for s in range(n)]
+            groups = [
+                [p.uid for p in population if p.seat == s and p.uid in active] for s in range(n)
+            ]
             matches = draw_matching(ctx, self.name, groups, round_)
-            played = await asyncio.gather(*(play_match(round_, i, m) for i, m in enumerate(matches, start=1)))
+            played = await asyncio.gather(
+                *(play_match(round_, i, m) for i, m in enumerate(matches, start=1))
+            )
             for _ in range(len(ctx.agents) - len(matches)):
                 progress.step(failed=True)  # slots of withdrawn agents
             # The history changes only after the whole round (spec §4.3 item 3).
             for members, match in zip(matches, played, strict=True):
                 if match is None:
-                    active.difference_update(members)  # withdraw the failed match (module docstring)
+                    active.difference_update(members)  # withdraw the failed match (see module doc)
                     continue
                 for uid in members:
                     matches_of[uid].append(match)

@@ -9,7 +9,7 @@ by row. Uses the duckdb 1.x Python API (pinned ``duckdb==1.5.6``).
 from __future__ import annotations
 
 import os
-import tempfile
+import uuid
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -48,10 +48,7 @@ def write_store(frames: Mapping[str, pl.DataFrame], path: str | Path, *, metadat
     for name in frames:
         if not name.replace("_", "a").isalnum() or name[0].isdigit():
             raise ValueError(f"table name {name!r} is not a plain SQL identifier")
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    os.close(fd)
-    tmp = Path(tmp_name)
-    tmp.unlink()  # DuckDB must create the file itself
+    tmp = target.parent / f".{target.name}.{os.getpid()}.{uuid.uuid4().hex}.tmp"  # DuckDB creates it
     try:
         con = duckdb.connect(str(tmp))
         try:

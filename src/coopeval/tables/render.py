@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import os
-import tempfile
+import uuid
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -48,13 +48,13 @@ def atomic_write_text(path: str | Path, text: str) -> None:
     """Write ``text`` to ``path`` via a temporary file in the same folder and ``os.replace``."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    tmp = target.parent / f".{target.name}.{os.getpid()}.{uuid.uuid4().hex}.tmp"
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+        with tmp.open("x", encoding="utf-8", newline="") as handle:  # default mode, honours umask
             handle.write(text)
         os.replace(tmp, target)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
 
 
@@ -185,7 +185,7 @@ def _tex_escape(text: str) -> str:
     for a, b in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("$", r"\$"), ("#", r"\#"), ("_", r"\_"),
                  ("{", r"\{"), ("}", r"\}"), ("~", r"\textasciitilde{}"), ("^", r"\textasciicircum{}")):
         out = out.replace(a, b)
-    return out.replace("−", "$-$").replace("±", r"$\pm$")
+    return out.replace("−", "$-$").replace("±", r"$\pm$").replace("≤", r"$\le$").replace("≥", r"$\ge$")
 
 
 def _style_tex(text: str, bold: bool, grey: bool) -> str:

@@ -1,0 +1,25 @@
+"""Snakemake adapter: NS/WD of every submitted design (coopeval.pipeline.design_quality, spec §8)."""
+
+from coopeval.pipeline.joblog import log_to
+
+log_to(snakemake.log[0])
+
+import sys  # noqa: E402
+
+import polars as pl  # noqa: E402
+
+from coopeval.pipeline.design_quality import design_quality_rows, design_quality_summary  # noqa: E402
+from coopeval.pipeline.play import write_parquet_atomic  # noqa: E402
+from coopeval.pipeline.schemas import empty_frame  # noqa: E402
+
+paths = [snakemake.input.designs] if isinstance(snakemake.input.designs, str) else list(snakemake.input.designs)
+frames = [f for f in (pl.read_parquet(p) for p in paths) if f.height]
+designs = pl.concat(frames, how="diagonal_relaxed") if frames else empty_frame("designs")
+rows = design_quality_rows(designs, game_params=snakemake.params.get("game_params", {}))
+summary = design_quality_summary(rows, designs)
+write_parquet_atomic(rows, snakemake.output.rows)
+write_parquet_atomic(summary, snakemake.output.summary)
+print(
+    f"design_quality: {rows.height} designs from {len(paths)} file(s); NS {rows['ns'].sum()}, WD {rows['wd'].sum()}",
+    file=sys.stderr,
+)
