@@ -116,8 +116,9 @@ async def generate_with_retry(
 def retry_after_seconds(exc: BaseException) -> float | None:
     """The server's requested wait in seconds, if the exception carries one.
 
-    Looks at a ``retry_after`` attribute (number of seconds), then at the ``Retry-After`` /
-    ``retry-after-ms`` headers of an attached ``response`` (HTTP-date values are ignored).
+    Looks at a ``retry_after`` attribute (number of seconds), then at the ``retry-after-ms`` /
+    ``Retry-After`` headers of the exception (``exc.headers``) or of its ``response``. HTTP-date
+    values and unparsable numbers are ignored.
     """
     value: Any = getattr(exc, "retry_after", None)
     if value is not None:
@@ -125,14 +126,15 @@ def retry_after_seconds(exc: BaseException) -> float | None:
             return float(value)
         except (TypeError, ValueError):
             return None
-    headers = getattr(getattr(exc, "response", None), "headers", None)
-    if headers is None:
-        return None
-    try:
-        ms = headers.get("retry-after-ms")
-        if ms is not None:
-            return float(ms) / 1000.0
-        seconds = headers.get("retry-after")
-        return float(seconds) if seconds is not None else None
-    except (TypeError, ValueError, AttributeError):
-        return None
+    for headers in (getattr(exc, "headers", None), getattr(getattr(exc, "response", None), "headers", None)):
+        if not headers:
+            continue
+        try:
+            lowered = {str(k).lower(): v for k, v in dict(headers).items()}
+            if lowered.get("retry-after-ms") is not None:
+                return float(lowered["retry-after-ms"]) / 1000.0
+            if lowered.get("retry-after") is not None:
+                return float(lowered["retry-after"])
+        except (TypeError, ValueError, AttributeError):
+            continue
+    return None

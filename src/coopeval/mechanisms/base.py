@@ -60,8 +60,8 @@ class CellRecords:
 class Progress:
     """Progress lines on stderr for long cells: one line per finished unit, at most every 2 s."""
 
-    def __init__(self, label: str, total: int, maker: DecisionMaker) -> None:
-        self.label, self.total, self.maker = label, total, maker
+    def __init__(self, label: str, total: int, maker: DecisionMaker, unit: str = "matchups") -> None:
+        self.label, self.total, self.maker, self.unit = label, total, maker, unit
         self.done = 0
         self.started = time.monotonic()
         self._last = 0.0
@@ -73,7 +73,7 @@ class Progress:
             self._last = now
             s = self.maker.stats
             print(
-                f"[{self.label}] {self.done}/{self.total} matchups, {s.calls_made} model calls, "
+                f"[{self.label}] {self.done}/{self.total} {self.unit}, {s.calls_made} model calls, "
                 f"{s.cache_hits} cache hits, {s.failed_decisions} failed decisions, "
                 f"{now - self.started:.0f}s",
                 file=sys.stderr,

@@ -10,10 +10,12 @@ after each round.
 
 The mechanism section shows the current co-players by anonymous id and, for the reader and
 each co-player, the tree of their matches in the global window [r − k, r − 1], most recent
-first: round, every player's label, sampled action token and points (plus the seat played in
-asymmetric games). Under a match at depth d, if d + 1 < ``max_recursion_depth``, the history
-of each other player of that match *before* that match (still inside the window) is nested.
-Depth 1 (Reputation−) shows only the subject's own matches; depth 3 (Reputation+) three levels.
+first: round, every player's label, sampled action token and points. The seat each action was
+played in is added for games not flagged symmetric (the Trust Game; also Matching Pennies,
+whose seats differ in our per-seat default, spec §2.6). Under a match at depth d, if
+d + 1 < ``max_recursion_depth``, the history of each other player of that match *before* that
+match (still inside the window) is nested. Depth 1 (Reputation−) shows only the subject's own
+matches; depth 3 (Reputation+) three levels.
 
 Records: one ``matchups`` row per seated agent (``matchup_id`` = ``"<agent>#P<seat>"``,
 ``agents`` = [agent]) and one ``decisions`` row per (seated agent, round) with ``match_id`` =
@@ -78,10 +80,12 @@ class SeatedAgent:
 
     @property
     def name(self) -> str:
+        """The seated name ``"<agent>#P<seat>"`` (spec §1), the ``matchup_id`` of its rows."""
         return f"{self.agent.name}#P{self.seat + 1}"
 
     @property
     def label(self) -> str:
+        """The anonymous id shown to other players, ``"Agent #<uid>"``."""
         return f"Agent #{self.uid}"
 
 
@@ -153,12 +157,15 @@ class HistoryView:
         self.show_seats = not ctx.game.symmetric
 
     def label(self, uid: int) -> str:
+        """``"you"`` for the reader, else the anonymous id."""
         return "you" if uid == self.reader else self.by_uid[uid].label
 
     def owner(self, uid: int) -> str:
+        """Possessive form: ``"Your"`` / ``"Agent #4's"``."""
         return "Your" if uid == self.reader else f"{self.by_uid[uid].label}'s"
 
     def move(self, match: Match, seat: int) -> str:
+        """One player's part of a match entry: label, action token, [seat,] points."""
         seat_note = f" as Player {seat + 1}" if self.show_seats else ""
         return self.ctx.prompts.render(
             "reputation_move",
@@ -179,7 +186,12 @@ class HistoryView:
         )
 
     def tree(self, subject: int, before: int, depth: int, indent: str) -> list[str]:
-        """Lines of ``subject``'s matches in [window_start, before), most recent first."""
+        """Lines of ``subject``'s matches in [window_start, before), most recent first.
+
+        Under each entry at ``depth`` d, if d + 1 < ``max_depth``, every other player's matches
+        before that entry's round are nested one level deeper (an empty nested history is left
+        out; the round numbers show where the window starts).
+        """
         lines: list[str] = []
         matches = [
             m for m in self.matches_of.get(subject, []) if self.window_start <= m.round < before
@@ -307,7 +319,7 @@ class ReputationFirstOrder(Mechanism):
         active = {p.uid for p in population}
         n_rounds = self.num_rounds(ctx)
         label = ctx.label or f"{self.name}/{game.name}"
-        progress = Progress(label, n_rounds * len(ctx.agents), ctx.maker)  # one step per match
+        progress = Progress(label, n_rounds * len(ctx.agents), ctx.maker, unit="matches")
         fmt = AnswerFormat.action(game.tokens)
 
         async def play_match(round_: int, index: int, members: tuple[int, ...]) -> Match | None:

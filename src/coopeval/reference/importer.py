@@ -28,6 +28,7 @@ import gzip
 import json
 import math
 import re
+import zlib
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -717,7 +718,7 @@ def _iter_records(path: Path) -> Iterator[tuple[int, Any]]:
                     yield lineno, json.loads(line)
                 except json.JSONDecodeError as exc:
                     raise _FileError(path, f"line {lineno}: invalid JSON ({exc.msg}); expected one JSON value per line") from None
-    except (OSError, EOFError, UnicodeDecodeError) as exc:
+    except (OSError, EOFError, UnicodeDecodeError, zlib.error) as exc:
         raise _FileError(path, f"unreadable ({exc}); expected {'gzip-compressed ' if path.suffix == '.gz' else ''}JSON lines") from None
 
 
