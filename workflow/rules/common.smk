@@ -83,6 +83,8 @@ def cell_files(stage, names, mechanism=None):
 def figure_files():
     formats = config["figures"]["formats"]
     stems = ["results/figures/mean_fitness"]
+    if config["variants"]:
+        stems.append("results/figures/ablation")
     for mechanism in config["mechanisms"]:
         for game in config["games"]:
             stems.append(f"results/figures/payoffs_{mechanism}_{game}")

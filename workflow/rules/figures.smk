@@ -14,5 +14,6 @@ rule figures:
         formats=config["figures"]["formats"],
         mechanisms=config["mechanisms"],
         games=config["games"],
+        ablation=bool(config["variants"]),
     script:
         "../scripts/figures.py"

@@ -12,4 +12,5 @@ render_core_figures(
     snakemake.params.mechanisms,
     snakemake.params.games,
     snakemake.params.formats,
+    ablation=snakemake.params.ablation,
 )

@@ -120,3 +120,64 @@ def save_chart(chart: Any, stem: str | Path, formats: Iterable[str] = ("png", "s
             chart.save(str(path))
         paths.append(path)
     return paths
+
+
+ABLATION_PARAMETERS = {"lookup_depth": "k (history window)", "discount": "δ (continuation probability)"}
+
+
+def ablation_frame(metrics: pl.DataFrame, cells: pl.DataFrame) -> pl.DataFrame:
+    """Mean per (mechanism, game, varied parameter, value, agent), averaged over replicates.
+
+    ``cells`` is the cell manifest (columns cell_id, mechanism, variant, mechanism_params as
+    JSON). A variant cell belongs to the panel of the parameter (k or δ) in which it differs
+    from its mechanism's default cell; the default cell appears in both panels.
+    """
+    import json
+
+    params = {row["cell_id"]: (row["mechanism"], row["variant"], json.loads(row["mechanism_params"])) for row in cells.iter_rows(named=True)}
+    defaults = {m: p for m, v, p in params.values() if v == "default"}
+    rows = []
+    for cell_id, (mechanism, variant, values) in params.items():
+        base = defaults.get(mechanism)
+        if base is None:
+            continue
+        for parameter in ABLATION_PARAMETERS:
+            if parameter not in values:
+                continue
+            others_equal = all(values[k] == base[k] for k in ABLATION_PARAMETERS if k != parameter and k in values)
+            if variant == "default" or (values[parameter] != base[parameter] and others_equal):
+                rows.append({"cell_id": cell_id, "parameter": ABLATION_PARAMETERS[parameter], "value": float(values[parameter])})
+    if not rows:
+        return pl.DataFrame(
+            schema={"mechanism": pl.String, "game": pl.String, "parameter": pl.String, "value": pl.Float64, "agent": pl.String, "mean": pl.Float64}
+        )
+    panel = pl.DataFrame(rows).rename({"value": "setting"})
+    return (
+        metrics.filter(pl.col("metric") == "Mean")
+        .join(panel, on="cell_id")
+        .group_by(["mechanism", "game", "parameter", "setting", "agent"])
+        .agg(pl.col("value").mean().alias("mean"))
+        .rename({"setting": "value"})
+        .sort(["mechanism", "parameter", "agent", "value"])
+    )
+
+
+def ablation_chart(frame: pl.DataFrame) -> Any:
+    """Mean against the varied parameter, one panel per (mechanism, parameter), a line per agent."""
+    import altair as alt
+
+    data = _check_rows(frame, "ablation")
+    return (
+        alt.Chart(data)
+        .mark_line(point=True)
+        .encode(
+            x=alt.X("value:Q", title="parameter value", scale=alt.Scale(zero=False)),
+            y=alt.Y("mean:Q", title="Mean payoff (points)"),
+            color="agent:N",
+            tooltip=["mechanism", "parameter", "value", "agent", alt.Tooltip("mean:Q", format=".3f")],
+        )
+        .properties(width=200, height=160)
+        .facet(row=alt.Row("mechanism:N"), column=alt.Column("parameter:N"))
+        .resolve_scale(x="independent")
+        .properties(title="Ablations: Mean against the varied parameter (others at k = 3, δ = 0.8)")
+    )

@@ -9,6 +9,8 @@ import duckdb
 import polars as pl
 
 from coopeval.figures.core import (
+    ablation_chart,
+    ablation_frame,
     mean_fitness_chart,
     mean_fitness_frame,
     payoff_grid_frame,
@@ -25,7 +27,14 @@ def _placeholder(title: str) -> object:
     return alt.Chart(pl.DataFrame({"note": [title]})).mark_text(size=13).encode(text="note:N").properties(width=420, height=60)
 
 
-def render_core_figures(store: str | Path, out_dir: str | Path, mechanisms: Sequence[str], games: Sequence[str], formats: Sequence[str]) -> list[Path]:
+def render_core_figures(
+    store: str | Path,
+    out_dir: str | Path,
+    mechanisms: Sequence[str],
+    games: Sequence[str],
+    formats: Sequence[str],
+    ablation: bool = False,
+) -> list[Path]:
     """Write ``mean_fitness``, ``payoffs_<mechanism>_<game>`` and ``replicator_<mechanism>_<game>``.
 
     A figure that has no data (e.g. a 3-player heatmap, or no metagame for reputation) is
@@ -37,12 +46,23 @@ def render_core_figures(store: str | Path, out_dir: str | Path, mechanisms: Sequ
         metrics = con.sql("SELECT * FROM metrics").pl()
         scores = con.sql("SELECT * FROM scores").pl()
         matchups = con.sql("SELECT * FROM matchups").pl()
+        default_cells = "SELECT cell_id FROM cells WHERE variant = 'default'"
         trajectories = con.sql(
-            "SELECT mechanism, game, step, agent, avg(share) AS share FROM trajectories GROUP BY ALL ORDER BY step"
+            "SELECT mechanism, game, step, agent, avg(share) AS share FROM trajectories "
+            f"WHERE cell_id IN ({default_cells}) GROUP BY ALL ORDER BY step"
         ).pl()
+        cells = con.sql("SELECT cell_id, mechanism, variant, mechanism_params FROM cells").pl()
     finally:
         con.close()
-    written = save_chart(mean_fitness_chart(mean_fitness_frame(metrics)), out / "mean_fitness", formats)
+    if ablation:
+        written = save_chart(ablation_chart(ablation_frame(metrics, cells)), out / "ablation", formats)
+    else:
+        written = []
+    # Headline figures use the default parameters only (variants are ablations).
+    default_ids = cells.filter(pl.col("variant") == "default")["cell_id"]
+    metrics = metrics.filter(pl.col("cell_id").is_in(default_ids))
+    scores = scores.filter(pl.col("cell_id").is_in(default_ids))
+    written += save_chart(mean_fitness_chart(mean_fitness_frame(metrics)), out / "mean_fitness", formats)
     grid = payoff_grid_frame(scores, matchups)
     for mechanism in mechanisms:
         for game_key in games:

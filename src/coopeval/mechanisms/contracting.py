@@ -21,7 +21,15 @@ from coopeval.agents.protocol import Agent
 from coopeval.analysis.design_quality import contract_ns, contract_wd
 from coopeval.decisions.formats import AnswerFormat
 from coopeval.games.base import Game
-from coopeval.mechanisms.base import CellContext, CellRecords, bot_state, decision_row, game_section, position, provider_seed
+from coopeval.mechanisms.base import (
+    CellContext,
+    CellRecords,
+    bot_state,
+    decision_row,
+    game_section,
+    position,
+    provider_seed,
+)
 from coopeval.mechanisms.design_vote import Design, DesignVoteMechanism, Selection, points_text
 
 MAX_ENFORCING_VALUE = 1000

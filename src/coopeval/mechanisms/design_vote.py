@@ -136,8 +136,9 @@ class DesignVoteMechanism(RepeatedPlay):
     """Base class of Mediation and Contracting (spec §4.4–4.6): designs, votes, one round.
 
     Subclasses set ``design_kind`` (``"mediator"`` | ``"contract"``), ``vote_prefix``
-    (``"M"`` | ``"C"``), ``prompt_prefix`` (``"mediation"`` | ``"contracting"``) and implement the design format and prompts, the cooperation-enforcing
-    design the scripted bots propose, and :meth:`after_vote` (the play under the selection).
+    (``"M"`` | ``"C"``) and ``prompt_prefix`` (``"mediation"`` | ``"contracting"``), and
+    implement the design format and prompts, the cooperation-enforcing design the scripted
+    bots propose, and :meth:`after_vote` (the play under the selection).
     Matchups are those of :class:`RepeatedPlay` (every seat-ordered tuple); stored discount 1.0.
     """
 
@@ -237,7 +238,9 @@ class DesignVoteMechanism(RepeatedPlay):
                     "status": "ok" if item.outcome.ok else "failed",
                 }
             )
-            records.decisions.append(decision_row(ctx, self.name, None, 0, item.seat, item.agent, fmt, item.outcome))  # type: ignore[arg-type]
+            # Designs belong to no matchup: matchup_id is null (as in the reference import).
+            row = decision_row(ctx, self.name, None, 0, item.seat, item.agent, fmt, item.outcome)  # type: ignore[arg-type]
+            records.decisions.append(row)
             records.add_attempts(item.outcome, {"matchup_id": None, "round": 0, "seat": item.seat + 1})
         return designs
 
@@ -259,7 +262,10 @@ class DesignVoteMechanism(RepeatedPlay):
         self.append_matchup(ctx, seated, mid, status, records)
         return status
 
-    def append_matchup(self, ctx: CellContext, seated: Sequence[Agent], mid: str, status: str, records: CellRecords) -> None:
+    def append_matchup(
+        self, ctx: CellContext, seated: Sequence[Agent], mid: str, status: str, records: CellRecords
+    ) -> None:
+        """The ``matchups`` row (one round, discount 1.0)."""
         records.matchups.append(
             {
                 "matchup_id": mid,
@@ -287,7 +293,12 @@ class DesignVoteMechanism(RepeatedPlay):
         return "\n\n".join([game_section(ctx, seat), self.rules_text(ctx), task])
 
     async def vote(
-        self, ctx: CellContext, seated: tuple[Agent, ...], mid: str, options: Sequence[SeatedDesign], records: CellRecords
+        self,
+        ctx: CellContext,
+        seated: tuple[Agent, ...],
+        mid: str,
+        options: Sequence[SeatedDesign],
+        records: CellRecords,
     ) -> Selection | None:
         """Run the approval vote of one matchup; None if any vote failed (the matchup fails)."""
         n = ctx.game.n_players

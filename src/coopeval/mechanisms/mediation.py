@@ -114,8 +114,8 @@ class Mediation(DesignVoteMechanism):
         for d in range(1, game.n_players + 1):
             token = str(design[str(d)])
             label = game.actions[game.tokens.index(token)]
-            who = "1 player delegates" if d == 1 else f"{d} players delegate"
-            lines.append(f"- if {who}: the mediator plays {token} ({label}) for {'that player' if d == 1 else 'each of them'}")
+            who, whom = ("1 player delegates", "that player") if d == 1 else (f"{d} players delegate", "each of them")
+            lines.append(f"- if {who}: the mediator plays {token} ({label}) for {whom}")
         return "\n".join(lines)
 
     async def after_vote(

@@ -54,12 +54,19 @@ def build_cells(config: Mapping[str, Any], repo_root: Path | None = None) -> lis
     prompt_hash = prompts.content_hash()
     agents = [agent_spec(a) for a in config["agents"]]
     cells = []
+    runs: list[tuple[str, str, dict[str, Any]]] = []
     for mechanism in config["mechanisms"]:
         params = {**mechanism_defaults(mechanism), **config.get("mechanism_params", {}).get(mechanism, {})}
+        runs.append((mechanism, "default", params))
+        for variant in config.get("variants", []):
+            if variant["mechanism"] == mechanism:
+                runs.append((mechanism, variant["name"], {**params, **variant["params"]}))
+    for mechanism, variant_name, params in runs:
         for game in config["games"]:
             for replicate in range(1, int(config["replicates"]) + 1):
                 spec = {
                     "mechanism": mechanism,
+                    "variant": variant_name,
                     "mechanism_params": params,
                     "game": game,
                     "game_params": dict(config.get("game_params", {}).get(game, {})),
@@ -77,9 +84,10 @@ def build_cells(config: Mapping[str, Any], repo_root: Path | None = None) -> lis
 
 
 def cells_tsv(cells: list[dict[str, Any]]) -> str:
-    """The cell manifest (``results/cells.tsv``): id, mechanism, game, replicate, agents."""
-    lines = ["cell_id\tmechanism\tgame\treplicate\tagents"]
+    """The cell manifest (``results/cells.tsv``): id, mechanism, variant, game, replicate, params (JSON), agents."""
+    lines = ["cell_id\tmechanism\tvariant\tgame\treplicate\tmechanism_params\tagents"]
     for c in cells:
         names = ",".join(a.get("label", a["model"]) + ("" if a["model"].startswith("bot/") else f"({a['style']})") for a in c["agents"])
-        lines.append(f"{c['cell_id']}\t{c['mechanism']}\t{c['game']}\t{c['replicate']}\t{names}")
+        params = canonical_json(c["mechanism_params"])
+        lines.append(f"{c['cell_id']}\t{c['mechanism']}\t{c['variant']}\t{c['game']}\t{c['replicate']}\t{params}\t{names}")
     return "\n".join(lines) + "\n"

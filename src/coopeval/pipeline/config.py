@@ -130,3 +130,19 @@ def _semantic_checks(config: dict[str, Any]) -> None:
                 f"config agents[{index}]: duplicates agents[{names[name]}] ({name}); give one of them a distinct label."
             )
         names[name] = index
+    params_schema = yaml.safe_load(SCHEMA_PATH.read_text(encoding="utf-8"))["properties"]["mechanism_params"]["properties"]
+    seen: set[tuple[str, str]] = set()
+    for index, variant in enumerate(config.get("variants", [])):
+        mechanism, name = variant["mechanism"], variant["name"]
+        where = f"config variants[{index}]"
+        if mechanism not in config["mechanisms"]:
+            raise ConfigError(f"{where}.mechanism: {mechanism} is not listed in mechanisms; add it there or remove the variant.")
+        if (mechanism, name) in seen:
+            raise ConfigError(f"{where}.name: {name!r} is used twice for {mechanism}; variant names must be unique per mechanism.")
+        seen.add((mechanism, name))
+        from jsonschema import Draft202012Validator
+
+        for error in Draft202012Validator(params_schema.get(mechanism, {})).iter_errors(variant["params"]):
+            field = ".".join(str(p) for p in error.absolute_path)
+            raise ConfigError(f"{where}.params{'.' + field if field else ''}: {error.message}.")
+

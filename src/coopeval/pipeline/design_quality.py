@@ -105,7 +105,8 @@ def design_quality_rows(
             raise ValueError(
                 f"design of {row['designer']} in cell {row['cell_id']} ({row['game']}): {exc}"
             ) from None
-        rows.append({**{c: row.get(c) for c in DESIGN_QUALITY_SCHEMA if c not in ("ns", "wd")}, "ns": checks["NS"], "wd": checks["WD"]})
+        ids = {c: row.get(c) for c in DESIGN_QUALITY_SCHEMA if c not in ("ns", "wd")}
+        rows.append({**ids, "ns": checks["NS"], "wd": checks["WD"]})
     return _frame(rows, DESIGN_QUALITY_SCHEMA)
 
 

@@ -1,0 +1,131 @@
+"""Real calls to the embedded model ``local/smollm2-135m`` (llama.cpp, grammar-constrained).
+
+Every decision kind must come back valid under the project's parser; a fixed seed must give the
+same text twice (also when llama.cpp reuses the cached prompt prefix). All calls run in one event
+loop (engineering rules §5: one ``asyncio.run`` per process).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.local_llm
+
+os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+pytest.importorskip("llama_cpp")
+pytest.importorskip("litellm")
+
+from coopeval.agents.llm_agent import LiteLLMAgent  # noqa: E402
+from coopeval.agents.local_provider import LocalModelMissingError, local_model_path  # noqa: E402
+from coopeval.agents.protocol import DecisionRequest, Reply  # noqa: E402
+from coopeval.agents.retry import generate_with_retry  # noqa: E402
+from coopeval.decisions.formats import AnswerFormat  # noqa: E402
+from coopeval.decisions.parsing import parse_answer  # noqa: E402
+
+MODEL = "local/smollm2-135m"
+LABELS = (
+    "Individual utility maximization", "Strategic equilibrium focus", "Social welfare maximization",
+    "Inequity aversion", "Reciprocity", "Strategic influence", "Trust evaluation", "Competitiveness",
+    "Uncertainty evaluation", "Social norm conformity", "Rule misunderstanding",
+    "Exploration-exploitation trade-off", "Risk aversion", "Strategy legibility",
+    "Multidimensional reasoning",
+)
+GAME = (
+    "You play a decision game with one other player and want as many points as possible. "
+    "Actions: A0 (cooperate) and A1 (defect). Both A0: 3 points each. Both A1: 1 point each. "
+    "If one plays A1 and the other A0, the A1 player gets 5 and the A0 player 0. You are Player 1. "
+)
+A2 = AnswerFormat.action(("A0", "A1"))
+A5 = AnswerFormat.action(tuple(f"A{i}" for i in range(5)))
+
+CASES: dict[str, tuple[str, AnswerFormat, str, int]] = {
+    # name: (style, format, prompt, seed)
+    "action2_io": ("IO", A2, GAME + "Give integer percentages for A0 and A1 summing to 100 as JSON.", 11),
+    "action5_io": ("IO", A5, "Travellers' dilemma. Claims A0..A3, A4 delegates to the mediator. "
+                   "Give integer percentages for all of A0..A4 summing to 100 as JSON.", 12),
+    "action2_cot": ("CoT", A2, GAME + "Think step by step, then end with the JSON distribution.", 13),
+    "action5_cot": ("CoT", A5, "Choose percentages for A0..A4 (sum 100). Think first, then JSON.", 14),
+    "mediator_design": ("IO", AnswerFormat.mediator_design(2, ("A0", "A1")), GAME +
+                        "Design a mediator: for 1 and 2 delegating players, which action should it play?", 15),
+    "mediator_vote": ("IO", AnswerFormat.vote("M", 2), GAME + "Approve mediators M1 and M2? JSON booleans.", 16),
+    "contract_design": ("IO", AnswerFormat.contract_design(("A0", "A1")), GAME +
+                        "Propose a side payment (integer) for each action.", 17),
+    "contract_vote": ("IO", AnswerFormat.vote("C", 2), GAME + "Approve contracts C1 and C2?", 18),
+    "sign": ("IO", AnswerFormat.sign(), GAME + "Do you sign the contract?", 19),
+    "judge": ("IO", AnswerFormat.judge(LABELS), "Classify the strategy in this text: 'I defect because "
+              "defection always pays more, whatever the other player does.' Answer with JSON.", 20),
+}
+
+
+def _request(style_fmt_prompt_seed: tuple[str, AnswerFormat, str, int]) -> DecisionRequest:
+    _, fmt, prompt, seed = style_fmt_prompt_seed
+    return DecisionRequest(({"role": "user", "content": prompt},), fmt, seed=seed)
+
+
+@pytest.fixture(scope="module")
+def replies() -> dict[str, Any]:
+    try:
+        local_model_path("smollm2-135m")
+    except LocalModelMissingError as exc:
+        pytest.skip(str(exc))
+
+    async def play() -> dict[str, Any]:
+        agents = {
+            "IO": LiteLLMAgent(MODEL, "IO"),
+            "CoT": LiteLLMAgent(MODEL, "CoT", {"max_reasoning_chars": 200}),
+        }
+        out: dict[str, Any] = {}
+        for name, case in CASES.items():
+            out[name] = await generate_with_retry(agents[case[0]], _request(case))
+        # same seed again: the previous call left another prompt in the KV cache (prefix reuse)
+        out["action2_io_again"] = await agents["IO"].generate(_request(CASES["action2_io"]))
+        out["action2_cot_again"] = await agents["CoT"].generate(_request(CASES["action2_cot"]))
+        # identical prompt right after itself: full-prefix reuse
+        out["action2_cot_third"] = await agents["CoT"].generate(_request(CASES["action2_cot"]))
+        # forced full re-evaluation
+        fresh = LiteLLMAgent(MODEL, "IO", {"cache_prompt": False})
+        out["action2_io_fresh"] = await fresh.generate(_request(CASES["action2_io"]))
+        return out
+
+    return asyncio.run(play())
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_every_decision_kind_validates(replies: dict[str, Reply], name: str) -> None:
+    style, fmt, _, _ = CASES[name]
+    reply = replies[name]
+    parsed = parse_answer(fmt, reply.text)
+    assert parsed
+    assert reply.model_resolved == MODEL
+    assert reply.cost_usd == 0.0
+    assert reply.prompt_tokens > 0 and reply.completion_tokens > 0
+    assert reply.latency_s > 0
+    if style == "IO":
+        assert reply.text.startswith("{"), reply.text
+    else:
+        assert "\n{" in reply.text and reply.text.count("{") == 1
+
+
+def test_five_action_distribution(replies: dict[str, Reply]) -> None:
+    for name in ("action5_io", "action5_cot"):
+        parsed = parse_answer(A5, replies[name].text)
+        assert list(parsed) == ["A0", "A1", "A2", "A3", "A4"]
+        assert sum(parsed.values()) == 100
+
+
+def test_same_seed_same_text(replies: dict[str, Reply]) -> None:
+    assert replies["action2_io_again"].text == replies["action2_io"].text
+    assert replies["action2_io_fresh"].text == replies["action2_io"].text
+    assert replies["action2_cot_again"].text == replies["action2_cot"].text
+    assert replies["action2_cot_third"].text == replies["action2_cot"].text
+
+
+def test_cot_reasoning_is_capped(replies: dict[str, Reply]) -> None:
+    for name in ("action2_cot", "action5_cot"):
+        reasoning, _, _ = replies[name].text.rpartition("\n{")
+        assert len(reasoning) <= 200

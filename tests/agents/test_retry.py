@@ -1,0 +1,132 @@
+"""The transport-retry loop: transient errors retried, fatal ones not, answers never invented."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Mapping
+from typing import Any
+
+import pytest
+
+from coopeval.agents.protocol import DecisionRequest, ErrorClass, Reply
+from coopeval.agents.retry import generate_with_retry, retry_after_seconds
+from coopeval.decisions.formats import AnswerFormat
+
+
+class Transient(Exception):
+    pass
+
+
+class Fatal(Exception):
+    pass
+
+
+class RateLimited(Exception):
+    def __init__(self, retry_after: float | None = None) -> None:
+        super().__init__("429")
+        self.retry_after = retry_after
+
+
+class FakeAgent:
+    """Raises the scripted exceptions in order, then answers."""
+
+    name = "fake(IO)"
+    model = "fake"
+    style = "IO"
+    params: Mapping[str, Any] = {}
+    cacheable = True
+
+    def __init__(self, failures: list[BaseException]) -> None:
+        self.failures = list(failures)
+        self.calls = 0
+        self.call_times: list[float] = []
+
+    async def generate(self, request: DecisionRequest) -> Reply:
+        self.calls += 1
+        self.call_times.append(time.perf_counter())
+        if self.failures:
+            raise self.failures.pop(0)
+        return Reply(text='{"A0": 50, "A1": 50}')
+
+    def classify_error(self, exc: BaseException) -> ErrorClass:
+        if isinstance(exc, RateLimited):
+            return ErrorClass.RATE_LIMIT
+        if isinstance(exc, Fatal):
+            return ErrorClass.FATAL
+        return ErrorClass.TRANSIENT
+
+
+REQ = DecisionRequest(({"role": "user", "content": "play"},), AnswerFormat.action(("A0", "A1")))
+FAST = {"initial_wait_s": 0.001, "max_wait_s": 0.01}
+
+
+def run(agent: FakeAgent, **kw: Any) -> Reply:
+    return asyncio.run(generate_with_retry(agent, REQ, **{**FAST, **kw}))
+
+
+def test_transient_twice_then_success() -> None:
+    agent = FakeAgent([Transient("503"), Transient("timeout")])
+    reply = run(agent)
+    assert reply.text == '{"A0": 50, "A1": 50}'
+    assert agent.calls == 3
+
+
+def test_fatal_is_not_retried() -> None:
+    agent = FakeAgent([Fatal("401")])
+    with pytest.raises(Fatal):
+        run(agent)
+    assert agent.calls == 1
+
+
+def test_transient_attempts_are_bounded_and_the_error_propagates() -> None:
+    agent = FakeAgent([Transient(str(i)) for i in range(10)])
+    with pytest.raises(Transient, match="^3$"):
+        run(agent, max_attempts_transient=4)
+    assert agent.calls == 4
+
+
+def test_rate_limit_gets_more_attempts() -> None:
+    agent = FakeAgent([RateLimited() for _ in range(6)])
+    assert run(agent, max_attempts_transient=2, max_attempts_rate_limit=10).text
+    assert agent.calls == 7
+    agent = FakeAgent([RateLimited() for _ in range(20)])
+    with pytest.raises(RateLimited):
+        run(agent, max_attempts_rate_limit=5)
+    assert agent.calls == 5
+
+
+def test_retry_after_is_honoured_and_capped() -> None:
+    agent = FakeAgent([RateLimited(retry_after=0.05)])
+    run(agent, initial_wait_s=0.0, max_wait_s=1.0)
+    assert agent.call_times[1] - agent.call_times[0] >= 0.045
+    agent = FakeAgent([RateLimited(retry_after=30.0)])
+    started = time.perf_counter()
+    run(agent, max_wait_s=0.02)
+    assert time.perf_counter() - started < 1.0
+
+
+def test_cancellation_is_not_retried() -> None:
+    agent = FakeAgent([asyncio.CancelledError()])
+    with pytest.raises(asyncio.CancelledError):
+        run(agent)
+    assert agent.calls == 1
+
+
+def test_retry_after_sources() -> None:
+    class WithHeaders(Exception):
+        def __init__(self, headers: dict[str, str]) -> None:
+            super().__init__("429")
+            self.headers = headers
+
+    class Response:
+        headers = {"Retry-After": "7"}
+
+    class WithResponse(Exception):
+        response = Response()
+
+    assert retry_after_seconds(RateLimited(2.5)) == 2.5
+    assert retry_after_seconds(WithHeaders({"retry-after-ms": "1500"})) == 1.5
+    assert retry_after_seconds(WithResponse()) == 7.0
+    assert retry_after_seconds(WithHeaders({"Retry-After": "Wed, 21 Oct 2015 07:28:00 GMT"})) is None
+    assert retry_after_seconds(Transient()) is None
