@@ -90,3 +90,28 @@ def test_retry_failed_asks_only_failed_decisions_again():
     assert set(failed["n_attempts"].to_list()) == {2 * MAX_ATTEMPTS}
     ok = tables["decisions"].filter(pl.col("status") == "ok")
     assert set(ok["n_attempts"].to_list()) == {1}
+
+
+def test_budget_guard_stops_the_job_after_caching(tmp_path):
+    import asyncio
+
+    from coopeval.agents.protocol import Reply
+    from coopeval.cache.response_cache import ResponseCache
+    from coopeval.decisions.formats import AnswerFormat
+    from coopeval.mechanisms.decide import BudgetExceededError, DecisionMaker
+    from tests.fakes import FakeLLM
+
+    class Pricey(FakeLLM):
+        async def generate(self, request):
+            reply = await super().generate(request)
+            return Reply(text=reply.text, cost_usd=0.6)
+
+    cache = ResponseCache(tmp_path / "c")
+    maker = DecisionMaker(cache, {"IO": ""}, max_usd=1.0)
+    agent = Pricey()
+    fmt = AnswerFormat.action(("A0", "A1"))
+    asyncio.run(maker.decide(agent, "q1", fmt, {"n": 1}))
+    with pytest.raises(BudgetExceededError, match=r"spent \$1\.2000.*max_usd = 1\.0"):
+        asyncio.run(maker.decide(agent, "q2", fmt, {"n": 2}))
+    assert len(cache) == 2  # the answer that crossed the limit is kept
+    cache.close()

@@ -22,6 +22,7 @@ rule play:
         spec=lambda wildcards: CELL_BY_ID[wildcards.cell],
         cache_dir=config["cache_dir"],
         max_concurrency=config["max_concurrency"],
+        max_usd=config["max_usd"],
     script:
         "../scripts/play.py"
 

@@ -13,4 +13,5 @@ run_cell(
     journal_dir="results/.journal",
     prompts_dir=snakemake.input.prompts_dir,
     max_concurrency=snakemake.params.max_concurrency,
+    max_usd=snakemake.params.max_usd,
 )

@@ -28,12 +28,17 @@ from coopeval.decisions.reask import MAX_ATTEMPTS, reask_messages
 
 @dataclass
 class CallStats:
-    """Counters of one job: model calls made, cache hits, attempts, failures."""
+    """Counters of one job: model calls made, cache hits, attempts, failures, US dollars spent."""
 
     calls_made: int = 0
     cache_hits: int = 0
     attempts: int = 0
     failed_decisions: int = 0
+    cost_usd: float = 0.0
+
+
+class BudgetExceededError(RuntimeError):
+    """The job spent more than ``max_usd`` on model calls (engineering rules §7)."""
 
 
 @dataclass
@@ -74,6 +79,10 @@ class DecisionMaker:
         ``compat.lenient_contract_ints`` (spec §12).
     retry_failed:
         Number of extra retry rounds for decisions that failed all attempts (spec §3.4).
+    max_usd:
+        Hard budget of this job in US dollars (0 disables the guard). Cached answers cost
+        nothing; the answer that crosses the limit is cached before the job stops, so a rerun
+        with a higher budget loses nothing.
     """
 
     def __init__(
@@ -84,6 +93,7 @@ class DecisionMaker:
         max_concurrency: int = 8,
         lenient_contract_ints: bool = False,
         retry_failed: int = 0,
+        max_usd: float = 0.0,
     ) -> None:
         self.cache = cache
         self.journal = journal
@@ -92,6 +102,7 @@ class DecisionMaker:
         self.semaphore = asyncio.Semaphore(max_concurrency)
         self.lenient_contract_ints = lenient_contract_ints
         self.retry_failed = retry_failed
+        self.max_usd = max_usd
 
     def _style_text(self, agent: Agent) -> str:
         return self.style_instructions.get(agent.style, "")
@@ -179,9 +190,15 @@ class DecisionMaker:
             if not reply.latency_s:
                 reply = Reply(**{**reply.to_json(), "latency_s": time.perf_counter() - started})
         self.stats.calls_made += 1
+        self.stats.cost_usd += reply.cost_usd
         if use_cache:
             assert self.cache is not None
             self.cache.set(key, reply.to_json())
+        if self.max_usd and self.stats.cost_usd > self.max_usd:
+            raise BudgetExceededError(
+                f"this job spent ${self.stats.cost_usd:.4f} on model calls, more than max_usd = {self.max_usd}; "
+                "raise max_usd in the config to continue (answers so far are cached)"
+            )
         return reply, key, False
 
 

@@ -81,6 +81,7 @@ def play_cell(
     journal: Journal | None = None,
     agents: list[Agent] | None = None,
     max_concurrency: int = 8,
+    max_usd: float = 0.0,
 ) -> tuple[dict[str, pl.DataFrame], CallStats]:
     """Play a cell and return its tables (conformed to the store schemas) and call counters."""
     maker = DecisionMaker(
@@ -90,6 +91,7 @@ def play_cell(
         max_concurrency=max_concurrency,
         lenient_contract_ints=bool(spec.get("compat", {}).get("lenient_contract_ints", False)),
         retry_failed=int(spec.get("retry_failed", 0)),
+        max_usd=max_usd,
     )
     ctx = build_context(spec, maker, prompts, agents)
     mechanism = get_mechanism(spec["mechanism"])
@@ -120,13 +122,23 @@ def write_parquet_atomic(frame: pl.DataFrame, path: str | Path) -> None:
     os.replace(tmp, target)
 
 
-def run_cell(spec: Mapping[str, Any], outputs: Mapping[str, str], cache_dir: str, journal_dir: str, prompts_dir: str, max_concurrency: int = 8) -> CallStats:
+def run_cell(
+    spec: Mapping[str, Any],
+    outputs: Mapping[str, str],
+    cache_dir: str,
+    journal_dir: str,
+    prompts_dir: str,
+    max_concurrency: int = 8,
+    max_usd: float = 0.0,
+) -> CallStats:
     """Snakemake entry point: play the cell and write one Parquet file per table in ``outputs``."""
     started = time.monotonic()
     journal = Journal(Path(journal_dir) / f"{spec['cell_id']}.jsonl")
     cache = ResponseCache(cache_dir)
     try:
-        tables, stats = play_cell(spec, cache, PromptLibrary(prompts_dir), journal, max_concurrency=max_concurrency)
+        tables, stats = play_cell(
+            spec, cache, PromptLibrary(prompts_dir), journal, max_concurrency=max_concurrency, max_usd=max_usd
+        )
     finally:
         journal.close()
         cache.close()
@@ -135,7 +147,7 @@ def run_cell(spec: Mapping[str, Any], outputs: Mapping[str, str], cache_dir: str
     print(
         f"[{spec['mechanism']}/{spec['game']}/r{spec['replicate']}] done in {time.monotonic() - started:.1f}s: "
         f"{stats.calls_made} model calls, {stats.cache_hits} cache hits, {stats.attempts} attempts, "
-        f"{stats.failed_decisions} failed decisions",
+        f"{stats.failed_decisions} failed decisions, ${stats.cost_usd:.4f}",
         flush=True,
     )
     return stats
