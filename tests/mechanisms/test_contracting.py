@@ -48,9 +48,20 @@ def moves(tables: dict[str, pl.DataFrame], mid: str) -> pl.DataFrame:
 
 
 def selection(tables: dict[str, pl.DataFrame], mid: str) -> dict[str, Any]:
-    row = tables["decisions"].filter((pl.col("matchup_id") == mid) & (pl.col("kind") == "selection"))
+    row = tables["selections"].filter(pl.col("matchup_id") == mid)
     assert row.height == 1
-    return json.loads(row["parsed"][0])
+    return selection_payload(row.row(0, named=True))
+
+
+def selection_payload(row: dict[str, Any]) -> dict[str, Any]:
+    """A ``selections`` row as one dict (details merged in)."""
+    return {
+        **json.loads(row["details"]),
+        "design_kind": row["design_kind"],
+        "selected_index": row["selected_index"],
+        "selected_designer": row["selected_designer"],
+        "design": json.loads(row["design"]),
+    }
 
 
 def prompt(tables: dict[str, pl.DataFrame], mid: str, kind: str, seat: int) -> str:
@@ -190,13 +201,11 @@ def test_call_counts() -> None:
             "contract_design": s * n,  # one design per seated agent
             "contract_vote": n * matchups,  # N votes per matchup
             "sign": n * matchups,  # N signatures per matchup
-            "selection": matchups,
             "action": n * matchups,
         }
         assert tables["llm_calls"].height == s * n + 3 * n * matchups
         # Active iff nobody in the matchup is the defector: 2^N of 3^N matchups.
-        sel = tables["decisions"].filter(pl.col("kind") == "selection")
-        active = sum(json.loads(p)["active"] for p in sel["parsed"])
+        active = sum(json.loads(p)["active"] for p in tables["selections"]["details"])
         assert active == 2**n
 
 
@@ -223,8 +232,9 @@ def test_malformed_bot_reasks_then_fails_its_votes() -> None:
     assert sorted(k for k, v in status.items() if v == "failed") == [
         "bot/always-cooperate|bot/malformed", "bot/malformed|bot/always-cooperate", "bot/malformed|bot/malformed"
     ]
-    later = d.filter(pl.col("kind").is_in(["sign", "selection", "action"]))
+    later = d.filter(pl.col("kind").is_in(["sign", "action"]))
     assert set(later["matchup_id"].to_list()) == {"bot/always-cooperate|bot/always-cooperate"}
+    assert tables["selections"]["matchup_id"].to_list() == ["bot/always-cooperate|bot/always-cooperate"]
     # Valid votes are stored even in a failed matchup (the cooperator's, voter × option rows).
     votes = tables["votes"].filter(pl.col("matchup_id") == "bot/always-cooperate|bot/malformed").sort("option")
     assert votes["voter_seat"].to_list() == [1, 1] and votes["approve"].to_list() == [True, False]

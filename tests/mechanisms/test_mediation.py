@@ -61,9 +61,20 @@ def moves(tables: dict[str, pl.DataFrame], mid: str) -> pl.DataFrame:
 
 
 def selection(tables: dict[str, pl.DataFrame], mid: str) -> dict[str, Any]:
-    row = tables["decisions"].filter((pl.col("matchup_id") == mid) & (pl.col("kind") == "selection"))
+    row = tables["selections"].filter(pl.col("matchup_id") == mid)
     assert row.height == 1
-    return json.loads(row["parsed"][0])
+    return selection_payload(row.row(0, named=True))
+
+
+def selection_payload(row: dict[str, Any]) -> dict[str, Any]:
+    """A ``selections`` row as one dict (details merged in)."""
+    return {
+        **json.loads(row["details"]),
+        "design_kind": row["design_kind"],
+        "selected_index": row["selected_index"],
+        "selected_designer": row["selected_designer"],
+        "design": json.loads(row["design"]),
+    }
 
 
 # ------------------------------------------------------------------------------------------------
@@ -190,11 +201,11 @@ def test_call_counts() -> None:
         assert counts == {
             "mediator_design": s * n,  # one design per seated agent
             "mediator_vote": n * matchups,  # N votes per matchup
-            "selection": matchups,
             "action": n * matchups,
         }
         assert tables["llm_calls"].height == s * n + 2 * n * matchups  # bots answer on the first attempt
         assert tables["votes"].height == n * n * matchups  # voter × option
+        assert tables["selections"].height == matchups
         assert tables["matchups"].height == matchups and (tables["matchups"]["status"] == "complete").all()
 
 
@@ -214,8 +225,8 @@ def test_vote_tiebreak_is_deterministic_per_seed() -> None:
 
     def chosen(seed: int) -> dict[str, int]:
         tables = play(bots(*roster), "public_goods", seed=seed)
-        rows = tables["decisions"].filter(pl.col("kind") == "selection")
-        return {mid: json.loads(p)["selected_index"] for mid, p in zip(rows["matchup_id"], rows["parsed"], strict=True)}
+        rows = tables["selections"]
+        return dict(zip(rows["matchup_id"], rows["selected_index"], strict=True))
 
     first, again, other = chosen(7), chosen(7), chosen(8)
     assert first == again

@@ -3,7 +3,6 @@ path, tables and store. Skipped with a reason when ../shared is absent."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -264,4 +263,3 @@ def test_markdown_marks(result: Any) -> None:
     assert line.split(" | ")[5] == "*1.083*" and line.split(" | ")[6] == "*1.500*"
     tex = (Path(result.store).parent / "aggregate.tex").read_text()
     assert r"\textbf{" in tex and r"\textcolor{gray}{" in tex and "Reputation$-$" in tex
-    _ = json

@@ -323,3 +323,55 @@ def test_not_a_data_folder(tmp_path: Path) -> None:
         import_reference(tmp_path / "empty")
     with pytest.raises(ReferenceImportError, match="missing folder"):
         import_reference(tmp_path / "nope")
+
+
+def test_ablation_folder_and_optional_evaluation_files(tmp_path: Path, make_experiment: Callable[..., Path]) -> None:
+    # ablation batches ran replicator dynamics only (spec §6): no deviation_ratings.json expected
+    folder = make_experiment(tmp_path / "ablations1_x", "repetition")
+    config = json.loads((folder / "config.json").read_text())
+    config["evaluation"]["methods"] = [m for m in config["evaluation"]["methods"] if m["type"] != "deviation_rating"]
+    (folder / "config.json").write_text(json.dumps(config))
+    (folder / "deviation_ratings.json").unlink()
+    folder.rename(folder.parent / f"ablation_abl_repetition_d08_{PD}")
+    data = import_reference(tmp_path / "ablations1_x")
+    assert set(data["scores"]["mechanism"]) == {"Repetition[repetition_d08]"}
+    assert "DR" not in set(data["released_metrics"]["metric"])
+    assert data["import_flags"].is_empty()
+
+
+def test_cli_reproduce_progress_and_exit_codes(tmp_path: Path, make_run: Callable[..., Path], capsys: pytest.CaptureFixture[str]) -> None:
+    import argparse
+
+    from coopeval.reference.cli import add_reproduce_parser, main
+
+    run = make_run(tmp_path / "run1", stems=("no_mechanism", "mediation"))
+    out = tmp_path / "out"
+    assert main(["reproduce", str(run), "--out", str(out), "--bootstrap", "20"]) == 0
+    err = capsys.readouterr().err
+    assert f"[1/2] run1/mediation_{PD}" in err and f"[2/2] run1/no_mechanism_{PD}" in err
+    assert (out / "coopeval.duckdb").is_file() and (out / "per_game.csv").is_file()
+    # the wiring function works on any sub-parser set and sets the handler
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers(dest="command")
+    add_reproduce_parser(sub)
+    args = parser.parse_args(["reproduce", str(run), "--out", str(out), "--dr-rule", "reference-vertex"])
+    assert args.handler is args.func and args.dr_rule == "reference-vertex" and args.bootstrap == 1000
+    # invalid data: exit code 2, the file is named, nothing new written
+    (run / f"mediation_{PD}" / "mediator_design.json").unlink()
+    out2 = tmp_path / "out2"
+    assert main(["reproduce", str(run), "--out", str(out2), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "mediator_design.json: missing file" in err
+    assert not out2.exists()
+
+
+def test_reproduce_two_runs_has_standard_errors(tmp_path: Path, make_experiment: Callable[..., Path]) -> None:
+    root = tmp_path / "study"
+    for run in ("run1_a", "run2_b"):
+        make_experiment(root / run, "repetition")
+    result = reproduce(root, tmp_path / "out", n_bootstrap=30, progress=None)
+    per_game = pl.read_csv(tmp_path / "out" / "per_game.csv")
+    mean_rows = per_game.filter(pl.col("metric") == "Mean")
+    assert mean_rows["se"].null_count() == 0  # two runs: se over runs (identical runs → 0)
+    assert (mean_rows["se"] == 0).all()
+    assert set(result.metrics["run"]) == {"run1_a", "run2_b"}

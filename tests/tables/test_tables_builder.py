@@ -14,7 +14,9 @@ import pytest
 from coopeval.pipeline.schemas import conform
 from coopeval.reference.schemas import conform_any
 from coopeval.tables.builder import build_tables, llm_average, standard_error
-from coopeval.tables.metrics import compute_metrics
+from coopeval.evaluation.replicator import replicator_dynamics
+from coopeval.tables.bootstrap import batched_replicator, bootstrap_group, group_rng
+from coopeval.tables.metrics import compute_metrics, observations_by_cell
 from coopeval.tables.render import format_cell, render_latex, render_markdown, write_tables
 
 A, B = "x/a(CoT)", "x/b(IO)"
@@ -176,8 +178,35 @@ def test_bootstrap_is_seeded_and_brackets_the_estimate() -> None:
     fit = cell(t1.per_game, metric="Fitness", agent=LLM)
     assert fit["ci_low"] <= fit["mean"] + 1e-9 and fit["ci_high"] >= fit["mean"] - 1e-9
     assert cell(t1.per_game, metric="DR", agent=A)["ci_low"] is None
-    t3 = build_tables(metrics, scores=scores, n_bootstrap=200, seed=8)
-    assert not t3.per_game.equals(t1.per_game)
+    runs = [list(v) for v in observations_by_cell(scores).values()]
+    r7 = bootstrap_group(runs, group_rng(7, "NoMechanism", "PrisonersDilemma"), 200)
+    r7b = bootstrap_group(runs, group_rng(7, "NoMechanism", "PrisonersDilemma"), 200)
+    r8 = bootstrap_group(runs, group_rng(8, "NoMechanism", "PrisonersDilemma"), 200)
+    assert np.array_equal(r7.mean, r7b.mean) and not np.array_equal(r7.mean, r8.mean)
+    assert r7.mean.shape == (200, 2) and r7.fitness is not None and r7.fitness.shape == (200, 2)
+
+
+def test_batched_replicator_equals_evaluation_replicator() -> None:
+    rng = np.random.default_rng(3)
+    for shape in ((5, 5), (4, 4, 4)):
+        tensors = rng.uniform(-1, 3, size=(3, *shape))
+        pops, fits = batched_replicator(tensors)
+        for b in range(3):
+            ref = replicator_dynamics(tensors[b])
+            assert np.abs(pops[b] - ref.final_population).max() < 1e-12
+            assert np.abs(fits[b] - ref.fitness).max() < 1e-12
+    # early stop per batch member: a constant game stops at once and stays uniform
+    pops, _ = batched_replicator(np.stack([np.ones((3, 3)), np.array([[1.0, 0, 0], [2, 0, 0], [0, 0, 0]])]))
+    assert np.allclose(pops[0], 1 / 3)
+
+
+def test_bootstrap_strata_keep_the_tensor_complete() -> None:
+    # one run; every resample must still give a tensor (cells fed by their own stratum only)
+    runs = [list(v) for v in observations_by_cell(_pd_scores({"r1": PD_RUN})).values()]
+    rep = bootstrap_group(runs, group_rng(1, "x"), 100)
+    assert rep.fitness is not None and np.isfinite(rep.fitness).all()
+    # self-play matchups form single-member strata, so (A, A) is always kept
+    assert np.isfinite(rep.mean).all()
 
 
 def _designs(entries: list[tuple[str, str, str, dict[str, object]]]) -> pl.DataFrame:

@@ -22,7 +22,7 @@ config.update(_validated)
 CELLS = build_cells(config, repo_root=Path(workflow.basedir))
 CELL_BY_ID = {cell["cell_id"]: cell for cell in CELLS}
 PROMPT_FILES = sorted(str(p) for p in Path(config["prompts_dir"]).glob("*.txt"))
-PLAY_TABLES = ["decisions", "llm_calls", "matchups", "designs", "votes"]
+PLAY_TABLES = ["decisions", "llm_calls", "matchups", "designs", "votes", "selections"]
 
 
 def _write_if_changed(path, text):

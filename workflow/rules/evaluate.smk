@@ -29,3 +29,24 @@ for _mechanism in config["mechanisms"]:
             f"mechanism_{_mechanism}"
         input:
             cell_files("evaluate", ["metrics", "trajectory"], _mechanism),
+
+
+DESIGN_CELLS = [c for c in CELLS if c["mechanism"] in ("Mediation", "Contracting")]
+
+
+# NS / WD of every submitted mediator and contract design (spec §8), over all design cells.
+rule design_quality:
+    input:
+        designs=[f"{cell_dir('play', c)}/designs.parquet" for c in DESIGN_CELLS],
+    output:
+        rows="results/design_quality/design_quality.parquet",
+        summary="results/design_quality/design_quality_summary.parquet",
+    log:
+        "results/logs/design_quality.log",
+    localrule: True
+    conda:
+        "../envs/coopeval.yaml"
+    params:
+        game_params={c["cell_id"]: c["game_params"] for c in DESIGN_CELLS},
+    script:
+        "../scripts/design_quality.py"

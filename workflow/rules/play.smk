@@ -11,6 +11,7 @@ rule play:
         matchups="results/play/{mechanism}/{game}/{cell}/matchups.parquet",
         designs="results/play/{mechanism}/{game}/{cell}/designs.parquet",
         votes="results/play/{mechanism}/{game}/{cell}/votes.parquet",
+        selections="results/play/{mechanism}/{game}/{cell}/selections.parquet",
     log:
         "results/logs/play/{mechanism}/{game}/{cell}.log",
     conda:

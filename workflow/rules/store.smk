@@ -6,6 +6,7 @@ rule store:
         play=cell_files("play", PLAY_TABLES),
         scores=cell_files("parse", ["scores"]),
         evaluate=cell_files("evaluate", ["metrics", "trajectory"]),
+        design_quality=rules.design_quality.output,
         cells="results/cells.tsv",
     output:
         "results/coopeval.duckdb",

@@ -50,6 +50,7 @@ class CellRecords:
     llm_calls: list[dict[str, Any]] = field(default_factory=list)
     designs: list[dict[str, Any]] = field(default_factory=list)
     votes: list[dict[str, Any]] = field(default_factory=list)
+    selections: list[dict[str, Any]] = field(default_factory=list)
 
     def add_attempts(self, outcome: DecisionOutcome, base: Mapping[str, Any]) -> None:
         """Append the outcome's attempt rows with the given identifying columns."""
@@ -170,7 +171,7 @@ def provider_seed(ctx: CellContext, pos: Mapping[str, Any]) -> int:
 def decision_row(
     ctx: CellContext,
     mechanism: str,
-    mid: str,
+    mid: str | None,
     round_: int,
     seat: int,
     agent: Agent,

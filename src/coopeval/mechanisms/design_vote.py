@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -239,7 +238,7 @@ class DesignVoteMechanism(RepeatedPlay):
                 }
             )
             # Designs belong to no matchup: matchup_id is null (as in the reference import).
-            row = decision_row(ctx, self.name, None, 0, item.seat, item.agent, fmt, item.outcome)  # type: ignore[arg-type]
+            row = decision_row(ctx, self.name, None, 0, item.seat, item.agent, fmt, item.outcome)
             records.decisions.append(row)
             records.add_attempts(item.outcome, {"matchup_id": None, "round": 0, "seat": item.seat + 1})
         return designs
@@ -345,26 +344,17 @@ class DesignVoteMechanism(RepeatedPlay):
         return Selection(self.design_kind, index, chosen.designer, chosen.design, approvals, tied)
 
     def append_selection(self, ctx: CellContext, mid: str, selection: Selection, records: CellRecords) -> None:
-        """The ``selection`` row of a voted matchup (not an agent decision: no seat, no agent)."""
-        records.decisions.append(
+        """The ``selections`` row of a voted matchup (schema in :mod:`coopeval.pipeline.schemas`)."""
+        payload = selection.as_json()
+        records.selections.append(
             {
-                "decision_id": uuid.uuid4().hex,
                 "matchup_id": mid,
-                "round": 0,
-                "seat": None,
-                "agent": None,
-                "kind": "selection",
-                "status": "ok",
-                "parsed": json.dumps(selection.as_json()),
-                "n_attempts": 0,
-                "response": None,
-                "error": None,
-                "draw": None,
-                "action": None,
-                "action_token": None,
-                "points": None,
-                "base_points": None,
-                "mediated": None,
+                "design_kind": payload.pop("design_kind"),
+                "selected_index": payload.pop("selected_index"),
+                "selected_designer": payload.pop("selected_designer"),
+                "all_signed": payload.get("all_signed"),
+                "design": json.dumps(payload.pop("design")),
+                "details": json.dumps(payload),
             }
         )
 

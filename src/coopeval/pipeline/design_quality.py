@@ -24,18 +24,9 @@ import polars as pl
 
 from coopeval.analysis.design_quality import design_checks
 from coopeval.games import Game, get_game
-from coopeval.pipeline.schemas import CELL_COLUMNS
+from coopeval.pipeline.schemas import SCHEMAS
 
-DESIGN_QUALITY_SCHEMA: dict[str, pl.DataType] = {
-    **CELL_COLUMNS,
-    "designer": pl.String(),  # seated name "<agent>#P<seat>"
-    "agent": pl.String(),
-    "seat": pl.Int64(),
-    "design_kind": pl.String(),  # "mediator" | "contract"
-    "design": pl.String(),  # JSON as stored in the designs table
-    "ns": pl.Boolean(),
-    "wd": pl.Boolean(),
-}
+DESIGN_QUALITY_SCHEMA: dict[str, pl.DataType] = SCHEMAS["design_quality"]
 """Columns of the ``design_quality`` table (one row per valid submitted design)."""
 
 DESIGN_QUALITY_SUMMARY_SCHEMA: dict[str, pl.DataType] = {

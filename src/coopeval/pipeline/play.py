@@ -29,7 +29,7 @@ from coopeval.mechanisms.decide import CallStats, DecisionMaker
 from coopeval.mechanisms.prompts import PromptLibrary
 from coopeval.pipeline.schemas import conform
 
-PLAY_TABLES = ("decisions", "llm_calls", "matchups", "designs", "votes")
+PLAY_TABLES = ("decisions", "llm_calls", "matchups", "designs", "votes", "selections")
 
 
 class Journal:

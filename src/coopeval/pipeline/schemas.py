@@ -102,6 +102,29 @@ SCHEMAS: dict[str, dict[str, pl.DataType]] = {
         "option": pl.Int64(),  # 1-based design index in seat order
         "approve": pl.Boolean(),
     },
+    # Per Mediation/Contracting matchup: the design chosen by approval vote and (Contracting)
+    # the signatures and whether the contract is active.
+    "selections": {
+        **CELL_COLUMNS,
+        "matchup_id": pl.String(),
+        "design_kind": pl.String(),  # "mediator" | "contract"
+        "selected_index": pl.Int64(),  # 1-based design index in seat order
+        "selected_designer": pl.String(),  # seated name "<agent>#P<seat>"
+        "all_signed": pl.Boolean(),  # Contracting only; null for Mediation
+        "design": pl.String(),  # JSON of the selected design
+        "details": pl.String(),  # JSON: approvals per option, tied options, signatures, rejecting seats
+    },
+    # NS / WD of every valid submitted design against the base game (spec §8).
+    "design_quality": {
+        **CELL_COLUMNS,
+        "designer": pl.String(),
+        "agent": pl.String(),
+        "seat": pl.Int64(),
+        "design_kind": pl.String(),
+        "design": pl.String(),
+        "ns": pl.Boolean(),
+        "wd": pl.Boolean(),
+    },
     # Evaluation results, long format.
     "metrics": {
         **CELL_COLUMNS,

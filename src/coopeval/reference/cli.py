@@ -8,7 +8,14 @@ path as our own runs) → tables (:func:`coopeval.tables.builder.build_tables`) 
 unless the whole import validated; every file is written atomically.
 
 Wiring: ``add_reproduce_parser(subparsers)`` registers the sub-command; its handler is
-:func:`run_reproduce` (set as the parser's ``func`` default).
+:func:`run_reproduce` (set as the parser's ``handler`` and ``func`` defaults). Exit codes: 0 ok,
+2 invalid data or arguments (nothing written), 1 evaluation failure.
+
+Why our exact deviation ratings can differ from the released ones (spec §6.4): the reference
+freezes every LP row that is tight at whatever vertex its solver (Gurobi barrier + crossover)
+returned, which over-constrains later iterations when the optimal face has several vertices;
+the result depends on solver and version. We use the unique strictest-CCE rule (face test) and
+report it as ``DR_exact``; the table's ``DR`` ingests the released ratings where they exist.
 """
 
 from __future__ import annotations
@@ -19,17 +26,15 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-import polars as pl
+from coopeval.tables.defaults import DEFAULT_RESAMPLES, DEFAULT_SEED
 
-from coopeval.evaluation.deviation import canonical_rule
-from coopeval.reference.importer import ReferenceData, ReferenceImportError, import_reference
-from coopeval.reference.schemas import conform_any
-from coopeval.reference.store import write_store
-from coopeval.tables.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
-from coopeval.tables.builder import TableSet, build_tables
-from coopeval.tables.metrics import compute_metrics
-from coopeval.tables.render import write_tables
+if TYPE_CHECKING:  # heavy modules are imported lazily so that ``coopeval --help`` stays fast
+    import polars as pl
+
+    from coopeval.reference.importer import ReferenceData
+    from coopeval.tables.builder import TableSet
 
 __all__ = ["ReproduceResult", "reproduce", "dr_comparison", "add_reproduce_parser", "run_reproduce", "STORE_NAME"]
 
@@ -69,6 +74,10 @@ def dr_comparison(metrics: pl.DataFrame, released: pl.DataFrame) -> pl.DataFrame
 
     ``equal`` is |released − strictest| ≤ 1e−9. Cells without released ratings are left out.
     """
+    import polars as pl
+
+    from coopeval.reference.schemas import conform_any
+
     ours = metrics.filter((pl.col("rule") == "strictest") & pl.col("metric").is_in(["DR", "DR_rank"]))
     rel = released.filter(pl.col("metric").is_in(["DR", "DR_rank"]))
     if ours.is_empty() or rel.is_empty():
@@ -123,6 +132,13 @@ def reproduce(
     ValueError
         On an unknown ``dr_rule``.
     """
+    from coopeval.evaluation.deviation import canonical_rule
+    from coopeval.reference.importer import import_reference
+    from coopeval.reference.store import write_store
+    from coopeval.tables.builder import build_tables
+    from coopeval.tables.metrics import compute_metrics
+    from coopeval.tables.render import write_tables
+
     rule = canonical_rule(dr_rule)
     seconds: dict[str, float] = {}
     t0 = time.perf_counter()
@@ -170,8 +186,12 @@ def reproduce(
     return ReproduceResult(store=store, files=files, data=data, metrics=metrics, tables=tables, seconds=seconds)
 
 
-def add_reproduce_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:  # type: ignore[type-arg]
-    """Register ``reproduce`` on an argparse sub-parser set; the handler is :func:`run_reproduce`."""
+def add_reproduce_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Register ``reproduce`` on an argparse sub-parser set.
+
+    The handler :func:`run_reproduce` is set as both ``handler`` and ``func`` defaults; heavy
+    modules are imported only when it runs.
+    """
     parser = subparsers.add_parser(
         "reproduce",
         help="regenerate the paper's tables from the authors' released data",
@@ -190,12 +210,22 @@ def add_reproduce_parser(subparsers: argparse._SubParsersAction) -> argparse.Arg
     parser.add_argument("--bootstrap", type=int, default=DEFAULT_RESAMPLES, help="bootstrap resamples (0 = off)")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help="bootstrap seed")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
-    parser.set_defaults(func=run_reproduce)
+    parser.set_defaults(handler=run_reproduce, func=run_reproduce)
     return parser
 
 
 def run_reproduce(args: argparse.Namespace) -> int:
-    """Handler of ``coopeval reproduce``; returns the process exit code (0 ok, 2 invalid data)."""
+    """Handler of ``coopeval reproduce``.
+
+    Returns the exit code: 0 success; 2 invalid data (missing or malformed files, each named on
+    stderr; nothing written) or bad arguments; 1 when the evaluation of valid data fails.
+    """
+    from coopeval.evaluation.deviation import DeviationRatingError
+    from coopeval.reference.importer import ReferenceImportError
+
+    if args.bootstrap < 0:
+        print("coopeval reproduce: error: --bootstrap must be >= 0", file=sys.stderr)
+        return 2
     try:
         reproduce(
             args.data_dir,
@@ -206,8 +236,11 @@ def run_reproduce(args: argparse.Namespace) -> int:
             progress=None if args.quiet else _stderr,
         )
     except ReferenceImportError as exc:
-        print(f"coopeval reproduce: {exc}", file=sys.stderr)
+        print(f"coopeval reproduce: error: {exc}", file=sys.stderr)
         return 2
+    except (DeviationRatingError, ValueError) as exc:
+        print(f"coopeval reproduce: error: evaluation failed: {exc}", file=sys.stderr)
+        return 1
     return 0
 
 

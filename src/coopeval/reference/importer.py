@@ -806,7 +806,6 @@ def _read_records(
     if cfg.mechanism_type in REPUTATION_MECHANISMS:
         _read_reputation_records(path, cfg, cell, matches, rows)
         return path.name
-    n = cfg.game.n_players
     by_key: dict[tuple[str, ...], list[_Match]] = defaultdict(list)
     for match in matches:
         by_key[match.seated].append(match)
@@ -863,7 +862,6 @@ def _read_records(
         )
     if inconsistent:
         flags.append(("records_inconsistent", f"{len(inconsistent)} line(s), first: {inconsistent[0]}"))
-    _ = n
     return path.name
 
 
@@ -982,7 +980,6 @@ def _mechanism_record(
 
 
 def _read_reputation_records(path: Path, cfg: _Config, cell: dict[str, Any], matches: list[_Match], rows: _Rows) -> None:
-    n = cfg.game.n_players
     per_round = len(cfg.roster)
     total = cfg.n_rounds * per_round
     lines = list(_iter_records(path))
@@ -1029,7 +1026,6 @@ def _read_reputation_records(path: Path, cfg: _Config, cell: dict[str, Any], mat
                 mediated=m.mediated,
                 response=m.response,
             )
-    _ = n
 
 
 # ----------------------------------------------------------------------------------------------

@@ -21,14 +21,6 @@ from coopeval.pipeline.schemas import CELL_COLUMNS, SCHEMAS
 
 REFERENCE_SCHEMAS: dict[str, dict[str, pl.DataType]] = {
     "released_metrics": dict(SCHEMAS["metrics"]),
-    "selections": {
-        **CELL_COLUMNS,
-        "matchup_id": pl.String(),
-        "design_kind": pl.String(),  # "mediator" | "contract"
-        "selected_index": pl.Int64(),  # 1-based design index in seat order
-        "selected_designer": pl.String(),  # seated name "<agent>#P<seat>"
-        "all_signed": pl.Boolean(),  # Contracting only; null for Mediation
-    },
     "experiments": {
         **CELL_COLUMNS,
         "experiment": pl.String(),  # folder name, e.g. "no_mechanism_prisoners_dilemma"

@@ -24,19 +24,25 @@ from __future__ import annotations
 
 import itertools
 import zlib
-from collections.abc import Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from coopeval.evaluation.tensor import Observation
+from coopeval.tables.defaults import DEFAULT_RESAMPLES, DEFAULT_SEED
 
-__all__ = ["DEFAULT_SEED", "DEFAULT_RESAMPLES", "CellReplicates", "batched_replicator", "bootstrap_group", "percentile_interval", "group_rng"]
+__all__ = [
+    "DEFAULT_SEED",
+    "DEFAULT_RESAMPLES",
+    "CellReplicates",
+    "batched_replicator",
+    "bootstrap_group",
+    "bootstrap_groups",
+    "percentile_interval",
+    "group_rng",
+]
 
-DEFAULT_SEED = 20260415
-"""Default bootstrap seed (any fixed integer; recorded in the table metadata)."""
-
-DEFAULT_RESAMPLES = 1000
 
 
 def group_rng(seed: int, *labels: str) -> np.random.Generator:
@@ -149,6 +155,104 @@ def _weights(strata: Sequence[Sequence[int]], m: int, replicates: int, rng: np.r
     return w
 
 
+@dataclass
+class _Pending:
+    """Resampled Means and the tensors still waiting for the (batched) replicator."""
+
+    agents: tuple[str, ...]
+    n_runs: int
+    mean: np.ndarray
+    complete: bool
+    tensors: list[tuple[np.ndarray, np.ndarray]]  # (replicate index per row, tensors (k, S, …, S))
+
+
+def _resample(
+    runs: Sequence[Sequence[Observation]], rng: np.random.Generator, n_resamples: int
+) -> _Pending:
+    if not runs or any(len(r) == 0 for r in runs):
+        raise ValueError("bootstrap_group: every run needs at least one matchup")
+    agents = tuple(sorted({a for run in runs for obs in run for a in obs[0]}))
+    designs = [_run_design(run, agents) for run in runs]
+    if len({d["n_seats"] for d in designs}) != 1:
+        raise ValueError("bootstrap_group: runs have different seat counts")
+    n_runs = len(runs)
+    size = len(agents)
+    run_choice = rng.integers(0, n_runs, size=(n_resamples, n_runs))
+    mean_acc = np.zeros((n_resamples, size))
+    metagame = int(designs[0]["n_seats"]) >= 2  # type: ignore[call-overload]
+    complete = metagame and all((np.asarray(d["tensor_cnt"]).sum(axis=0) > 0).all() for d in designs)
+    tensors: list[tuple[np.ndarray, np.ndarray]] = []
+    for r, d in enumerate(designs):
+        chosen = np.argwhere(run_choice == r)  # (replicate, copy) pairs drawing this run
+        if len(chosen) == 0:
+            continue
+        # each drawn (replicate, copy) pair gets its own matchup resample
+        w = _weights(d["strata"], int(d["m"]), len(chosen), rng)  # type: ignore[arg-type, call-overload]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = (w @ d["mean_sum"]) / (w @ d["mean_cnt"])  # type: ignore[operator]
+        np.add.at(mean_acc, chosen[:, 0], mean)
+        if complete:
+            sums = w @ d["tensor_sum"]  # type: ignore[operator]
+            cnts = w @ d["tensor_cnt"]  # type: ignore[operator]
+            shape = (len(w),) + (size,) * int(d["n_seats"])  # type: ignore[call-overload]
+            tensors.append((chosen[:, 0], (sums / cnts).reshape(shape)))
+    return _Pending(agents, n_runs, mean_acc / n_runs, complete, tensors)
+
+
+def bootstrap_groups(
+    groups: Mapping[Hashable, tuple[Sequence[Sequence[Observation]], np.random.Generator]],
+    n_resamples: int = DEFAULT_RESAMPLES,
+    steps: int = 1000,
+    lr: float = 0.1,
+) -> dict[Hashable, CellReplicates]:
+    """Bootstrap several (mechanism, game) groups; the replicator runs once per tensor shape.
+
+    Parameters
+    ----------
+    groups:
+        Key → (one observation list per run, generator). Every group draws from its own
+        generator, so results do not depend on which other groups are present.
+    n_resamples, steps, lr:
+        As in :func:`bootstrap_group`.
+
+    Returns
+    -------
+    dict
+        Key → :class:`CellReplicates`.
+
+    Raises
+    ------
+    ValueError
+        As :func:`bootstrap_group`.
+    """
+    pending = {key: _resample(runs, rng, n_resamples) for key, (runs, rng) in groups.items()}
+    by_shape: dict[tuple[int, ...], list[tuple[Hashable, int]]] = {}
+    for key, p in pending.items():
+        for part, (_, t) in enumerate(p.tensors):
+            by_shape.setdefault(t.shape[1:], []).append((key, part))
+    fit_acc = {key: np.zeros((n_resamples, len(p.agents))) for key, p in pending.items()}
+    pop_acc = {key: np.zeros(n_resamples) for key in pending}
+    for parts in by_shape.values():
+        batch = np.concatenate([pending[key].tensors[part][1] for key, part in parts])
+        pops, fits = batched_replicator(batch, steps=steps, lr=lr)
+        offset = 0
+        for key, part in parts:
+            rows, t = pending[key].tensors[part]
+            pop, fit = pops[offset : offset + len(t)], fits[offset : offset + len(t)]
+            offset += len(t)
+            np.add.at(fit_acc[key], rows, fit)
+            np.add.at(pop_acc[key], rows, np.einsum("bi,bi->b", pop, fit))
+    return {
+        key: CellReplicates(
+            agents=p.agents,
+            mean=p.mean,
+            fitness=fit_acc[key] / p.n_runs if p.complete else None,
+            population_fitness=pop_acc[key] / p.n_runs if p.complete else None,
+        )
+        for key, p in pending.items()
+    }
+
+
 def bootstrap_group(
     runs: Sequence[Sequence[Observation]],
     rng: np.random.Generator,
@@ -173,50 +277,14 @@ def bootstrap_group(
     Returns
     -------
     CellReplicates
+        Fitness fields are None for one-seat data or when a run's tensor has empty cells.
 
     Raises
     ------
     ValueError
         On no runs, an empty run, or runs with different seat counts.
     """
-    if not runs or any(len(r) == 0 for r in runs):
-        raise ValueError("bootstrap_group: every run needs at least one matchup")
-    agents = tuple(sorted({a for run in runs for obs in run for a in obs[0]}))
-    designs = [_run_design(run, agents) for run in runs]
-    if len({d["n_seats"] for d in designs}) != 1:
-        raise ValueError("bootstrap_group: runs have different seat counts")
-    n_runs = len(runs)
-    size = len(agents)
-    run_choice = rng.integers(0, n_runs, size=(n_resamples, n_runs))
-    mean_acc = np.zeros((n_resamples, size))
-    fit_acc = np.zeros((n_resamples, size))
-    pop_acc = np.zeros(n_resamples)
-    metagame = designs[0]["n_seats"] >= 2  # type: ignore[operator]
-    complete = metagame and all(
-        (np.asarray(d["tensor_cnt"]).sum(axis=0) > 0).all() for d in designs
-    )
-    for r, d in enumerate(designs):
-        chosen = np.argwhere(run_choice == r)  # (replicate, copy) pairs drawing this run
-        if len(chosen) == 0:
-            continue
-        # each drawn (replicate, copy) pair gets its own matchup resample
-        w = _weights(d["strata"], int(d["m"]), len(chosen), rng)  # type: ignore[arg-type]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            mean = (w @ d["mean_sum"]) / (w @ d["mean_cnt"])  # type: ignore[operator]
-        np.add.at(mean_acc, chosen[:, 0], mean)
-        if complete:
-            sums = w @ d["tensor_sum"]  # type: ignore[operator]
-            cnts = w @ d["tensor_cnt"]  # type: ignore[operator]
-            tensors = (sums / cnts).reshape((len(w),) + (size,) * int(d["n_seats"]))  # type: ignore[call-overload]
-            pop, fit = batched_replicator(tensors, steps=steps, lr=lr)
-            np.add.at(fit_acc, chosen[:, 0], fit)
-            np.add.at(pop_acc, chosen[:, 0], np.einsum("bi,bi->b", pop, fit))
-    return CellReplicates(
-        agents=agents,
-        mean=mean_acc / n_runs,
-        fitness=fit_acc / n_runs if complete else None,
-        population_fitness=pop_acc / n_runs if complete else None,
-    )
+    return bootstrap_groups({0: (runs, rng)}, n_resamples, steps, lr)[0]
 
 
 def percentile_interval(replicates: np.ndarray, level: float = 0.95) -> tuple[float, float]:

@@ -35,7 +35,7 @@ from coopeval.tables.bootstrap import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     CellReplicates,
-    bootstrap_group,
+    bootstrap_groups,
     group_rng,
     percentile_interval,
 )
@@ -206,16 +206,14 @@ def _bootstrap(
 ) -> dict[tuple[str, str], CellReplicates]:
     cells = observations_by_cell(scores)
     groups: dict[tuple[str, str], dict[str, list]] = {}  # type: ignore[type-arg]
-    for (cell_id, _source, run, mech, game), observations in cells.items():
+    for (_cell_id, _source, run, mech, game), observations in cells.items():
         groups.setdefault((mech, game), {}).setdefault(run, []).extend(observations)
-        _ = cell_id
-    out = {}
-    for (mech, game), runs in groups.items():
-        rng = group_rng(seed, mech, game)
-        out[(mech, game)] = bootstrap_group([runs[r] for r in sorted(runs)], rng, n_resamples, steps, lr)
-        if progress is not None:
-            progress(f"bootstrap {mech}/{game}: {n_resamples} resamples over {len(runs)} run(s)")
-    return out
+    if progress is not None:
+        progress(f"bootstrap: {n_resamples} resamples for {len(groups)} (mechanism, game) group(s)")
+    work = {
+        key: ([runs[r] for r in sorted(runs)], group_rng(seed, *key)) for key, runs in groups.items()
+    }
+    return bootstrap_groups(work, n_resamples, steps, lr)  # type: ignore[return-value]
 
 
 def _replicates(rep: CellReplicates | None, metric: str, agent: str) -> np.ndarray | None:
