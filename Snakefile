@@ -17,6 +17,7 @@ include: "workflow/rules/play.smk"
 include: "workflow/rules/evaluate.smk"
 include: "workflow/rules/store.smk"
 include: "workflow/rules/figures.smk"
+include: "workflow/rules/tables.smk"
 
 
 rule all:
@@ -25,3 +26,4 @@ rule all:
         "results/coopeval.duckdb",
         "results/checks/failures.txt",
         figure_files(),
+        TABLE_FILES,

@@ -199,7 +199,13 @@ def run_evaluate(args: argparse.Namespace) -> int:
 # entry point
 # --------------------------------------------------------------------------------------------
 
-SUBCOMMANDS: list[Callable[[Any], None]] = [add_evaluate_parser]
+def _add_reproduce_parser(subparsers: Any) -> None:
+    from coopeval.reference.cli import add_reproduce_parser
+
+    add_reproduce_parser(subparsers)
+
+
+SUBCOMMANDS: list[Callable[[Any], None]] = [add_evaluate_parser, _add_reproduce_parser]
 """Functions that each add one subcommand to the ``coopeval`` parser."""
 
 

@@ -20,7 +20,7 @@ from coopeval.analysis.design_quality import (
     parse_contract,
     parse_mediator,
 )
-from coopeval.games import get_game
+from coopeval.games import Game, get_game
 
 PD, PGG, TD, TG, SH = (get_game(k) for k in ("prisoners_dilemma", "public_goods", "travellers_dilemma", "trust_game", "stag_hunt"))
 RUN1 = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "coopeval_run1"
@@ -58,7 +58,7 @@ def test_contract_payoffs_transfer_rule() -> None:
         (TG, {"A0": 6, "A1": 0}, False, False),
     ],
 )
-def test_contract_hand_cases(game, contract, ns: bool, wd: bool) -> None:  # type: ignore[no-untyped-def]
+def test_contract_hand_cases(game: Game, contract: dict[str, int], ns: bool, wd: bool) -> None:
     assert contract_ns(game, contract) is ns
     assert contract_wd(game, contract) is wd
 
@@ -114,13 +114,13 @@ def test_mediator_payoffs_resolution() -> None:
         (TG, {1: "A1", 2: "A0"}, True, False),
     ],
 )
-def test_mediator_hand_cases(game, mapping, ns: bool, wd: bool) -> None:  # type: ignore[no-untyped-def]
+def test_mediator_hand_cases(game: Game, mapping: dict[int, str], ns: bool, wd: bool) -> None:
     assert mediator_ns(game, mapping) is ns
     assert mediator_wd(game, mapping) is wd
 
 
 @pytest.mark.parametrize("game", [TD, TG, SH])
-def test_no_weakly_dominant_mediator_exists(game) -> None:  # type: ignore[no-untyped-def]
+def test_no_weakly_dominant_mediator_exists(game: Game) -> None:
     # Paper Fig. 18: for Traveller's and Trust no mediator design is WD (theoretically impossible)
     for values in itertools.product(range(game.n_actions), repeat=game.n_players):
         mapping = {d + 1: v for d, v in enumerate(values)}
@@ -161,7 +161,7 @@ def _run1_design(experiment: str, designer: str) -> dict[str, object]:
     return json.loads(path.read_text())[designer]  # type: ignore[no-any-return]
 
 
-def _tokens(game, contract: dict[str, int]) -> dict[str, int]:  # type: ignore[no-untyped-def]
+def _tokens(game: Game, contract: dict[str, int]) -> dict[str, int]:
     return {f"A{game.enum_members.index(k.split('.', 1)[1])}": v for k, v in contract.items()}
 
 
@@ -182,7 +182,7 @@ def _tokens(game, contract: dict[str, int]) -> dict[str, int]:  # type: ignore[n
         ("contracting_trust_game", "anthropic/claude-sonnet-4.5(CoT)#P1", TG, False, False),
     ],
 )
-def test_run1_contracts(experiment: str, designer: str, game, ns: bool, wd: bool) -> None:  # type: ignore[no-untyped-def]
+def test_run1_contracts(experiment: str, designer: str, game: Game, ns: bool, wd: bool) -> None:
     contract = _tokens(game, _run1_design(experiment, designer)["contract"])  # type: ignore[arg-type]
     assert contract_ns(game, contract) is ns
     assert contract_wd(game, contract) is wd
@@ -197,7 +197,7 @@ def test_run1_contracts(experiment: str, designer: str, game, ns: bool, wd: bool
         ("mediation_prisoners_dilemma", "openai/gpt-4o-2024-05-13(CoT)#P1", PD, False, False),
     ],
 )
-def test_run1_mediators(experiment: str, designer: str, game, ns: bool, wd: bool) -> None:  # type: ignore[no-untyped-def]
+def test_run1_mediators(experiment: str, designer: str, game: Game, ns: bool, wd: bool) -> None:
     pairs = _run1_design(experiment, designer)["mediator"]
     mapping = {k: game.enum_members.index(v.split(".", 1)[1]) for k, v in pairs}  # type: ignore[union-attr]
     assert mediator_ns(game, mapping) is ns

@@ -262,6 +262,8 @@ MALFORMED = [
      "does not match the folder name"),
     ("no_mechanism", "config.json", lambda p: _corrupt(p, lambda d: {**d, "game": {"type": "PrisonersDilemma", "kwargs": {"payoff_matrix": {"CC": [3, 3], "CD": [0, 3], "DC": [3, 0], "DD": [1, 1]}}}}),
      "payoff_matrix['CC']"),
+    ("no_mechanism", "config.json", lambda p: _corrupt(p, lambda d: {**d, "agents": [{**d["agents"][0], "type": "FooAgent"}, d["agents"][1]]}),
+     "agents[0]"),
     ("no_mechanism", "records.jsonl", lambda p: p.write_text("\n".join(_bad_enum(p.read_text().splitlines())) + "\n"), "expected one of PrisonersDilemmaAction.COOPERATE"),
     ("no_mechanism", "records.jsonl", lambda p: p.write_text("\n".join(_bad_points(p.read_text().splitlines())) + "\n"), "differ from matchup_payoffs.json"),
     ("no_mechanism", "records.jsonl", lambda p: p.write_text("\n".join(p.read_text().splitlines()[1:]) + "\n"), "expected one line per match"),
@@ -375,3 +377,13 @@ def test_reproduce_two_runs_has_standard_errors(tmp_path: Path, make_experiment:
     assert mean_rows["se"].null_count() == 0  # two runs: se over runs (identical runs → 0)
     assert (mean_rows["se"] == 0).all()
     assert set(result.metrics["run"]) == {"run1_a", "run2_b"}
+
+
+def test_selection_details_match_our_runs_payload(tmp_path: Path, make_experiment: Callable[..., Path]) -> None:
+    make_experiment(tmp_path / "r1", "contracting")
+    sel = import_reference(tmp_path / "r1")["selections"]
+    row = sel.filter(pl.col("all_signed").not_()).row(0, named=True)
+    details = json.loads(row["details"])
+    assert details["approvals"] == [2, 2] and details["tied_options"] == [1, 2]
+    assert details["signatures"] == [False, True] and details["rejecting_seats"] == [1] and details["active"] is False
+    assert json.loads(row["design"]) == {"A0": 2, "A1": 0}

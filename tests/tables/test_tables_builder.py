@@ -277,3 +277,35 @@ def test_rendering_and_csv_columns(tmp_path: Path) -> None:
     assert format_cell(1.23456, None, "Mean") == "1.235"
     assert format_cell(2.25, 0.125, "DR") == "2.2 ± 0.1"
     assert format_cell(None, None, "NS") == "–"
+
+
+def test_design_quality_table_input_uses_its_ns_wd_columns() -> None:
+    # the pipeline's design_quality table (ns/wd precomputed) gives the same cells as designs
+    zero = {"A0": 0, "A1": 0}
+    entries = [("Contracting", g, A, {**zero, "A2": 0, "A3": 0} if g == "TravellersDilemma" else zero) for g in GAMES]
+    designs = _designs(entries)
+    pre = designs.with_columns(pl.lit(True).alias("ns"), pl.lit(False).alias("wd")).drop("status")
+    metrics = metrics_frame(rows("r1", "Contracting", "PrisonersDilemma", "Mean", {A: 1.0}))
+    from_designs = build_tables(metrics, designs=designs, n_bootstrap=0).design_quality
+    from_table = build_tables(metrics, designs=pre, n_bootstrap=0).design_quality
+    assert cell(from_designs, metric="NS", agent=A)["mean"] == 0.0  # no contract: not NS
+    assert cell(from_table, metric="NS", agent=A)["mean"] == 100.0 and cell(from_table, metric="WD", agent=A)["mean"] == 0.0
+
+
+def test_builder_accepts_the_pipeline_evaluate_stage_output() -> None:
+    # our own runs: metrics come from coopeval.pipeline.evaluate.evaluate_cell (extra LLM Average
+    # and note rows); the builder must give the same cells as for compute_metrics
+    from coopeval.pipeline.evaluate import evaluate_cell
+
+    scores = _pd_scores({"r1": PD_RUN, "r2": {k: (v[0] + 0.5, v[1]) for k, v in PD_RUN.items()}})
+    frames = []
+    for run in ("r1", "r2"):
+        s = scores.filter(pl.col("run") == run)
+        matchups = s.select("matchup_id").unique().with_columns(pl.lit("complete").alias("status"))
+        ids = {"cell_id": f"{run}/nm", "source": "ours", "run": run, "mechanism": "NoMechanism", "game": "PrisonersDilemma"}
+        metrics, _ = evaluate_cell(s, matchups, ids)
+        frames.append(metrics)
+    pipeline = build_tables(pl.concat(frames), n_bootstrap=0).per_game
+    ours = build_tables(compute_metrics(scores), n_bootstrap=0).per_game
+    cols = ["metric", "agent", "mean", "se", "rank"]
+    assert pipeline.select(cols).sort(["metric", "agent"]).equals(ours.select(cols).sort(["metric", "agent"]))

@@ -52,7 +52,6 @@ def build_cells(config: Mapping[str, Any], repo_root: Path | None = None) -> lis
     prompts_dir = Path(config["prompts_dir"])
     prompts = PromptLibrary(prompts_dir if prompts_dir.is_absolute() else root / prompts_dir)
     prompt_hash = prompts.content_hash()
-    agents = [agent_spec(a) for a in config["agents"]]
     cells = []
     runs: list[tuple[str, str, dict[str, Any]]] = []
     for mechanism in config["mechanisms"]:
@@ -62,6 +61,9 @@ def build_cells(config: Mapping[str, Any], repo_root: Path | None = None) -> lis
             if variant["mechanism"] == mechanism:
                 runs.append((mechanism, variant["name"], {**params, **variant["params"]}))
     for mechanism, variant_name, params in runs:
+        agents = [agent_spec(a) for a in config["agents"] if mechanism in a.get("mechanisms", [mechanism])]
+        if not agents:
+            continue
         for game in config["games"]:
             for replicate in range(1, int(config["replicates"]) + 1):
                 spec = {

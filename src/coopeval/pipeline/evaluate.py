@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from coopeval.evaluation.deviation import deviation_ratings, rank_with_ties
+from coopeval.evaluation.deviation import canonical_rule, deviation_ratings, rank_with_ties
 from coopeval.evaluation.replicator import replicator_dynamics
 from coopeval.evaluation.tensor import build_payoff_tensor, mean_payoff
 from coopeval.pipeline.schemas import conform
@@ -74,11 +74,13 @@ def evaluate_cell(
                 add(agent, "FinalPopulation", float(rd.final_population[i]))
             add(LLM_AVERAGE, "Fitness", float(rd.population_weighted_fitness))
             if len(agents) > 1:
-                dr = deviation_ratings(tensor, rule=dr_rule)
-                ranks = rank_with_ties(list(dr.ratings))
-                for i, agent in enumerate(agents):
-                    add(agent, "DR", float(dr.ratings[i]), dr.rule)
-                    add(agent, "DR_rank", float(ranks[i]), dr.rule)
+                # The exact rule always; the configured compatibility rule in addition.
+                for rule in dict.fromkeys(["strictest", canonical_rule(dr_rule)]):
+                    dr = deviation_ratings(tensor, rule=rule)
+                    ranks = rank_with_ties(list(dr.ratings))
+                    for i, agent in enumerate(agents):
+                        add(agent, "DR", float(dr.ratings[i]), dr.rule)
+                        add(agent, "DR_rank", float(ranks[i]), dr.rule)
             history = rd.history
             steps_idx = np.repeat(np.arange(history.shape[0]), len(agents))
             trajectory = pl.DataFrame(

@@ -3,8 +3,8 @@
 Reads one run folder (experiment folders such as ``no_mechanism_prisoners_dilemma/``) or a folder
 of run folders (each run = one replicate) into polars frames with the schemas of our own runs
 (:mod:`coopeval.pipeline.schemas`: ``matchups``, ``scores``, ``decisions``, ``designs``,
-``votes``) plus the reference-only tables of :mod:`coopeval.reference.schemas`
-(``released_metrics``, ``selections``, ``experiments``, ``import_flags``). Every row carries
+``votes``, ``selections``) plus the reference-only tables of :mod:`coopeval.reference.schemas`
+(``released_metrics``, ``experiments``, ``import_flags``). Every row carries
 ``source = "reference"``, ``run`` = the run folder name and ``cell_id`` =
 ``"<run>/<experiment folder>"``.
 
@@ -38,6 +38,7 @@ from typing import Any
 import polars as pl
 
 from coopeval.evaluation.deviation import rank_with_ties
+from coopeval.evaluation.metagame import reference_type_string
 from coopeval.evaluation.scores import discounted_average
 from coopeval.games import Game, get_game
 from coopeval.games.definitions import public_goods, travellers_dilemma
@@ -99,7 +100,6 @@ IMPORTED_TABLES = (
 )
 """Tables returned by :func:`import_reference`, in write order."""
 
-_PROMPTING = {"CoTAgent": "CoT", "IOAgent": "IO"}
 _SEATED = re.compile(r"^(?P<agent>.+)#P(?P<seat>[1-9][0-9]*)$")
 _RUN_NUMBER = re.compile(r"run(\d+)")
 _POINT_TOL = 1e-9
@@ -263,6 +263,8 @@ def _number(value: Any, path: Path, where: str) -> float:
 def agent_type_string(config: Any) -> str:
     """Type string ``"{llm.model}({CoT|IO})"`` of a reference agent config (spec §1).
 
+    Delegates to :func:`coopeval.evaluation.metagame.reference_type_string`.
+
     Raises
     ------
     ValueError
@@ -270,14 +272,7 @@ def agent_type_string(config: Any) -> str:
     """
     if not isinstance(config, Mapping):
         raise ValueError(f"agent config {config!r} is not an object")
-    llm = config.get("llm")
-    model = llm.get("model") if isinstance(llm, Mapping) else None
-    if not isinstance(model, str) or not model:
-        raise ValueError("agent config lacks llm.model")
-    kind = config.get("type")
-    if kind not in _PROMPTING:
-        raise ValueError(f"agent config type {kind!r}; expected CoTAgent or IOAgent")
-    return f"{model}({_PROMPTING[kind]})"
+    return reference_type_string(config)
 
 
 def _seated(name: Any, roster: Sequence[str], n_players: int, path: Path, where: str) -> tuple[str, int]:
@@ -885,6 +880,7 @@ def _mechanism_record(
     if not isinstance(votes, list) or len(votes) != n:
         raise _FileError(path, f"{where}.votes must list {n} voter entries")
     voters = set()
+    counts = [0] * n  # approvals per option (design index in seat order)
     for i, vote in enumerate(votes):
         vwhere = f"{where}.votes[{i}]"
         if not isinstance(vote, Mapping) or "voter_name" not in vote or not isinstance(vote.get("votes"), Mapping):
@@ -902,6 +898,7 @@ def _mechanism_record(
         if set(approvals) != set(range(1, n + 1)):
             raise _FileError(path, f"{vwhere}.votes must have exactly the keys '1'..'{n}'")
         for option in range(1, n + 1):
+            counts[option - 1] += approvals[option]
             rows.add("votes", **cell, matchup_id=match.matchup_id, voter_seat=seat, agent=agent, option=option, approve=approvals[option])
         rows.add(
             "decisions",
@@ -925,11 +922,11 @@ def _mechanism_record(
     if designer != match.seated[index - 1]:
         raise _FileError(path, f"{where}.{name_key} is {designer!r}; expected {match.seated[index - 1]!r} (seat {index})")
     all_signed: bool | None = None
+    agrees: list[bool] = []
     if not mediation:
         signatures = record.get("signatures")
         if not isinstance(signatures, Mapping) or set(signatures) != set(match.seated):
             raise _FileError(path, f"{where}.signatures must map each player of the matchup to {{'agree': bool, 'trace_id'}}")
-        agrees = []
         for name in match.seated:
             sig = signatures[name]
             if not isinstance(sig, Mapping) or not isinstance(sig.get("agree"), bool):
@@ -951,6 +948,13 @@ def _mechanism_record(
         all_signed = record.get("all_signed")
         if not isinstance(all_signed, bool) or all_signed != all(agrees):
             raise _FileError(path, f"{where}.all_signed is {all_signed!r}; expected {all(agrees)} (every signature agrees)")
+    # Same payload as our own runs' selections (approvals per option, tied options, signatures).
+    tied = [k + 1 for k, c in enumerate(counts) if c == max(counts)]
+    details: dict[str, Any] = {"approvals": counts, "tied_options": tied}
+    if not mediation:
+        details.update(signatures=agrees, all_signed=all_signed, active=all_signed,
+                       rejecting_seats=[s + 1 for s, ok in enumerate(agrees) if not ok])
+    design = designs.get(designer)
     rows.add(
         "selections",
         **cell,
@@ -959,9 +963,12 @@ def _mechanism_record(
         selected_index=index,
         selected_designer=designer,
         all_signed=all_signed,
+        design=None if design is None else json.dumps(design),
+        details=json.dumps(details),
     )
-    # Consistency of the recorded outcome with the selected design (flagged, not fatal).
-    design = designs.get(designer)
+    # Consistency of the recorded outcome with the vote and the selected design (flagged, not fatal).
+    if index not in tied:
+        inconsistent.append(f"{where}: selected design {index} is not among the most approved {tied}")
     profile = tuple(m.action for m in moves)
     base = game.payoffs(profile)
     if mediation:

@@ -4,8 +4,7 @@
 * ``released_metrics``: the released summary values, same columns as ``metrics`` with
   ``rule = "released"`` (metrics Mean, Fitness, FinalPopulation, DR, DR_rank), kept apart from
   the values our evaluation recomputes so the two can be compared.
-* ``selections``: per Mediation/Contracting matchup, the selected design and (Contracting)
-  whether every player signed.
+* (``selections`` is a pipeline table, :mod:`coopeval.pipeline.schemas`; imports fill it too.)
 * ``experiments``: one row per imported experiment folder.
 * ``import_flags``: known issues and consistency findings per experiment (e.g. the released DR
   files that even the authors' own code does not reproduce, spec §6.4; missing records).

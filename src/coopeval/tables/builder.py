@@ -7,7 +7,8 @@ Inputs are frames, never files, so the Snakemake rule for our own runs and
 * ``released`` (optional): released summary values (``released_metrics``); when a cell has
   released ``DR_rank`` rows, the table's ``DR`` uses them;
 * ``scores`` (optional): the ``scores`` table, for the bootstrap intervals;
-* ``designs`` (optional): the ``designs`` table, for the design-quality table.
+* ``designs`` (optional): the ``designs`` table (or the ``design_quality`` table with its
+  ``ns``/``wd`` columns), for the design-quality table.
 
 Derivation (spec §7): per-run values → mean over runs ± standard error
 √(Σ(x − x̄)²/(n − 1)/n) for the per-game table (raw payoffs); the aggregate table normalises the
@@ -264,7 +265,8 @@ def build_tables(
     scores:
         Optional ``scores`` frame; enables the bootstrap intervals of Mean and Fitness.
     designs:
-        Optional ``designs`` frame; enables the design-quality table.
+        Optional ``designs`` frame (NS/WD computed here, spec §8) or ``design_quality`` frame
+        (its ``ns``/``wd`` columns are used as they are); enables the design-quality table.
     dr_rule:
         Rule whose ``DR_rank`` is used for ``DR`` where no released ratings exist.
     games:
@@ -414,16 +416,19 @@ def build_tables(
 def _design_rows(
     designs: pl.DataFrame, games: Sequence[str], game_of: Callable[[str], Game], agent_order: Sequence[str]
 ) -> list[dict[str, object]]:
-    usable = designs.filter(
-        (pl.col("status").is_null() | (pl.col("status") == "ok")) & pl.col("game").is_in(list(games))
-    )
-    # rates[(mechanism, metric)][agent][game] = share of designs passing
+    usable = designs.filter(pl.col("game").is_in(list(games)))
+    if "status" in usable.columns:
+        usable = usable.filter(pl.col("status").is_null() | (pl.col("status") == "ok"))
+    precomputed = "ns" in usable.columns and "wd" in usable.columns  # a ``design_quality`` table
     passes: dict[tuple[str, str, str, str], list[bool]] = {}
     for row in usable.iter_rows(named=True):
         kind = _DESIGN_MECHANISMS.get(row["mechanism"])
         if kind is None or row["design_kind"] != kind:
             continue
-        checks = design_checks(game_of(row["game"]), kind, row["design"])
+        if precomputed:
+            checks = {"NS": bool(row["ns"]), "WD": bool(row["wd"])}
+        else:
+            checks = design_checks(game_of(row["game"]), kind, row["design"])
         for metric in ("NS", "WD"):
             passes.setdefault((row["mechanism"], metric, row["agent"], row["game"]), []).append(checks[metric])
     rows: list[dict[str, object]] = []

@@ -1,0 +1,89 @@
+"""Small summary frames describing a run, for the report's overview page: decisions and failures
+per mechanism, game and kind; calls, tokens and cost per model; judge outcomes.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+__all__ = ["decision_counts", "failed_decisions", "judge_summary", "model_usage"]
+
+
+def decision_counts(decisions: pl.DataFrame) -> pl.DataFrame:
+    """Per (mechanism, game, kind): ``decisions``, ``failed`` and ``attempts`` (re-asks included)."""
+    schema = {"mechanism": pl.String, "game": pl.String, "kind": pl.String, "decisions": pl.Int64, "failed": pl.Int64, "attempts": pl.Int64}
+    if decisions.height == 0:
+        return pl.DataFrame(schema=schema)
+    return (
+        decisions.group_by("mechanism", "game", "kind")
+        .agg(
+            pl.len().cast(pl.Int64).alias("decisions"),
+            (pl.col("status") == "failed").sum().cast(pl.Int64).alias("failed"),
+            pl.col("n_attempts").sum().cast(pl.Int64).alias("attempts"),
+        )
+        .sort("mechanism", "game", "kind")
+    )
+
+
+def failed_decisions(decisions: pl.DataFrame, limit: int = 50) -> pl.DataFrame:
+    """The first ``limit`` failed decisions with where they happened and the last error."""
+    columns = ["mechanism", "game", "matchup_id", "round", "seat", "agent", "kind", "n_attempts", "error"]
+    failed = decisions.filter(pl.col("status") == "failed")
+    return failed.sort("mechanism", "game", "matchup_id", "round", "seat").select(columns).head(limit)
+
+
+def model_usage(llm_calls: pl.DataFrame) -> pl.DataFrame:
+    """Per (model, role): call attempts, cache hits, invalid answers, tokens and cost.
+
+    ``role`` is ``judge`` for judge calls and ``player`` otherwise. ``cost_usd`` prices every
+    answer used (cached ones at the price paid when they were first received); ``new_cost_usd``
+    only the answers received in this run (cache misses).
+    """
+    schema = {
+        "model": pl.String,
+        "role": pl.String,
+        "attempts": pl.Int64,
+        "cache_hits": pl.Int64,
+        "invalid": pl.Int64,
+        "prompt_tokens": pl.Int64,
+        "completion_tokens": pl.Int64,
+        "cost_usd": pl.Float64,
+        "new_cost_usd": pl.Float64,
+    }
+    if llm_calls.height == 0:
+        return pl.DataFrame(schema=schema)
+    calls = llm_calls.with_columns(
+        pl.when(pl.col("kind") == "judge").then(pl.lit("judge")).otherwise(pl.lit("player")).alias("role"),
+        pl.col("cost_usd").fill_null(0.0),
+        pl.col("cache_hit").fill_null(False),
+    )
+    return (
+        calls.group_by("model", "role")
+        .agg(
+            pl.len().cast(pl.Int64).alias("attempts"),
+            pl.col("cache_hit").sum().cast(pl.Int64).alias("cache_hits"),
+            (pl.col("error").fill_null("") != "").sum().cast(pl.Int64).alias("invalid"),
+            pl.col("prompt_tokens").fill_null(0).sum().cast(pl.Int64).alias("prompt_tokens"),
+            pl.col("completion_tokens").fill_null(0).sum().cast(pl.Int64).alias("completion_tokens"),
+            pl.col("cost_usd").sum().alias("cost_usd"),
+            pl.col("cost_usd").filter(~pl.col("cache_hit")).sum().alias("new_cost_usd"),
+        )
+        .select(list(schema))
+        .sort("role", "model")
+    )
+
+
+def judge_summary(judgements: pl.DataFrame) -> pl.DataFrame:
+    """Per (judge model, mechanism): judged decisions, failed judgements, mean confidence."""
+    schema = {"judge_model": pl.String, "mechanism": pl.String, "judged": pl.Int64, "failed": pl.Int64, "mean_confidence": pl.Float64}
+    if judgements.height == 0:
+        return pl.DataFrame(schema=schema)
+    return (
+        judgements.group_by("judge_model", "mechanism")
+        .agg(
+            pl.len().cast(pl.Int64).alias("judged"),
+            (pl.col("status") == "failed").sum().cast(pl.Int64).alias("failed"),
+            pl.col("confidence").filter(pl.col("status") == "ok").mean().alias("mean_confidence"),
+        )
+        .sort("judge_model", "mechanism")
+    )

@@ -1,0 +1,16 @@
+"""Snakemake adapter: `coopeval reproduce` on the released data folder in config `reference_data`."""
+
+from coopeval.pipeline.joblog import log_to
+
+log_to(snakemake.log[0])
+
+from pathlib import Path  # noqa: E402
+
+from coopeval.reference.cli import reproduce  # noqa: E402
+
+reproduce(
+    snakemake.input[0],
+    Path(snakemake.output.store).parent,
+    dr_rule=snakemake.params.dr_rule,
+    n_bootstrap=snakemake.params.bootstrap,
+)
