@@ -33,27 +33,30 @@ def note_chart(text: str) -> Any:
     return alt.Chart(pl.DataFrame({"note": [text]})).mark_text(size=13).encode(text="note:N").properties(width=520, height=60)
 
 
-def action_probability_chart(frame: pl.DataFrame, color: str, title: str) -> Any:
-    """Mean stated probability of each action, one panel per game, bars coloured by ``color``
-    (``mechanism`` for the pooled figure, ``agent`` for the per-model one)."""
+def action_probability_chart(frame: pl.DataFrame, x: str, title: str) -> Any:
+    """Mean stated probability of each action as stacked bars (one bar per ``x`` value:
+    ``mechanism`` for the pooled figure, ``agent`` for the per-model one), one panel per game,
+    each panel with its own action colours."""
     import altair as alt
 
     data = _check_rows(frame, "action_probabilities")
-    return (
-        alt.Chart(data)
-        .mark_bar()
-        .encode(
-            x=alt.X("action:N", title=None, sort=alt.SortField("token")),
-            y=alt.Y("probability:Q", title="mean stated probability", scale=alt.Scale(domain=[0, 1])),
-            color=alt.Color(f"{color}:N"),
-            xOffset=f"{color}:N",
-            tooltip=[color, "game", "action", alt.Tooltip("probability:Q", format=".3f"), "n"],
+    panels = []
+    for game in sorted(data["game"].unique().to_list()):
+        part = data.filter(pl.col("game") == game)
+        panels.append(
+            alt.Chart(part, title=game)
+            .mark_bar()
+            .encode(
+                x=alt.X(f"{x}:N", title=None),
+                y=alt.Y("probability:Q", title="mean stated probability", scale=alt.Scale(domain=[0, 1])),
+                color=alt.Color("action:N", sort=alt.SortField("token"), title=f"{game} action"),
+                order=alt.Order("token:N"),
+                tooltip=[x, "game", "action", alt.Tooltip("probability:Q", format=".3f"), "n"],
+            )
+            .properties(width=max(80, 22 * part[x].n_unique()), height=160)
         )
-        .properties(width=200, height=160)
-        .facet(column=alt.Column("game:N", title=None))
-        .resolve_scale(x="independent")
-        .properties(title=title)
-    )
+    rows = [alt.hconcat(*panels[i : i + 3]) for i in range(0, len(panels), 3)]
+    return alt.vconcat(*rows).resolve_scale(color="independent").properties(title=title)
 
 
 def conditional_chart(frame: pl.DataFrame, title: str) -> Any:
@@ -187,14 +190,21 @@ def justification_radar_chart(frame: pl.DataFrame, group: str, labels: Sequence[
     )
     outer = pl.DataFrame(
         [
-            {"label": label, "x": 1.12 * top * math.sin(2 * math.pi * i / n), "y": 1.12 * top * math.cos(2 * math.pi * i / n)}
+            {"label": label, "x": 1.06 * top * math.sin(2 * math.pi * i / n), "y": 1.06 * top * math.cos(2 * math.pi * i / n)}
             for i, label in enumerate(labels)
         ]
     )
-    scale = alt.Scale(domain=[-1.45 * top, 1.45 * top])
+    scale = alt.Scale(domain=[-1.9 * top, 1.9 * top])
     axis = {"x": alt.X("x:Q", scale=scale, axis=None), "y": alt.Y("y:Q", scale=scale, axis=None)}
     grid = alt.Chart(rings).mark_line(color="#cccccc", strokeWidth=0.8).encode(**axis, detail="ring:N", order="order:Q")
-    text = alt.Chart(outer).mark_text(fontSize=9).encode(**axis, text="label:N")
+    side = pl.when(pl.col("x") > 1e-6 * top).then(pl.lit("left")).when(pl.col("x") < -1e-6 * top).then(pl.lit("right")).otherwise(pl.lit("center"))
+    outer = outer.with_columns(side.alias("align"))
+    text = alt.layer(
+        *(
+            alt.Chart(outer.filter(pl.col("align") == align)).mark_text(fontSize=10, align=align).encode(**axis, text="label:N")
+            for align in ("left", "right", "center")
+        )
+    )
     polygons = (
         alt.Chart(points)
         .mark_line(point=True, strokeWidth=1.6)
@@ -205,4 +215,4 @@ def justification_radar_chart(frame: pl.DataFrame, group: str, labels: Sequence[
             tooltip=[group, "label", alt.Tooltip("share:Q", format=".1%")],
         )
     )
-    return (grid + polygons + text).properties(width=460, height=460, title=f"{title} (rings every {top / 4:.0%})")
+    return (grid + polygons + text).properties(width=520, height=520, title=f"{title}; outer ring = {top:.0%}")
