@@ -3,6 +3,7 @@
 # Run: snakemake --cores 8 all          (default config: config/config.yaml)
 #      snakemake --cores 8 mechanism_Repetition   (one mechanism)
 #      snakemake --cores 2 all --configfile config/smoke.yaml   (scripted bots only)
+#      snakemake --report report.html   (after a run: every figure and table, one HTML file)
 
 from snakemake.utils import min_version
 
@@ -12,12 +13,17 @@ min_version("9.0")
 configfile: "config/config.yaml"
 
 
+report: "workflow/report/workflow.rst"
+
+
 include: "workflow/rules/common.smk"
 include: "workflow/rules/play.smk"
 include: "workflow/rules/evaluate.smk"
+include: "workflow/rules/judge.smk"
 include: "workflow/rules/store.smk"
 include: "workflow/rules/figures.smk"
 include: "workflow/rules/tables.smk"
+include: "workflow/rules/report.smk"
 
 
 rule all:
@@ -27,3 +33,4 @@ rule all:
         "results/checks/failures.txt",
         figure_files(),
         TABLE_FILES,
+        REPORT_FILES,

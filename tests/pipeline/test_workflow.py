@@ -55,3 +55,23 @@ def test_store_tables(smoke_run):
     con.close()
     figures = list((work / "results" / "figures").glob("*.png"))
     assert figures and all(f.stat().st_size > 1000 for f in figures)
+
+
+@pytest.mark.slow
+def test_report_builds(smoke_run):
+    """`snakemake --report` after the smoke run: every figure and table registered, the judge's
+    outputs empty (bots give no reasoning to judge)."""
+    work, _first, _ = smoke_run
+    report = work / "report.html"
+    command = [sys.executable, "-m", "snakemake", "--report", str(report), "--configfile", "config/smoke.yaml"]
+    result = subprocess.run(command, cwd=work, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-4000:]
+    text = report.read_text()
+    for entry in ("run_summary.html", "justifications_radar.svg", "conditional_Repetition_prisoners_dilemma.svg",
+                  "voting_Contracting_trust_game.svg", "payoffs_Mediation_prisoners_dilemma.svg", "per_game_NoMechanism_trust_game.html"):
+        assert entry in text
+    assert "Seed 7, 1 replicate(s)" in text  # the top-level page rendered from the config
+    con = duckdb.connect(str(work / "results" / "coopeval.duckdb"), read_only=True)
+    assert con.execute("SELECT count(*) FROM judgements").fetchone()[0] == 0
+    assert con.execute("SELECT count(*) FROM llm_calls WHERE kind = 'judge'").fetchone()[0] == 0
+    con.close()

@@ -90,3 +90,49 @@ def figure_files():
             stems.append(f"results/figures/payoffs_{mechanism}_{game}")
             stems.append(f"results/figures/replicator_{mechanism}_{game}")
     return [f"{stem}.{fmt}" for stem in stems for fmt in formats]
+
+
+# Report placement of figures and table pages (coopeval.figures.catalog): one format of each
+# figure is flagged for `snakemake --report`, category = mechanism, subcategory = game.
+from coopeval.figures.catalog import (
+    analysis_figures,
+    core_figures,
+    report_format,
+    table_pages,
+)
+
+
+def report_caption(name):
+    """Absolute path of a caption file in workflow/report/ (Snakemake resolves relative
+    caption paths against the including Snakefile, not this file)."""
+    return str(Path(workflow.basedir) / "workflow" / "report" / name)
+
+
+def reported_figures(entries):
+    """The files of catalog entries, the report format of each flagged with its caption,
+    category (mechanism) and subcategory (game)."""
+    formats = config["figures"]["formats"]
+    shown = report_format(formats)
+    files = []
+    for entry in entries:
+        for fmt in formats:
+            path = f"results/figures/{entry.stem}.{fmt}"
+            if fmt == shown:
+                path = report(
+                    path,
+                    caption=report_caption(entry.caption),
+                    category=entry.category,
+                    subcategory=entry.subcategory,
+                )
+            files.append(path)
+    return files
+
+
+def table_page(entry):
+    """The HTML page of a paper table (results/tables/*.csv), flagged for the report."""
+    return report(
+        f"results/report/tables/{entry.stem}.html",
+        caption=report_caption(entry.caption),
+        category=entry.category,
+        subcategory=entry.subcategory,
+    )

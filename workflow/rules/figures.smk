@@ -1,11 +1,19 @@
 # figures: Altair charts (PNG, SVG, HTML) read from the store, read-only.
 
+CORE_FIGURES = reported_figures(
+    core_figures(config["mechanisms"], config["games"], bool(config["variants"]))
+)
+if sorted(map(str, CORE_FIGURES)) != sorted(figure_files()):
+    raise WorkflowError(
+        "figure_files() and coopeval.figures.catalog.core_figures disagree; update both"
+    )
+
 
 rule figures:
     input:
         "results/coopeval.duckdb",
     output:
-        figure_files(),
+        CORE_FIGURES,
     log:
         "results/logs/figures.log",
     conda:

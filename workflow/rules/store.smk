@@ -7,6 +7,7 @@ rule store:
         scores=cell_files("parse", ["scores"]),
         evaluate=cell_files("evaluate", ["metrics", "trajectory"]),
         design_quality=rules.design_quality.output,
+        judge=rules.judge.output,
         cells="results/cells.tsv",
     output:
         "results/coopeval.duckdb",

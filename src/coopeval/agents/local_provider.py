@@ -18,6 +18,16 @@ Behaviour
 * Prompt-prefix reuse: llama-cpp-python keeps the KV cache of the previous call and evaluates
   only the tokens after the longest common prefix. We never reset between calls. The extra
   parameter ``cache_prompt=False`` forces a full re-evaluation (benchmarks only).
+* Seed determinism under prefix reuse. Measured on this build: a token evaluated in a batch of
+  one gets slightly different logits (up to ~0.4) from the same token evaluated in a batch of
+  two or more (batches of size >= 2 agree bit for bit, whatever their size). Stock
+  llama-cpp-python re-evaluates a *single* token when the whole prompt is cached, splits a
+  513-token prompt as 512 + 1, and may reuse KV entries of generated tokens (evaluated one by
+  one) as prompt. Any of these makes the same seed give a different text depending on the
+  previous call. :class:`_CanonicalLlama` therefore (a) reuses only KV entries written as
+  prompt, (b) always re-evaluates at least two prompt tokens, and (c) never leaves a final
+  prompt chunk of one token. Same prompt + same seed + same thread count then gives the same
+  text whatever came before (tested in ``tests/agents/test_local_model.py``).
 * GBNF text is validated once per distinct grammar with llama.cpp's own parser: an invalid
   grammar raises :class:`GrammarError` instead of crashing the process.
 """
@@ -159,6 +169,56 @@ def _make_handler_class() -> type:
     from litellm import CustomLLM
     from llama_cpp import Llama, LlamaGrammar, llama_cpp
 
+    class _CanonicalLlama(Llama):  # type: ignore[misc, valid-type]
+        """``Llama`` whose prompt tokens are always evaluated in batches of two or more tokens.
+
+        See the module docstring ("Seed determinism under prefix reuse").
+        """
+
+        _MIN_SUFFIX = 2
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self._prompt_len = 0  # leading KV entries written as prompt (batches >= 2)
+
+        def generate(self, tokens: Any, *args: Any, **kwargs: Any) -> Any:
+            tokens = list(tokens)
+            keep = 0
+            if kwargs.get("reset", True) and self.n_tokens > 0:
+                limit = min(self.n_tokens, self._prompt_len, len(tokens) - self._MIN_SUFFIX)
+                cached = self.input_ids
+                while keep < limit and cached[keep] == tokens[keep]:
+                    keep += 1
+            # llama-cpp-python's own prefix matching now finds exactly `keep` tokens
+            self.n_tokens = keep
+            if keep == 0:
+                self.reset()
+            self._prompt_len = 0  # until the prompt is fully evaluated
+            return self._track(super().generate(tokens, *args, **kwargs), len(tokens))
+
+        def _track(self, inner: Any, prompt_len: int) -> Any:
+            try:
+                token = inner.send(None)
+                self._prompt_len = prompt_len  # the whole prompt is in the KV cache now
+                while True:
+                    sent = yield token
+                    token = inner.send(sent)
+            except StopIteration:
+                return
+            finally:
+                inner.close()
+
+        def eval(self, tokens: Any) -> None:
+            tokens = list(tokens)
+            n_batch = self.n_batch
+            if len(tokens) > n_batch and len(tokens) % n_batch == 1:
+                cut = len(tokens) - 2  # last chunk of two tokens instead of one
+                for start in range(0, cut, n_batch):
+                    super().eval(tokens[start : min(start + n_batch, cut)])
+                super().eval(tokens[cut:])
+                return
+            super().eval(tokens)
+
     class LocalLlamaCpp(CustomLLM):  # type: ignore[misc, valid-type]
         """litellm handler serving ``local/<name>`` from an in-process ``llama_cpp.Llama``."""
 
@@ -172,7 +232,7 @@ def _make_handler_class() -> type:
 
         def _llm(self, name: str) -> Llama:
             if name not in self._llms:
-                self._llms[name] = Llama(
+                self._llms[name] = _CanonicalLlama(
                     model_path=str(local_model_path(name)),
                     n_ctx=DEFAULT_N_CTX,
                     n_threads=_n_threads(),

@@ -61,12 +61,10 @@ def conditional_action_frequencies(
         probability of ``action``. Every action of the game appears for every observed
         condition (zero counts included). ``condition`` and ``action`` are action names.
     """
-    acts = decisions.filter(
-        pl.col("mechanism").is_in(list(mechanisms))
-        & (pl.col("kind") == "action")
-        & (pl.col("status") == "ok")
-        & pl.col("action").is_not_null()
-    ).with_columns(pl.coalesce("match_id", "matchup_id").alias("_match"))
+    moves = decisions.filter(pl.col("mechanism").is_in(list(mechanisms)) & (pl.col("kind") == "action")).with_columns(
+        pl.coalesce("match_id", "matchup_id").alias("_match")
+    )
+    acts = moves.filter((pl.col("status") == "ok") & pl.col("action").is_not_null())
     if acts.height == 0:
         return pl.DataFrame(schema=_OUT_SCHEMA)
     acts = acts.with_row_index("_row")
@@ -78,7 +76,9 @@ def conditional_action_frequencies(
         (pl.col("round") + 1).alias("round"),
         pl.col("action").alias("_prev"),
     )
-    co = acts.select(
+    # co-players come from every move of the round, failed ones included (their previous move
+    # may still be known); a co-player without a known previous move drops the decision
+    co = moves.select(
         "cell_id", "_match", "round", pl.col("seat").alias("_co_seat"), pl.col("matchup_id").alias("_co_matchup")
     )
     pairs = (

@@ -215,4 +215,4 @@ def justification_radar_chart(frame: pl.DataFrame, group: str, labels: Sequence[
             tooltip=[group, "label", alt.Tooltip("share:Q", format=".1%")],
         )
     )
-    return (grid + polygons + text).properties(width=520, height=520, title=f"{title}; outer ring = {top:.0%}")
+    return (grid + polygons + text).properties(width=520, height=520, title=f"{title}; outer ring = {top:.0%}").configure_view(stroke=None)

@@ -20,6 +20,7 @@ __all__ = [
     "core_figures",
     "game_title",
     "report_format",
+    "table_pages",
 ]
 
 ALL_MECHANISMS = "All mechanisms"
@@ -30,13 +31,17 @@ DESIGN_MECHANISMS = ("Mediation", "Contracting")
 
 @dataclass(frozen=True)
 class FigureEntry:
-    """One figure: file stem (under the figures folder), report category and subcategory, and
-    the caption file (under ``workflow/report/``)."""
+    """One figure or table page: file stem, report category and subcategory, and the caption
+    file (under ``workflow/report/``). Table pages also name their source table, mechanism and
+    game key (empty when the page spans all games)."""
 
     stem: str
     category: str
     subcategory: str
     caption: str
+    table: str = ""
+    mechanism: str = ""
+    game: str = ""
 
 
 def game_title(key: str) -> str:
@@ -87,4 +92,24 @@ def analysis_figures(mechanisms: Sequence[str], games: Sequence[str]) -> list[Fi
                 entries.append(FigureEntry(f"conditional_{mechanism}_{game}", mechanism, game_title(game), "conditional.rst"))
             if mechanism in DESIGN_MECHANISMS:
                 entries.append(FigureEntry(f"voting_{mechanism}_{game}", mechanism, game_title(game), "voting.rst"))
+    return entries
+
+
+def table_pages(tables: Sequence[str], mechanisms: Sequence[str], games: Sequence[str]) -> list[FigureEntry]:
+    """HTML pages of the paper tables (``results/tables/<table>.csv``) split for the report:
+    ``per_game`` into one page per (mechanism, game), ``design_quality`` into one per design
+    mechanism, any other table into one per mechanism. ``stem`` is ``<table>_<mechanism>[_<game>]``;
+    ``caption`` is ``table_<table>.rst``."""
+    entries = []
+    for table in tables:
+        for mechanism in mechanisms:
+            if table == "design_quality" and mechanism not in DESIGN_MECHANISMS:
+                continue
+            if table == "per_game":
+                for game in games:
+                    entries.append(
+                        FigureEntry(f"{table}_{mechanism}_{game}", mechanism, game_title(game), f"table_{table}.rst", table, mechanism, game)
+                    )
+            else:
+                entries.append(FigureEntry(f"{table}_{mechanism}", mechanism, ALL_GAMES, f"table_{table}.rst", table, mechanism))
     return entries

@@ -13,7 +13,7 @@ import polars as pl
 
 from coopeval.analysis.run_summary import decision_counts, failed_decisions, judge_summary, model_usage
 
-__all__ = ["frame_to_html", "render_run_summary"]
+__all__ = ["frame_to_html", "render_run_summary", "render_table_pages"]
 
 _STYLE = """
 body { font-family: sans-serif; font-size: 13px; margin: 1em; }
@@ -41,6 +41,49 @@ def frame_to_html(frame: pl.DataFrame, empty: str = "none") -> str:
     head = "".join(f"<th>{html.escape(c)}</th>" for c in frame.columns)
     body = "".join("<tr>" + "".join(_cell(v) for v in row) + "</tr>" for row in frame.iter_rows())
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _write_html(path: Path, title: str, body: Sequence[str]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    page = [
+        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>",
+        f"<style>{_STYLE}</style></head><body>",
+        *body,
+        "</body></html>",
+    ]
+    tmp.write_text("\n".join(page), encoding="utf-8")
+    tmp.replace(path)
+    return path
+
+
+def render_table_pages(
+    table_dir: str | Path,
+    out_dir: str | Path,
+    tables: Sequence[str],
+    mechanisms: Sequence[str],
+    games: Sequence[str],
+) -> list[Path]:
+    """One HTML page per entry of :func:`coopeval.figures.catalog.table_pages`: the rows of
+    ``<table_dir>/<table>.csv`` for that mechanism (and game), as an HTML table."""
+    from coopeval.figures.catalog import table_pages
+    from coopeval.games import get_game
+
+    frames = {}
+    for t in tables:
+        path = Path(table_dir) / f"{t}.csv"
+        frames[t] = pl.read_csv(path, infer_schema_length=None) if path.stat().st_size else pl.DataFrame()
+    names = {g: get_game(g).name for g in games}
+    written = []
+    for entry in table_pages(tables, mechanisms, games):
+        frame = frames[entry.table]
+        rows = frame.filter(pl.col("mechanism") == entry.mechanism) if "mechanism" in frame.columns else frame
+        if entry.game and "game" in rows.columns:
+            rows = rows.filter(pl.col("game") == names[entry.game])
+        title = f"{entry.table} table: {entry.mechanism}" + (f", {get_game(entry.game).title}" if entry.game else "")
+        body = [f"<h2>{html.escape(title)}</h2>", frame_to_html(rows, f"no rows for {entry.mechanism} in {entry.table}.csv")]
+        written.append(_write_html(Path(out_dir) / f"{entry.stem}.html", title, body))
+    return written
 
 
 def _read(store: str | Path) -> dict[str, pl.DataFrame]:
@@ -109,8 +152,6 @@ def render_run_summary(
     n_judge_failed = int(judged["failed"].sum()) if judged.height else 0
     cells = t["cells"]
     parts = [
-        "<!DOCTYPE html><html><head><meta charset='utf-8'><title>coopeval run summary</title>",
-        f"<style>{_STYLE}</style></head><body>",
         "<h1>coopeval run summary</h1>",
         "<p>",
         f"Seed {html.escape(str(seed))}, {html.escape(str(replicates))} replicate(s), {cells.height} cells; "
@@ -148,10 +189,4 @@ def render_run_summary(
     parts.append(frame_to_html(judged, "nothing judged (no CoT agents, or no response long enough)"))
     if t["provenance"].height:
         parts += ["<h2>Provenance</h2>", frame_to_html(t["provenance"])]
-    parts.append("</body></html>")
-    out = Path(out_path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.name + ".tmp")
-    tmp.write_text("\n".join(parts), encoding="utf-8")
-    tmp.replace(out)
-    return out
+    return _write_html(Path(out_path), "coopeval run summary", parts)

@@ -1,0 +1,57 @@
+# judge: an LLM labels the reasoning of CoT agents' action decisions with the justification
+# taxonomy (spec §9). One job over the play outputs of the default-parameter cells; every call is
+# cached and re-asked like a player's. Nothing to judge (no CoT agent) gives empty outputs.
+
+JUDGE = config["judge"]
+JUDGE_HAS_WORK = any(
+    a.get("style") == "CoT" and not a["model"].startswith("bot/")
+    for a in config["agents"]
+)
+JUDGE_LOCAL = JUDGE_HAS_WORK and JUDGE["model"].startswith("local/")
+
+if JUDGE["model"].startswith("bot/"):
+    raise WorkflowError(
+        f"config judge.model: {JUDGE['model']!r} is a scripted bot, which cannot judge; "
+        "use a language model, e.g. local/smollm2-135m."
+    )
+if JUDGE_HAS_WORK and not JUDGE_LOCAL:
+    from coopeval.agents.llm_agent import required_env_vars
+
+    _JUDGE_ENV = sorted(set(required_env_vars(JUDGE["model"])) - set(REQUIRED_ENV))
+    if _JUDGE_ENV:
+
+        envvars:
+            *_JUDGE_ENV,
+
+
+rule judge:
+    input:
+        decisions=[
+            f"{cell_dir('play', c)}/decisions.parquet"
+            for c in CELLS
+            if c["variant"] == "default"
+        ],
+        taxonomy=JUDGE["taxonomy"],
+        template=f"{config['prompts_dir']}/judge/judge.txt",
+        prompts=PROMPT_FILES,
+    output:
+        judgements="results/judge/judgements.parquet",
+        llm_calls="results/judge/llm_calls.parquet",
+    log:
+        "results/logs/judge.log",
+    conda:
+        "../envs/coopeval.yaml"
+    threads: 2 if JUDGE_LOCAL else 1
+    resources:
+        local_llm=1 if JUDGE_LOCAL else 0,
+    params:
+        judge=JUDGE,
+        agents=config["agents"],
+        games=config["games"],
+        seed=config["seed"],
+        cache_dir=config["cache_dir"],
+        max_concurrency=config["max_concurrency"],
+        max_usd=config["max_usd"],
+        retry_failed=config["retry_failed"],
+    script:
+        "../scripts/judge.py"

@@ -1,0 +1,18 @@
+"""Snakemake adapter: figures of the analyses and the judge's labels, from the store (read-only)."""
+
+from coopeval.pipeline.joblog import log_to
+
+log_to(snakemake.log[0])
+
+from coopeval.decisions.taxonomy import load_taxonomy  # noqa: E402
+from coopeval.figures.render_analyses import render_analysis_figures  # noqa: E402
+
+render_analysis_figures(
+    snakemake.input.store,
+    "results/figures",
+    snakemake.params.mechanisms,
+    snakemake.params.games,
+    snakemake.params.formats,
+    labels=load_taxonomy(snakemake.input.taxonomy).labels,
+    denominator=snakemake.params.denominator,
+)

@@ -1,0 +1,26 @@
+"""Snakemake adapter: the LLM judge of reasoning (coopeval.judge.stage, spec §9)."""
+
+from coopeval.pipeline.joblog import log_to
+
+log_to(snakemake.log[0])
+
+from pathlib import Path  # noqa: E402
+
+from coopeval.judge.stage import run_judge  # noqa: E402
+
+paths = [snakemake.input.decisions] if isinstance(snakemake.input.decisions, str) else list(snakemake.input.decisions)
+judge = dict(snakemake.params.judge)
+judge["taxonomy"] = snakemake.input.taxonomy
+run_judge(
+    decision_paths=paths,
+    outputs={"judgements": snakemake.output.judgements, "llm_calls": snakemake.output.llm_calls},
+    judge_config=judge,
+    agents=snakemake.params.agents,
+    seed=snakemake.params.seed,
+    cache_dir=snakemake.params.cache_dir,
+    prompts_dir=Path(snakemake.input.template).parent.parent,
+    games=snakemake.params.games,
+    max_concurrency=snakemake.params.max_concurrency,
+    max_usd=snakemake.params.max_usd,
+    retry_failed=snakemake.params.retry_failed,
+)

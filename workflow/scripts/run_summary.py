@@ -1,0 +1,18 @@
+"""Snakemake adapter: the report's run summary page (agents, decisions, failures, cost, judge)."""
+
+from coopeval.pipeline.joblog import log_to
+
+log_to(snakemake.log[0])
+
+from coopeval.figures.run_page import render_run_summary  # noqa: E402
+
+render_run_summary(
+    snakemake.input[0],
+    snakemake.output[0],
+    agents=snakemake.params.agents,
+    games=snakemake.params.games,
+    mechanisms=snakemake.params.mechanisms,
+    judge=snakemake.params.judge,
+    seed=snakemake.params.seed,
+    replicates=snakemake.params.replicates,
+)
