@@ -20,9 +20,8 @@ def _two_player_rules(table: dict[Profile, tuple[float, ...]], actions: tuple[st
                 profile = (mine, theirs) if seat == 0 else (theirs, mine)
                 pay = table[profile]
                 lines.append(
-                    f"- You play {action_token(mine)} ({actions[mine]}) and the other player plays "
-                    f"{action_token(theirs)} ({actions[theirs]}): you get {_fmt(pay[seat])} points, "
-                    f"the other player gets {_fmt(pay[other])} points."
+                    f"- You {action_token(mine)}, other player {action_token(theirs)}: "
+                    f"you get {_fmt(pay[seat])} points, they get {_fmt(pay[other])}."
                 )
         rules.append("\n".join(lines))
     return tuple(rules)
