@@ -31,6 +31,7 @@ os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from coopeval.agents.llm_agent import LiteLLMAgent  # noqa: E402
+from coopeval.agents.local_provider import last_call_stats  # noqa: E402
 from coopeval.agents.protocol import DecisionRequest  # noqa: E402
 from coopeval.decisions.formats import AnswerFormat  # noqa: E402
 
@@ -95,7 +96,9 @@ def _history(n_rounds: int, n_actions: int, offset: int) -> str:
 def build_prompt(n_actions: int, call: int, style: str) -> str:
     """A ~350-token action prompt; consecutive ``call`` values share the game description."""
     tokens = [f"A{i}" for i in range(n_actions)]
-    example = json.dumps({t: (100 // n_actions + (1 if i < 100 % n_actions else 0)) for i, t in enumerate(tokens)})
+    example = json.dumps(
+        {t: (100 // n_actions + (1 if i < 100 % n_actions else 0)) for i, t in enumerate(tokens)}
+    )
     game = PD_GAME if n_actions == 2 else TD_GAME
     extra = "All actions must be included." if n_actions > 2 else ""
     history = _history(3 + call, n_actions, call)
@@ -144,6 +147,8 @@ class Row:
     prompt_tokens: float
     completion_tokens: float
     s_per_call: float
+    cpu_s_per_call: float
+    reused_tokens: float
     valid: int
     parser_valid: int | None
 
@@ -157,17 +162,21 @@ async def run_scenario(style: str, n_actions: int, reuse: bool, calls: int, cap:
     fmt = AnswerFormat.action(tokens)
     parser = _project_parser()
     # warm-up: model load and the first prompt of the scenario (not timed)
-    warm = DecisionRequest(({"role": "user", "content": build_prompt(n_actions, 99, style)},), fmt, seed=1)
+    warm = DecisionRequest(
+        ({"role": "user", "content": build_prompt(n_actions, 99, style)},), fmt, seed=1
+    )
     await agent.generate(warm)
-    latencies, p_tok, c_tok = [], [], []
+    latencies, cpu, reused, p_tok, c_tok = [], [], [], [], []
     valid = 0
     parser_valid = 0
     for call in range(calls):
         msg = {"role": "user", "content": build_prompt(n_actions, call, style)}
         request = DecisionRequest((msg,), fmt, seed=1000 + call)
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         reply = await agent.generate(request)
         latencies.append(time.perf_counter() - started)
+        cpu.append(time.process_time() - cpu_started)
+        reused.append(last_call_stats().get("reused_prompt_tokens", 0.0))
         p_tok.append(reply.prompt_tokens)
         c_tok.append(reply.completion_tokens)
         problem = check_distribution(reply.text, tokens)
@@ -189,6 +198,8 @@ async def run_scenario(style: str, n_actions: int, reuse: bool, calls: int, cap:
         statistics.mean(p_tok),
         statistics.mean(c_tok),
         statistics.mean(latencies),
+        statistics.mean(cpu),
+        statistics.mean(reused),
         valid,
         parser_valid if parser is not None else None,
     )
@@ -197,7 +208,7 @@ async def run_scenario(style: str, n_actions: int, reuse: bool, calls: int, cap:
 def print_table(rows: list[Row]) -> None:
     header = (
         f"{'style':5} {'actions':>7} {'reuse':>5} {'cap':>5} {'calls':>5} {'prompt_tok':>10} "
-        f"{'compl_tok':>9} {'s/call':>7} {'dec/s':>6} {'valid':>7} {'parser':>7}"
+        f"{'reused':>6} {'compl_tok':>9} {'s/call':>7} {'cpu_s':>6} {'dec/s':>6} {'valid':>7} {'parser':>7}"
     )
     print(header)
     print("-" * len(header))
@@ -205,15 +216,18 @@ def print_table(rows: list[Row]) -> None:
         parser = "-" if r.parser_valid is None else f"{r.parser_valid}/{r.calls}"
         print(
             f"{r.style:5} {r.n_actions:>7} {'on' if r.reuse else 'off':>5} {r.cap or '-':>5} {r.calls:>5} "
-            f"{r.prompt_tokens:>10.0f} {r.completion_tokens:>9.1f} {r.s_per_call:>7.2f} "
-            f"{1 / r.s_per_call:>6.2f} {r.valid:>3}/{r.calls:<3} {parser:>7}"
+            f"{r.prompt_tokens:>10.0f} {r.reused_tokens:>6.0f} {r.completion_tokens:>9.1f} "
+            f"{r.s_per_call:>7.2f} {r.cpu_s_per_call:>6.2f} {1 / r.s_per_call:>6.2f} "
+            f"{r.valid:>3}/{r.calls:<3} {parser:>7}"
         )
 
 
 async def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--calls", type=int, default=6, help="timed calls per scenario")
-    ap.add_argument("--cot-caps", type=int, nargs="+", default=[480], help="CoT reasoning caps (chars)")
+    ap.add_argument(
+        "--cot-caps", type=int, nargs="+", default=[480], help="CoT reasoning caps (chars)"
+    )
     ap.add_argument("--styles", nargs="+", default=["IO", "CoT"])
     ap.add_argument("--actions", type=int, nargs="+", default=[2, 5])
     args = ap.parse_args(argv)
@@ -224,6 +238,7 @@ async def main(argv: list[str] | None = None) -> None:
                 for reuse in (True, False):
                     rows.append(await run_scenario(style, n_actions, reuse, args.calls, cap))
                     print(f"done: {rows[-1]}", file=sys.stderr)
+    print(f"load average at the end: {os.getloadavg()[0]:.2f} (2 cores; >2 means contention)")
     print_table(rows)
 
 

@@ -57,7 +57,9 @@ def test_classification(exc: BaseException, expected: ErrorClass) -> None:
 
 def test_wrapped_local_errors_are_fatal() -> None:
     # litellm wraps exceptions raised inside a CustomLLM handler in APIConnectionError
-    wrapped = ex.APIConnectionError("llama.cpp could not parse the GBNF grammar", "local", "smollm2-135m")
+    wrapped = ex.APIConnectionError(
+        "llama.cpp could not parse the GBNF grammar", "local", "smollm2-135m"
+    )
     try:
         try:
             raise GrammarError("bad grammar")
@@ -83,7 +85,9 @@ def test_required_env_vars() -> None:
     assert required_env_vars("openai/gpt-4o") == ["OPENAI_API_KEY"]
     assert required_env_vars("anthropic/claude-sonnet-4.5") == ["ANTHROPIC_API_KEY"]
     assert required_env_vars("gemini/gemini-3-flash-preview") == ["GEMINI_API_KEY"]
-    assert required_env_vars("openrouter/qwen/qwen3-30b-a3b-instruct-2507") == ["OPENROUTER_API_KEY"]
+    assert required_env_vars("openrouter/qwen/qwen3-30b-a3b-instruct-2507") == [
+        "OPENROUTER_API_KEY"
+    ]
     for keyless in ("local/smollm2-135m", "ollama/llama3", "hosted_vllm/my-model"):
         assert required_env_vars(keyless) == []
     assert required_env_vars("gpt-4o") == ["OPENAI_API_KEY"]
@@ -96,11 +100,18 @@ def test_agent_call_kwargs_and_params() -> None:
 
     fmt = AnswerFormat.action(("A0", "A1"))
     req = DecisionRequest(({"role": "user", "content": "hi"},), fmt, seed=42)
-    api = LiteLLMAgent("openrouter/openai/gpt-5.2", "CoT", {"reasoning_effort": "low", "timeout": 30}, "GPT-5.2")
+    api = LiteLLMAgent(
+        "openrouter/openai/gpt-5.2", "CoT", {"reasoning_effort": "low", "timeout": 30}, "GPT-5.2"
+    )
     assert api.name == "GPT-5.2(CoT)" and api.cacheable and not api.uses_local_llm
-    assert dict(api.params) == {"reasoning_effort": "low", "temperature": 1.0}  # no timeout in the key
+    assert dict(api.params) == {
+        "reasoning_effort": "low",
+        "temperature": 1.0,
+    }  # no timeout in the key
     kw = api.call_kwargs(req)
-    assert kw["num_retries"] == 0 and kw["timeout"] == 30 and "seed" not in kw and "grammar" not in kw
+    assert (
+        kw["num_retries"] == 0 and kw["timeout"] == 30 and "seed" not in kw and "grammar" not in kw
+    )
     seeded = LiteLLMAgent("openai/gpt-4o", "IO", {"send_seed": True})
     kw = seeded.call_kwargs(req)
     assert kw["seed"] == 42 and "send_seed" not in kw
@@ -113,7 +124,9 @@ def test_api_call_errors_propagate_unchanged(monkeypatch: pytest.MonkeyPatch) ->
     from coopeval.agents.protocol import DecisionRequest
     from coopeval.decisions.formats import AnswerFormat
 
-    agent = LiteLLMAgent("openai/gpt-4o-mini", "IO", {"api_base": "http://127.0.0.1:9/v1", "timeout": 2})
+    agent = LiteLLMAgent(
+        "openai/gpt-4o-mini", "IO", {"api_base": "http://127.0.0.1:9/v1", "timeout": 2}
+    )
     req = DecisionRequest(({"role": "user", "content": "hi"},), AnswerFormat.sign())
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-key")
     with pytest.raises(Exception) as info:

@@ -83,7 +83,9 @@ class Gbnf:
         def run(s: str, p: int) -> frozenset[int]:
             positions = frozenset({p})
             for item in items:
-                positions = frozenset().union(*(item(s, q) for q in positions)) if positions else positions
+                positions = (
+                    frozenset().union(*(item(s, q) for q in positions)) if positions else positions
+                )
             return positions
 
         return run
@@ -115,7 +117,11 @@ class Gbnf:
             return lambda s, p: frozenset({p + len(lit)}) if s.startswith(lit, p) else frozenset()
         if kind == "cls":
             pattern = re.compile(_class_regex(value))
-            return lambda s, p: frozenset({p + 1}) if p < len(s) and pattern.fullmatch(s[p]) else frozenset()
+            return (
+                lambda s, p: frozenset({p + 1})
+                if p < len(s) and pattern.fullmatch(s[p])
+                else frozenset()
+            )
         if kind == "name":
             return self._ref(value)
         if (kind, value) == ("op", "("):
@@ -196,9 +202,16 @@ def test_two_actions_language_is_exact() -> None:
     for a, b in [(50, 49), (50, 51), (0, 0), (100, 1), (101, 0), (-1, 101)]:
         assert not g.accepts(dist([a, b]))
     assert g.accepts('{"A0": 30, "A1": 70}')
-    for bad in ['{"A0": 030, "A1": 70}', '{"A0":30, "A1": 70}', '{"A1": 70, "A0": 30}',
-                '{"A0": 30.0, "A1": 70}', '{"A0": 30, "A1": 70} ', '{"A0": 100}', "",
-                '{"A0": 30, "A1": 70, "A2": 0}']:
+    for bad in [
+        '{"A0": 030, "A1": 70}',
+        '{"A0":30, "A1": 70}',
+        '{"A1": 70, "A0": 30}',
+        '{"A0": 30.0, "A1": 70}',
+        '{"A0": 30, "A1": 70} ',
+        '{"A0": 100}',
+        "",
+        '{"A0": 30, "A1": 70, "A2": 0}',
+    ]:
         assert not g.accepts(bad), bad
 
 
@@ -313,7 +326,9 @@ def test_judge() -> None:
     assert g.accepts(ok)
     assert json.loads(ok)["confidence"] == 0.85
     assert g.accepts('{"reasoning": "x", "confidence": 1.0, "justification_type": "Other"}')
-    assert g.accepts('{"reasoning": "x", "confidence": 0.5, "justification_type": "Trust evaluation"}')
+    assert g.accepts(
+        '{"reasoning": "x", "confidence": 0.5, "justification_type": "Trust evaluation"}'
+    )
     for bad in [
         '{"reasoning": "x", "confidence": 1.5, "justification_type": "Other"}',
         '{"reasoning": "x", "confidence": 0.5, "justification_type": "Greed"}',
@@ -323,8 +338,12 @@ def test_judge() -> None:
     ]:
         assert not g.accepts(bad), bad
     long_text = "y" * DEFAULT_JUDGE_REASONING_CHARS
-    assert g.accepts(f'{{"reasoning": "{long_text}", "confidence": 0.1, "justification_type": "Other"}}')
-    assert not g.accepts(f'{{"reasoning": "{long_text}y", "confidence": 0.1, "justification_type": "Other"}}')
+    assert g.accepts(
+        f'{{"reasoning": "{long_text}", "confidence": 0.1, "justification_type": "Other"}}'
+    )
+    assert not g.accepts(
+        f'{{"reasoning": "{long_text}y", "confidence": 0.1, "justification_type": "Other"}}'
+    )
 
 
 def test_formats_without_values_are_rejected() -> None:

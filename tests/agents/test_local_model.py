@@ -29,10 +29,20 @@ from coopeval.decisions.parsing import parse_answer  # noqa: E402
 
 MODEL = "local/smollm2-135m"
 LABELS = (
-    "Individual utility maximization", "Strategic equilibrium focus", "Social welfare maximization",
-    "Inequity aversion", "Reciprocity", "Strategic influence", "Trust evaluation", "Competitiveness",
-    "Uncertainty evaluation", "Social norm conformity", "Rule misunderstanding",
-    "Exploration-exploitation trade-off", "Risk aversion", "Strategy legibility",
+    "Individual utility maximization",
+    "Strategic equilibrium focus",
+    "Social welfare maximization",
+    "Inequity aversion",
+    "Reciprocity",
+    "Strategic influence",
+    "Trust evaluation",
+    "Competitiveness",
+    "Uncertainty evaluation",
+    "Social norm conformity",
+    "Rule misunderstanding",
+    "Exploration-exploitation trade-off",
+    "Risk aversion",
+    "Strategy legibility",
     "Multidimensional reasoning",
 )
 GAME = (
@@ -45,20 +55,58 @@ A5 = AnswerFormat.action(tuple(f"A{i}" for i in range(5)))
 
 CASES: dict[str, tuple[str, AnswerFormat, str, int]] = {
     # name: (style, format, prompt, seed)
-    "action2_io": ("IO", A2, GAME + "Give integer percentages for A0 and A1 summing to 100 as JSON.", 11),
-    "action5_io": ("IO", A5, "Travellers' dilemma. Claims A0..A3, A4 delegates to the mediator. "
-                   "Give integer percentages for all of A0..A4 summing to 100 as JSON.", 12),
-    "action2_cot": ("CoT", A2, GAME + "Think step by step, then end with the JSON distribution.", 13),
-    "action5_cot": ("CoT", A5, "Choose percentages for A0..A4 (sum 100). Think first, then JSON.", 14),
-    "mediator_design": ("IO", AnswerFormat.mediator_design(2, ("A0", "A1")), GAME +
-                        "Design a mediator: for 1 and 2 delegating players, which action should it play?", 15),
-    "mediator_vote": ("IO", AnswerFormat.vote("M", 2), GAME + "Approve mediators M1 and M2? JSON booleans.", 16),
-    "contract_design": ("IO", AnswerFormat.contract_design(("A0", "A1")), GAME +
-                        "Propose a side payment (integer) for each action.", 17),
+    "action2_io": (
+        "IO",
+        A2,
+        GAME + "Give integer percentages for A0 and A1 summing to 100 as JSON.",
+        11,
+    ),
+    "action5_io": (
+        "IO",
+        A5,
+        "Travellers' dilemma. Claims A0..A3, A4 delegates to the mediator. "
+        "Give integer percentages for all of A0..A4 summing to 100 as JSON.",
+        12,
+    ),
+    "action2_cot": (
+        "CoT",
+        A2,
+        GAME + "Think step by step, then end with the JSON distribution.",
+        13,
+    ),
+    "action5_cot": (
+        "CoT",
+        A5,
+        "Choose percentages for A0..A4 (sum 100). Think first, then JSON.",
+        14,
+    ),
+    "mediator_design": (
+        "IO",
+        AnswerFormat.mediator_design(2, ("A0", "A1")),
+        GAME + "Design a mediator: for 1 and 2 delegating players, which action should it play?",
+        15,
+    ),
+    "mediator_vote": (
+        "IO",
+        AnswerFormat.vote("M", 2),
+        GAME + "Approve mediators M1 and M2? JSON booleans.",
+        16,
+    ),
+    "contract_design": (
+        "IO",
+        AnswerFormat.contract_design(("A0", "A1")),
+        GAME + "Propose a side payment (integer) for each action.",
+        17,
+    ),
     "contract_vote": ("IO", AnswerFormat.vote("C", 2), GAME + "Approve contracts C1 and C2?", 18),
     "sign": ("IO", AnswerFormat.sign(), GAME + "Do you sign the contract?", 19),
-    "judge": ("IO", AnswerFormat.judge(LABELS), "Classify the strategy in this text: 'I defect because "
-              "defection always pays more, whatever the other player does.' Answer with JSON.", 20),
+    "judge": (
+        "IO",
+        AnswerFormat.judge(LABELS),
+        "Classify the strategy in this text: 'I defect because "
+        "defection always pays more, whatever the other player does.' Answer with JSON.",
+        20,
+    ),
 }
 
 

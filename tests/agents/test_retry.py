@@ -128,5 +128,7 @@ def test_retry_after_sources() -> None:
     assert retry_after_seconds(RateLimited(2.5)) == 2.5
     assert retry_after_seconds(WithHeaders({"retry-after-ms": "1500"})) == 1.5
     assert retry_after_seconds(WithResponse()) == 7.0
-    assert retry_after_seconds(WithHeaders({"Retry-After": "Wed, 21 Oct 2015 07:28:00 GMT"})) is None
+    assert (
+        retry_after_seconds(WithHeaders({"Retry-After": "Wed, 21 Oct 2015 07:28:00 GMT"})) is None
+    )
     assert retry_after_seconds(Transient()) is None

@@ -217,7 +217,9 @@ def _action_rules(keys: Sequence[str], rules: list[str]) -> None:
                     needed_n.add((k + 1, x))
                     frontier.append((k + 1, x))
     for k, r in sorted(needed_n):
-        rules.append(f"n{k}-{r} ::= " + _number_trie({str(v): f"c{k}-{r - v}" for v in range(r + 1)}))
+        rules.append(
+            f"n{k}-{r} ::= " + _number_trie({str(v): f"c{k}-{r - v}" for v in range(r + 1)})
+        )
     for k, x in sorted(needed_c):
         key = keys[k + 1]
         if k + 1 == m - 1:
@@ -231,7 +233,7 @@ def _judge_rules(fmt: AnswerFormat, rules: list[str]) -> None:
         raise ValueError("a judge format needs the category labels as values")
     labels = list(dict.fromkeys([*fmt.values, "Other"]))
     rules.append("label ::= " + " | ".join(_lit(v) for v in labels))
-    rules.append(f'labels ::= label ({_lit(", ")} label){{0,{JUDGE_MAX_LABELS - 1}}}')
+    rules.append(f"labels ::= label ({_lit(', ')} label){{0,{JUDGE_MAX_LABELS - 1}}}")
     rules.append(f"text ::= {_JSON_TEXT_CHAR}{{1,{DEFAULT_JUDGE_REASONING_CHARS}}}")
     rules.append('confidence ::= "0." [0-9] [0-9]? | "1.0"')
     rules.append(

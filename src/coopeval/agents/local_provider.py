@@ -51,6 +51,7 @@ __all__ = [
     "LocalContextWindowError",
     "LocalModelMissingError",
     "LocalProviderError",
+    "last_call_stats",
     "local_model_path",
     "register_local_provider",
 ]
@@ -67,8 +68,18 @@ LOCAL_MODELS: dict[str, tuple[str, str, str]] = {
 }
 
 _PASS_THROUGH = frozenset(
-    {"temperature", "top_p", "top_k", "min_p", "max_tokens", "seed", "stop", "repeat_penalty",
-     "response_format", "grammar"}
+    {
+        "temperature",
+        "top_p",
+        "top_k",
+        "min_p",
+        "max_tokens",
+        "seed",
+        "stop",
+        "repeat_penalty",
+        "response_format",
+        "grammar",
+    }
 )
 
 _register_lock = threading.Lock()
@@ -163,6 +174,15 @@ def register_local_provider() -> None:
             )
 
 
+def last_call_stats() -> dict[str, float]:
+    """Statistics of the latest local call in this process (empty before the first call).
+
+    ``wall_s``: seconds inside llama.cpp; ``reused_prompt_tokens``: prompt tokens taken from the
+    KV cache instead of being evaluated.
+    """
+    return dict(_handler.last_stats) if _handler is not None else {}
+
+
 def _make_handler_class() -> type:
     """Build the ``CustomLLM`` subclass (deferred so that importing this module stays cheap)."""
     import litellm
@@ -180,6 +200,7 @@ def _make_handler_class() -> type:
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
             self._prompt_len = 0  # leading KV entries written as prompt (batches >= 2)
+            self.last_reused = 0  # prompt tokens taken from the KV cache by the latest call
 
         def generate(self, tokens: Any, *args: Any, **kwargs: Any) -> Any:
             tokens = list(tokens)
@@ -191,6 +212,7 @@ def _make_handler_class() -> type:
                     keep += 1
             # llama-cpp-python's own prefix matching now finds exactly `keep` tokens
             self.n_tokens = keep
+            self.last_reused = keep
             if keep == 0:
                 self.reset()
             self._prompt_len = 0  # until the prompt is fully evaluated
@@ -227,7 +249,7 @@ def _make_handler_class() -> type:
             self._llms: dict[str, Llama] = {}
             self._lock = threading.Lock()
             self._valid_grammars: set[str] = set()
-            self.last_timings: dict[str, float] = {}
+            self.last_stats: dict[str, float] = {}
             atexit.register(self.close)
 
         def _llm(self, name: str) -> Llama:
@@ -290,7 +312,10 @@ def _make_handler_class() -> type:
                     if "context window" in str(exc):
                         raise LocalContextWindowError(str(exc)) from exc
                     raise
-                self.last_timings = {"wall_s": time.perf_counter() - started}
+                self.last_stats = {
+                    "wall_s": time.perf_counter() - started,
+                    "reused_prompt_tokens": float(llm.last_reused),
+                }
             out["model"] = f"local/{name}"  # else litellm's cost lookup fails noisily
             return litellm.ModelResponse(**out)
 

@@ -85,7 +85,9 @@ async def generate_with_retry(
     def wait(state: RetryCallState) -> float:
         outcome = state.outcome
         exc = outcome.exception() if outcome is not None and outcome.failed else None
-        backoff = random.uniform(0.0, min(max_wait_s, initial_wait_s * 2 ** (state.attempt_number - 1)))
+        backoff = random.uniform(
+            0.0, min(max_wait_s, initial_wait_s * 2 ** (state.attempt_number - 1))
+        )
         if exc is not None and classify(exc) is ErrorClass.RATE_LIMIT:
             hinted = retry_after_seconds(exc)
             if hinted is not None:
@@ -126,7 +128,10 @@ def retry_after_seconds(exc: BaseException) -> float | None:
             return float(value)
         except (TypeError, ValueError):
             return None
-    for headers in (getattr(exc, "headers", None), getattr(getattr(exc, "response", None), "headers", None)):
+    for headers in (
+        getattr(exc, "headers", None),
+        getattr(getattr(exc, "response", None), "headers", None),
+    ):
         if not headers:
             continue
         try:

@@ -7,7 +7,13 @@ is loaded).
 from coopeval.decisions.errors import AnswerError
 from coopeval.decisions.extract import extract_first_json_object, extract_last_json_object
 from coopeval.decisions.formats import AnswerFormat, DecisionKind
-from coopeval.decisions.parsing import FALLBACK_LABEL, PARSER_VERSION, normalise_label, parse_answer, validate_answer
+from coopeval.decisions.parsing import (
+    FALLBACK_LABEL,
+    PARSER_VERSION,
+    normalise_label,
+    parse_answer,
+    validate_answer,
+)
 from coopeval.decisions.reask import MAX_ATTEMPTS, MAX_REASKS, reask_messages
 from coopeval.decisions.taxonomy import Taxonomy, TaxonomyError, load_taxonomy
 

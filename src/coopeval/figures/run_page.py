@@ -11,7 +11,12 @@ from typing import Any
 
 import polars as pl
 
-from coopeval.analysis.run_summary import decision_counts, failed_decisions, judge_summary, model_usage
+from coopeval.analysis.run_summary import (
+    decision_counts,
+    failed_decisions,
+    judge_summary,
+    model_usage,
+)
 
 __all__ = ["frame_to_html", "render_run_summary", "render_table_pages"]
 

@@ -6,7 +6,13 @@ per seat from the payoff table, so every seat is told its own payoffs (spec §2.
 
 from __future__ import annotations
 
-from coopeval.games.base import Game, Profile, action_token, symmetric_two_player_table, table_from_function
+from coopeval.games.base import (
+    Game,
+    Profile,
+    action_token,
+    symmetric_two_player_table,
+    table_from_function,
+)
 
 
 def _two_player_rules(table: dict[Profile, tuple[float, ...]], actions: tuple[str, ...]) -> tuple[str, ...]:

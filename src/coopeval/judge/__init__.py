@@ -3,7 +3,12 @@ and label aggregation with the correct denominator."""
 
 from coopeval.judge.aggregate import DIMENSIONS, label_shares
 from coopeval.judge.prompt import DEFAULT_TEMPLATE, JudgePrompt, category_lines
-from coopeval.judge.selection import DEFAULT_MIN_CHARS, cot_agent_names, eligible_decisions, sample_decisions
+from coopeval.judge.selection import (
+    DEFAULT_MIN_CHARS,
+    cot_agent_names,
+    eligible_decisions,
+    sample_decisions,
+)
 
 __all__ = [
     "DEFAULT_MIN_CHARS",

@@ -7,6 +7,7 @@ mechanism × replicate) and returns :class:`CellRecords`.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 import time
@@ -220,3 +221,40 @@ def bot_state(ctx: CellContext, seat: int, history: Sequence[Sequence[int]], **e
         "history": history_state(history),
         **extra,
     }
+
+
+@dataclass
+class SimultaneousMove:
+    """The outcome of one simultaneous decision by every seat (spec §3.1, §3.5).
+
+    ``drawn`` holds the sampled token index per seat and ``draws`` the uniform draws, or both
+    are None when any seat's decision failed (the move is then void; nothing is substituted).
+    """
+
+    outcomes: list[DecisionOutcome]
+    drawn: list[int] | None
+    draws: list[float] | None
+
+
+async def decide_simultaneously(
+    ctx: CellContext,
+    seated: Sequence[Agent],
+    bodies: Sequence[str],
+    fmt: AnswerFormat,
+    positions: Sequence[Mapping[str, Any]],
+    states: Sequence[Mapping[str, Any]],
+) -> SimultaneousMove:
+    """Ask every seat concurrently for its distribution over ``fmt.keys`` and sample each
+    action from the decision's own RNG stream."""
+    outcomes = list(
+        await asyncio.gather(
+            *(
+                ctx.maker.decide(agent, bodies[seat], fmt, positions[seat], state=states[seat], seed=provider_seed(ctx, positions[seat]))
+                for seat, agent in enumerate(seated)
+            )
+        )
+    )
+    if not all(outcome.ok for outcome in outcomes):
+        return SimultaneousMove(outcomes, None, None)
+    sampled = [draw_action(ctx, positions[seat], outcome.parsed or {}, fmt.keys) for seat, outcome in enumerate(outcomes)]
+    return SimultaneousMove(outcomes, [action for _, action in sampled], [draw for draw, _ in sampled])

@@ -10,9 +10,9 @@ decision is recorded as failed with all its attempts; nothing is ever substitute
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import time
-import hashlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any

@@ -39,8 +39,8 @@ from coopeval.mechanisms.base import (
     Progress,
     action_instruction,
     bot_state,
+    decide_simultaneously,
     decision_row,
-    draw_action,
     game_section,
     matchup_id,
     position,
@@ -377,32 +377,19 @@ class DesignVoteMechanism(RepeatedPlay):
         fmt = AnswerFormat.action(tokens)
         n = ctx.game.n_players
         positions = [position(ctx, self.name, seated, 1, seat, "action") for seat in range(n)]
-        outcomes = await asyncio.gather(
-            *(
-                ctx.maker.decide(
-                    agent,
-                    "\n\n".join([game_section(ctx, seat), sections[seat], action_instruction(ctx, tokens)]),
-                    fmt,
-                    positions[seat],
-                    state=states[seat],
-                    seed=provider_seed(ctx, positions[seat]),
-                )
-                for seat, agent in enumerate(seated)
-            )
+        move = await decide_simultaneously(
+            ctx,
+            seated,
+            ["\n\n".join([game_section(ctx, seat), sections[seat], action_instruction(ctx, tokens)]) for seat in range(n)],
+            fmt,
+            positions,
+            states,
         )
-        drawn: list[int] = []
-        draws: list[float] = []
-        for seat, outcome in enumerate(outcomes):
-            if outcome.ok:
-                assert outcome.parsed is not None
-                draw, action = draw_action(ctx, positions[seat], outcome.parsed, tokens)
-                draws.append(draw)
-                drawn.append(action)
-        failed = len(drawn) != n
-        resolved = None if failed else resolve(drawn)
+        outcomes, draws = move.outcomes, move.draws
+        resolved = None if move.drawn is None else resolve(move.drawn)
         for seat, (agent, outcome) in enumerate(zip(seated, outcomes, strict=True)):
             extra: dict[str, Any] = {}
-            if resolved is not None:
+            if resolved is not None and draws is not None:
                 actions, points, base_points, mediated = resolved
                 extra = {
                     "draw": draws[seat],
@@ -414,4 +401,4 @@ class DesignVoteMechanism(RepeatedPlay):
                 }
             records.decisions.append(decision_row(ctx, self.name, mid, 1, seat, agent, fmt, outcome, **extra))
             records.add_attempts(outcome, {"matchup_id": mid, "round": 1, "seat": seat + 1})
-        return "failed" if failed else "complete"
+        return "failed" if resolved is None else "complete"

@@ -24,12 +24,11 @@ from coopeval.mechanisms.base import (
     action_instruction,
     bot_state,
     continuation_percent,
+    decide_simultaneously,
     decision_row,
-    draw_action,
     game_section,
     matchup_id,
     position,
-    provider_seed,
 )
 
 
@@ -72,33 +71,19 @@ class RepeatedPlay(Mechanism):
         n_rounds = self.num_rounds(ctx)
         for round_ in range(1, n_rounds + 1):
             positions = [position(ctx, self.name, seated, round_, seat, "action") for seat in range(game.n_players)]
-            outcomes = await asyncio.gather(
-                *(
-                    ctx.maker.decide(
-                        agent,
-                        self.prompt(ctx, seat, round_, history, fmt.keys),
-                        fmt,
-                        positions[seat],
-                        state=bot_state(ctx, seat, history),
-                        seed=provider_seed(ctx, positions[seat]),
-                    )
-                    for seat, agent in enumerate(seated)
-                )
+            move = await decide_simultaneously(
+                ctx,
+                seated,
+                [self.prompt(ctx, seat, round_, history, fmt.keys) for seat in range(game.n_players)],
+                fmt,
+                positions,
+                [bot_state(ctx, seat, history) for seat in range(game.n_players)],
             )
-            actions: list[int] = []
-            draws: list[float] = []
-            for seat, outcome in enumerate(outcomes):
-                if outcome.ok:
-                    assert outcome.parsed is not None
-                    draw, action = draw_action(ctx, positions[seat], outcome.parsed, fmt.keys)
-                    draws.append(draw)
-                    actions.append(action)
-            failed = len(actions) != game.n_players
-            payoffs = None if failed else game.payoffs(tuple(actions))
+            outcomes, actions, draws = move.outcomes, move.drawn, move.draws
+            payoffs = None if actions is None else game.payoffs(tuple(actions))
             for seat, (agent, outcome) in enumerate(zip(seated, outcomes, strict=True)):
                 extra: dict[str, Any] = {}
-                if not failed:
-                    assert payoffs is not None
+                if actions is not None and draws is not None and payoffs is not None:
                     extra = {
                         "draw": draws[seat],
                         "action": actions[seat],
@@ -109,7 +94,7 @@ class RepeatedPlay(Mechanism):
                     }
                 records.decisions.append(decision_row(ctx, self.name, mid, round_, seat, agent, fmt, outcome, **extra))
                 records.add_attempts(outcome, {"matchup_id": mid, "round": round_, "seat": seat + 1})
-            if failed:
+            if actions is None:
                 status = "failed"  # a failed decision ends only its own matchup (spec §3.4)
                 break
             history.append(actions)

@@ -57,12 +57,11 @@ from coopeval.mechanisms.base import (
     action_instruction,
     bot_state,
     continuation_percent,
+    decide_simultaneously,
     decision_row,
-    draw_action,
     game_section,
     others_description,
     position,
-    provider_seed,
 )
 from coopeval.pipeline.seeds import rng_for
 
@@ -329,32 +328,19 @@ class ReputationFirstOrder(Mechanism):
                 position(ctx, self.name, seated, round_, seat, "action") for seat in range(n)
             ]
             history = self.bot_history(ctx, matches_of, round_, members)
-            outcomes = await asyncio.gather(
-                *(
-                    ctx.maker.decide(
-                        agent,
-                        self.prompt(ctx, population, matches_of, round_, members, seat),
-                        fmt,
-                        positions[seat],
-                        state=bot_state(ctx, seat, history, round=round_),
-                        seed=provider_seed(ctx, positions[seat]),
-                    )
-                    for seat, agent in enumerate(seated)
-                )
+            move = await decide_simultaneously(
+                ctx,
+                seated,
+                [self.prompt(ctx, population, matches_of, round_, members, seat) for seat in range(n)],
+                fmt,
+                positions,
+                [bot_state(ctx, seat, history, round=round_) for seat in range(n)],
             )
-            actions: list[int] = []
-            draws: list[float] = []
-            for seat, outcome in enumerate(outcomes):
-                if outcome.ok:
-                    assert outcome.parsed is not None
-                    draw, action = draw_action(ctx, positions[seat], outcome.parsed, fmt.keys)
-                    draws.append(draw)
-                    actions.append(action)
-            failed = len(actions) != n
-            payoffs = None if failed else game.payoffs(tuple(actions))
+            outcomes, actions, draws = move.outcomes, move.drawn, move.draws
+            payoffs = None if actions is None else game.payoffs(tuple(actions))
             for seat, (uid, outcome) in enumerate(zip(members, outcomes, strict=True)):
                 extra: dict[str, Any] = {"match_id": mid}
-                if payoffs is not None:
+                if actions is not None and draws is not None and payoffs is not None:
                     extra |= {
                         "draw": draws[seat],
                         "action": actions[seat],
@@ -370,8 +356,8 @@ class ReputationFirstOrder(Mechanism):
                 records.add_attempts(
                     outcome, {"matchup_id": name, "round": round_, "seat": seat + 1}
                 )
-            progress.step(failed=failed)
-            if payoffs is None:
+            progress.step(failed=payoffs is None)
+            if actions is None or payoffs is None:
                 return None
             return Match(round_, index, tuple(members), tuple(actions), tuple(payoffs))
 

@@ -70,13 +70,14 @@ def build_store(tables: Mapping[str, Sequence[str]], out_path: str | Path, cells
                 con.execute(f"CREATE TABLE {name} AS SELECT * FROM read_parquet(?, union_by_name = true)", [paths])
             else:
                 schema = SCHEMAS.get(name, TRAJECTORY_SCHEMA if name == "trajectories" else {})
-                empty = pl.DataFrame(schema=schema).to_arrow()  # noqa: F841 - scanned by DuckDB
-                con.execute(f"CREATE TABLE {name} AS SELECT * FROM empty")
+                con.register("empty_source", pl.DataFrame(schema=schema).to_arrow())
+                con.execute(f"CREATE TABLE {name} AS SELECT * FROM empty_source")
+                con.unregister("empty_source")
             counts[name] = con.execute(f"SELECT count(*) FROM {name}").fetchone()[0]
         if cells_tsv:
             con.execute("CREATE TABLE cells AS SELECT * FROM read_csv(?, delim = '\t', header = true)", [str(cells_tsv)])
             counts["cells"] = con.execute("SELECT count(*) FROM cells").fetchone()[0]
-        provenance_rows = pl.DataFrame(
+        provenance = pl.DataFrame(
             {
                 "key": ["created_utc", "coopeval", "litellm", "duckdb", "polars", "python"],
                 "value": [
@@ -88,8 +89,9 @@ def build_store(tables: Mapping[str, Sequence[str]], out_path: str | Path, cells
                     platform.python_version(),
                 ],
             }
-        ).to_arrow()  # noqa: F841
-        con.execute("CREATE TABLE provenance AS SELECT * FROM provenance_rows")
+        ).to_arrow()
+        con.register("provenance_source", provenance)
+        con.execute("CREATE TABLE provenance AS SELECT * FROM provenance_source")
         con.execute("CHECKPOINT")
     finally:
         con.close()
