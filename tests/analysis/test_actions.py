@@ -20,14 +20,24 @@ ROWS = [
     ("NoMechanism", "PrisonersDilemma", "b", "action", "failed", None),
     ("Mediation", "PrisonersDilemma", "a", "action", "ok", '{"A0": 20, "A1": 20, "A2": 60}'),
     ("Mediation", "PrisonersDilemma", "a", "mediator_vote", "ok", '{"M1": true, "M2": false}'),
-    ("Mediation", "TravellersDilemma", "b", "action", "ok", '{"A0": 10, "A1": 0, "A2": 0, "A3": 40, "A4": 50}'),
+    (
+        "Mediation",
+        "TravellersDilemma",
+        "b",
+        "action",
+        "ok",
+        '{"A0": 10, "A1": 0, "A2": 0, "A3": 40, "A4": 50}',
+    ),
 ]
 
 
 def test_pooled_by_mechanism():
     frame = action_probabilities(decisions(ROWS))
     assert frame.columns == ["mechanism", "game", "token", "action", "probability", "n"]
-    got = {(r["mechanism"], r["game"], r["action"]): (r["probability"], r["n"]) for r in frame.iter_rows(named=True)}
+    got = {
+        (r["mechanism"], r["game"], r["action"]): (r["probability"], r["n"])
+        for r in frame.iter_rows(named=True)
+    }
     # (0.30 + 0.50 + 1.00) / 3 and (0.70 + 0.50 + 0.00) / 3; the failed decision is left out
     assert got[("NoMechanism", "PrisonersDilemma", "Cooperate")] == (pytest.approx(0.6), 3)
     assert got[("NoMechanism", "PrisonersDilemma", "Defect")] == (pytest.approx(0.4), 3)
@@ -42,7 +52,10 @@ def test_by_model():
     frame = action_probabilities(decisions(ROWS), by=("mechanism", "agent"))
     assert frame.columns == ["mechanism", "agent", "game", "token", "action", "probability", "n"]
     pd = frame.filter((pl.col("mechanism") == "NoMechanism") & (pl.col("token") == "A0"))
-    assert pd.select("agent", "probability", "n").rows() == [("a", pytest.approx(0.4), 2), ("b", pytest.approx(1.0), 1)]
+    assert pd.select("agent", "probability", "n").rows() == [
+        ("a", pytest.approx(0.4), 2),
+        ("b", pytest.approx(1.0), 1),
+    ]
 
 
 def test_labels_and_empty_input():

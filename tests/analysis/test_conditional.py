@@ -32,7 +32,15 @@ def row(mechanism, game, matchup, match, rnd, seat, agent, action, p0=None, stat
 
 
 def lookup(frame):
-    return {(r["agent"], r["condition"], r["action"]): (r["count"], r["n"], r["frequency"], r["probability"]) for r in frame.iter_rows(named=True)}
+    return {
+        (r["agent"], r["condition"], r["action"]): (
+            r["count"],
+            r["n"],
+            r["frequency"],
+            r["probability"],
+        )
+        for r in frame.iter_rows(named=True)
+    }
 
 
 def test_repetition_conditions_on_the_partners_last_move():

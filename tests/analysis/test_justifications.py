@@ -20,11 +20,16 @@ def judgements():
         ("NoMechanism", "b", "StagHunt", ["Reciprocity"], "ok"),
         ("NoMechanism", "b", "TrustGame", [], "failed"),
     ]
-    return pl.DataFrame(rows, schema=["mechanism", "agent", "game", "labels", "status"], orient="row")
+    return pl.DataFrame(
+        rows, schema=["mechanism", "agent", "game", "labels", "status"], orient="row"
+    )
 
 
 def shares(frame):
-    return {(r["label"]): (r["count"], r["denominator"], r["share"]) for r in frame.iter_rows(named=True)}
+    return {
+        (r["label"]): (r["count"], r["denominator"], r["share"])
+        for r in frame.iter_rows(named=True)
+    }
 
 
 def test_pooled_shares_drop_stag_hunt_and_matching_pennies():

@@ -6,7 +6,12 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from coopeval.analysis.run_summary import decision_counts, failed_decisions, judge_summary, model_usage
+from coopeval.analysis.run_summary import (
+    decision_counts,
+    failed_decisions,
+    judge_summary,
+    model_usage,
+)
 
 
 def test_decision_counts_and_failures():
@@ -47,13 +52,24 @@ def test_model_usage_splits_players_and_judge():
     )
     usage = {(r["model"], r["role"]): r for r in model_usage(calls).iter_rows(named=True)}
     m1 = usage[("m1", "player")]
-    assert (m1["attempts"], m1["cache_hits"], m1["invalid"], m1["prompt_tokens"], m1["completion_tokens"]) == (3, 1, 1, 250, 25)
+    assert (
+        m1["attempts"],
+        m1["cache_hits"],
+        m1["invalid"],
+        m1["prompt_tokens"],
+        m1["completion_tokens"],
+    ) == (3, 1, 1, 250, 25)
     assert m1["cost_usd"] == pytest.approx(0.025) and m1["new_cost_usd"] == pytest.approx(0.015)
     assert usage[("j", "judge")]["attempts"] == 1
 
 
 def test_judge_summary():
     judgements = pl.DataFrame(
-        {"judge_model": ["j"] * 3, "mechanism": ["NoMechanism"] * 3, "status": ["ok", "ok", "failed"], "confidence": [0.8, 0.6, None]}
+        {
+            "judge_model": ["j"] * 3,
+            "mechanism": ["NoMechanism"] * 3,
+            "status": ["ok", "ok", "failed"],
+            "confidence": [0.8, 0.6, None],
+        }
     )
     assert judge_summary(judgements).rows() == [("j", "NoMechanism", 3, 1, pytest.approx(0.7))]

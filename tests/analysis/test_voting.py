@@ -36,20 +36,34 @@ def votes():
         ("Contracting", "a|a", 2, "a", 1, False),
         ("Contracting", "a|a", 2, "a", 2, True),
     ]
-    frame = pl.DataFrame(rows, schema=["mechanism", "matchup_id", "voter_seat", "agent", "option", "approve"], orient="row")
-    return frame.with_columns(pl.lit("c_").add(pl.col("mechanism")).alias("cell_id"), pl.lit(PD).alias("game"))
+    frame = pl.DataFrame(
+        rows,
+        schema=["mechanism", "matchup_id", "voter_seat", "agent", "option", "approve"],
+        orient="row",
+    )
+    return frame.with_columns(
+        pl.lit("c_").add(pl.col("mechanism")).alias("cell_id"), pl.lit(PD).alias("game")
+    )
 
 
 def selections():
     rows = [("Mediation", "a|b", 2), ("Mediation", "b|a", 1), ("Contracting", "a|a", 2)]
     frame = pl.DataFrame(rows, schema=["mechanism", "matchup_id", "selected_index"], orient="row")
-    return frame.with_columns(pl.lit("c_").add(pl.col("mechanism")).alias("cell_id"), pl.lit(PD).alias("game"))
+    return frame.with_columns(
+        pl.lit("c_").add(pl.col("mechanism")).alias("cell_id"), pl.lit(PD).alias("game")
+    )
 
 
 def matchups():
-    rows = [("Mediation", "a|b", ["a", "b"]), ("Mediation", "b|a", ["b", "a"]), ("Contracting", "a|a", ["a", "a"])]
+    rows = [
+        ("Mediation", "a|b", ["a", "b"]),
+        ("Mediation", "b|a", ["b", "a"]),
+        ("Contracting", "a|a", ["a", "a"]),
+    ]
     frame = pl.DataFrame(rows, schema=["mechanism", "matchup_id", "agents"], orient="row")
-    return frame.with_columns(pl.lit("c_").add(pl.col("mechanism")).alias("cell_id"), pl.lit(PD).alias("game"))
+    return frame.with_columns(
+        pl.lit("c_").add(pl.col("mechanism")).alias("cell_id"), pl.lit(PD).alias("game")
+    )
 
 
 def decisions():
@@ -65,14 +79,19 @@ def decisions():
         ("Contracting", "a", "action", "ok", False, None),
         ("Repetition", "a", "action", "ok", False, None),
     ]
-    frame = pl.DataFrame(rows, schema=["mechanism", "agent", "kind", "status", "mediated", "parsed"], orient="row")
+    frame = pl.DataFrame(
+        rows, schema=["mechanism", "agent", "kind", "status", "mediated", "parsed"], orient="row"
+    )
     return frame.with_columns(pl.lit(PD).alias("game"))
 
 
 def test_voting_and_adoption_hand_computed():
     frame = voting_adoption(votes(), selections(), matchups(), decisions())
     assert frame.columns == ["mechanism", "game", "agent", "measure", "value", "n"]
-    got = {(r["mechanism"], r["agent"], r["measure"]): (r["value"], r["n"]) for r in frame.iter_rows(named=True)}
+    got = {
+        (r["mechanism"], r["agent"], r["measure"]): (r["value"], r["n"])
+        for r in frame.iter_rows(named=True)
+    }
     assert got[("Mediation", "a", "approvals per proposal")] == (pytest.approx(1.0), 2)
     assert got[("Mediation", "b", "approvals per proposal")] == (pytest.approx(2.0), 2)
     assert got[("Mediation", "a", "selected")] == (0.0, 2)
@@ -85,7 +104,9 @@ def test_voting_and_adoption_hand_computed():
     assert ("Contracting", "a", "delegated") not in got and ("Mediation", "a", "signed") not in got
     assert len(got) == 6 + 3
     # measures in a fixed order within each (mechanism, game)
-    assert frame.filter(pl.col("mechanism") == "Mediation")["measure"].unique(maintain_order=True).to_list() == [
+    assert frame.filter(pl.col("mechanism") == "Mediation")["measure"].unique(
+        maintain_order=True
+    ).to_list() == [
         "approvals per proposal",
         "selected",
         "delegated",
@@ -93,5 +114,17 @@ def test_voting_and_adoption_hand_computed():
 
 
 def test_no_design_mechanism_gives_an_empty_frame():
-    frame = voting_adoption(votes().head(0), selections().head(0), matchups().head(0), decisions().filter(pl.col("mechanism") == "Repetition"))
-    assert frame.height == 0 and frame.columns == ["mechanism", "game", "agent", "measure", "value", "n"]
+    frame = voting_adoption(
+        votes().head(0),
+        selections().head(0),
+        matchups().head(0),
+        decisions().filter(pl.col("mechanism") == "Repetition"),
+    )
+    assert frame.height == 0 and frame.columns == [
+        "mechanism",
+        "game",
+        "agent",
+        "measure",
+        "value",
+        "n",
+    ]

@@ -17,7 +17,9 @@ class ScriptedJudge:
     ``prompts`` and every call counted in ``calls``.
     """
 
-    def __init__(self, script: Mapping[str, Sequence[str]], name: str = "fake/judge", style: str = "IO") -> None:
+    def __init__(
+        self, script: Mapping[str, Sequence[str]], name: str = "fake/judge", style: str = "IO"
+    ) -> None:
         self.script = dict(script)
         self.model = name
         self.style = style
@@ -52,7 +54,9 @@ def judge_answer(labels: str, confidence: Any = 0.8, reasoning: str = "Weighs ow
     """A judge reply under our contract (spec §9.2)."""
     import json
 
-    return json.dumps({"reasoning": reasoning, "confidence": confidence, "justification_type": labels})
+    return json.dumps(
+        {"reasoning": reasoning, "confidence": confidence, "justification_type": labels}
+    )
 
 
 def decision_rows(rows: Sequence[Mapping[str, Any]]) -> Any:

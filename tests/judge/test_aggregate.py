@@ -54,13 +54,18 @@ def judgements() -> pl.DataFrame:
 
 def shares(frame: pl.DataFrame, mechanism: str) -> dict[str, tuple[int, int, float]]:
     part = frame.filter(pl.col("mechanism") == mechanism)
-    return {row["label"]: (row["count"], row["denominator"], row["share"]) for row in part.iter_rows(named=True)}
+    return {
+        row["label"]: (row["count"], row["denominator"], row["share"])
+        for row in part.iter_rows(named=True)
+    }
 
 
 def test_correct_denominator_is_all_judged_rows_of_the_group():
     out = label_shares(judgements(), ["mechanism"], LABELS)
     assert out.columns == ["mechanism", "label", "count", "n_judged", "denominator", "share"]
-    assert out.filter(pl.col("mechanism") == "M1")["label"].to_list() == LABELS  # taxonomy order, zero-filled
+    assert (
+        out.filter(pl.col("mechanism") == "M1")["label"].to_list() == LABELS
+    )  # taxonomy order, zero-filled
     m1 = shares(out, "M1")
     assert m1[U] == (8, 10, pytest.approx(0.8))
     assert m1[R] == (2, 10, pytest.approx(0.2))
@@ -91,7 +96,11 @@ def test_groups_by_model_and_game_and_overall():
     by_agent = label_shares(judgements(), ["agent"], LABELS)
     a = shares(by_agent.rename({"agent": "mechanism"}), "a")
     # agent a: M1 rows [R], [U], [U, R], [T] and M2 row [Other] → 5 judged rows
-    assert a[U] == (2, 5, pytest.approx(0.4)) and a[R] == (2, 5, pytest.approx(0.4)) and a[O] == (1, 5, pytest.approx(0.2))
+    assert (
+        a[U] == (2, 5, pytest.approx(0.4))
+        and a[R] == (2, 5, pytest.approx(0.4))
+        and a[O] == (1, 5, pytest.approx(0.2))
+    )
     by_game = label_shares(judgements(), ["game"], LABELS)
     g2 = shares(by_game.rename({"game": "mechanism"}), "g2")
     assert g2[U] == (4, 5, pytest.approx(0.8)) and g2[T] == (1, 5, pytest.approx(0.2))
@@ -102,7 +111,13 @@ def test_groups_by_model_and_game_and_overall():
 
 def test_explicit_subgroups_and_bad_denominator():
     # subgroups by game only: U occurs in g1 (5 rows) and g2 (5 rows) of M1 → 8/10
-    out = label_shares(judgements(), ["mechanism"], LABELS, denominator="reference", subgroups=["mechanism", "game"])
+    out = label_shares(
+        judgements(),
+        ["mechanism"],
+        LABELS,
+        denominator="reference",
+        subgroups=["mechanism", "game"],
+    )
     assert shares(out, "M1")[U] == (8, 10, pytest.approx(0.8))
     assert shares(out, "M1")[R] == (2, 5, pytest.approx(0.4))
     with pytest.raises(ValueError, match="denominator"):

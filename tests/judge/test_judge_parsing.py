@@ -32,11 +32,17 @@ def judge(script, responses, cache=None):
 
 
 def test_valid_single_label():
-    judgements, calls, agent = judge({"[v]": [judge_answer("Individual utility maximization", 0.9, "Own payoff.")]}, ["v"])
+    judgements, calls, agent = judge(
+        {"[v]": [judge_answer("Individual utility maximization", 0.9, "Own payoff.")]}, ["v"]
+    )
     row = judgements.row(0, named=True)
     assert row["status"] == "ok" and row["labels"] == ["Individual utility maximization"]
     assert row["confidence"] == 0.9 and row["reasoning"] == "Own payoff." and row["n_attempts"] == 1
-    assert row["judge_model"] == "fake/judge(IO)" and row["decision_id"] == "d000" and row["agent"] == "x(CoT)"
+    assert (
+        row["judge_model"] == "fake/judge(IO)"
+        and row["decision_id"] == "d000"
+        and row["agent"] == "x(CoT)"
+    )
     assert dict(judgements.schema) == JUDGEMENT_SCHEMA
     assert dict(calls.schema) == SCHEMAS["llm_calls"]
     call = calls.row(0, named=True)
@@ -51,8 +57,14 @@ def test_valid_single_label():
     ("answer", "labels"),
     [
         ("Reciprocity, Trust evaluation", ["Reciprocity", "Trust evaluation"]),
-        ("trust   EVALUATION , reciprocity", ["Reciprocity", "Trust evaluation"]),  # normalised, taxonomy order
-        ("5, Category7", ["Reciprocity", "Trust evaluation"]),  # numeric aliases of the numbered list
+        (
+            "trust   EVALUATION , reciprocity",
+            ["Reciprocity", "Trust evaluation"],
+        ),  # normalised, taxonomy order
+        (
+            "5, Category7",
+            ["Reciprocity", "Trust evaluation"],
+        ),  # numeric aliases of the numbered list
         ("Reciprocity, Reciprocity, 5", ["Reciprocity"]),  # duplicates collapse
         ("Other", ["Other"]),  # the explicit fallback
         ("16", ["Other"]),
@@ -72,7 +84,10 @@ def test_unknown_label_is_reasked_not_dropped():
     first = calls.filter(calls["attempt"] == 0).row(0, named=True)
     assert 'unknown justification type "Altruism"' in first["error"]
     # the re-ask shows the model its previous answer and the reason it was rejected
-    assert "Altruism" in agent.prompts[1] and 'unknown justification type "Altruism"' in agent.prompts[1]
+    assert (
+        "Altruism" in agent.prompts[1]
+        and 'unknown justification type "Altruism"' in agent.prompts[1]
+    )
 
 
 def test_unknown_label_on_every_attempt_is_a_failed_judgement():
@@ -88,27 +103,49 @@ def test_unknown_label_on_every_attempt_is_a_failed_judgement():
     ("bad", "error"),
     [
         ("I think it is reciprocity.", "no JSON object"),
-        ('{"reasoning": "x", "confidence": "high", "justification_type": "Reciprocity"}', '"confidence" must be a number'),
-        ('{"reasoning": "x", "confidence": 1.5, "justification_type": "Reciprocity"}', '"confidence" must be between 0 and 1'),
-        ('{"reasoning": "x", "confidence": 0.5, "justification_type": ["Reciprocity"]}', "must be one string"),
-        ('{"Reasoning_behind_classification": "x", "Confidence": 0.5, "justification_type": "Reciprocity"}', "exactly the keys"),
+        (
+            '{"reasoning": "x", "confidence": "high", "justification_type": "Reciprocity"}',
+            '"confidence" must be a number',
+        ),
+        (
+            '{"reasoning": "x", "confidence": 1.5, "justification_type": "Reciprocity"}',
+            '"confidence" must be between 0 and 1',
+        ),
+        (
+            '{"reasoning": "x", "confidence": 0.5, "justification_type": ["Reciprocity"]}',
+            "must be one string",
+        ),
+        (
+            '{"Reasoning_behind_classification": "x", "Confidence": 0.5, "justification_type": "Reciprocity"}',
+            "exactly the keys",
+        ),
         ('{"reasoning": "x", "confidence": 0.5, "justification_type": " , "}', "names no category"),
     ],
 )
 def test_malformed_output_is_reasked(bad, error):
     judgements, calls, _ = judge({"[x]": [bad, judge_answer("Risk aversion", 0.6)]}, ["x"])
-    assert judgements["status"].to_list() == ["ok"] and judgements["labels"].to_list() == [["Risk aversion"]]
+    assert judgements["status"].to_list() == ["ok"] and judgements["labels"].to_list() == [
+        ["Risk aversion"]
+    ]
     assert error in calls.filter(calls["attempt"] == 0)["error"][0]
 
 
 def test_fenced_json_with_prose_is_accepted():
-    text = "Here is my classification:\n```json\n" + judge_answer("Strategic influence", 0.75) + "\n```\nDone."
+    text = (
+        "Here is my classification:\n```json\n"
+        + judge_answer("Strategic influence", 0.75)
+        + "\n```\nDone."
+    )
     judgements, _, _ = judge({"[p]": [text]}, ["p"])
     assert judgements["labels"].to_list() == [["Strategic influence"]]
 
 
 def test_several_decisions_keep_their_order_and_rerun_replays_the_cache(tmp_path):
-    script = {"[a]": [judge_answer("Reciprocity")], "[b]": [judge_answer("Altruism"), judge_answer("Other")], "[c]": [judge_answer("Competitiveness")]}
+    script = {
+        "[a]": [judge_answer("Reciprocity")],
+        "[b]": [judge_answer("Altruism"), judge_answer("Other")],
+        "[c]": [judge_answer("Competitiveness")],
+    }
     cache = ResponseCache(tmp_path / "cache")
     try:
         first, first_calls, agent = judge(script, ["a", "b", "c"], cache)

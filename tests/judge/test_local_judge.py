@@ -32,7 +32,11 @@ def test_local_model_judges_one_decision():
         pytest.skip(str(exc))
     taxonomy = load_taxonomy()
     rows = decision_rows(
-        [{"response": "Defecting gives me 3 or 1, more than cooperating whatever the other does, so I defect. {\"A0\": 0, \"A1\": 100}"}]
+        [
+            {
+                "response": 'Defecting gives me 3 or 1, more than cooperating whatever the other does, so I defect. {"A0": 0, "A1": 100}'
+            }
+        ]
     )
     judge = make_agent({"model": "local/smollm2-135m", "style": "IO", "params": {"temperature": 0}})
     maker = DecisionMaker(None, style_instructions(PromptLibrary()))

@@ -15,10 +15,16 @@ from tests.judge.fakes import judge_answer
 
 def test_default_prompt_lists_every_category_in_order():
     taxonomy = load_taxonomy()
-    text = JudgePrompt(taxonomy).render("Prisoner's Dilemma", "\n   I defect because it pays more.  \n")
+    text = JudgePrompt(taxonomy).render(
+        "Prisoner's Dilemma", "\n   I defect because it pays more.  \n"
+    )
     for n, name, definition in taxonomy.numbered():
         assert f"\n{n}. {name}: {definition}\n" in text
-    assert text.index("1. Individual utility maximization") < text.index("15. Multidimensional reasoning") < text.index("16. Other")
+    assert (
+        text.index("1. Individual utility maximization")
+        < text.index("15. Multidimensional reasoning")
+        < text.index("16. Other")
+    )
     assert "The game is Prisoner's Dilemma." in text
     assert "\nI defect because it pays more.\n" in text
     assert '"justification_type"' in text and '"confidence"' in text and '"reasoning"' in text
@@ -35,7 +41,10 @@ def test_replaced_taxonomy_changes_prompt_and_accepted_labels(tmp_path):
         "fallback_definition: Nothing fits.\n"
     )
     taxonomy = load_taxonomy(path)
-    assert category_lines(taxonomy) == "1. Greed: Wants the most points.\n2. Kindness: Helps the others.\n3. Unclear: Nothing fits."
+    assert (
+        category_lines(taxonomy)
+        == "1. Greed: Wants the most points.\n2. Kindness: Helps the others.\n3. Unclear: Nothing fits."
+    )
     text = JudgePrompt(taxonomy).render("Trust Game", "x")
     assert "Individual utility maximization" not in text and "pick Unclear" in text
     fmt = taxonomy.answer_format()

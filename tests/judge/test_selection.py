@@ -43,20 +43,58 @@ def test_only_cot_actions_that_parsed_with_enough_text():
         ]
     )
     assert ids(eligible_decisions(rows, COT)) == ["keep80", "keep_padded", "labelled"]
-    assert ids(eligible_decisions(rows, COT, min_chars=79)) == ["keep80", "keep_padded", "labelled", "short79", "short_padded"]
+    assert ids(eligible_decisions(rows, COT, min_chars=79)) == [
+        "keep80",
+        "keep_padded",
+        "labelled",
+        "short79",
+        "short_padded",
+    ]
 
 
 def test_mediation_and_contracting_only_the_last_decision_point():
     long = TEXT80 * 2
     rows = decision_rows(
         [
-            {"decision_id": "m_design", "mechanism": "Mediation", "kind": "mediator_design", "round": 0, "response": long},
-            {"decision_id": "m_vote", "mechanism": "Mediation", "kind": "mediator_vote", "response": long},
-            {"decision_id": "m_action", "mechanism": "Mediation", "kind": "action", "response": long},
-            {"decision_id": "c_design", "mechanism": "Contracting", "kind": "contract_design", "round": 0, "response": long},
-            {"decision_id": "c_vote", "mechanism": "Contracting", "kind": "contract_vote", "response": long},
+            {
+                "decision_id": "m_design",
+                "mechanism": "Mediation",
+                "kind": "mediator_design",
+                "round": 0,
+                "response": long,
+            },
+            {
+                "decision_id": "m_vote",
+                "mechanism": "Mediation",
+                "kind": "mediator_vote",
+                "response": long,
+            },
+            {
+                "decision_id": "m_action",
+                "mechanism": "Mediation",
+                "kind": "action",
+                "response": long,
+            },
+            {
+                "decision_id": "c_design",
+                "mechanism": "Contracting",
+                "kind": "contract_design",
+                "round": 0,
+                "response": long,
+            },
+            {
+                "decision_id": "c_vote",
+                "mechanism": "Contracting",
+                "kind": "contract_vote",
+                "response": long,
+            },
             {"decision_id": "c_sign", "mechanism": "Contracting", "kind": "sign", "response": long},
-            {"decision_id": "c_action", "mechanism": "Contracting", "kind": "action", "response": long},
+            {
+                "decision_id": "c_action",
+                "mechanism": "Contracting",
+                "kind": "action",
+                "response": long,
+            },
         ]
     )
     assert ids(eligible_decisions(rows, COT)) == ["c_action", "m_action"]
@@ -70,7 +108,10 @@ def test_game_filter_accepts_keys_and_type_names():
             {"decision_id": "tg", "game": "TrustGame", "response": TEXT80},
         ]
     )
-    assert ids(eligible_decisions(rows, COT, games=["prisoners_dilemma", "TrustGame"])) == ["pd", "tg"]
+    assert ids(eligible_decisions(rows, COT, games=["prisoners_dilemma", "TrustGame"])) == [
+        "pd",
+        "tg",
+    ]
     assert ids(eligible_decisions(rows, COT, games=[])) == []
     assert ids(eligible_decisions(rows, COT)) == ["pd", "sh", "tg"]
 

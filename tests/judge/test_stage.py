@@ -10,8 +10,13 @@ from coopeval.pipeline.schemas import SCHEMAS
 from tests.conftest import REPO
 from tests.judge.fakes import ScriptedJudge, decision_rows, judge_answer
 
-LONG = "Defecting pays more whatever the other player does, so I maximise my own payoff by defecting. "
-AGENTS = [{"model": "local/smollm2-135m", "style": "CoT", "label": "x"}, {"model": "bot/tit-for-tat"}]
+LONG = (
+    "Defecting pays more whatever the other player does, so I maximise my own payoff by defecting. "
+)
+AGENTS = [
+    {"model": "local/smollm2-135m", "style": "CoT", "label": "x"},
+    {"model": "bot/tit-for-tat"},
+]
 JUDGE = {"model": "fake/judge", "style": "IO", "params": {}, "sample_size": 0, "min_chars": 80}
 
 
@@ -22,7 +27,10 @@ def write_decisions(tmp_path, rows):
 
 
 def run(tmp_path, rows, judge_config=JUDGE, agents=AGENTS, script=None, games=None):
-    outputs = {"judgements": tmp_path / "out" / "judgements.parquet", "llm_calls": tmp_path / "out" / "llm_calls.parquet"}
+    outputs = {
+        "judgements": tmp_path / "out" / "judgements.parquet",
+        "llm_calls": tmp_path / "out" / "llm_calls.parquet",
+    }
     agent = ScriptedJudge(script or {"[": [judge_answer("Individual utility maximization")]})
     n, stats = run_judge(
         write_decisions(tmp_path, rows),
@@ -54,7 +62,10 @@ def test_judges_eligible_decisions_and_writes_both_tables(tmp_path):
         {"decision_id": "c", "agent": "bot/tit-for-tat", "response": LONG},
         {"decision_id": "d", "agent": "x(CoT)", "response": "too short"},
     ]
-    script = {"[1]": [judge_answer("Individual utility maximization, Strategic equilibrium focus", 0.9)], "[2]": [judge_answer("Nonsense")]}
+    script = {
+        "[1]": [judge_answer("Individual utility maximization, Strategic equilibrium focus", 0.9)],
+        "[2]": [judge_answer("Nonsense")],
+    }
     judgements, calls, agent, n = run(tmp_path, rows, script=script)
     assert n == 2
     assert judgements.select("decision_id", "status", "labels").rows() == [
@@ -70,5 +81,7 @@ def test_sample_size_and_include_games(tmp_path):
     rows = [{"decision_id": f"d{i}", "response": LONG + f"[{i}]"} for i in range(6)]
     rows += [{"decision_id": "sh", "game": "StagHunt", "response": LONG + "[sh]"}]
     config = {**JUDGE, "sample_size": 3, "include_games": ["prisoners_dilemma", "trust_game"]}
-    judgements, _, _, n = run(tmp_path, rows, judge_config=config, games=["prisoners_dilemma", "stag_hunt"])
+    judgements, _, _, n = run(
+        tmp_path, rows, judge_config=config, games=["prisoners_dilemma", "stag_hunt"]
+    )
     assert n == 3 and "sh" not in judgements["decision_id"].to_list()

@@ -8,7 +8,11 @@ from pathlib import Path  # noqa: E402
 
 from coopeval.judge.stage import run_judge  # noqa: E402
 
-paths = [snakemake.input.decisions] if isinstance(snakemake.input.decisions, str) else list(snakemake.input.decisions)
+paths = (
+    [snakemake.input.decisions]
+    if isinstance(snakemake.input.decisions, str)
+    else list(snakemake.input.decisions)
+)
 judge = dict(snakemake.params.judge)
 judge["taxonomy"] = snakemake.input.taxonomy
 run_judge(

@@ -42,7 +42,7 @@ import os
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 __all__ = [
     "DEFAULT_N_CTX",
@@ -186,10 +186,11 @@ def last_call_stats() -> dict[str, float]:
 def _make_handler_class() -> type:
     """Build the ``CustomLLM`` subclass (deferred so that importing this module stays cheap)."""
     import litellm
-    from litellm import CustomLLM
-    from llama_cpp import Llama, LlamaGrammar, llama_cpp
+    from litellm.llms.custom_llm import CustomLLM
+    from llama_cpp import Llama, llama_cpp
+    from llama_cpp.llama_grammar import LlamaGrammar
 
-    class _CanonicalLlama(Llama):  # type: ignore[misc, valid-type]
+    class _CanonicalLlama(Llama):
         """``Llama`` whose prompt tokens are always evaluated in batches of two or more tokens.
 
         See the module docstring ("Seed determinism under prefix reuse").
@@ -214,7 +215,7 @@ def _make_handler_class() -> type:
             self.n_tokens = keep
             self.last_reused = keep
             if keep == 0:
-                self.reset()
+                self.reset()  # type: ignore[no-untyped-call]
             self._prompt_len = 0  # until the prompt is fully evaluated
             return self._track(super().generate(tokens, *args, **kwargs), len(tokens))
 
@@ -241,18 +242,18 @@ def _make_handler_class() -> type:
                 return
             super().eval(tokens)
 
-    class LocalLlamaCpp(CustomLLM):  # type: ignore[misc, valid-type]
+    class LocalLlamaCpp(CustomLLM):
         """litellm handler serving ``local/<name>`` from an in-process ``llama_cpp.Llama``."""
 
         def __init__(self) -> None:
             super().__init__()
-            self._llms: dict[str, Llama] = {}
+            self._llms: dict[str, _CanonicalLlama] = {}
             self._lock = threading.Lock()
             self._valid_grammars: set[str] = set()
             self.last_stats: dict[str, float] = {}
             atexit.register(self.close)
 
-        def _llm(self, name: str) -> Llama:
+        def _llm(self, name: str) -> _CanonicalLlama:
             if name not in self._llms:
                 self._llms[name] = _CanonicalLlama(
                     model_path=str(local_model_path(name)),
@@ -272,7 +273,7 @@ def _make_handler_class() -> type:
                     raise GrammarError("llama.cpp could not parse the GBNF grammar")
                 llama_cpp.llama_sampler_free(sampler)
                 self._valid_grammars.add(text)
-            return _llama_grammar(text)
+            return cast(LlamaGrammar, _llama_grammar(text))
 
         def completion(  # noqa: PLR0913 - litellm's handler signature
             self,
@@ -304,10 +305,13 @@ def _make_handler_class() -> type:
                 if isinstance(grammar, str):
                     params["grammar"] = self._grammar(llm, grammar)
                 if not cache_prompt:
-                    llm.reset()
+                    llm.reset()  # type: ignore[no-untyped-call]
                 started = time.perf_counter()
                 try:
-                    out = llm.create_chat_completion(messages=messages, **params)
+                    out = cast(
+                        "dict[str, Any]",
+                        llm.create_chat_completion(messages=cast(Any, messages), **params),
+                    )
                 except ValueError as exc:
                     if "context window" in str(exc):
                         raise LocalContextWindowError(str(exc)) from exc
@@ -333,6 +337,6 @@ def _make_handler_class() -> type:
 
 @functools.lru_cache(maxsize=64)
 def _llama_grammar(text: str) -> Any:
-    from llama_cpp import LlamaGrammar
+    from llama_cpp.llama_grammar import LlamaGrammar
 
     return LlamaGrammar.from_string(text, verbose=False)

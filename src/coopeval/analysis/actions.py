@@ -29,7 +29,9 @@ def action_label(game: str, token: str) -> str:
     return g.actions[index] if index < g.n_actions else DELEGATE_LABEL
 
 
-def action_probabilities(decisions: pl.DataFrame, by: Sequence[str] = ("mechanism",)) -> pl.DataFrame:
+def action_probabilities(
+    decisions: pl.DataFrame, by: Sequence[str] = ("mechanism",)
+) -> pl.DataFrame:
     """Mean stated probability of each action token per (``by``, game).
 
     Parameters
@@ -48,7 +50,9 @@ def action_probabilities(decisions: pl.DataFrame, by: Sequence[str] = ("mechanis
     """
     by = [c for c in by if c != "game"]
     keys = [*by, "game"]
-    actions = decisions.filter((pl.col("kind") == "action") & (pl.col("status") == "ok") & pl.col("parsed").is_not_null())
+    actions = decisions.filter(
+        (pl.col("kind") == "action") & (pl.col("status") == "ok") & pl.col("parsed").is_not_null()
+    )
     if actions.height == 0:
         return pl.DataFrame(schema={**{k: pl.String for k in keys}, **_SCHEMA})
     rows = []
@@ -61,8 +65,12 @@ def action_probabilities(decisions: pl.DataFrame, by: Sequence[str] = ("mechanis
         .agg(pl.col("p").mean().alias("probability"), pl.len().cast(pl.Int64).alias("n"))
         .sort([*keys, "token"])
     )
-    labels = {(g, t): action_label(g, t) for g, t in out.select("game", "token").unique().iter_rows()}
+    labels = {
+        (g, t): action_label(g, t) for g, t in out.select("game", "token").unique().iter_rows()
+    }
     out = out.with_columns(
-        pl.struct("game", "token").map_elements(lambda s: labels[(s["game"], s["token"])], return_dtype=pl.String).alias("action")
+        pl.struct("game", "token")
+        .map_elements(lambda s: labels[(s["game"], s["token"])], return_dtype=pl.String)
+        .alias("action")
     )
     return out.select([*keys, "token", "action", "probability", "n"])

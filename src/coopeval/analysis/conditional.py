@@ -61,9 +61,9 @@ def conditional_action_frequencies(
         probability of ``action``. Every action of the game appears for every observed
         condition (zero counts included). ``condition`` and ``action`` are action names.
     """
-    moves = decisions.filter(pl.col("mechanism").is_in(list(mechanisms)) & (pl.col("kind") == "action")).with_columns(
-        pl.coalesce("match_id", "matchup_id").alias("_match")
-    )
+    moves = decisions.filter(
+        pl.col("mechanism").is_in(list(mechanisms)) & (pl.col("kind") == "action")
+    ).with_columns(pl.coalesce("match_id", "matchup_id").alias("_match"))
     acts = moves.filter((pl.col("status") == "ok") & pl.col("action").is_not_null())
     if acts.height == 0:
         return pl.DataFrame(schema=_OUT_SCHEMA)
@@ -79,7 +79,11 @@ def conditional_action_frequencies(
     # co-players come from every move of the round, failed ones included (their previous move
     # may still be known); a co-player without a known previous move drops the decision
     co = moves.select(
-        "cell_id", "_match", "round", pl.col("seat").alias("_co_seat"), pl.col("matchup_id").alias("_co_matchup")
+        "cell_id",
+        "_match",
+        "round",
+        pl.col("seat").alias("_co_seat"),
+        pl.col("matchup_id").alias("_co_matchup"),
     )
     pairs = (
         acts.select("_row", "cell_id", "_match", "round", "seat", "game")
@@ -87,7 +91,9 @@ def conditional_action_frequencies(
         .filter(pl.col("_co_seat") != pl.col("seat"))
         .join(previous, on=["cell_id", "_co_matchup", "_co_seat", "round"], how="left")
     )
-    n_co = pairs.group_by("_row").agg(pl.len().alias("_n_co"), pl.col("_prev").null_count().alias("_missing"))
+    n_co = pairs.group_by("_row").agg(
+        pl.len().alias("_n_co"), pl.col("_prev").null_count().alias("_missing")
+    )
     conditions = (
         pairs.drop_nulls("_prev")
         .group_by("_row", "game")
@@ -98,7 +104,8 @@ def conditional_action_frequencies(
     labelled = conditions.with_columns(
         pl.struct("game", "_prevs")
         .map_elements(
-            lambda s: " + ".join(action_label(s["game"], f"A{a}") for a in s["_prevs"]), return_dtype=pl.String
+            lambda s: " + ".join(action_label(s["game"], f"A{a}") for a in s["_prevs"]),
+            return_dtype=pl.String,
         )
         .alias("condition")
     ).select("_row", "condition")
@@ -106,7 +113,9 @@ def conditional_action_frequencies(
     if rows.height == 0:
         return pl.DataFrame(schema=_OUT_SCHEMA)
     long = []
-    for row in rows.select("mechanism", "game", "agent", "condition", "action", "parsed").iter_rows(named=True):
+    for row in rows.select("mechanism", "game", "agent", "condition", "action", "parsed").iter_rows(
+        named=True
+    ):
         distribution = json.loads(row["parsed"])
         for token, percent in distribution.items():
             index = int(token[1:])
@@ -130,6 +139,8 @@ def conditional_action_frequencies(
     )
     out = out.with_columns((pl.col("count") / pl.col("n")).alias("frequency"))
     out = out.with_columns(
-        pl.struct("game", "token").map_elements(lambda s: action_label(s["game"], s["token"]), return_dtype=pl.String).alias("action")
+        pl.struct("game", "token")
+        .map_elements(lambda s: action_label(s["game"], s["token"]), return_dtype=pl.String)
+        .alias("action")
     )
     return out.sort([*keys, "token"]).select(list(_OUT_SCHEMA))

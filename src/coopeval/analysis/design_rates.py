@@ -35,10 +35,21 @@ def design_rate_frame(summary: pl.DataFrame) -> pl.DataFrame:
     if summary.height == 0:
         return pl.DataFrame(schema=_OUT_SCHEMA)
     pooled = summary.group_by("mechanism", "game", "agent").agg(
-        pl.col("n_designs").sum().alias("n_designs"), pl.col("ns_count").sum().alias("NS"), pl.col("wd_count").sum().alias("WD")
+        pl.col("n_designs").sum().alias("n_designs"),
+        pl.col("ns_count").sum().alias("NS"),
+        pl.col("wd_count").sum().alias("WD"),
     )
     pooled = pooled.filter(pl.col("n_designs") > 0)
-    long = pooled.unpivot(index=["mechanism", "game", "agent", "n_designs"], on=["NS", "WD"], variable_name="criterion", value_name="count")
+    long = pooled.unpivot(
+        index=["mechanism", "game", "agent", "n_designs"],
+        on=["NS", "WD"],
+        variable_name="criterion",
+        value_name="count",
+    )
     long = long.with_columns((pl.col("count") / pl.col("n_designs")).alias("rate"))
-    long = long.with_columns(((pl.col("rate") * (1 - pl.col("rate")) / pl.col("n_designs")).sqrt()).alias("se"))
-    return long.select(pl.col(c).cast(t) for c, t in _OUT_SCHEMA.items()).sort("mechanism", "game", "criterion", "agent")
+    long = long.with_columns(
+        ((pl.col("rate") * (1 - pl.col("rate")) / pl.col("n_designs")).sqrt()).alias("se")
+    )
+    return long.select(pl.col(c).cast(t) for c, t in _OUT_SCHEMA.items()).sort(
+        "mechanism", "game", "criterion", "agent"
+    )

@@ -43,5 +43,9 @@ def justification_shares(
     exclude_games:
         Game type names to drop first; pass ``()`` to keep every game.
     """
-    rows = judgements.filter(~pl.col("game").is_in(list(exclude_games))) if exclude_games else judgements
+    rows = (
+        judgements.filter(~pl.col("game").is_in(list(exclude_games)))
+        if exclude_games
+        else judgements
+    )
     return label_shares(rows, by, labels, denominator=denominator)

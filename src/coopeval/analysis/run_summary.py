@@ -11,7 +11,14 @@ __all__ = ["decision_counts", "failed_decisions", "judge_summary", "model_usage"
 
 def decision_counts(decisions: pl.DataFrame) -> pl.DataFrame:
     """Per (mechanism, game, kind): ``decisions``, ``failed`` and ``attempts`` (re-asks included)."""
-    schema = {"mechanism": pl.String, "game": pl.String, "kind": pl.String, "decisions": pl.Int64, "failed": pl.Int64, "attempts": pl.Int64}
+    schema = {
+        "mechanism": pl.String,
+        "game": pl.String,
+        "kind": pl.String,
+        "decisions": pl.Int64,
+        "failed": pl.Int64,
+        "attempts": pl.Int64,
+    }
     if decisions.height == 0:
         return pl.DataFrame(schema=schema)
     return (
@@ -27,9 +34,21 @@ def decision_counts(decisions: pl.DataFrame) -> pl.DataFrame:
 
 def failed_decisions(decisions: pl.DataFrame, limit: int = 50) -> pl.DataFrame:
     """The first ``limit`` failed decisions with where they happened and the last error."""
-    columns = ["mechanism", "game", "matchup_id", "round", "seat", "agent", "kind", "n_attempts", "error"]
+    columns = [
+        "mechanism",
+        "game",
+        "matchup_id",
+        "round",
+        "seat",
+        "agent",
+        "kind",
+        "n_attempts",
+        "error",
+    ]
     failed = decisions.filter(pl.col("status") == "failed")
-    return failed.sort("mechanism", "game", "matchup_id", "round", "seat").select(columns).head(limit)
+    return (
+        failed.sort("mechanism", "game", "matchup_id", "round", "seat").select(columns).head(limit)
+    )
 
 
 def model_usage(llm_calls: pl.DataFrame) -> pl.DataFrame:
@@ -53,7 +72,10 @@ def model_usage(llm_calls: pl.DataFrame) -> pl.DataFrame:
     if llm_calls.height == 0:
         return pl.DataFrame(schema=schema)
     calls = llm_calls.with_columns(
-        pl.when(pl.col("kind") == "judge").then(pl.lit("judge")).otherwise(pl.lit("player")).alias("role"),
+        pl.when(pl.col("kind") == "judge")
+        .then(pl.lit("judge"))
+        .otherwise(pl.lit("player"))
+        .alias("role"),
         pl.col("cost_usd").fill_null(0.0),
         pl.col("cache_hit").fill_null(False),
     )
@@ -64,7 +86,11 @@ def model_usage(llm_calls: pl.DataFrame) -> pl.DataFrame:
             pl.col("cache_hit").sum().cast(pl.Int64).alias("cache_hits"),
             (pl.col("error").fill_null("") != "").sum().cast(pl.Int64).alias("invalid"),
             pl.col("prompt_tokens").fill_null(0).sum().cast(pl.Int64).alias("prompt_tokens"),
-            pl.col("completion_tokens").fill_null(0).sum().cast(pl.Int64).alias("completion_tokens"),
+            pl.col("completion_tokens")
+            .fill_null(0)
+            .sum()
+            .cast(pl.Int64)
+            .alias("completion_tokens"),
             pl.col("cost_usd").sum().alias("cost_usd"),
             pl.col("cost_usd").filter(~pl.col("cache_hit")).sum().alias("new_cost_usd"),
         )
@@ -75,7 +101,13 @@ def model_usage(llm_calls: pl.DataFrame) -> pl.DataFrame:
 
 def judge_summary(judgements: pl.DataFrame) -> pl.DataFrame:
     """Per (judge model, mechanism): judged decisions, failed judgements, mean confidence."""
-    schema = {"judge_model": pl.String, "mechanism": pl.String, "judged": pl.Int64, "failed": pl.Int64, "mean_confidence": pl.Float64}
+    schema = {
+        "judge_model": pl.String,
+        "mechanism": pl.String,
+        "judged": pl.Int64,
+        "failed": pl.Int64,
+        "mean_confidence": pl.Float64,
+    }
     if judgements.height == 0:
         return pl.DataFrame(schema=schema)
     return (

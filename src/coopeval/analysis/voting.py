@@ -66,25 +66,36 @@ def voting_adoption(
             .explode("agents", "option")
             .rename({"agents": "agent"})
         )
-        proposals = selected.select(*keys, "mechanism", "game", "selected_index").join(seats, on=keys)
-        approvals = votes.filter(is_design).group_by(*keys, "option").agg(pl.col("approve").sum().cast(pl.Int64).alias("_approvals"))
-        proposals = proposals.join(approvals, on=[*keys, "option"], how="left").with_columns(pl.col("_approvals").fill_null(0))
+        proposals = selected.select(*keys, "mechanism", "game", "selected_index").join(
+            seats, on=keys
+        )
+        approvals = (
+            votes.filter(is_design)
+            .group_by(*keys, "option")
+            .agg(pl.col("approve").sum().cast(pl.Int64).alias("_approvals"))
+        )
+        proposals = proposals.join(approvals, on=[*keys, "option"], how="left").with_columns(
+            pl.col("_approvals").fill_null(0)
+        )
         grouped = proposals.group_by("mechanism", "game", "agent")
         parts.append(
-            grouped.agg(pl.col("_approvals").mean().alias("value"), pl.len().alias("n")).with_columns(
-                pl.lit("approvals per proposal").alias("measure")
-            )
+            grouped.agg(
+                pl.col("_approvals").mean().alias("value"), pl.len().alias("n")
+            ).with_columns(pl.lit("approvals per proposal").alias("measure"))
         )
         parts.append(
-            grouped.agg((pl.col("option") == pl.col("selected_index")).mean().alias("value"), pl.len().alias("n")).with_columns(
-                pl.lit("selected").alias("measure")
-            )
+            grouped.agg(
+                (pl.col("option") == pl.col("selected_index")).mean().alias("value"),
+                pl.len().alias("n"),
+            ).with_columns(pl.lit("selected").alias("measure"))
         )
     ok = decisions.filter(is_design & (pl.col("status") == "ok"))
     signs = ok.filter(pl.col("kind") == "sign")
     if signs.height:
         parts.append(
-            signs.with_columns((pl.col("parsed").str.json_path_match("$.sign") == "true").alias("_signed"))
+            signs.with_columns(
+                (pl.col("parsed").str.json_path_match("$.sign") == "true").alias("_signed")
+            )
             .group_by("mechanism", "game", "agent")
             .agg(pl.col("_signed").mean().alias("value"), pl.len().alias("n"))
             .with_columns(pl.lit("signed").alias("measure"))
@@ -101,5 +112,7 @@ def voting_adoption(
     out = pl.concat(
         [p.select(pl.col(c).cast(t) for c, t in _OUT_SCHEMA.items()) for p in parts], how="vertical"
     )
-    order = pl.col("measure").replace_strict(list(MEASURES), list(range(len(MEASURES))), return_dtype=pl.Int64)
+    order = pl.col("measure").replace_strict(
+        list(MEASURES), list(range(len(MEASURES))), return_dtype=pl.Int64
+    )
     return out.sort(["mechanism", "game", order, "agent"])

@@ -30,7 +30,12 @@ def note_chart(text: str) -> Any:
     """A one-line chart saying why a figure has no data (every declared output must exist)."""
     import altair as alt
 
-    return alt.Chart(pl.DataFrame({"note": [text]})).mark_text(size=13).encode(text="note:N").properties(width=520, height=60)
+    return (
+        alt.Chart(pl.DataFrame({"note": [text]}))
+        .mark_text(size=13)
+        .encode(text="note:N")
+        .properties(width=520, height=60)
+    )
 
 
 def action_probability_chart(frame: pl.DataFrame, x: str, title: str) -> Any:
@@ -48,7 +53,9 @@ def action_probability_chart(frame: pl.DataFrame, x: str, title: str) -> Any:
             .mark_bar()
             .encode(
                 x=alt.X(f"{x}:N", title=None),
-                y=alt.Y("probability:Q", title="mean stated probability", scale=alt.Scale(domain=[0, 1])),
+                y=alt.Y(
+                    "probability:Q", title="mean stated probability", scale=alt.Scale(domain=[0, 1])
+                ),
                 color=alt.Color("action:N", sort=alt.SortField("token"), title=f"{game} action"),
                 order=alt.Order("token:N"),
                 tooltip=[x, "game", "action", alt.Tooltip("probability:Q", format=".3f"), "n"],
@@ -104,7 +111,13 @@ def voting_chart(frame: pl.DataFrame, title: str) -> Any:
             tooltip=["agent", "measure", alt.Tooltip("value:Q", format=".3f"), "n"],
         )
         .properties(width=160, height=150)
-        .facet(column=alt.Column("measure:N", title=None, sort=["approvals per proposal", "selected", "signed", "delegated"]))
+        .facet(
+            column=alt.Column(
+                "measure:N",
+                title=None,
+                sort=["approvals per proposal", "selected", "signed", "delegated"],
+            )
+        )
         .resolve_scale(y="independent")
         .properties(title=title)
     )
@@ -123,7 +136,14 @@ def design_quality_chart(frame: pl.DataFrame, title: str) -> Any:
             y=alt.Y("rate:Q", title="share of designs", scale=alt.Scale(domain=[0, 1])),
             color=alt.Color("criterion:N"),
             xOffset="criterion:N",
-            tooltip=["game", "agent", "criterion", alt.Tooltip("rate:Q", format=".3f"), alt.Tooltip("se:Q", format=".3f"), "n_designs"],
+            tooltip=[
+                "game",
+                "agent",
+                "criterion",
+                alt.Tooltip("rate:Q", format=".3f"),
+                alt.Tooltip("se:Q", format=".3f"),
+                "n_designs",
+            ],
         )
         .properties(width=180, height=150)
         .facet(column=alt.Column("game:N", title=None))
@@ -150,7 +170,9 @@ def justification_heatmap_chart(
         text=alt.Text("share:Q", format=".0%"),
         color=alt.condition(alt.datum.share > 0.5, alt.value("white"), alt.value("black")),
     )
-    chart = (heat + text).properties(width=max(60, 45 * max(1, data[x].n_unique())), height=16 * len(labels))
+    chart = (heat + text).properties(
+        width=max(60, 45 * max(1, data[x].n_unique())), height=16 * len(labels)
+    )
     if column is not None:
         return chart.facet(column=alt.Column(f"{column}:N", title=None)).properties(title=title)
     return chart.properties(title=title)
@@ -165,15 +187,30 @@ def radar_points(frame: pl.DataFrame, group: str, labels: Sequence[str]) -> pl.D
     for row in frame.iter_rows(named=True):
         i = index[row["label"]]
         angle = 2 * math.pi * i / n
-        point = {group: row[group], "label": row["label"], "share": row["share"], "x": row["share"] * math.sin(angle), "y": row["share"] * math.cos(angle)}
+        point = {
+            group: row[group],
+            "label": row["label"],
+            "share": row["share"],
+            "x": row["share"] * math.sin(angle),
+            "y": row["share"] * math.cos(angle),
+        }
         rows.append({**point, "order": i})
         if i == 0:
             rows.append({**point, "order": n})
-    schema = {group: pl.String, "label": pl.String, "share": pl.Float64, "x": pl.Float64, "y": pl.Float64, "order": pl.Int64}
+    schema = {
+        group: pl.String,
+        "label": pl.String,
+        "share": pl.Float64,
+        "x": pl.Float64,
+        "y": pl.Float64,
+        "order": pl.Int64,
+    }
     return pl.DataFrame(rows, schema=schema).sort(group, "order")
 
 
-def justification_radar_chart(frame: pl.DataFrame, group: str, labels: Sequence[str], title: str) -> Any:
+def justification_radar_chart(
+    frame: pl.DataFrame, group: str, labels: Sequence[str], title: str
+) -> Any:
     """Radar of label shares, one closed polygon per ``group`` value (e.g. per mechanism), with
     grid rings at 25 % steps and the labels around the outside."""
     import altair as alt
@@ -183,25 +220,46 @@ def justification_radar_chart(frame: pl.DataFrame, group: str, labels: Sequence[
     n = len(labels)
     rings = pl.DataFrame(
         [
-            {"ring": r / 4 * top, "order": k, "x": r / 4 * top * math.sin(2 * math.pi * k / n), "y": r / 4 * top * math.cos(2 * math.pi * k / n)}
+            {
+                "ring": r / 4 * top,
+                "order": k,
+                "x": r / 4 * top * math.sin(2 * math.pi * k / n),
+                "y": r / 4 * top * math.cos(2 * math.pi * k / n),
+            }
             for r in range(1, 5)
             for k in range(n + 1)
         ]
     )
     outer = pl.DataFrame(
         [
-            {"label": label, "x": 1.06 * top * math.sin(2 * math.pi * i / n), "y": 1.06 * top * math.cos(2 * math.pi * i / n)}
+            {
+                "label": label,
+                "x": 1.06 * top * math.sin(2 * math.pi * i / n),
+                "y": 1.06 * top * math.cos(2 * math.pi * i / n),
+            }
             for i, label in enumerate(labels)
         ]
     )
     scale = alt.Scale(domain=[-1.9 * top, 1.9 * top])
     axis = {"x": alt.X("x:Q", scale=scale, axis=None), "y": alt.Y("y:Q", scale=scale, axis=None)}
-    grid = alt.Chart(rings).mark_line(color="#cccccc", strokeWidth=0.8).encode(**axis, detail="ring:N", order="order:Q")
-    side = pl.when(pl.col("x") > 1e-6 * top).then(pl.lit("left")).when(pl.col("x") < -1e-6 * top).then(pl.lit("right")).otherwise(pl.lit("center"))
+    grid = (
+        alt.Chart(rings)
+        .mark_line(color="#cccccc", strokeWidth=0.8)
+        .encode(**axis, detail="ring:N", order="order:Q")
+    )
+    side = (
+        pl.when(pl.col("x") > 1e-6 * top)
+        .then(pl.lit("left"))
+        .when(pl.col("x") < -1e-6 * top)
+        .then(pl.lit("right"))
+        .otherwise(pl.lit("center"))
+    )
     outer = outer.with_columns(side.alias("align"))
     text = alt.layer(
         *(
-            alt.Chart(outer.filter(pl.col("align") == align)).mark_text(fontSize=10, align=align).encode(**axis, text="label:N")
+            alt.Chart(outer.filter(pl.col("align") == align))
+            .mark_text(fontSize=10, align=align)
+            .encode(**axis, text="label:N")
             for align in ("left", "right", "center")
         )
     )
@@ -215,4 +273,8 @@ def justification_radar_chart(frame: pl.DataFrame, group: str, labels: Sequence[
             tooltip=[group, "label", alt.Tooltip("share:Q", format=".1%")],
         )
     )
-    return (grid + polygons + text).properties(width=520, height=520, title=f"{title}; outer ring = {top:.0%}").configure_view(stroke=None)
+    return (
+        (grid + polygons + text)
+        .properties(width=520, height=520, title=f"{title}; outer ring = {top:.0%}")
+        .configure_view(stroke=None)
+    )

@@ -60,7 +60,9 @@ def report_format(formats: Sequence[str]) -> str:
     raise ValueError(f"no figure format among {list(formats)}")
 
 
-def core_figures(mechanisms: Sequence[str], games: Sequence[str], ablation: bool) -> list[FigureEntry]:
+def core_figures(
+    mechanisms: Sequence[str], games: Sequence[str], ablation: bool
+) -> list[FigureEntry]:
     """The spine's figures (:mod:`coopeval.figures.render`), in ``figure_files()`` order."""
     entries = [FigureEntry("mean_fitness", ALL_MECHANISMS, ALL_GAMES, "mean_fitness.rst")]
     if ablation:
@@ -68,8 +70,12 @@ def core_figures(mechanisms: Sequence[str], games: Sequence[str], ablation: bool
     for mechanism in mechanisms:
         for game in games:
             title = game_title(game)
-            entries.append(FigureEntry(f"payoffs_{mechanism}_{game}", mechanism, title, "payoffs.rst"))
-            entries.append(FigureEntry(f"replicator_{mechanism}_{game}", mechanism, title, "replicator.rst"))
+            entries.append(
+                FigureEntry(f"payoffs_{mechanism}_{game}", mechanism, title, "payoffs.rst")
+            )
+            entries.append(
+                FigureEntry(f"replicator_{mechanism}_{game}", mechanism, title, "replicator.rst")
+            )
     return entries
 
 
@@ -77,25 +83,56 @@ def analysis_figures(mechanisms: Sequence[str], games: Sequence[str]) -> list[Fi
     """The analyses' figures (:mod:`coopeval.figures.render_analyses`)."""
     entries = [
         FigureEntry("actions_by_mechanism", ALL_MECHANISMS, ALL_GAMES, "actions_by_mechanism.rst"),
-        FigureEntry("justifications_by_mechanism", ALL_MECHANISMS, ALL_GAMES, "justifications_heatmap.rst"),
+        FigureEntry(
+            "justifications_by_mechanism", ALL_MECHANISMS, ALL_GAMES, "justifications_heatmap.rst"
+        ),
         FigureEntry("justifications_radar", ALL_MECHANISMS, ALL_GAMES, "justifications_radar.rst"),
-        FigureEntry("justifications_by_model", ALL_MECHANISMS, ALL_GAMES, "justifications_by_model.rst"),
-        FigureEntry("justifications_by_game", ALL_MECHANISMS, ALL_GAMES, "justifications_by_game.rst"),
+        FigureEntry(
+            "justifications_by_model", ALL_MECHANISMS, ALL_GAMES, "justifications_by_model.rst"
+        ),
+        FigureEntry(
+            "justifications_by_game", ALL_MECHANISMS, ALL_GAMES, "justifications_by_game.rst"
+        ),
     ]
     for mechanism in mechanisms:
-        entries.append(FigureEntry(f"actions_by_model_{mechanism}", mechanism, ALL_GAMES, "actions_by_model.rst"))
-        entries.append(FigureEntry(f"justifications_{mechanism}", mechanism, ALL_GAMES, "justifications_mechanism.rst"))
+        entries.append(
+            FigureEntry(
+                f"actions_by_model_{mechanism}", mechanism, ALL_GAMES, "actions_by_model.rst"
+            )
+        )
+        entries.append(
+            FigureEntry(
+                f"justifications_{mechanism}", mechanism, ALL_GAMES, "justifications_mechanism.rst"
+            )
+        )
         if mechanism in DESIGN_MECHANISMS:
-            entries.append(FigureEntry(f"design_quality_{mechanism}", mechanism, ALL_GAMES, "design_quality.rst"))
+            entries.append(
+                FigureEntry(
+                    f"design_quality_{mechanism}", mechanism, ALL_GAMES, "design_quality.rst"
+                )
+            )
         for game in games:
             if mechanism in CONDITIONAL_MECHANISMS:
-                entries.append(FigureEntry(f"conditional_{mechanism}_{game}", mechanism, game_title(game), "conditional.rst"))
+                entries.append(
+                    FigureEntry(
+                        f"conditional_{mechanism}_{game}",
+                        mechanism,
+                        game_title(game),
+                        "conditional.rst",
+                    )
+                )
             if mechanism in DESIGN_MECHANISMS:
-                entries.append(FigureEntry(f"voting_{mechanism}_{game}", mechanism, game_title(game), "voting.rst"))
+                entries.append(
+                    FigureEntry(
+                        f"voting_{mechanism}_{game}", mechanism, game_title(game), "voting.rst"
+                    )
+                )
     return entries
 
 
-def table_pages(tables: Sequence[str], mechanisms: Sequence[str], games: Sequence[str]) -> list[FigureEntry]:
+def table_pages(
+    tables: Sequence[str], mechanisms: Sequence[str], games: Sequence[str]
+) -> list[FigureEntry]:
     """HTML pages of the paper tables (``results/tables/<table>.csv``) split for the report:
     ``per_game`` into one page per (mechanism, game), ``design_quality`` into one per design
     mechanism, any other table into one per mechanism. ``stem`` is ``<table>_<mechanism>[_<game>]``;
@@ -108,8 +145,25 @@ def table_pages(tables: Sequence[str], mechanisms: Sequence[str], games: Sequenc
             if table == "per_game":
                 for game in games:
                     entries.append(
-                        FigureEntry(f"{table}_{mechanism}_{game}", mechanism, game_title(game), f"table_{table}.rst", table, mechanism, game)
+                        FigureEntry(
+                            f"{table}_{mechanism}_{game}",
+                            mechanism,
+                            game_title(game),
+                            f"table_{table}.rst",
+                            table,
+                            mechanism,
+                            game,
+                        )
                     )
             else:
-                entries.append(FigureEntry(f"{table}_{mechanism}", mechanism, ALL_GAMES, f"table_{table}.rst", table, mechanism))
+                entries.append(
+                    FigureEntry(
+                        f"{table}_{mechanism}",
+                        mechanism,
+                        ALL_GAMES,
+                        f"table_{table}.rst",
+                        table,
+                        mechanism,
+                    )
+                )
     return entries

@@ -33,9 +33,7 @@ from coopeval.games import get_game
 
 __all__ = ["load_analysis_tables", "render_analysis_figures"]
 
-_DECISION_COLUMNS = (
-    "cell_id, mechanism, game, decision_id, matchup_id, match_id, round, seat, agent, kind, status, parsed, action, mediated"
-)
+_DECISION_COLUMNS = "cell_id, mechanism, game, decision_id, matchup_id, match_id, round, seat, agent, kind, status, parsed, action, mediated"
 
 
 def load_analysis_tables(store: str | Path) -> dict[str, pl.DataFrame]:
@@ -47,14 +45,20 @@ def load_analysis_tables(store: str | Path) -> dict[str, pl.DataFrame]:
     con = duckdb.connect(str(store), read_only=True)
     try:
         present = {row[0] for row in con.execute("SHOW TABLES").fetchall()}
-        default = "cell_id IN (SELECT cell_id FROM cells WHERE variant = 'default')" if "cells" in present else "TRUE"
+        default = (
+            "cell_id IN (SELECT cell_id FROM cells WHERE variant = 'default')"
+            if "cells" in present
+            else "TRUE"
+        )
         tables = {
             "decisions": con.sql(f"SELECT {_DECISION_COLUMNS} FROM decisions WHERE {default}").pl(),
             "votes": con.sql(f"SELECT * FROM votes WHERE {default}").pl(),
             "selections": con.sql(f"SELECT * FROM selections WHERE {default}").pl(),
             "matchups": con.sql(f"SELECT * FROM matchups WHERE {default}").pl(),
             "design_quality_summary": (
-                con.sql("SELECT * FROM design_quality_summary").pl() if "design_quality_summary" in present else pl.DataFrame()
+                con.sql("SELECT * FROM design_quality_summary").pl()
+                if "design_quality_summary" in present
+                else pl.DataFrame()
             ),
         }
         if "judgements" in present:
@@ -89,18 +93,28 @@ def render_analysis_figures(
     names = {key: get_game(key).name for key in games}
     titles = {key: get_game(key).title for key in games}
     charts: dict[str, Any] = {}
-    what = "share of judged decisions" if denominator == "judged" else "share (reference's inflated denominator)"
+    what = (
+        "share of judged decisions"
+        if denominator == "judged"
+        else "share (reference's inflated denominator)"
+    )
 
     pooled = action_probabilities(t["decisions"], by=("mechanism",))
     charts["actions_by_mechanism"] = (
-        action_probability_chart(pooled, "mechanism", "Mean stated action probabilities by mechanism (all agents pooled)")
+        action_probability_chart(
+            pooled, "mechanism", "Mean stated action probabilities by mechanism (all agents pooled)"
+        )
         if pooled.height
         else note_chart("No successful action decisions.")
     )
     per_model = action_probabilities(t["decisions"], by=("mechanism", "agent"))
     conditional = conditional_action_frequencies(t["decisions"])
     voting = voting_adoption(t["votes"], t["selections"], t["matchups"], t["decisions"])
-    rates = design_rate_frame(t["design_quality_summary"]) if t["design_quality_summary"].height else pl.DataFrame()
+    rates = (
+        design_rate_frame(t["design_quality_summary"])
+        if t["design_quality_summary"].height
+        else pl.DataFrame()
+    )
     judged = t["judgements"]
     n_ok = judged.filter(pl.col("status") == "ok").height
     excluded = ", ".join(EXCLUDED_GAMES)
@@ -112,7 +126,10 @@ def render_analysis_figures(
     by_mechanism = shares(["mechanism"])
     if by_mechanism.height:
         charts["justifications_by_mechanism"] = justification_heatmap_chart(
-            by_mechanism, "mechanism", labels, f"Justifications by mechanism ({what}; without {excluded})"
+            by_mechanism,
+            "mechanism",
+            labels,
+            f"Justifications by mechanism ({what}; without {excluded})",
         )
         charts["justifications_radar"] = justification_radar_chart(
             by_mechanism, "mechanism", labels, f"Justifications by mechanism ({what})"
@@ -124,19 +141,29 @@ def render_analysis_figures(
         )
     by_game = shares(["game"], exclude=())
     if by_game.height:
-        charts["justifications_by_game"] = justification_heatmap_chart(by_game, "game", labels, f"Justifications by game ({what})")
+        charts["justifications_by_game"] = justification_heatmap_chart(
+            by_game, "game", labels, f"Justifications by game ({what})"
+        )
     detail = shares(["mechanism", "agent", "game"], exclude=())
 
     for mechanism in mechanisms:
         frame = per_model.filter(pl.col("mechanism") == mechanism)
         charts[f"actions_by_model_{mechanism}"] = (
-            action_probability_chart(frame, "agent", f"{mechanism}: mean stated action probabilities by agent")
+            action_probability_chart(
+                frame, "agent", f"{mechanism}: mean stated action probabilities by agent"
+            )
             if frame.height
             else note_chart(f"{mechanism}: no successful action decisions.")
         )
         frame = detail.filter(pl.col("mechanism") == mechanism)
         charts[f"justifications_{mechanism}"] = (
-            justification_heatmap_chart(frame, "agent", labels, f"{mechanism}: justifications by agent and game ({what})", column="game")
+            justification_heatmap_chart(
+                frame,
+                "agent",
+                labels,
+                f"{mechanism}: justifications by agent and game ({what})",
+                column="game",
+            )
             if frame.height
             else note_chart(f"{mechanism}: {no_judgements}")
         )
@@ -151,7 +178,9 @@ def render_analysis_figures(
             in_cell = (pl.col("mechanism") == mechanism) & (pl.col("game") == names[key])
             frame = conditional.filter(in_cell)
             charts[f"conditional_{mechanism}_{key}"] = (
-                conditional_chart(frame, f"{label}: own action given the co-player's previous action")
+                conditional_chart(
+                    frame, f"{label}: own action given the co-player's previous action"
+                )
                 if frame.height
                 else note_chart(f"{label}: no decisions after round 1.")
             )
@@ -161,7 +190,12 @@ def render_analysis_figures(
                 if frame.height
                 else note_chart(f"{label}: no votes or moves recorded.")
             )
-    for name in ("justifications_by_mechanism", "justifications_radar", "justifications_by_model", "justifications_by_game"):
+    for name in (
+        "justifications_by_mechanism",
+        "justifications_radar",
+        "justifications_by_model",
+        "justifications_by_game",
+    ):
         charts.setdefault(name, note_chart(no_judgements))
 
     written: list[Path] = []

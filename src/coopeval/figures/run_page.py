@@ -77,16 +77,27 @@ def render_table_pages(
     frames = {}
     for t in tables:
         path = Path(table_dir) / f"{t}.csv"
-        frames[t] = pl.read_csv(path, infer_schema_length=None) if path.stat().st_size else pl.DataFrame()
+        frames[t] = (
+            pl.read_csv(path, infer_schema_length=None) if path.stat().st_size else pl.DataFrame()
+        )
     names = {g: get_game(g).name for g in games}
     written = []
     for entry in table_pages(tables, mechanisms, games):
         frame = frames[entry.table]
-        rows = frame.filter(pl.col("mechanism") == entry.mechanism) if "mechanism" in frame.columns else frame
+        rows = (
+            frame.filter(pl.col("mechanism") == entry.mechanism)
+            if "mechanism" in frame.columns
+            else frame
+        )
         if entry.game and "game" in rows.columns:
             rows = rows.filter(pl.col("game") == names[entry.game])
-        title = f"{entry.table} table: {entry.mechanism}" + (f", {get_game(entry.game).title}" if entry.game else "")
-        body = [f"<h2>{html.escape(title)}</h2>", frame_to_html(rows, f"no rows for {entry.mechanism} in {entry.table}.csv")]
+        title = f"{entry.table} table: {entry.mechanism}" + (
+            f", {get_game(entry.game).title}" if entry.game else ""
+        )
+        body = [
+            f"<h2>{html.escape(title)}</h2>",
+            frame_to_html(rows, f"no rows for {entry.mechanism} in {entry.table}.csv"),
+        ]
         written.append(_write_html(Path(out_dir) / f"{entry.stem}.html", title, body))
     return written
 
@@ -105,11 +116,22 @@ def _read(store: str | Path) -> dict[str, pl.DataFrame]:
                 "SELECT model, kind, cache_hit, error, prompt_tokens, completion_tokens, cost_usd FROM llm_calls"
             ).pl(),
             "cells": con.sql("SELECT * FROM cells").pl() if "cells" in present else pl.DataFrame(),
-            "provenance": con.sql("SELECT * FROM provenance").pl() if "provenance" in present else pl.DataFrame(),
+            "provenance": (
+                con.sql("SELECT * FROM provenance").pl()
+                if "provenance" in present
+                else pl.DataFrame()
+            ),
             "judgements": (
                 con.sql("SELECT judge_model, mechanism, status, confidence FROM judgements").pl()
                 if "judgements" in present
-                else pl.DataFrame(schema={"judge_model": pl.String, "mechanism": pl.String, "status": pl.String, "confidence": pl.Float64})
+                else pl.DataFrame(
+                    schema={
+                        "judge_model": pl.String,
+                        "mechanism": pl.String,
+                        "status": pl.String,
+                        "confidence": pl.Float64,
+                    }
+                )
             ),
         }
     finally:
@@ -138,7 +160,9 @@ def render_run_summary(
             {
                 "agent": agent_name(a),
                 "model": str(a["model"]),
-                "style": "scripted" if str(a["model"]).startswith("bot/") else str(a.get("style", "IO")),
+                "style": (
+                    "scripted" if str(a["model"]).startswith("bot/") else str(a.get("style", "IO"))
+                ),
                 "params": ", ".join(f"{k}={v}" for k, v in sorted((a.get("params") or {}).items())),
             }
             for a in agents
@@ -147,7 +171,9 @@ def render_run_summary(
     )
     counts = decision_counts(t["decisions"])
     by_mechanism = (
-        counts.group_by("mechanism", "kind").agg(pl.col("decisions", "failed", "attempts").sum()).sort("mechanism", "kind")
+        counts.group_by("mechanism", "kind")
+        .agg(pl.col("decisions", "failed", "attempts").sum())
+        .sort("mechanism", "kind")
         if counts.height
         else counts
     )
@@ -186,12 +212,18 @@ def render_run_summary(
             "<p>"
             + html.escape(
                 f"Judge model {judge.get('model')} ({judge.get('style', 'IO')}); "
-                + ("every eligible decision" if size == 0 else f"a seeded sample of at most {size} eligible decisions")
+                + (
+                    "every eligible decision"
+                    if size == 0
+                    else f"a seeded sample of at most {size} eligible decisions"
+                )
                 + f" (action decisions of CoT agents, responses of at least {judge.get('min_chars', 80)} characters)."
             )
             + "</p>"
         )
-    parts.append(frame_to_html(judged, "nothing judged (no CoT agents, or no response long enough)"))
+    parts.append(
+        frame_to_html(judged, "nothing judged (no CoT agents, or no response long enough)")
+    )
     if t["provenance"].height:
         parts += ["<h2>Provenance</h2>", frame_to_html(t["provenance"])]
     return _write_html(Path(out_path), "coopeval run summary", parts)

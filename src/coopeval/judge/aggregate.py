@@ -80,24 +80,43 @@ def label_shares(
         rows = rows.with_columns(pl.lit("all").alias("_all"))
     if subgroups is None:
         subgroups = by + [d for d in DIMENSIONS if d in rows.columns and d not in by]
-    sub = list(dict.fromkeys([*group_cols, *subgroups])) if denominator == "reference" else group_cols
-    label_frame = pl.DataFrame({"label": list(labels), "_order": list(range(len(labels)))}, schema={"label": pl.String, "_order": pl.Int64})
+    sub = (
+        list(dict.fromkeys([*group_cols, *subgroups])) if denominator == "reference" else group_cols
+    )
+    label_frame = pl.DataFrame(
+        {"label": list(labels), "_order": list(range(len(labels)))},
+        schema={"label": pl.String, "_order": pl.Int64},
+    )
 
     totals = rows.group_by(sub).agg(pl.len().cast(pl.Int64).alias("_n"))
-    exploded = rows.select([*sub, "labels"]).explode("labels").rename({"labels": "label"}).drop_nulls("label")
+    exploded = (
+        rows.select([*sub, "labels"])
+        .explode("labels")
+        .rename({"labels": "label"})
+        .drop_nulls("label")
+    )
     counts = exploded.group_by([*sub, "label"]).agg(pl.len().cast(pl.Int64).alias("_c"))
     # every (subgroup, label) pair, zero-filled
-    grid = totals.join(label_frame.select("label"), how="cross").join(counts, on=[*sub, "label"], how="left")
+    grid = totals.join(label_frame.select("label"), how="cross").join(
+        counts, on=[*sub, "label"], how="left"
+    )
     grid = grid.with_columns(pl.col("_c").fill_null(0))
     group_n = rows.group_by(group_cols).agg(pl.len().cast(pl.Int64).alias("n_judged"))
     out = grid.group_by([*group_cols, "label"]).agg(
         pl.col("_c").sum().alias("count"),
-        (pl.col("_n") * (pl.col("_c") > 0) if denominator == "reference" else pl.col("_n")).sum().alias("denominator"),
+        (pl.col("_n") * (pl.col("_c") > 0) if denominator == "reference" else pl.col("_n"))
+        .sum()
+        .alias("denominator"),
     )
     out = out.join(group_n, on=group_cols).join(label_frame, on="label")
     out = out.with_columns(
-        pl.when(pl.col("denominator") > 0).then(pl.col("count") / pl.col("denominator")).otherwise(0.0).alias("share")
+        pl.when(pl.col("denominator") > 0)
+        .then(pl.col("count") / pl.col("denominator"))
+        .otherwise(0.0)
+        .alias("share")
     )
-    out = out.sort([*group_cols, "_order"]).select([*group_cols, "label", "count", "n_judged", "denominator", "share"])
+    out = out.sort([*group_cols, "_order"]).select(
+        [*group_cols, "label", "count", "n_judged", "denominator", "share"]
+    )
     out = out.with_columns(pl.col("count").cast(pl.Int64), pl.col("denominator").cast(pl.Int64))
     return out.drop("_all") if not by else out

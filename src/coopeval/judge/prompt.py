@@ -18,7 +18,9 @@ from coopeval.decisions.taxonomy import Taxonomy
 
 __all__ = ["DEFAULT_TEMPLATE", "JudgePrompt", "category_lines"]
 
-DEFAULT_TEMPLATE = Path(__file__).resolve().parents[3] / "resources" / "prompts" / "judge" / "judge.txt"
+DEFAULT_TEMPLATE = (
+    Path(__file__).resolve().parents[3] / "resources" / "prompts" / "judge" / "judge.txt"
+)
 _PLACEHOLDERS = ("game", "categories", "fallback", "response")
 
 
@@ -50,10 +52,14 @@ class JudgePrompt:
         self.path = path
         self.text = path.read_text(encoding="utf-8").rstrip("\n")
         self.template = string.Template(self.text)
-        names = {m.group("named") or m.group("braced") for m in self.template.pattern.finditer(self.text)} - {None}
+        names = {
+            m.group("named") or m.group("braced") for m in self.template.pattern.finditer(self.text)
+        } - {None}
         unknown = sorted(names - set(_PLACEHOLDERS))
         if unknown:
-            raise ValueError(f"{path}: unknown placeholder ${unknown[0]} (allowed: {', '.join('$' + p for p in _PLACEHOLDERS)})")
+            raise ValueError(
+                f"{path}: unknown placeholder ${unknown[0]} (allowed: {', '.join('$' + p for p in _PLACEHOLDERS)})"
+            )
         missing = [p for p in ("categories", "response") if p not in names]
         if missing:
             raise ValueError(f"{path}: the judge template needs ${missing[0]}")

@@ -84,5 +84,7 @@ def sample_decisions(eligible: pl.DataFrame, sample_size: int, seed: int) -> pl.
     if sample_size <= 0 or eligible.height <= sample_size:
         return eligible
     keys = [float(rng_for(seed, "judge", "sample", d).random()) for d in eligible["decision_id"]]
-    ranked = eligible.with_columns(pl.Series("_key", keys, dtype=pl.Float64)).sort(["_key", "cell_id", "decision_id"])
+    ranked = eligible.with_columns(pl.Series("_key", keys, dtype=pl.Float64)).sort(
+        ["_key", "cell_id", "decision_id"]
+    )
     return ranked.head(sample_size).drop("_key").sort(["cell_id", "decision_id"])

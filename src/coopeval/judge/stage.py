@@ -77,7 +77,9 @@ async def _judge_all(
             titles[game] = get_game(game).title
         body = prompt.render(titles[game], row["response"])
         position = {"kind": "judge", "judged": row["decision_id"]}
-        outcome = await maker.decide(judge, body, fmt, position, seed=seed_int_for(seed, "judge", row["decision_id"]))
+        outcome = await maker.decide(
+            judge, body, fmt, position, seed=seed_int_for(seed, "judge", row["decision_id"])
+        )
         ids = {c: row[c] for c in CELL_COLUMNS}
         parsed = outcome.parsed or {}
         judgement = {
@@ -97,7 +99,13 @@ async def _judge_all(
             "error": outcome.error,
         }
         calls = [
-            {**ids, "matchup_id": row.get("matchup_id"), "round": row.get("round"), "seat": row.get("seat"), **attempt}
+            {
+                **ids,
+                "matchup_id": row.get("matchup_id"),
+                "round": row.get("round"),
+                "seat": row.get("seat"),
+                **attempt,
+            }
             for attempt in outcome.attempts
         ]
         done += 1
@@ -213,7 +221,11 @@ def run_judge(
             from coopeval.agents.registry import make_agent
 
             judge_agent = make_agent(
-                {"model": judge_config["model"], "style": judge_config.get("style", "IO"), "params": judge_config.get("params") or {}}
+                {
+                    "model": judge_config["model"],
+                    "style": judge_config.get("style", "IO"),
+                    "params": judge_config.get("params") or {},
+                }
             )
         cache = ResponseCache(cache_dir)
         try:
