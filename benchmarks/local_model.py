@@ -4,7 +4,7 @@ Not a test: a measurement script. It plays realistic single-turn action decision
 prompts: a repeated Prisoner's Dilemma with 2 actions, and the Traveller's Dilemma under
 Mediation with A0..A4) through :class:`coopeval.agents.llm_agent.LiteLLMAgent`, for the IO and
 CoT styles, with and without llama.cpp's prompt-prefix (KV-cache) reuse, and prints a table of
-seconds per call, decisions per second, token counts and the validity rate.
+seconds per call (median), decisions per second, token counts and the validity rate.
 
 Consecutive prompts of one scenario share the game description and differ in the round history,
 as consecutive decisions of one agent in a repeated game do. "reuse off" forces a full prompt
@@ -94,14 +94,18 @@ def _history(n_rounds: int, n_actions: int, offset: int) -> str:
 
 
 def build_prompt(n_actions: int, call: int, style: str) -> str:
-    """A ~350-token action prompt; consecutive ``call`` values share the game description."""
+    """A ~350-450-token action prompt (with the chat template).
+
+    All prompts of one game share the game description; ``call`` varies the round history
+    (3 to 5 rounds, different actions).
+    """
     tokens = [f"A{i}" for i in range(n_actions)]
     example = json.dumps(
         {t: (100 // n_actions + (1 if i < 100 % n_actions else 0)) for i, t in enumerate(tokens)}
     )
     game = PD_GAME if n_actions == 2 else TD_GAME
     extra = "All actions must be included." if n_actions > 2 else ""
-    history = _history(3 + call, n_actions, call)
+    history = _history(3 + call % 3, n_actions, call)
     instruction = DIST_INSTRUCTION.format(tokens=", ".join(tokens), example=example, extra=extra)
     style_text = COT_INSTRUCTION if style == "CoT" else IO_INSTRUCTION
     return f"{game}{history}\n{instruction}\n{style_text}"
@@ -146,63 +150,87 @@ class Row:
     calls: int
     prompt_tokens: float
     completion_tokens: float
-    s_per_call: float
-    cpu_s_per_call: float
+    s_per_call: float  # median wall seconds
+    cpu_s_per_call: float  # median process CPU seconds (both llama.cpp threads)
     reused_tokens: float
     valid: int
     parser_valid: int | None
 
 
-async def run_scenario(style: str, n_actions: int, reuse: bool, calls: int, cap: int | None) -> Row:
-    params: dict[str, Any] = {"temperature": 1.0, "cache_prompt": reuse}
+@dataclass
+class _Samples:
+    wall: list[float]
+    cpu: list[float]
+    reused: list[float]
+    p_tok: list[int]
+    c_tok: list[int]
+    valid: int = 0
+    parser_valid: int = 0
+
+
+async def run_scenario(style: str, n_actions: int, calls: int, cap: int | None) -> list[Row]:
+    """Time ``calls`` decisions with prefix reuse and ``calls`` without, interleaved.
+
+    Interleaving (one call of each mode in turn) exposes both modes to the same background load.
+    A reuse-on call follows a call whose prompt has the same game description but another
+    history, so it reuses the shared prefix only, as consecutive decisions in a game do.
+    """
+    params: dict[str, Any] = {"temperature": 1.0}
     if style == "CoT" and cap is not None:
         params["max_reasoning_chars"] = cap
-    agent = LiteLLMAgent(MODEL, style, params)
+    agents = {
+        True: LiteLLMAgent(MODEL, style, {**params, "cache_prompt": True}),
+        False: LiteLLMAgent(MODEL, style, {**params, "cache_prompt": False}),
+    }
     tokens = tuple(f"A{i}" for i in range(n_actions))
     fmt = AnswerFormat.action(tokens)
     parser = _project_parser()
-    # warm-up: model load and the first prompt of the scenario (not timed)
+    # warm-up: model load and grammar validation (not timed)
     warm = DecisionRequest(
         ({"role": "user", "content": build_prompt(n_actions, 99, style)},), fmt, seed=1
     )
-    await agent.generate(warm)
-    latencies, cpu, reused, p_tok, c_tok = [], [], [], [], []
-    valid = 0
-    parser_valid = 0
+    await agents[False].generate(warm)
+    samples = {mode: _Samples([], [], [], [], []) for mode in (True, False)}
     for call in range(calls):
-        msg = {"role": "user", "content": build_prompt(n_actions, call, style)}
-        request = DecisionRequest((msg,), fmt, seed=1000 + call)
-        started, cpu_started = time.perf_counter(), time.process_time()
-        reply = await agent.generate(request)
-        latencies.append(time.perf_counter() - started)
-        cpu.append(time.process_time() - cpu_started)
-        reused.append(last_call_stats().get("reused_prompt_tokens", 0.0))
-        p_tok.append(reply.prompt_tokens)
-        c_tok.append(reply.completion_tokens)
-        problem = check_distribution(reply.text, tokens)
-        valid += problem is None
-        if problem is not None:
-            print(f"  INVALID ({problem}): {reply.text[-200:]!r}", file=sys.stderr)
-        if parser is not None:
-            try:
-                parser(fmt, reply.text)
-                parser_valid += 1
-            except Exception as exc:  # noqa: BLE001 - report, do not stop the benchmark
-                print(f"  parser rejected: {exc}", file=sys.stderr)
-    return Row(
-        style,
-        n_actions,
-        reuse,
-        cap if style == "CoT" else None,
-        calls,
-        statistics.mean(p_tok),
-        statistics.mean(c_tok),
-        statistics.mean(latencies),
-        statistics.mean(cpu),
-        statistics.mean(reused),
-        valid,
-        parser_valid if parser is not None else None,
-    )
+        for reuse in (False, True):
+            offset = call if not reuse else call + 50  # other history, same game description
+            msg = {"role": "user", "content": build_prompt(n_actions, offset, style)}
+            request = DecisionRequest((msg,), fmt, seed=1000 + call)
+            started, cpu_started = time.perf_counter(), time.process_time()
+            reply = await agents[reuse].generate(request)
+            acc = samples[reuse]
+            acc.wall.append(time.perf_counter() - started)
+            acc.cpu.append(time.process_time() - cpu_started)
+            acc.reused.append(last_call_stats().get("reused_prompt_tokens", 0.0))
+            acc.p_tok.append(reply.prompt_tokens)
+            acc.c_tok.append(reply.completion_tokens)
+            problem = check_distribution(reply.text, tokens)
+            acc.valid += problem is None
+            if problem is not None:
+                print(f"  INVALID ({problem}): {reply.text[-200:]!r}", file=sys.stderr)
+            if parser is not None:
+                try:
+                    parser(fmt, reply.text)
+                    acc.parser_valid += 1
+                except Exception as exc:  # noqa: BLE001 - report, do not stop the benchmark
+                    print(f"  parser rejected: {exc}", file=sys.stderr)
+    return [
+        Row(
+            style,
+            n_actions,
+            reuse,
+            cap if style == "CoT" else None,
+            calls,
+            statistics.mean(acc.p_tok),
+            statistics.mean(acc.c_tok),
+            statistics.median(acc.wall),
+            statistics.median(acc.cpu),
+            statistics.mean(acc.reused),
+            acc.valid,
+            acc.parser_valid if parser is not None else None,
+        )
+        for reuse, acc in ((True, samples[True]), (False, samples[False]))
+    ]
 
 
 def print_table(rows: list[Row]) -> None:
@@ -235,9 +263,8 @@ async def main(argv: list[str] | None = None) -> None:
     for style in args.styles:
         for n_actions in args.actions:
             for cap in args.cot_caps if style == "CoT" else [None]:
-                for reuse in (True, False):
-                    rows.append(await run_scenario(style, n_actions, reuse, args.calls, cap))
-                    print(f"done: {rows[-1]}", file=sys.stderr)
+                rows.extend(await run_scenario(style, n_actions, args.calls, cap))
+                print(f"done: {rows[-2:]}", file=sys.stderr)
     print(f"load average at the end: {os.getloadavg()[0]:.2f} (2 cores; >2 means contention)")
     print_table(rows)
 

@@ -4,7 +4,6 @@ hand-computed, offline rendering, the figure catalog, and a full render from a s
 from __future__ import annotations
 
 import json
-import math
 
 import polars as pl
 import pytest
