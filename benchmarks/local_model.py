@@ -151,6 +151,7 @@ class Row:
     prompt_tokens: float
     completion_tokens: float
     s_per_call: float  # median wall seconds
+    min_s_per_call: float  # fastest call (least disturbed by other processes)
     cpu_s_per_call: float  # median process CPU seconds (both llama.cpp threads)
     reused_tokens: float
     valid: int
@@ -224,6 +225,7 @@ async def run_scenario(style: str, n_actions: int, calls: int, cap: int | None) 
             statistics.mean(acc.p_tok),
             statistics.mean(acc.c_tok),
             statistics.median(acc.wall),
+            min(acc.wall),
             statistics.median(acc.cpu),
             statistics.mean(acc.reused),
             acc.valid,
@@ -236,7 +238,8 @@ async def run_scenario(style: str, n_actions: int, calls: int, cap: int | None) 
 def print_table(rows: list[Row]) -> None:
     header = (
         f"{'style':5} {'actions':>7} {'reuse':>5} {'cap':>5} {'calls':>5} {'prompt_tok':>10} "
-        f"{'reused':>6} {'compl_tok':>9} {'s/call':>7} {'cpu_s':>6} {'dec/s':>6} {'valid':>7} {'parser':>7}"
+        f"{'reused':>6} {'compl_tok':>9} {'s/call':>7} {'min_s':>6} {'cpu_s':>6} {'dec/s':>6} "
+        f"{'valid':>7} {'parser':>7}"
     )
     print(header)
     print("-" * len(header))
@@ -245,7 +248,8 @@ def print_table(rows: list[Row]) -> None:
         print(
             f"{r.style:5} {r.n_actions:>7} {'on' if r.reuse else 'off':>5} {r.cap or '-':>5} {r.calls:>5} "
             f"{r.prompt_tokens:>10.0f} {r.reused_tokens:>6.0f} {r.completion_tokens:>9.1f} "
-            f"{r.s_per_call:>7.2f} {r.cpu_s_per_call:>6.2f} {1 / r.s_per_call:>6.2f} "
+            f"{r.s_per_call:>7.2f} {r.min_s_per_call:>6.2f} {r.cpu_s_per_call:>6.2f} "
+            f"{1 / r.s_per_call:>6.2f} "
             f"{r.valid:>3}/{r.calls:<3} {parser:>7}"
         )
 
@@ -266,6 +270,8 @@ async def main(argv: list[str] | None = None) -> None:
                 rows.extend(await run_scenario(style, n_actions, args.calls, cap))
                 print(f"done: {rows[-2:]}", file=sys.stderr)
     print(f"load average at the end: {os.getloadavg()[0]:.2f} (2 cores; >2 means contention)")
+    print("s/call: median wall seconds; min_s: fastest call; cpu_s: median process CPU seconds;")
+    print("dec/s = 1 / median s/call; reused: mean prompt tokens taken from the KV cache")
     print_table(rows)
 
 

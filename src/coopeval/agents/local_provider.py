@@ -164,6 +164,8 @@ def register_local_provider() -> None:
                     f"local/{name}": {
                         "input_cost_per_token": 0.0,
                         "output_cost_per_token": 0.0,
+                        "cache_creation_input_token_cost": 0.0,
+                        "cache_read_input_token_cost": 0.0,
                         "litellm_provider": "local",
                         "mode": "chat",
                         "max_input_tokens": DEFAULT_N_CTX,
