@@ -2,7 +2,7 @@
 # Install coopeval into .venv on a fresh machine (Python 3.11, gcc/g++ and cmake present).
 # Every package is pinned and hash-checked (requirements/lock.txt, requirements/model.txt).
 # llama-cpp-python is compiled from source with GGML_NATIVE=OFF: the default native build
-# crashes in llama.cpp's AMX kernel on CPUs that advertise AMX (see docs/stack.md).
+# crashes in llama.cpp's AMX kernel on CPUs that advertise AMX.
 set -euo pipefail
 cd "$(dirname "$0")"
 PYTHON=${PYTHON:-python3.11}

@@ -12,7 +12,7 @@ evaluation on every call (``cache_prompt=False``).
 
 Usage::
 
-    PYTHONPATH=src .venv/bin/python benchmarks/local_model.py [--calls 6] [--cot-caps 480]
+    PYTHONPATH=src .venv/bin/python benchmarks/local_model.py [--calls 6] [--cot-caps 320]
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from typing import Any
 os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
+from coopeval.agents.grammar import DEFAULT_MAX_REASONING_CHARS  # noqa: E402
 from coopeval.agents.llm_agent import LiteLLMAgent  # noqa: E402
 from coopeval.agents.local_provider import last_call_stats  # noqa: E402
 from coopeval.agents.protocol import DecisionRequest  # noqa: E402
@@ -258,7 +259,11 @@ async def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--calls", type=int, default=6, help="timed calls per scenario")
     ap.add_argument(
-        "--cot-caps", type=int, nargs="+", default=[480], help="CoT reasoning caps (chars)"
+        "--cot-caps",
+        type=int,
+        nargs="+",
+        default=[DEFAULT_MAX_REASONING_CHARS],
+        help="CoT reasoning caps (chars)",
     )
     ap.add_argument("--styles", nargs="+", default=["IO", "CoT"])
     ap.add_argument("--actions", type=int, nargs="+", default=[2, 5])

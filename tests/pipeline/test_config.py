@@ -67,3 +67,20 @@ def test_snakemake_rejects_bad_config_before_any_job(tmp_path):
     )
     assert result.returncode != 0
     assert "agents[0]: Additional properties are not allowed ('temperature' was unexpected)" in result.stdout + result.stderr
+
+
+def test_unknown_embedded_model_fails_at_validation():
+    with pytest.raises(ConfigError, match=r"agents\[0\]\.model: unknown embedded model 'local/llama-7b'; known: local/smollm2-135m"):
+        validate_config({"agents": [{"model": "local/llama-7b"}]})
+
+
+def test_api_keys_in_params_are_rejected():
+    with pytest.raises(ConfigError, match=r"agents\[0\]\.params\.api_key: API keys must not be in the config"):
+        validate_config({"agents": [{"model": "openai/gpt-4o", "params": {"api_key": "sk-x"}}]})
+
+
+def test_a_labelled_second_copy_of_a_bot_is_distinct():
+    from coopeval.agents.registry import make_agent
+
+    config = validate_config({"agents": BOTS + [{"model": "bot/tit-for-tat", "label": "tft-2"}]})
+    assert make_agent(config["agents"][1]).name == "bot/tft-2"

@@ -57,8 +57,13 @@ Style = Literal["CoT", "IO"]
 TOTAL = 100
 """Action distributions are integer percentage points summing to exactly this."""
 
-DEFAULT_MAX_REASONING_CHARS = 480
-"""CoT reasoning cap in characters (~110 SmolLM2 tokens, ~1.5 s of generation on 2 cores)."""
+DEFAULT_MAX_REASONING_CHARS = 320
+"""CoT reasoning cap in characters (~75 SmolLM2 tokens, ~1-1.5 s of generation on 2 cores).
+
+SmolLM2-135M either skips the reasoning (answers at once) or rambles until the cap, so the cap
+sets the CoT cost almost alone. 320 characters is four times the judge's 80-character minimum
+(spec §9.2), leaving judgeable text after the model's frequent preambles ("Here is the JSON:",
+code fences), while a CoT decision stays under ~2x the cost of an IO one."""
 
 DEFAULT_CONTRACT_BOUNDS = (-20, 20)
 """Contract values the local model may propose when ``fmt.int_bounds`` is unset (inclusive).

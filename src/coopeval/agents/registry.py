@@ -9,10 +9,10 @@ from coopeval.agents.protocol import Agent
 
 
 def agent_name(spec: Mapping[str, Any]) -> str:
-    """The display id of a config entry: ``bot/<name>`` or ``<label or model>(<style>)``."""
+    """The display id of a config entry: ``bot/<label or name>`` or ``<label or model>(<style>)``."""
     model = str(spec["model"])
     if model.startswith("bot/"):
-        return model
+        return f"bot/{spec['label']}" if spec.get("label") else model
     return f"{spec.get('label') or model}({spec.get('style', 'IO')})"
 
 
@@ -33,7 +33,10 @@ def make_agent(spec: Mapping[str, Any]) -> Agent:
     if model.startswith("bot/"):
         from coopeval.agents.bots import make_bot
 
-        return make_bot(model)
+        bot = make_bot(model)
+        if spec.get("label"):  # a second copy of the same strategy needs its own name
+            bot.name = bot.model = agent_name(spec)
+        return bot
     from coopeval.agents.llm_agent import LiteLLMAgent
 
     return LiteLLMAgent(

@@ -19,6 +19,10 @@ REPO_ROOT = Path(__file__).resolve().parents[3]
 SCHEMA_PATH = REPO_ROOT / "workflow" / "schemas" / "config.schema.yaml"
 
 
+SECRET_PARAM_KEYS = frozenset({"api_key", "apikey", "key", "token", "access_token", "secret", "authorization"})
+"""Parameter names that would put a credential into params (rejected)."""
+
+
 class ConfigError(ValueError):
     """A config value is unknown, ill-typed or inconsistent; the message names the field."""
 
@@ -123,6 +127,19 @@ def _semantic_checks(config: dict[str, Any]) -> None:
             raise ConfigError(
                 f"config agents[{index}].model: {model!r} is not a litellm model string; "
                 "write provider/model, e.g. openrouter/openai/gpt-4o or local/smollm2-135m."
+            )
+        if model.startswith("local/"):
+            from coopeval.agents.local_provider import LOCAL_MODELS
+
+            if model.removeprefix("local/") not in LOCAL_MODELS:
+                known = ", ".join("local/" + m for m in LOCAL_MODELS)
+                raise ConfigError(f"config agents[{index}].model: unknown embedded model {model!r}; known: {known}.")
+        secrets = sorted(k for k in agent.get("params", {}) if k.lower() in SECRET_PARAM_KEYS)
+        if secrets:
+            raise ConfigError(
+                f"config agents[{index}].params.{secrets[0]}: API keys must not be in the config (params are "
+                "recorded in Snakemake metadata and cache keys); export the provider's key variable instead, "
+                "e.g. OPENAI_API_KEY."
             )
         name = agent_name(agent)
         if name in names:
