@@ -387,3 +387,18 @@ def test_selection_details_match_our_runs_payload(tmp_path: Path, make_experimen
     assert details["approvals"] == [2, 2] and details["tied_options"] == [1, 2]
     assert details["signatures"] == [False, True] and details["rejecting_seats"] == [1] and details["active"] is False
     assert json.loads(row["design"]) == {"A0": 2, "A1": 0}
+
+
+def test_missing_experiment_folder_is_flagged(shared_dir, tmp_path):
+    import shutil
+
+    from coopeval.reference.importer import import_reference
+
+    run = tmp_path / "run1_copy"
+    shutil.copytree(shared_dir / "data" / "coopeval_run1", run)
+    shutil.rmtree(run / "reputation_trust_game")
+    messages: list[str] = []
+    data = import_reference(run, progress=messages.append)
+    flags = data.frames["import_flags"].filter(pl.col("flag") == "experiment_missing")
+    assert flags["cell_id"].to_list() == ["run1_copy/reputation_trust_game"]
+    assert any("WARNING: run1_copy/reputation_trust_game/ is missing" in m for m in messages)
