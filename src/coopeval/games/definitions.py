@@ -37,21 +37,39 @@ def _fmt(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else f"{x:g}"
 
 
-def prisoners_dilemma() -> Game:
-    """Prisoner's Dilemma: C/D with (R, S, T, P) = (2, 0, 3, 1); NE (D, D) = 1, cooperative 2."""
-    actions = ("Cooperate", "Defect")
-    table = symmetric_two_player_table([[2, 0], [3, 1]])
+def _two_player_game(
+    name: str,
+    key: str,
+    title: str,
+    actions: tuple[str, ...],
+    table: dict[Profile, tuple[float, ...]],
+    enum_members: tuple[str, ...],
+    cooperative: int = 0,
+    nash: int = 1,
+    rules_prefix: str = "",
+    **options: object,
+) -> Game:
+    """A 2-player game whose seats share the cooperative and Nash actions."""
     return Game(
-        name="PrisonersDilemma",
-        key="prisoners_dilemma",
-        title="Prisoner's Dilemma",
+        name=name,
+        key=key,
+        title=title,
         n_players=2,
         actions=actions,
         payoff_table=table,
-        cooperative_profile=(0, 0),
-        nash_profile=(1, 1),
-        seat_rules=_two_player_rules(table, actions),
-        enum_members=("COOPERATE", "DEFECT"),
+        cooperative_profile=(cooperative, cooperative),
+        nash_profile=(nash, nash),
+        seat_rules=tuple(rules_prefix + r for r in _two_player_rules(table, actions)),
+        enum_members=enum_members,
+        **options,  # type: ignore[arg-type]
+    )
+
+
+def prisoners_dilemma() -> Game:
+    """Prisoner's Dilemma: C/D with (R, S, T, P) = (2, 0, 3, 1); NE (D, D) = 1, cooperative 2."""
+    table = symmetric_two_player_table([[2, 0], [3, 1]])
+    return _two_player_game(
+        "PrisonersDilemma", "prisoners_dilemma", "Prisoner's Dilemma", ("Cooperate", "Defect"), table, ("COOPERATE", "DEFECT")
     )
 
 
@@ -113,18 +131,16 @@ def travellers_dilemma(min_claim: int = 2, n_claims: int = 4, spacing: int = 1, 
         f"with m the lower claim, the lower claimant gets m + {bonus} and the higher claimant gets "
         f"m {'-' if penalty else '+'} {bonus if penalty else 0}.\n"
     )
-    rules = tuple(summary + r for r in _two_player_rules(table, actions))
-    return Game(
-        name="TravellersDilemma",
-        key="travellers_dilemma",
-        title="Traveller's Dilemma",
-        n_players=2,
-        actions=actions,
-        payoff_table=table,
-        cooperative_profile=(n_claims - 1, n_claims - 1),
-        nash_profile=(0, 0),
-        seat_rules=rules,
-        enum_members=tuple(f"CLAIM_{i}" for i in range(n_claims)),
+    return _two_player_game(
+        "TravellersDilemma",
+        "travellers_dilemma",
+        "Traveller's Dilemma",
+        actions,
+        table,
+        tuple(f"CLAIM_{i}" for i in range(n_claims)),
+        cooperative=n_claims - 1,
+        nash=0,
+        rules_prefix=summary,
         extra={"claims": claims, "penalty": penalty},
     )
 
@@ -133,39 +149,14 @@ def trust_game() -> Game:
     """Simultaneous Trust Game (asymmetric). Seat 1 trustor, seat 2 trustee; Give/Keep.
     (G,G) = (10,10), (G,K) = (0,20), (K,G) = (6,2), (K,K) = (4,4). NE (K,K) = 4; cooperative 10.
     """
-    actions = ("Give", "Keep")
     table = {(0, 0): (10.0, 10.0), (0, 1): (0.0, 20.0), (1, 0): (6.0, 2.0), (1, 1): (4.0, 4.0)}
-    return Game(
-        name="TrustGame",
-        key="trust_game",
-        title="Trust Game",
-        n_players=2,
-        actions=actions,
-        payoff_table=table,
-        cooperative_profile=(0, 0),
-        nash_profile=(1, 1),
-        seat_rules=_two_player_rules(table, actions),
-        symmetric=False,
-        enum_members=("GIVE", "KEEP"),
-    )
+    return _two_player_game("TrustGame", "trust_game", "Trust Game", ("Give", "Keep"), table, ("GIVE", "KEEP"), symmetric=False)
 
 
 def stag_hunt() -> Game:
     """Stag Hunt: SS (5,5), SH (0,3), HS (3,0), HH (3,3). Baseline hare-hare 3; cooperative 5."""
-    actions = ("Stag", "Hare")
     table = symmetric_two_player_table([[5, 0], [3, 3]])
-    return Game(
-        name="StagHunt",
-        key="stag_hunt",
-        title="Stag Hunt",
-        n_players=2,
-        actions=actions,
-        payoff_table=table,
-        cooperative_profile=(0, 0),
-        nash_profile=(1, 1),
-        seat_rules=_two_player_rules(table, actions),
-        enum_members=("STAG", "HARE"),
-    )
+    return _two_player_game("StagHunt", "stag_hunt", "Stag Hunt", ("Stag", "Hare"), table, ("STAG", "HARE"))
 
 
 def matching_pennies(symmetric_description: bool = False) -> Game:

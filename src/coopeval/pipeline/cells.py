@@ -38,6 +38,21 @@ def agent_spec(entry: Mapping[str, Any]) -> dict[str, Any]:
     return spec
 
 
+def game_fingerprint(key: str, params: Mapping[str, Any]) -> str:
+    """sha256 (16 hex chars) of what agents are told and paid: actions, payoff table, seat texts."""
+    from coopeval.games import get_game
+
+    game = get_game(key, **params)
+    payload = {
+        "actions": list(game.actions),
+        "payoffs": sorted([list(p), list(v)] for p, v in game.payoff_table.items()),
+        "seat_rules": list(game.seat_rules),
+        "cooperative": list(game.cooperative_profile),
+        "nash": list(game.nash_profile),
+    }
+    return hashlib.sha256(canonical_json(payload).encode("utf-8")).hexdigest()[:16]
+
+
 def cell_hash(spec: Mapping[str, Any]) -> str:
     """First 12 hex chars of sha256 over the canonical JSON of the spec."""
     return hashlib.sha256(canonical_json(spec).encode("utf-8")).hexdigest()[:12]
@@ -72,6 +87,7 @@ def build_cells(config: Mapping[str, Any], repo_root: Path | None = None) -> lis
                     "mechanism_params": params,
                     "game": game,
                     "game_params": dict(config.get("game_params", {}).get(game, {})),
+                    "game_fingerprint": game_fingerprint(game, config.get("game_params", {}).get(game, {})),
                     "agents": agents,
                     "replicate": replicate,
                     "seed": int(config["seed"]),
