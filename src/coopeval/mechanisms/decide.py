@@ -30,7 +30,8 @@ from coopeval.decisions.reask import MAX_ATTEMPTS, reask_messages
 class CallStats:
     """Counters of one job: model calls made, cache hits, attempts, failures, US dollars spent."""
 
-    calls_made: int = 0
+    calls_made: int = 0  # model calls actually sent (cache misses of cacheable agents)
+    bot_calls: int = 0  # answers of scripted bots (never cached, free)
     cache_hits: int = 0
     attempts: int = 0
     failed_decisions: int = 0
@@ -189,7 +190,10 @@ class DecisionMaker:
             reply = await generate_with_retry(agent, request)
             if not reply.latency_s:
                 reply = Reply(**{**reply.to_json(), "latency_s": time.perf_counter() - started})
-        self.stats.calls_made += 1
+        if agent.cacheable:
+            self.stats.calls_made += 1
+        else:
+            self.stats.bot_calls += 1
         self.stats.cost_usd += reply.cost_usd
         if use_cache:
             assert self.cache is not None

@@ -146,7 +146,7 @@ def run_cell(
         write_parquet_atomic(tables[table], path)
     print(
         f"[{spec['mechanism']}/{spec['game']}/r{spec['replicate']}] done in {time.monotonic() - started:.1f}s: "
-        f"{stats.calls_made} model calls, {stats.cache_hits} cache hits, {stats.attempts} attempts, "
+        f"{stats.calls_made} model calls, {stats.cache_hits} cache hits, {stats.bot_calls} bot answers, {stats.attempts} attempts, "
         f"{stats.failed_decisions} failed decisions, ${stats.cost_usd:.4f}",
         flush=True,
     )
