@@ -84,3 +84,9 @@ def test_a_labelled_second_copy_of_a_bot_is_distinct():
 
     config = validate_config({"agents": BOTS + [{"model": "bot/tit-for-tat", "label": "tft-2"}]})
     assert make_agent(config["agents"][1]).name == "bot/tft-2"
+
+
+def test_variant_parameter_typo_names_the_allowed_keys():
+    config = {"agents": BOTS, "mechanisms": ["Repetition"], "variants": [{"mechanism": "Repetition", "name": "k2", "params": {"lookup_dept": 2}}]}
+    with pytest.raises(ConfigError, match=r"variants\[0\]\.params: .*'lookup_dept'.*Allowed keys for Repetition: discount, lookup_depth, num_rounds"):
+        validate_config(config)

@@ -159,7 +159,11 @@ def _semantic_checks(config: dict[str, Any]) -> None:
         seen.add((mechanism, name))
         from jsonschema import Draft202012Validator
 
-        for error in Draft202012Validator(params_schema.get(mechanism, {})).iter_errors(variant["params"]):
+        mechanism_schema = params_schema.get(mechanism, {})
+        for error in Draft202012Validator(mechanism_schema).iter_errors(variant["params"]):
             field = ".".join(str(p) for p in error.absolute_path)
-            raise ConfigError(f"{where}.params{'.' + field if field else ''}: {error.message}.")
+            allowed = ", ".join(sorted(mechanism_schema.get("properties", {}))) or "none"
+            raise ConfigError(
+                f"{where}.params{'.' + field if field else ''}: {error.message}. Allowed keys for {mechanism}: {allowed}."
+            )
 
