@@ -239,6 +239,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ComputationError as exc:
         print(f"coopeval {args.command}: error: {exc}", file=sys.stderr)
         return 1
+    except BrokenPipeError:
+        # The reader (e.g. `| head`) closed the pipe: not an error of ours.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":
