@@ -10,19 +10,16 @@ from typing import Any
 import polars as pl
 import pytest
 
-from coopeval.agents.bots import BOTS, AlwaysCooperate, Bot, make_bot
+from coopeval.agents.bots import AlwaysCooperate, Bot, make_bot
 from coopeval.analysis.design_quality import mediator_ns, mediator_wd
 from coopeval.decisions.formats import AnswerFormat, DecisionKind
 from coopeval.decisions.reask import MAX_ATTEMPTS
 from coopeval.games import get_game
 from coopeval.mechanisms.design_vote import select_winner
 from coopeval.mechanisms.mediation import enforcing_mediator, resolve_delegation
-from coopeval.mechanisms.prompts import PromptLibrary
-from coopeval.pipeline.cells import build_cells
-from coopeval.pipeline.config import validate_config
 from coopeval.pipeline.parse import matchup_scores
-from coopeval.pipeline.play import play_cell
 from coopeval.pipeline.seeds import rng_for
+from tests.mechanisms.design_vote_helpers import bots, moves, play_design_cell, selection
 
 
 class GenerousMediator(AlwaysCooperate):
@@ -43,38 +40,8 @@ class GenerousMediator(AlwaysCooperate):
         return {t: (100 if t == state["delegate_token"] else 0) for t in fmt.keys}
 
 
-def play(bots: list[Bot], game: str, seed: int = 42) -> dict[str, pl.DataFrame]:
-    # The roster played is ``bots`` (test-only bots included); the config only names the cell.
-    known = [{"model": b.name} for b in bots if b.name.removeprefix("bot/") in BOTS]
-    config = validate_config({"agents": known, "games": [game], "mechanisms": ["Mediation"], "seed": seed})
-    spec = build_cells(config)[0]
-    tables, _ = play_cell(spec, None, PromptLibrary(), agents=bots)
-    return tables
-
-
-def bots(*names: str) -> list[Bot]:
-    return [make_bot(n) for n in names]
-
-
-def moves(tables: dict[str, pl.DataFrame], mid: str) -> pl.DataFrame:
-    return tables["decisions"].filter((pl.col("matchup_id") == mid) & (pl.col("kind") == "action")).sort("seat")
-
-
-def selection(tables: dict[str, pl.DataFrame], mid: str) -> dict[str, Any]:
-    row = tables["selections"].filter(pl.col("matchup_id") == mid)
-    assert row.height == 1
-    return selection_payload(row.row(0, named=True))
-
-
-def selection_payload(row: dict[str, Any]) -> dict[str, Any]:
-    """A ``selections`` row as one dict (details merged in)."""
-    return {
-        **json.loads(row["details"]),
-        "design_kind": row["design_kind"],
-        "selected_index": row["selected_index"],
-        "selected_designer": row["selected_designer"],
-        "design": json.loads(row["design"]),
-    }
+def play(roster: list[Bot], game: str, seed: int = 42) -> dict[str, pl.DataFrame]:
+    return play_design_cell("Mediation", roster, game, seed)
 
 
 # ------------------------------------------------------------------------------------------------
