@@ -21,7 +21,11 @@ pytest.importorskip("llama_cpp")
 pytest.importorskip("litellm")
 
 from coopeval.agents.llm_agent import LiteLLMAgent  # noqa: E402
-from coopeval.agents.local_provider import LocalModelMissingError, local_model_path  # noqa: E402
+from coopeval.agents.local_provider import (  # noqa: E402
+    LocalModelMissingError,
+    last_call_stats,
+    local_model_path,
+)
 from coopeval.agents.protocol import DecisionRequest, Reply  # noqa: E402
 from coopeval.agents.retry import generate_with_retry  # noqa: E402
 from coopeval.decisions.formats import AnswerFormat  # noqa: E402
@@ -110,6 +114,22 @@ CASES: dict[str, tuple[str, AnswerFormat, str, int]] = {
 }
 
 
+TWIST = (
+    "Twist: the game is repeated with the same player. After each round another round follows "
+    "with probability 80%. The actions drawn for you are shown to the other player in later "
+    "rounds and may change how they play. "
+)
+
+
+def _seat_request(seat: int, round_: int) -> DecisionRequest:
+    prompt = (
+        GAME.replace("You are Player 1. ", f"You are Player {seat}. ")
+        + TWIST
+        + f"Rounds played so far: {round_ - 1}. Give percentages for A0 and A1 as JSON."
+    )
+    return DecisionRequest(({"role": "user", "content": prompt},), A2, seed=30 + seat)
+
+
 def _request(style_fmt_prompt_seed: tuple[str, AnswerFormat, str, int]) -> DecisionRequest:
     _, fmt, prompt, seed = style_fmt_prompt_seed
     return DecisionRequest(({"role": "user", "content": prompt},), fmt, seed=seed)
@@ -138,6 +158,14 @@ def replies() -> dict[str, Any]:
         # forced full re-evaluation
         fresh = LiteLLMAgent(MODEL, "IO", {"cache_prompt": False})
         out["action2_io_fresh"] = await fresh.generate(_request(CASES["action2_io"]))
+        # two seats alternate: seat 1's second prompt shares its long twist with seat 1's first
+        # prompt only, so the KV snapshot of that first prompt is restored (CoT: a long text, so
+        # any difference in the restored logits would show)
+        for label, seat, round_ in (("s1r1", 1, 1), ("s2r1", 2, 1), ("s1r2", 1, 2)):
+            out[f"reply_{label}"] = await agents["CoT"].generate(_seat_request(seat, round_))
+            out[f"stats_{label}"] = last_call_stats()
+        fresh_cot = LiteLLMAgent(MODEL, "CoT", {"max_reasoning_chars": 200, "cache_prompt": False})
+        out["seat1_round2_fresh"] = await fresh_cot.generate(_seat_request(1, 2))
         return out
 
     return asyncio.run(play())
@@ -171,6 +199,18 @@ def test_same_seed_same_text(replies: dict[str, Reply]) -> None:
     assert replies["action2_io_fresh"].text == replies["action2_io"].text
     assert replies["action2_cot_again"].text == replies["action2_cot"].text
     assert replies["action2_cot_third"].text == replies["action2_cot"].text
+
+
+def test_snapshot_restore_reuses_the_seat_prefix_and_keeps_the_text(
+    replies: dict[str, Any],
+) -> None:
+    assert replies["stats_s2r1"]["restored_snapshot"] == 0.0  # live cache is as good
+    assert replies["stats_s1r2"]["restored_snapshot"] == 1.0
+    # seat 1's second prompt reuses the game, seat line and twist, not just the game text
+    assert replies["stats_s1r2"]["reused_prompt_tokens"] > replies["stats_s2r1"][
+        "reused_prompt_tokens"
+    ] + 30
+    assert replies["reply_s1r2"].text == replies["seat1_round2_fresh"].text
 
 
 def test_cot_reasoning_is_capped(replies: dict[str, Reply]) -> None:

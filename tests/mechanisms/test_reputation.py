@@ -310,22 +310,23 @@ def test_first_order_section_exact() -> None:
         "matched at random with one other player from a larger population of players, so whom you meet "
         "usually changes from round to round. The action drawn for you in a round is recorded and shown to "
         "the players you meet in later rounds, and it may influence how they play against you. After each "
-        "round, another round follows with probability 50%. Rounds played so far: 4.\n"
+        "round, another round follows with probability 50%.\n"
         "\n"
-        "Players are known only by anonymous ids. In this round you play with: Agent #2 (Player 2).\n"
+        "Players are known only by anonymous ids. Recorded matches of you and of your co-players are shown "
+        "below, from at most the last 3 rounds, most recent first. For every match they list each player's "
+        "drawn action and, in brackets, the points that player received.\n"
         "\n"
-        "Recorded matches of you and of your co-players follow, from at most the last 3 rounds, most recent "
-        "first. For every match they list each player's drawn action and the points that player received.\n"
+        "Rounds played so far: 4. In this round you play with: Agent #2 (Player 2).\n"
         "\n"
         "Your history:\n"
-        "- Round 4: you played A1 and got 1 point; Agent #4 played A1 and got 1 point.\n"
-        "- Round 3: you played A0 and got 2 points; Agent #2 played A0 and got 2 points.\n"
-        "- Round 2: you played A0 and got 2 points; Agent #2 played A0 and got 2 points.\n"
+        "- Round 4: you played A1 (1 point); Agent #4 played A1 (1 point).\n"
+        "- Round 3: you played A0 (2 points); Agent #2 played A0 (2 points).\n"
+        "- Round 2: you played A0 (2 points); Agent #2 played A0 (2 points).\n"
         "\n"
         "Agent #2's history:\n"
-        "- Round 4: Agent #2 played A1 and got 1 point; Agent #3 played A1 and got 1 point.\n"
-        "- Round 3: Agent #2 played A0 and got 2 points; you played A0 and got 2 points.\n"
-        "- Round 2: Agent #2 played A0 and got 2 points; you played A0 and got 2 points."
+        "- Round 4: Agent #2 played A1 (1 point); Agent #3 played A1 (1 point).\n"
+        "- Round 3: Agent #2 played A0 (2 points); you played A0 (2 points).\n"
+        "- Round 2: Agent #2 played A0 (2 points); you played A0 (2 points)."
     )
 
 
@@ -351,28 +352,28 @@ def test_higher_order_tree_exact() -> None:
     assert "Indented under a match are the earlier matches" in prompt
     assert histories(prompt) == (
         "Your history:\n"
-        "- Round 3: you played A1 and got 1 point; Agent #4 played A1 and got 1 point.\n"
+        "- Round 3: you played A1 (1 point); Agent #4 played A1 (1 point).\n"
         "  Agent #4's earlier matches:\n"
-        "    - Round 2: Agent #4 played A1 and got 1 point; you played A1 and got 1 point.\n"
+        "    - Round 2: Agent #4 played A1 (1 point); you played A1 (1 point).\n"
         "      Your earlier matches:\n"
-        "        - Round 1: you played A1 and got 3 points; Agent #2 played A0 and got 0 points.\n"
-        "    - Round 1: Agent #4 played A1 and got 3 points; Agent #1 played A0 and got 0 points.\n"
-        "- Round 2: you played A1 and got 1 point; Agent #4 played A1 and got 1 point.\n"
+        "        - Round 1: you played A1 (3 points); Agent #2 played A0 (0 points).\n"
+        "    - Round 1: Agent #4 played A1 (3 points); Agent #1 played A0 (0 points).\n"
+        "- Round 2: you played A1 (1 point); Agent #4 played A1 (1 point).\n"
         "  Agent #4's earlier matches:\n"
-        "    - Round 1: Agent #4 played A1 and got 3 points; Agent #1 played A0 and got 0 points.\n"
-        "- Round 1: you played A1 and got 3 points; Agent #2 played A0 and got 0 points.\n"
+        "    - Round 1: Agent #4 played A1 (3 points); Agent #1 played A0 (0 points).\n"
+        "- Round 1: you played A1 (3 points); Agent #2 played A0 (0 points).\n"
         "\n"
         "Agent #4's history:\n"
-        "- Round 3: Agent #4 played A1 and got 1 point; you played A1 and got 1 point.\n"
+        "- Round 3: Agent #4 played A1 (1 point); you played A1 (1 point).\n"
         "  Your earlier matches:\n"
-        "    - Round 2: you played A1 and got 1 point; Agent #4 played A1 and got 1 point.\n"
+        "    - Round 2: you played A1 (1 point); Agent #4 played A1 (1 point).\n"
         "      Agent #4's earlier matches:\n"
-        "        - Round 1: Agent #4 played A1 and got 3 points; Agent #1 played A0 and got 0 points.\n"
-        "    - Round 1: you played A1 and got 3 points; Agent #2 played A0 and got 0 points.\n"
-        "- Round 2: Agent #4 played A1 and got 1 point; you played A1 and got 1 point.\n"
+        "        - Round 1: Agent #4 played A1 (3 points); Agent #1 played A0 (0 points).\n"
+        "    - Round 1: you played A1 (3 points); Agent #2 played A0 (0 points).\n"
+        "- Round 2: Agent #4 played A1 (1 point); you played A1 (1 point).\n"
         "  Your earlier matches:\n"
-        "    - Round 1: you played A1 and got 3 points; Agent #2 played A0 and got 0 points.\n"
-        "- Round 1: Agent #4 played A1 and got 3 points; Agent #1 played A0 and got 0 points."
+        "    - Round 1: you played A1 (3 points); Agent #2 played A0 (0 points).\n"
+        "- Round 1: Agent #4 played A1 (3 points); Agent #1 played A0 (0 points)."
     )
 
 
@@ -384,16 +385,16 @@ def test_depth_is_capped_and_window_is_global() -> None:
     )
     assert histories(prompt_of(tables, "bot/always-defect#P1", 4)) == (
         "Your history:\n"
-        "- Round 3: you played A1 and got 1 point; Agent #4 played A1 and got 1 point.\n"
+        "- Round 3: you played A1 (1 point); Agent #4 played A1 (1 point).\n"
         "  Agent #4's earlier matches:\n"
-        "    - Round 2: Agent #4 played A1 and got 1 point; you played A1 and got 1 point.\n"
-        "- Round 2: you played A1 and got 1 point; Agent #4 played A1 and got 1 point.\n"
+        "    - Round 2: Agent #4 played A1 (1 point); you played A1 (1 point).\n"
+        "- Round 2: you played A1 (1 point); Agent #4 played A1 (1 point).\n"
         "\n"
         "Agent #4's history:\n"
-        "- Round 3: Agent #4 played A1 and got 1 point; you played A1 and got 1 point.\n"
+        "- Round 3: Agent #4 played A1 (1 point); you played A1 (1 point).\n"
         "  Your earlier matches:\n"
-        "    - Round 2: you played A1 and got 1 point; Agent #4 played A1 and got 1 point.\n"
-        "- Round 2: Agent #4 played A1 and got 1 point; you played A1 and got 1 point."
+        "    - Round 2: you played A1 (1 point); Agent #4 played A1 (1 point).\n"
+        "- Round 2: Agent #4 played A1 (1 point); you played A1 (1 point)."
     )
 
 
@@ -406,12 +407,12 @@ def test_trust_game_history_marks_seats() -> None:
     assert "Indented under a match" not in prompt
     assert histories(prompt) == (
         "Your history:\n"
-        "- Round 2: you played A0 as Player 2 and got 2 points; Agent #3 played A1 as Player 1 and got 6 points.\n"
-        "- Round 1: you played A0 as Player 2 and got 10 points; Agent #1 played A0 as Player 1 and got 10 points.\n"
+        "- Round 2: you played A0 as Player 2 (2 points); Agent #3 played A1 as Player 1 (6 points).\n"
+        "- Round 1: you played A0 as Player 2 (10 points); Agent #1 played A0 as Player 1 (10 points).\n"
         "\n"
         "Agent #1's history:\n"
-        "- Round 2: Agent #1 played A0 as Player 1 and got 0 points; Agent #4 played A1 as Player 2 and got 20 points.\n"
-        "- Round 1: Agent #1 played A0 as Player 1 and got 10 points; you played A0 as Player 2 and got 10 points."
+        "- Round 2: Agent #1 played A0 as Player 1 (0 points); Agent #4 played A1 as Player 2 (20 points).\n"
+        "- Round 1: Agent #1 played A0 as Player 1 (10 points); you played A0 as Player 2 (10 points)."
     )
 
 
@@ -421,8 +422,8 @@ def test_public_goods_entries_list_both_co_players() -> None:
     assert "In this round you play with: Agent #1 (Player 1), Agent #3 (Player 3)." in prompt
     assert histories(prompt).splitlines()[:2] == [
         "Your history:",
-        "- Round 1: you played A0 and got 1.5 points; Agent #1 played A0 and got 1.5 points; "
-        "Agent #3 played A0 and got 1.5 points.",
+        "- Round 1: you played A0 (1.5 points); Agent #1 played A0 (1.5 points); "
+        "Agent #3 played A0 (1.5 points).",
     ]
 
 

@@ -9,8 +9,14 @@ imports the ``llm`` CLI, which we do not install). The model is served through a
 Behaviour
 ---------
 * One ``llama_cpp.Llama`` per model per process, created on first use (``n_ctx`` 4096,
-  ``n_threads`` = ``$COOPEVAL_LLAMA_THREADS`` or 2), guarded by a lock (a llama.cpp context is not
-  thread-safe), closed at interpreter exit (avoids the ``Llama.__del__`` ``TypeError``).
+  ``n_threads`` = ``$COOPEVAL_LLAMA_THREADS`` or 2), closed at interpreter exit (avoids the
+  ``Llama.__del__`` ``TypeError``).
+* One thread runs every llama.cpp call of the process (a single-worker executor; a llama.cpp
+  context is not thread-safe either). This build uses OpenMP, which gives each calling thread its
+  own team of worker threads, and an idle team keeps spinning for a while after its last
+  parallel region. Measured: when ``asyncio.to_thread`` spread calls over several pool threads,
+  the spinning teams took the CPU from the working one and a generated token cost 40 ms instead
+  of 14 ms (2 cores).
 * Passed through: ``temperature``, ``top_p``, ``top_k``, ``min_p``, ``max_tokens``, ``seed``,
   ``stop``, ``repeat_penalty``, ``grammar`` (GBNF text or ``LlamaGrammar``) and
   ``response_format`` (OpenAI ``json_schema`` is translated to llama-cpp's ``json_object`` +
@@ -28,6 +34,14 @@ Behaviour
   prompt, (b) always re-evaluates at least two prompt tokens, and (c) never leaves a final
   prompt chunk of one token. Same prompt + same seed + same thread count then gives the same
   text whatever came before (tested in ``tests/agents/test_local_model.py``).
+* Prompt snapshots. Consecutive calls often come from different seats (Player 1, Player 2, …)
+  whose prompts part early, at the seat line, so the single live KV cache would re-evaluate each
+  seat's long mechanism text on every call. After every prompt evaluation the KV entries of the
+  prompt (sequence 0, ~23 KB per token) are copied out with ``llama_state_seq_get_data``; the
+  latest ``$COOPEVAL_LLAMA_SNAPSHOTS`` (default 8) are kept. A call whose prompt shares a longer
+  prefix with a snapshot than with the live cache (by at least ``_MIN_SNAPSHOT_GAIN`` tokens)
+  restores that snapshot into an emptied cache first, so its cells and positions are exactly
+  those of a fresh evaluation and the determinism guarantee above still holds (tested).
 * GBNF text is validated once per distinct grammar with llama.cpp's own parser: an invalid
   grammar raises :class:`GrammarError` instead of crashing the process.
 """
@@ -36,6 +50,8 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import concurrent.futures
+import ctypes
 import functools
 import importlib.util
 import os
@@ -140,6 +156,24 @@ def _n_threads() -> int:
         raise ValueError(f"COOPEVAL_LLAMA_THREADS must be an integer, not {raw!r}") from exc
 
 
+def _n_snapshots() -> int:
+    raw = os.environ.get("COOPEVAL_LLAMA_SNAPSHOTS", "8")
+    try:
+        return max(0, int(raw))
+    except ValueError as exc:
+        raise ValueError(f"COOPEVAL_LLAMA_SNAPSHOTS must be an integer, not {raw!r}") from exc
+
+
+def _common_prefix(cached: Any, tokens: list[int], limit: int) -> int:
+    """Length of the common prefix of two token sequences, at most ``limit``."""
+    n = 0
+    for a, b in zip(cached, tokens[: max(0, limit)], strict=False):
+        if a != b:
+            break
+        n += 1
+    return n
+
+
 def register_local_provider() -> None:
     """Register provider ``local`` with litellm (idempotent; imports litellm and llama.cpp).
 
@@ -199,20 +233,34 @@ def _make_handler_class() -> type:
         """
 
         _MIN_SUFFIX = 2
+        _MIN_SNAPSHOT_GAIN = 16  # tokens; below this a restore (a ~ms copy) is not worth it
 
         def __init__(self, *args: Any, **kwargs: Any) -> None:
+            self.max_snapshots = kwargs.pop("max_snapshots", 0)
             super().__init__(*args, **kwargs)
             self._prompt_len = 0  # leading KV entries written as prompt (batches >= 2)
             self.last_reused = 0  # prompt tokens taken from the KV cache by the latest call
+            self.last_restored = False  # whether the latest call restored a snapshot
+            self.reuse_prompts = True  # False: evaluate the whole prompt (benchmarks only)
+            self._snapshots: list[tuple[tuple[int, ...], Any]] = []  # (prompt, KV bytes)
 
         def generate(self, tokens: Any, *args: Any, **kwargs: Any) -> Any:
             tokens = list(tokens)
             keep = 0
-            if kwargs.get("reset", True) and self.n_tokens > 0:
-                limit = min(self.n_tokens, self._prompt_len, len(tokens) - self._MIN_SUFFIX)
-                cached = self.input_ids
-                while keep < limit and cached[keep] == tokens[keep]:
-                    keep += 1
+            self.last_restored = False
+            if kwargs.get("reset", True) and self.reuse_prompts:
+                cap = len(tokens) - self._MIN_SUFFIX
+                if self.n_tokens > 0:
+                    keep = _common_prefix(
+                        self.input_ids[: min(self.n_tokens, self._prompt_len)], tokens, cap
+                    )
+                best = None
+                for snapshot in self._snapshots:
+                    shared = _common_prefix(snapshot[0], tokens, cap)
+                    if shared >= keep + self._MIN_SNAPSHOT_GAIN:
+                        best, keep = snapshot, shared
+                if best is not None and not self._restore(best):
+                    keep = 0
             # llama-cpp-python's own prefix matching now finds exactly `keep` tokens
             self.n_tokens = keep
             self.last_reused = keep
@@ -225,6 +273,7 @@ def _make_handler_class() -> type:
             try:
                 token = inner.send(None)
                 self._prompt_len = prompt_len  # the whole prompt is in the KV cache now
+                self._snapshot(prompt_len)
                 while True:
                     sent = yield token
                     token = inner.send(sent)
@@ -232,6 +281,33 @@ def _make_handler_class() -> type:
                 return
             finally:
                 inner.close()
+
+        def _snapshot(self, prompt_len: int) -> None:
+            """Keep a copy of the KV entries of the prompt just evaluated (sequence 0)."""
+            if self.max_snapshots <= 0 or not self.reuse_prompts:
+                return
+            prompt = tuple(int(t) for t in self.input_ids[:prompt_len])
+            self._snapshots = [s for s in self._snapshots if s[0] != prompt]
+            size = llama_cpp.llama_state_seq_get_size(self._ctx.ctx, 0)
+            buffer = (ctypes.c_uint8 * size)()
+            if llama_cpp.llama_state_seq_get_data(self._ctx.ctx, buffer, size, 0) != size:
+                return
+            self._snapshots.append((prompt, buffer))
+            del self._snapshots[: -self.max_snapshots]
+
+        def _restore(self, snapshot: tuple[tuple[int, ...], Any]) -> bool:
+            """Empty the KV cache and load ``snapshot`` into it; False if llama.cpp refuses."""
+            prompt, buffer = snapshot
+            self._ctx.kv_cache_clear()
+            self.n_tokens = 0
+            self._prompt_len = 0
+            if llama_cpp.llama_state_seq_set_data(self._ctx.ctx, buffer, len(buffer), 0) == 0:
+                self._ctx.kv_cache_clear()
+                return False
+            self.input_ids[: len(prompt)] = prompt
+            self.n_tokens = self._prompt_len = len(prompt)
+            self.last_restored = True
+            return True
 
         def eval(self, tokens: Any) -> None:
             tokens = list(tokens)
@@ -251,6 +327,9 @@ def _make_handler_class() -> type:
             super().__init__()
             self._llms: dict[str, _CanonicalLlama] = {}
             self._lock = threading.Lock()
+            self._executor = concurrent.futures.ThreadPoolExecutor(
+                max_workers=1, thread_name_prefix="llama.cpp"
+            )
             self._valid_grammars: set[str] = set()
             self.last_stats: dict[str, float] = {}
             atexit.register(self.close)
@@ -262,6 +341,7 @@ def _make_handler_class() -> type:
                     n_ctx=DEFAULT_N_CTX,
                     n_threads=_n_threads(),
                     n_threads_batch=_n_threads(),
+                    max_snapshots=_n_snapshots(),
                     verbose=False,
                 )
             return self._llms[name]
@@ -277,7 +357,17 @@ def _make_handler_class() -> type:
                 self._valid_grammars.add(text)
             return cast(LlamaGrammar, _llama_grammar(text))
 
-        def completion(  # noqa: PLR0913 - litellm's handler signature
+        def completion(self, *args: Any, **kwargs: Any) -> Any:
+            if threading.current_thread().name.startswith("llama.cpp"):
+                return self._complete(*args, **kwargs)
+            return self._executor.submit(self._complete, *args, **kwargs).result()
+
+        async def acompletion(self, *args: Any, **kwargs: Any) -> Any:
+            loop = asyncio.get_running_loop()
+            call = functools.partial(self._complete, *args, **kwargs)
+            return await loop.run_in_executor(self._executor, call)
+
+        def _complete(  # noqa: PLR0913 - litellm's handler signature
             self,
             model: str,
             messages: list[dict[str, Any]],
@@ -306,6 +396,7 @@ def _make_handler_class() -> type:
                 grammar = params.get("grammar")
                 if isinstance(grammar, str):
                     params["grammar"] = self._grammar(llm, grammar)
+                llm.reuse_prompts = bool(cache_prompt)
                 if not cache_prompt:
                     llm.reset()  # type: ignore[no-untyped-call]
                 started = time.perf_counter()
@@ -321,12 +412,10 @@ def _make_handler_class() -> type:
                 self.last_stats = {
                     "wall_s": time.perf_counter() - started,
                     "reused_prompt_tokens": float(llm.last_reused),
+                    "restored_snapshot": float(llm.last_restored),
                 }
             out["model"] = f"local/{name}"  # else litellm's cost lookup fails noisily
             return litellm.ModelResponse(**out)
-
-        async def acompletion(self, *args: Any, **kwargs: Any) -> Any:
-            return await asyncio.to_thread(self.completion, *args, **kwargs)
 
         def close(self) -> None:
             with self._lock:
