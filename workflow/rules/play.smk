@@ -14,9 +14,10 @@ rule play:
         selections="results/play/{mechanism}/{game}/{cell}/selections.parquet",
     log:
         "results/logs/play/{mechanism}/{game}/{cell}.log",
+    priority: play_priority
     conda:
         "../envs/coopeval.yaml"
-    threads: lambda wildcards: 2 if uses_local_llm(wildcards) else 1
+    threads: 1
     resources:
         local_llm=lambda wildcards: 1 if uses_local_llm(wildcards) else 0,
     params:

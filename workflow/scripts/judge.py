@@ -4,6 +4,11 @@ from coopeval.pipeline.joblog import log_to
 
 log_to(snakemake.log[0])
 
+import os  # noqa: E402
+
+# the embedded model computes with this job's threads (see profiles/default/config.yaml)
+os.environ.setdefault("COOPEVAL_LLAMA_THREADS", str(snakemake.threads))
+
 from pathlib import Path  # noqa: E402
 
 from coopeval.judge.stage import run_judge  # noqa: E402
