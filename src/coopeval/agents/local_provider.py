@@ -42,6 +42,9 @@ Behaviour
   prefix with a snapshot than with the live cache (by at least ``_MIN_SNAPSHOT_GAIN`` tokens)
   restores that snapshot into an emptied cache first, so its cells and positions are exactly
   those of a fresh evaluation and the determinism guarantee above still holds (tested).
+* Flash attention stays off: measured ~20 % faster on 1,200-token prompts, but its logits then
+  depend on how the prompt was split into batches, and a restored snapshot gave another text than
+  a fresh evaluation with the same seed.
 * GBNF text is validated once per distinct grammar with llama.cpp's own parser: an invalid
   grammar raises :class:`GrammarError` instead of crashing the process.
 """
