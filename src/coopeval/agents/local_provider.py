@@ -151,20 +151,21 @@ def local_model_path(name: str) -> Path:
     )
 
 
-def _n_threads() -> int:
-    raw = os.environ.get("COOPEVAL_LLAMA_THREADS", "2")
+def _env_int(name: str, default: int, minimum: int) -> int:
+    """Integer environment setting ``name`` (at least ``minimum``); ValueError names the variable."""
+    raw = os.environ.get(name, str(default))
     try:
-        return max(1, int(raw))
+        return max(minimum, int(raw))
     except ValueError as exc:
-        raise ValueError(f"COOPEVAL_LLAMA_THREADS must be an integer, not {raw!r}") from exc
+        raise ValueError(f"{name} must be an integer, not {raw!r}") from exc
+
+
+def _n_threads() -> int:
+    return _env_int("COOPEVAL_LLAMA_THREADS", 2, 1)
 
 
 def _n_snapshots() -> int:
-    raw = os.environ.get("COOPEVAL_LLAMA_SNAPSHOTS", "8")
-    try:
-        return max(0, int(raw))
-    except ValueError as exc:
-        raise ValueError(f"COOPEVAL_LLAMA_SNAPSHOTS must be an integer, not {raw!r}") from exc
+    return _env_int("COOPEVAL_LLAMA_SNAPSHOTS", 8, 0)
 
 
 def _common_prefix(cached: Any, tokens: list[int], limit: int) -> int:
