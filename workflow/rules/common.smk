@@ -9,8 +9,7 @@ sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 
 from snakemake.exceptions import WorkflowError
 
-from coopeval.games import get_game
-from coopeval.pipeline.cells import build_cells, cells_tsv
+from coopeval.pipeline.cells import build_cells, cells_tsv, play_cost
 from coopeval.pipeline.config import ConfigError, validate_config
 
 try:
@@ -72,15 +71,9 @@ def uses_local_llm(wildcards):
     return any(a["model"].startswith("local/") for a in cell["agents"])
 
 
-# Longest cells first (longest-processing-time scheduling), so that no long cell runs alone at
-# the end while the other model slot idles: rough cost = mechanism weight x seats.
-PLAY_COST = {"Reputation": 4, "ReputationFirstOrder": 2, "Repetition": 2}
-
-
 def play_priority(wildcards):
-    cell = CELL_BY_ID[wildcards.cell]
-    n_players = get_game(cell["game"], **cell["game_params"]).n_players
-    return PLAY_COST.get(cell["mechanism"], 1) * n_players
+    # longest cells first, so that no long cell runs alone at the end of a run
+    return play_cost(CELL_BY_ID[wildcards.cell])
 
 
 def cell_files(stage, names, mechanism=None):

@@ -53,6 +53,25 @@ def game_fingerprint(key: str, params: Mapping[str, Any]) -> str:
     return hashlib.sha256(canonical_json(payload).encode("utf-8")).hexdigest()[:16]
 
 
+PLAY_COST_WEIGHTS: dict[str, int] = {"Reputation": 4, "ReputationFirstOrder": 2, "Repetition": 2}
+"""Relative cost per seat of a cell's mechanism (others 1): Reputation+ prompts carry depth-3
+history trees (850-2,400 tokens for the embedded model), Reputation- and Repetition 15 rounds."""
+
+
+def play_cost(cell: Mapping[str, Any]) -> int:
+    """Rough relative cost of playing ``cell``: mechanism weight x number of players.
+
+    Used as the play job's Snakemake priority, so the longest cells start first
+    (longest-processing-time scheduling) and none runs alone at the end of a run. Unitless;
+    e.g. Reputation+ Public Goods 12, NoMechanism Prisoner's Dilemma 2. Raises ``KeyError`` for an
+    unknown game key.
+    """
+    from coopeval.games import get_game
+
+    n_players = get_game(cell["game"], **cell.get("game_params", {})).n_players
+    return PLAY_COST_WEIGHTS.get(cell["mechanism"], 1) * n_players
+
+
 def cell_hash(spec: Mapping[str, Any]) -> str:
     """First 12 hex chars of sha256 over the canonical JSON of the spec."""
     return hashlib.sha256(canonical_json(spec).encode("utf-8")).hexdigest()[:12]
@@ -80,14 +99,16 @@ def build_cells(config: Mapping[str, Any], repo_root: Path | None = None) -> lis
         if not agents:
             continue
         for game in config["games"]:
+            game_params = dict(config.get("game_params", {}).get(game, {}))
+            fingerprint = game_fingerprint(game, game_params)
             for replicate in range(1, int(config["replicates"]) + 1):
                 spec = {
                     "mechanism": mechanism,
                     "variant": variant_name,
                     "mechanism_params": params,
                     "game": game,
-                    "game_params": dict(config.get("game_params", {}).get(game, {})),
-                    "game_fingerprint": game_fingerprint(game, config.get("game_params", {}).get(game, {})),
+                    "game_params": game_params,
+                    "game_fingerprint": fingerprint,
                     "agents": agents,
                     "replicate": replicate,
                     "seed": int(config["seed"]),

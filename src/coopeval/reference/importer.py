@@ -78,6 +78,9 @@ GAME_STEMS: dict[str, str] = {
 }
 """Experiment-folder game stem → game type name (spec §10)."""
 
+MAIN_STUDY_EXPERIMENTS = frozenset(f"{m}_{g}" for m in MECHANISM_STEMS for g in GAME_STEMS)
+"""Experiment folders of one main-study run: every mechanism stem x every game stem (spec §10)."""
+
 REPUTATION_MECHANISMS = frozenset({"Reputation", "ReputationFirstOrder"})
 MATCHUP_MECHANISMS = frozenset({"NoMechanism", "Repetition", "Mediation", "Contracting"})
 
@@ -1201,11 +1204,3 @@ def import_reference(
             if progress is not None:
                 progress(f"WARNING: {run}/{name}/ is missing; its table cells are absent")
     return ReferenceData(frames=_frames(rows), runs=[r for r, _, _ in runs], experiments=cells)
-
-
-MAIN_STUDY_EXPERIMENTS = frozenset(
-    f"{mechanism}_{game}"
-    for mechanism in ("no_mechanism", "repetition", "reputation", "reputation_first_order", "mediation", "contracting")
-    for game in ("prisoners_dilemma", "public_goods", "travellers_dilemma", "trust_game", "stag_hunt", "matching_pennies")
-)
-"""Experiment folders of one main-study run (spec §10)."""
