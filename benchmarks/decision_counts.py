@@ -16,10 +16,10 @@ import polars as pl
 
 from coopeval.agents.bots import TitForTat
 from coopeval.agents.registry import agent_name, make_agent
-from coopeval.mechanisms.prompts import PromptLibrary
+from coopeval.core.prompts import PromptLibrary
 from coopeval.pipeline.cells import build_cells
 from coopeval.pipeline.config import load_config
-from coopeval.pipeline.play import play_cell
+from coopeval.studies.coopeval.play import play_cell
 
 
 class StandIn(TitForTat):

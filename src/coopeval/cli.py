@@ -200,7 +200,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------------------------
 
 def _add_reproduce_parser(subparsers: Any) -> None:
-    from coopeval.reference.cli import add_reproduce_parser
+    from coopeval.studies.coopeval.reference.cli import add_reproduce_parser
 
     add_reproduce_parser(subparsers)
 

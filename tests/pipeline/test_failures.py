@@ -9,12 +9,12 @@ import polars as pl
 import pytest
 
 from coopeval.decisions.reask import MAX_ATTEMPTS
-from coopeval.mechanisms.prompts import PromptLibrary
+from coopeval.core.prompts import PromptLibrary
 from coopeval.pipeline.cells import build_cells
 from coopeval.pipeline.checks import FailedDecisionsError, check_failed_decisions
 from coopeval.pipeline.config import validate_config
-from coopeval.pipeline.parse import matchup_scores
-from coopeval.pipeline.play import play_cell
+from coopeval.studies.coopeval.parse import matchup_scores
+from coopeval.studies.coopeval.play import play_cell
 from coopeval.pipeline.store import build_store
 
 
@@ -98,7 +98,7 @@ def test_budget_guard_stops_the_job_after_caching(tmp_path):
     from coopeval.agents.protocol import Reply
     from coopeval.cache.response_cache import ResponseCache
     from coopeval.decisions.formats import AnswerFormat
-    from coopeval.mechanisms.decide import BudgetExceededError, DecisionMaker
+    from coopeval.agents.maker import BudgetExceededError, DecisionMaker
     from tests.fakes import FakeLLM
 
     class Pricey(FakeLLM):

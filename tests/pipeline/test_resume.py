@@ -7,10 +7,10 @@ import polars as pl
 import pytest
 
 from coopeval.cache.response_cache import ResponseCache
-from coopeval.mechanisms.prompts import PromptLibrary
+from coopeval.core.prompts import PromptLibrary
 from coopeval.pipeline.cells import build_cells
 from coopeval.pipeline.config import validate_config
-from coopeval.pipeline.play import play_cell
+from coopeval.studies.coopeval.play import play_cell
 from tests.fakes import FakeLLM
 
 VOLATILE = {"cache_hit", "latency_s"}

@@ -97,9 +97,9 @@ def figure_files():
     return [f"{stem}.{fmt}" for stem in stems for fmt in formats]
 
 
-# Report placement of figures and table pages (coopeval.figures.catalog): one format of each
+# Report placement of figures and table pages (coopeval.studies.coopeval.figures.catalog): one format of each
 # figure is flagged for `snakemake --report`, category = mechanism, subcategory = game.
-from coopeval.figures.catalog import (
+from coopeval.studies.coopeval.figures.catalog import (
     analysis_figures,
     core_figures,
     report_format,

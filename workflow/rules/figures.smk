@@ -5,7 +5,7 @@ CORE_FIGURES = reported_figures(
 )
 if sorted(map(str, CORE_FIGURES)) != sorted(figure_files()):
     raise WorkflowError(
-        "figure_files() and coopeval.figures.catalog.core_figures disagree; update both"
+        "figure_files() and coopeval.studies.coopeval.figures.catalog.core_figures disagree; update both"
     )
 
 

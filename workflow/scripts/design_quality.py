@@ -1,4 +1,4 @@
-"""Snakemake adapter: NS/WD of every submitted design (coopeval.pipeline.design_quality, spec §8)."""
+"""Snakemake adapter: NS/WD of every submitted design (coopeval.studies.coopeval.design_quality, spec §8)."""
 
 from coopeval.pipeline.joblog import log_to
 
@@ -8,9 +8,9 @@ import sys  # noqa: E402
 
 import polars as pl  # noqa: E402
 
-from coopeval.pipeline.design_quality import design_quality_rows, design_quality_summary  # noqa: E402
-from coopeval.pipeline.play import write_parquet_atomic  # noqa: E402
-from coopeval.pipeline.schemas import empty_frame  # noqa: E402
+from coopeval.studies.coopeval.design_quality import design_quality_rows, design_quality_summary  # noqa: E402
+from coopeval.core.io import write_parquet_atomic  # noqa: E402
+from coopeval.core.schemas import empty_frame  # noqa: E402
 
 paths = [snakemake.input.designs] if isinstance(snakemake.input.designs, str) else list(snakemake.input.designs)
 frames = [f for f in (pl.read_parquet(p) for p in paths) if f.height]

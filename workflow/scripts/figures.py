@@ -4,7 +4,7 @@ from coopeval.pipeline.joblog import log_to
 
 log_to(snakemake.log[0])
 
-from coopeval.figures.render import render_core_figures  # noqa: E402
+from coopeval.studies.coopeval.figures.render import render_core_figures  # noqa: E402
 
 render_core_figures(
     snakemake.input[0],

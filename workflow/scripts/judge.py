@@ -1,4 +1,4 @@
-"""Snakemake adapter: the LLM judge of reasoning (coopeval.judge.stage, spec §9)."""
+"""Snakemake adapter: the LLM judge of reasoning (coopeval.studies.coopeval.judge.stage, spec §9)."""
 
 from coopeval.pipeline.joblog import log_to
 
@@ -11,7 +11,7 @@ os.environ.setdefault("COOPEVAL_LLAMA_THREADS", str(snakemake.threads))
 
 from pathlib import Path  # noqa: E402
 
-from coopeval.judge.stage import run_judge  # noqa: E402
+from coopeval.studies.coopeval.judge.stage import run_judge  # noqa: E402
 
 paths = (
     [snakemake.input.decisions]

@@ -1,4 +1,4 @@
-"""Snakemake adapter: play one cell (see coopeval.pipeline.play)."""
+"""Snakemake adapter: play one cell (see coopeval.studies.coopeval.play)."""
 
 from coopeval.pipeline.joblog import log_to
 
@@ -9,7 +9,7 @@ import os  # noqa: E402
 # the embedded model computes with this job's threads (see profiles/default/config.yaml)
 os.environ.setdefault("COOPEVAL_LLAMA_THREADS", str(snakemake.threads))
 
-from coopeval.pipeline.play import run_cell  # noqa: E402
+from coopeval.studies.coopeval.play import run_cell  # noqa: E402
 
 run_cell(
     spec=snakemake.params.spec,

@@ -6,7 +6,7 @@ log_to(snakemake.log[0])
 
 from pathlib import Path  # noqa: E402
 
-from coopeval.figures.run_page import render_table_pages  # noqa: E402
+from coopeval.studies.coopeval.figures.run_page import render_table_pages  # noqa: E402
 
 inputs = [snakemake.input] if isinstance(snakemake.input, str) else list(snakemake.input)
 render_table_pages(

@@ -6,7 +6,7 @@ log_to(snakemake.log[0])
 
 from pathlib import Path  # noqa: E402
 
-from coopeval.reference.cli import reproduce  # noqa: E402
+from coopeval.studies.coopeval.reference.cli import reproduce  # noqa: E402
 
 reproduce(
     snakemake.input[0],

@@ -4,7 +4,7 @@ from coopeval.pipeline.joblog import log_to
 
 log_to(snakemake.log[0])
 
-from coopeval.figures.run_page import render_run_summary  # noqa: E402
+from coopeval.studies.coopeval.figures.run_page import render_run_summary  # noqa: E402
 
 render_run_summary(
     snakemake.input[0],

@@ -6,7 +6,7 @@ log_to(snakemake.log[0])
 
 from pathlib import Path  # noqa: E402
 
-from coopeval.tables.from_store import tables_from_store  # noqa: E402
+from coopeval.studies.coopeval.tables.from_store import tables_from_store  # noqa: E402
 
 tables_from_store(
     snakemake.input[0],

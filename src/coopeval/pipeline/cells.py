@@ -19,7 +19,7 @@ import yaml
 
 from coopeval.cache.response_cache import CACHE_SCHEMA_VERSION, canonical_json
 from coopeval.decisions.parsing import PARSER_VERSION
-from coopeval.mechanisms.prompts import PromptLibrary
+from coopeval.core.prompts import PromptLibrary
 from coopeval.pipeline.config import SCHEMA_PATH
 
 

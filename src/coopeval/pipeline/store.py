@@ -17,7 +17,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from coopeval.pipeline.schemas import SCHEMAS
+from coopeval.core.schemas import SCHEMAS
 
 TRAJECTORY_SCHEMA = {
     "step": pl.Int64(),
@@ -44,7 +44,7 @@ def build_store(tables: Mapping[str, Sequence[str]], out_path: str | Path, cells
     ----------
     tables:
         Table name → Parquet paths (all with that table's schema). Tables of
-        :data:`~coopeval.pipeline.schemas.SCHEMAS` missing here are created empty.
+        :data:`~coopeval.core.schemas.SCHEMAS` missing here are created empty.
     out_path:
         The DuckDB file to (re)create.
     cells_tsv:

@@ -1,0 +1,51 @@
+"""Justification frequencies of the judge's labels (spec §9.3), per mechanism, model and game.
+
+Thin, figure-oriented wrappers around :func:`coopeval.studies.coopeval.judge.aggregate.label_shares`: only
+successful judgements count, the denominator is every judged row of the group (or the
+reference's inflated one with ``denominator="reference"``), and Stag Hunt and Matching Pennies
+are dropped by default from pooled frames (spec §9.2, "dropped at analysis time").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import polars as pl
+
+from coopeval.studies.coopeval.judge.aggregate import Denominator, label_shares
+
+__all__ = ["EXCLUDED_GAMES", "justification_shares"]
+
+EXCLUDED_GAMES = ("StagHunt", "MatchingPennies")
+"""Games left out of pooled justification shares by default (not social dilemmas)."""
+
+
+def justification_shares(
+    judgements: pl.DataFrame,
+    by: Sequence[str],
+    labels: Sequence[str],
+    denominator: Denominator = "judged",
+    exclude_games: Sequence[str] = EXCLUDED_GAMES,
+) -> pl.DataFrame:
+    """Label shares per group (columns ``*by, label, count, n_judged, denominator, share``).
+
+    Parameters
+    ----------
+    judgements:
+        Rows of the ``judgements`` table.
+    by:
+        Group columns, e.g. ``["mechanism"]``, ``["agent"]``, ``["game"]`` or
+        ``["mechanism", "agent", "game"]``.
+    labels:
+        The taxonomy's labels in display order (every label gets a row).
+    denominator:
+        ``"judged"`` (correct, default) or ``"reference"`` (``compat.judge_share_denominator``).
+    exclude_games:
+        Game type names to drop first; pass ``()`` to keep every game.
+    """
+    rows = (
+        judgements.filter(~pl.col("game").is_in(list(exclude_games)))
+        if exclude_games
+        else judgements
+    )
+    return label_shares(rows, by, labels, denominator=denominator)

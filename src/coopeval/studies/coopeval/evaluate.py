@@ -1,0 +1,100 @@
+"""The evaluate stage: scores of one cell → Mean, replicator Fitness and deviation ratings.
+
+Mean is the pooled mean of every (matchup, seat) score of an agent (spec §6.1). For mechanisms
+with a metagame (not Reputation, spec §4.3) the payoff tensor (§6.2) feeds replicator dynamics
+(§6.3) and deviation ratings (§6.4). When excluded (failed) matchups leave tensor cells empty,
+Fitness and DR cannot be computed; a ``note`` metric row says so instead of a silent blank.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from coopeval.evaluation.deviation import canonical_rule, deviation_ratings, rank_with_ties
+from coopeval.evaluation.replicator import replicator_dynamics
+from coopeval.evaluation.tensor import build_payoff_tensor, mean_payoff
+from coopeval.core.schemas import conform
+
+LLM_AVERAGE = "LLM Average"
+
+
+def observations(scores: pl.DataFrame) -> list[tuple[tuple[str, ...], list[float]]]:
+    """Scores grouped per matchup into (seat agents, seat scores) observations."""
+    result = []
+    for (_mid,), group in scores.sort("seat").group_by(["matchup_id"], maintain_order=True):
+        result.append((tuple(group["agent"].to_list()), group["score"].to_list()))
+    return result
+
+
+def evaluate_cell(
+    scores: pl.DataFrame,
+    matchups: pl.DataFrame,
+    ids: Mapping[str, Any],
+    has_metagame: bool = True,
+    steps: int = 1000,
+    lr: float = 0.1,
+    dr_rule: str = "strictest",
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Metrics (long format, ``metrics`` schema) and the replicator trajectory of one cell.
+
+    Returns
+    -------
+    (metrics, trajectory)
+        ``trajectory`` has columns cell_id, mechanism, game, run, step, agent, share.
+    """
+    rows: list[dict[str, Any]] = []
+
+    def add(agent: str, metric: str, value: float | None, rule: str = "") -> None:
+        rows.append({**ids, "agent": agent, "metric": metric, "value": value, "rule": rule})
+
+    obs = observations(scores)
+    excluded = matchups.filter(pl.col("status") != "complete").height
+    add(LLM_AVERAGE, "ExcludedMatchups", float(excluded))
+    means = mean_payoff(obs) if obs else {}
+    for agent, value in means.items():
+        add(agent, "Mean", value)
+    if means:
+        add(LLM_AVERAGE, "Mean", float(np.mean(list(means.values()))))
+    trajectory = pl.DataFrame(schema={"step": pl.Int64, "agent": pl.String, "share": pl.Float64})
+    if not has_metagame:
+        add(LLM_AVERAGE, "NoMetagame", 1.0, "no metagame for reputation: Fitness and DR are not defined (spec §4.3)")
+    elif obs:
+        try:
+            agents, tensor = build_payoff_tensor(obs)
+        except ValueError as exc:
+            add(LLM_AVERAGE, "TensorIncomplete", float(excluded), str(exc))
+        else:
+            rd = replicator_dynamics(tensor, steps=steps, lr=lr)
+            for i, agent in enumerate(agents):
+                add(agent, "Fitness", float(rd.fitness[i]))
+                add(agent, "FinalPopulation", float(rd.final_population[i]))
+            add(LLM_AVERAGE, "Fitness", float(rd.population_weighted_fitness))
+            if len(agents) > 1:
+                # The exact rule always; the configured compatibility rule in addition.
+                for rule in dict.fromkeys(["strictest", canonical_rule(dr_rule)]):
+                    dr = deviation_ratings(tensor, rule=rule)
+                    ranks = rank_with_ties(list(dr.ratings))
+                    for i, agent in enumerate(agents):
+                        add(agent, "DR", float(dr.ratings[i]), dr.rule)
+                        add(agent, "DR_rank", float(ranks[i]), dr.rule)
+            history = rd.history
+            steps_idx = np.repeat(np.arange(history.shape[0]), len(agents))
+            trajectory = pl.DataFrame(
+                {
+                    "step": steps_idx.astype(np.int64),
+                    "agent": agents * history.shape[0],
+                    "share": history.reshape(-1),
+                }
+            )
+    metrics = conform("metrics", pl.DataFrame(rows, infer_schema_length=None))
+    trajectory = trajectory.with_columns(
+        pl.lit(ids["cell_id"]).alias("cell_id"),
+        pl.lit(ids["mechanism"]).alias("mechanism"),
+        pl.lit(ids["game"]).alias("game"),
+        pl.lit(ids["run"]).alias("run"),
+    )
+    return metrics, trajectory

@@ -1,0 +1,82 @@
+"""Render the core figures from the store (read-only)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import duckdb
+import polars as pl
+
+from coopeval.studies.coopeval.figures.core import (
+    ablation_chart,
+    ablation_frame,
+    mean_fitness_chart,
+    mean_fitness_frame,
+    payoff_grid_frame,
+    payoff_heatmap_chart,
+    save_chart,
+    trajectory_chart,
+)
+from coopeval.games import get_game
+
+
+def _placeholder(title: str) -> object:
+    import altair as alt
+
+    return alt.Chart(pl.DataFrame({"note": [title]})).mark_text(size=13).encode(text="note:N").properties(width=420, height=60)
+
+
+def render_core_figures(
+    store: str | Path,
+    out_dir: str | Path,
+    mechanisms: Sequence[str],
+    games: Sequence[str],
+    formats: Sequence[str],
+    ablation: bool = False,
+) -> list[Path]:
+    """Write ``mean_fitness``, ``payoffs_<mechanism>_<game>`` and ``replicator_<mechanism>_<game>``.
+
+    A figure that has no data (e.g. a 3-player heatmap, or no metagame for reputation) is
+    written as a one-line chart explaining why, so every declared output exists.
+    """
+    out = Path(out_dir)
+    con = duckdb.connect(str(store), read_only=True)
+    try:
+        metrics = con.sql("SELECT * FROM metrics").pl()
+        scores = con.sql("SELECT * FROM scores").pl()
+        matchups = con.sql("SELECT * FROM matchups").pl()
+        default_cells = "SELECT cell_id FROM cells WHERE variant = 'default'"
+        trajectories = con.sql(
+            "SELECT mechanism, game, step, agent, avg(share) AS share FROM trajectories "
+            f"WHERE cell_id IN ({default_cells}) GROUP BY ALL ORDER BY step"
+        ).pl()
+        cells = con.sql("SELECT cell_id, mechanism, variant, mechanism_params FROM cells").pl()
+    finally:
+        con.close()
+    if ablation:
+        written = save_chart(ablation_chart(ablation_frame(metrics, cells)), out / "ablation", formats)
+    else:
+        written = []
+    # Headline figures use the default parameters only (variants are ablations).
+    default_ids = cells.filter(pl.col("variant") == "default")["cell_id"]
+    metrics = metrics.filter(pl.col("cell_id").is_in(default_ids))
+    scores = scores.filter(pl.col("cell_id").is_in(default_ids))
+    written += save_chart(mean_fitness_chart(mean_fitness_frame(metrics)), out / "mean_fitness", formats)
+    grid = payoff_grid_frame(scores, matchups)
+    for mechanism in mechanisms:
+        for game_key in games:
+            game = get_game(game_key)
+            frame = grid.filter((pl.col("mechanism") == mechanism) & (pl.col("game") == game.name))
+            if frame.height:
+                chart = payoff_heatmap_chart(frame, game.ne_value, game.coop_value, f"{mechanism} · {game.title}: mean payoff of row agent")
+            else:
+                chart = _placeholder(f"{mechanism} · {game.title}: no 2-player match-up grid ({game.n_players} players or no complete match-ups)")
+            written += save_chart(chart, out / f"payoffs_{mechanism}_{game_key}", formats)
+            traj = trajectories.filter((pl.col("mechanism") == mechanism) & (pl.col("game") == game.name))
+            if traj.height:
+                chart = trajectory_chart(traj.select("step", "agent", "share"), f"{mechanism} · {game.title}: replicator dynamics")
+            else:
+                chart = _placeholder(f"{mechanism} · {game.title}: no replicator trajectory (no metagame or incomplete tensor)")
+            written += save_chart(chart, out / f"replicator_{mechanism}_{game_key}", formats)
+    return written

@@ -1,0 +1,254 @@
+"""The judge stage: label the reasoning of selected decisions and write two Parquet files.
+
+One job judges every selected decision of the run (:mod:`coopeval.studies.coopeval.judge.selection`) with the
+configured judge model, inside one ``asyncio.run`` and through the same decision loop as every
+other call (:class:`coopeval.agents.maker.DecisionMaker`): cached, re-asked on invalid
+answers (an unknown label is invalid, spec §9.2 "Our contract"), and recorded as a failed
+judgement after the last attempt, never defaulted. Outputs:
+
+* ``judgements.parquet``: one row per judged decision (:data:`JUDGEMENT_SCHEMA`), stored as
+  table ``judgements``;
+* ``llm_calls.parquet``: one row per judge call attempt (``kind = "judge"``), appended to the
+  store's ``llm_calls`` table next to the players' calls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from coopeval.agents.protocol import Agent
+from coopeval.decisions.taxonomy import Taxonomy, load_taxonomy
+from coopeval.studies.coopeval.judge.prompt import JudgePrompt
+from coopeval.studies.coopeval.judge.selection import cot_agent_names, eligible_decisions, sample_decisions
+from coopeval.agents.maker import CallStats, DecisionMaker
+from coopeval.core.schemas import CELL_COLUMNS, conform, empty_frame
+from coopeval.core.rng import seed_int_for
+
+__all__ = ["JUDGEMENT_SCHEMA", "judge_decisions", "run_judge"]
+
+JUDGEMENT_SCHEMA: dict[str, pl.DataType] = {
+    **CELL_COLUMNS,
+    "decision_id": pl.String(),  # the judged action decision
+    "matchup_id": pl.String(),
+    "round": pl.Int64(),
+    "seat": pl.Int64(),
+    "agent": pl.String(),  # the judged agent
+    "judge_decision_id": pl.String(),  # decision_id of the judge's rows in llm_calls
+    "status": pl.String(),  # "ok" | "failed"
+    "labels": pl.List(pl.String()),  # canonical labels in taxonomy order; empty if failed
+    "confidence": pl.Float64(),
+    "reasoning": pl.String(),
+    "n_attempts": pl.Int64(),
+    "judge_model": pl.String(),  # the judge agent's name, e.g. local/smollm2-135m(IO)
+    "error": pl.String(),  # validation error of the last attempt, if failed
+}
+"""Columns of ``judgements.parquet`` (store table ``judgements``)."""
+
+
+def _judgement_frame(rows: list[dict[str, Any]]) -> pl.DataFrame:
+    if not rows:
+        return pl.DataFrame(schema=JUDGEMENT_SCHEMA)
+    return pl.DataFrame(rows, schema=JUDGEMENT_SCHEMA)
+
+
+async def _judge_all(
+    selected: pl.DataFrame, judge: Agent, maker: DecisionMaker, prompt: JudgePrompt, seed: int
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    from coopeval.games import get_game
+
+    fmt = prompt.taxonomy.answer_format()
+    titles: dict[str, str] = {}
+    done = 0
+    started = time.monotonic()
+    last = 0.0
+    total = selected.height
+
+    async def one(row: Mapping[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        nonlocal done, last
+        game = row["game"]
+        if game not in titles:
+            titles[game] = get_game(game).title
+        body = prompt.render(titles[game], row["response"])
+        position = {"kind": "judge", "judged": row["decision_id"]}
+        outcome = await maker.decide(
+            judge, body, fmt, position, seed=seed_int_for(seed, "judge", row["decision_id"])
+        )
+        ids = {c: row[c] for c in CELL_COLUMNS}
+        parsed = outcome.parsed or {}
+        judgement = {
+            **ids,
+            "decision_id": row["decision_id"],
+            "matchup_id": row.get("matchup_id"),
+            "round": row.get("round"),
+            "seat": row.get("seat"),
+            "agent": row["agent"],
+            "judge_decision_id": outcome.decision_id,
+            "status": outcome.status,
+            "labels": list(parsed.get("labels", [])),
+            "confidence": parsed.get("confidence"),
+            "reasoning": parsed.get("reasoning"),
+            "n_attempts": len(outcome.attempts),
+            "judge_model": judge.name,
+            "error": outcome.error,
+        }
+        calls = [
+            {
+                **ids,
+                "matchup_id": row.get("matchup_id"),
+                "round": row.get("round"),
+                "seat": row.get("seat"),
+                **attempt,
+            }
+            for attempt in outcome.attempts
+        ]
+        done += 1
+        now = time.monotonic()
+        if done == total or now - last >= 5.0:
+            last = now
+            s = maker.stats
+            print(
+                f"[judge] {done}/{total} judged, {s.calls_made} model calls, {s.cache_hits} cache hits, "
+                f"{s.failed_decisions} failed, {now - started:.0f}s",
+                file=sys.stderr,
+                flush=True,
+            )
+        return judgement, calls
+
+    results = await asyncio.gather(*(one(row) for row in selected.iter_rows(named=True)))
+    judgements = [r[0] for r in results]
+    calls = [c for r in results for c in r[1]]
+    return judgements, calls
+
+
+def judge_decisions(
+    selected: pl.DataFrame,
+    judge: Agent,
+    maker: DecisionMaker,
+    prompt: JudgePrompt,
+    seed: int,
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Judge every row of ``selected`` (decisions rows) and return (judgements, llm_calls).
+
+    Runs one ``asyncio.run`` for all calls (engineering rules §5); rows come back in the order
+    of ``selected``.
+    """
+    if selected.height == 0:
+        return _judgement_frame([]), empty_frame("llm_calls")
+    judgements, calls = asyncio.run(_judge_all(selected, judge, maker, prompt, seed))
+    frame = pl.DataFrame(calls, infer_schema_length=None)
+    return _judgement_frame(judgements), conform("llm_calls", frame)
+
+
+def _read_decisions(paths: Sequence[str | Path]) -> pl.DataFrame:
+    frames = [f for f in (pl.read_parquet(p) for p in paths) if f.height]
+    return pl.concat(frames, how="diagonal_relaxed") if frames else empty_frame("decisions")
+
+
+def _write_parquet_atomic(frame: pl.DataFrame, path: str | Path) -> None:
+    from coopeval.core.io import write_parquet_atomic
+
+    write_parquet_atomic(frame, path)
+
+
+def run_judge(
+    decision_paths: Sequence[str | Path],
+    outputs: Mapping[str, str | Path],
+    judge_config: Mapping[str, Any],
+    agents: Sequence[Mapping[str, Any]],
+    seed: int,
+    cache_dir: str,
+    prompts_dir: str | Path,
+    games: Sequence[str] | None = None,
+    max_concurrency: int = 8,
+    max_usd: float = 0.0,
+    retry_failed: int = 0,
+    judge_agent: Agent | None = None,
+) -> tuple[int, CallStats]:
+    """Snakemake entry point: select, sample and judge, then write ``outputs["judgements"]`` and
+    ``outputs["llm_calls"]``.
+
+    Parameters
+    ----------
+    decision_paths:
+        The play stage's ``decisions.parquet`` files.
+    judge_config:
+        The config's ``judge`` object (model, style, params, sample_size, taxonomy, min_chars,
+        include_games).
+    agents:
+        The config's agent roster (to know which agents are CoT).
+    games:
+        The run's games (config keys); intersected with ``judge_config["include_games"]``.
+    judge_agent:
+        An agent to use instead of building one from ``judge_config`` (tests).
+
+    Returns
+    -------
+    (number of judged decisions, call counters)
+    """
+    taxonomy: Taxonomy = load_taxonomy(judge_config.get("taxonomy") or None)
+    prompt = JudgePrompt(taxonomy, Path(prompts_dir) / "judge" / "judge.txt")
+    include = judge_config.get("include_games")
+    wanted = list(games) if games is not None else None
+    if include is not None:
+        wanted = [g for g in (wanted if wanted is not None else include) if g in include]
+    eligible = eligible_decisions(
+        _read_decisions(decision_paths),
+        cot_agent_names(agents),
+        min_chars=int(judge_config.get("min_chars", 80)),
+        games=wanted,
+    )
+    selected = sample_decisions(eligible, int(judge_config.get("sample_size", 0)), seed)
+    print(
+        f"[judge] {eligible.height} eligible decisions (CoT, action, ok, >= {judge_config.get('min_chars', 80)} chars); "
+        f"judging {selected.height} with {judge_config.get('model')}",
+        file=sys.stderr,
+        flush=True,
+    )
+    stats = CallStats()
+    if selected.height:
+        from coopeval.cache.response_cache import ResponseCache
+        from coopeval.core.prompts import PromptLibrary
+        from coopeval.studies.coopeval.play import style_instructions
+
+        if judge_agent is None:
+            from coopeval.agents.registry import make_agent
+
+            judge_agent = make_agent(
+                {
+                    "model": judge_config["model"],
+                    "style": judge_config.get("style", "IO"),
+                    "params": judge_config.get("params") or {},
+                }
+            )
+        cache = ResponseCache(cache_dir)
+        try:
+            maker = DecisionMaker(
+                cache,
+                style_instructions(PromptLibrary(prompts_dir)),
+                max_concurrency=max_concurrency,
+                retry_failed=retry_failed,
+                max_usd=max_usd,
+            )
+            judgements, calls = judge_decisions(selected, judge_agent, maker, prompt, seed)
+            stats = maker.stats
+        finally:
+            cache.close()
+    else:
+        judgements, calls = _judgement_frame([]), empty_frame("llm_calls")
+    _write_parquet_atomic(judgements, outputs["judgements"])
+    _write_parquet_atomic(calls, outputs["llm_calls"])
+    failed = judgements.filter(pl.col("status") == "failed").height
+    print(
+        f"[judge] done: {judgements.height} judgements ({failed} failed), {stats.calls_made} model calls, "
+        f"{stats.cache_hits} cache hits, ${stats.cost_usd:.4f}",
+        file=sys.stderr,
+        flush=True,
+    )
+    return judgements.height, stats

@@ -1,0 +1,260 @@
+"""What every mechanism shares: the cell context, the records it produces, prompt pieces.
+
+A mechanism (CoopEval, arXiv 2604.15267, §3; spec §4) is a small class with a docstring citing
+the paper section, declarative traits and an async ``run(ctx)`` that plays one cell (game ×
+mechanism × replicate) and returns :class:`CellRecords`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from coopeval.agents.protocol import Agent
+from coopeval.decisions.formats import AnswerFormat
+from coopeval.games.base import Game
+from coopeval.agents.maker import DecisionMaker, DecisionOutcome
+from coopeval.core.prompts import PromptLibrary
+from coopeval.core.rng import rng_for, sample_action, seed_int_for
+
+
+@dataclass
+class CellContext:
+    """Everything a mechanism needs to play one cell.
+
+    ``agents`` is the roster in config order; ``params`` the mechanism's parameters;
+    ``compat`` the compatibility flags (spec §12); ``label`` a short name for progress lines.
+    """
+
+    game: Game
+    agents: Sequence[Agent]
+    replicate: int
+    seed: int
+    prompts: PromptLibrary
+    maker: DecisionMaker
+    params: Mapping[str, Any] = field(default_factory=dict)
+    compat: Mapping[str, Any] = field(default_factory=dict)
+    label: str = ""
+
+
+@dataclass
+class CellRecords:
+    """Rows produced by one cell, in the column layout of :mod:`coopeval.core.schemas`."""
+
+    matchups: list[dict[str, Any]] = field(default_factory=list)
+    decisions: list[dict[str, Any]] = field(default_factory=list)
+    llm_calls: list[dict[str, Any]] = field(default_factory=list)
+    designs: list[dict[str, Any]] = field(default_factory=list)
+    votes: list[dict[str, Any]] = field(default_factory=list)
+    selections: list[dict[str, Any]] = field(default_factory=list)
+
+    def add_attempts(self, outcome: DecisionOutcome, base: Mapping[str, Any]) -> None:
+        """Append the outcome's attempt rows with the given identifying columns."""
+        for attempt in outcome.attempts:
+            self.llm_calls.append({**base, **attempt})
+
+
+class Progress:
+    """Progress lines on stderr for long cells: one line per finished unit, at most every 2 s."""
+
+    def __init__(self, label: str, total: int, maker: DecisionMaker, unit: str = "matchups") -> None:
+        self.label, self.total, self.maker, self.unit = label, total, maker, unit
+        self.done = 0
+        self.started = time.monotonic()
+        self._last = 0.0
+
+    def step(self, failed: bool = False) -> None:
+        self.done += 1
+        now = time.monotonic()
+        if self.done == self.total or now - self._last >= 2.0:
+            self._last = now
+            s = self.maker.stats
+            print(
+                f"[{self.label}] {self.done}/{self.total} {self.unit}, {s.calls_made} model calls, "
+                f"{s.cache_hits} cache hits, {s.failed_decisions} failed decisions, "
+                f"{now - self.started:.0f}s",
+                file=sys.stderr,
+                flush=True,
+            )
+
+
+class Mechanism:
+    """Base class. Traits: ``has_metagame`` (Fitness and DR computable), ``name`` (type name)."""
+
+    name: ClassVar[str] = ""
+    has_metagame: ClassVar[bool] = True
+
+    async def run(self, ctx: CellContext) -> CellRecords:
+        """Play the whole cell."""
+        raise NotImplementedError
+
+
+def others_description(n_players: int) -> str:
+    """'one other player' / '2 other players'."""
+    return "one other player" if n_players == 2 else f"{n_players - 1} other players"
+
+
+def game_section(ctx: CellContext, seat: int, tokens: tuple[str, ...] | None = None) -> str:
+    """Game description and seat line for the reader at 0-based ``seat`` (spec §3.1 parts 1–2)."""
+    game = ctx.game
+    action_list = "\n".join(f"- {t}: {a}" for t, a in zip(game.tokens, game.actions, strict=True))
+    text = ctx.prompts.render(
+        "game",
+        others_desc=others_description(game.n_players),
+        action_list=action_list,
+        payoff_rules=game.seat_rules[seat],
+    )
+    return text + "\n\n" + ctx.prompts.render("seat", seat=seat + 1)
+
+
+def action_instruction(ctx: CellContext, tokens: tuple[str, ...]) -> str:
+    """The output instruction of an action decision (spec §3.1 part 4)."""
+    token_list = ", ".join(tokens)
+    example = "{" + ", ".join(f'"{t}": <INT>' for t in tokens) + "}"
+    note = " Include every action in the JSON object, also those you give 0." if len(tokens) > 2 else ""
+    return ctx.prompts.render("action_output", token_list=token_list, example=example, extra_note=note)
+
+
+def continuation_percent(delta: float, truncate: bool = False) -> int:
+    """δ as an integer percent: rounded (our default) or truncated (``compat.truncate_delta_percent``)."""
+    return int(delta * 100) if truncate else int(round(delta * 100))
+
+
+def matchup_id(seated: Sequence[Agent]) -> str:
+    """A roster-independent matchup id: agent names in seat order joined by ``|``."""
+    return "|".join(a.name for a in seated)
+
+
+def position(ctx: CellContext, mechanism: str, seated: Sequence[Agent], round_: int, seat: int, kind: str) -> dict[str, Any]:
+    """The decision's position (cache key part and RNG stream id; engineering §4, §6)."""
+    return {
+        "seed": ctx.seed,
+        "game": ctx.game.key,
+        "mechanism": mechanism,
+        "replicate": ctx.replicate,
+        "agents": [a.name for a in seated],
+        "round": round_,
+        "seat": seat,
+        "kind": kind,
+    }
+
+
+def stream_parts(pos: Mapping[str, Any], purpose: str) -> tuple[str | int, ...]:
+    """Position → RNG stream parts (strings are hashed by :func:`rng_for`)."""
+    return (
+        pos["game"],
+        pos["mechanism"],
+        int(pos["replicate"]),
+        "|".join(pos["agents"]),
+        int(pos["round"]),
+        int(pos["seat"]),
+        pos["kind"],
+        purpose,
+    )
+
+
+def draw_action(ctx: CellContext, pos: Mapping[str, Any], distribution: Mapping[str, int], tokens: tuple[str, ...]) -> tuple[float, int]:
+    """The uniform draw of this decision's own stream and the sampled action index."""
+    draw = float(rng_for(ctx.seed, *stream_parts(pos, "action")).random())
+    return draw, sample_action(dict(distribution), tokens, draw)
+
+
+def provider_seed(ctx: CellContext, pos: Mapping[str, Any]) -> int:
+    """The best-effort provider seed of a decision."""
+    return seed_int_for(ctx.seed, *stream_parts(pos, "provider"))
+
+
+def decision_row(
+    ctx: CellContext,
+    mechanism: str,
+    mid: str | None,
+    round_: int,
+    seat: int,
+    agent: Agent,
+    fmt: AnswerFormat,
+    outcome: DecisionOutcome,
+    **extra: Any,
+) -> dict[str, Any]:
+    """A ``decisions`` row (schema in :mod:`coopeval.core.schemas`)."""
+    return {
+        "decision_id": outcome.decision_id,
+        "matchup_id": mid,
+        "round": round_,
+        "seat": seat + 1,
+        "agent": agent.name,
+        "kind": str(fmt.kind),
+        "status": outcome.status,
+        "parsed": json.dumps(outcome.parsed) if outcome.parsed is not None else None,
+        "n_attempts": len(outcome.attempts),
+        "response": outcome.response,
+        "error": outcome.error,
+        "draw": None,
+        "action": None,
+        "action_token": None,
+        "points": None,
+        "base_points": None,
+        "mediated": None,
+        **extra,
+    }
+
+
+def history_state(history: Sequence[Sequence[int]]) -> list[list[int]]:
+    """History as plain lists for the bots' state."""
+    return [list(r) for r in history]
+
+
+def bot_state(ctx: CellContext, seat: int, history: Sequence[Sequence[int]], **extra: Any) -> dict[str, Any]:
+    """The structured state scripted bots decide from."""
+    game = ctx.game
+    return {
+        "game": game.key,
+        "seat": seat,
+        "n_players": game.n_players,
+        "n_actions": game.n_actions,
+        "cooperative_action": game.cooperative_profile[seat],
+        "baseline_action": game.nash_profile[seat],
+        "history": history_state(history),
+        **extra,
+    }
+
+
+@dataclass
+class SimultaneousMove:
+    """The outcome of one simultaneous decision by every seat (spec §3.1, §3.5).
+
+    ``drawn`` holds the sampled token index per seat and ``draws`` the uniform draws, or both
+    are None when any seat's decision failed (the move is then void; nothing is substituted).
+    """
+
+    outcomes: list[DecisionOutcome]
+    drawn: list[int] | None
+    draws: list[float] | None
+
+
+async def decide_simultaneously(
+    ctx: CellContext,
+    seated: Sequence[Agent],
+    bodies: Sequence[str],
+    fmt: AnswerFormat,
+    positions: Sequence[Mapping[str, Any]],
+    states: Sequence[Mapping[str, Any]],
+) -> SimultaneousMove:
+    """Ask every seat concurrently for its distribution over ``fmt.keys`` and sample each
+    action from the decision's own RNG stream."""
+    outcomes = list(
+        await asyncio.gather(
+            *(
+                ctx.maker.decide(agent, bodies[seat], fmt, positions[seat], state=states[seat], seed=provider_seed(ctx, positions[seat]))
+                for seat, agent in enumerate(seated)
+            )
+        )
+    )
+    if not all(outcome.ok for outcome in outcomes):
+        return SimultaneousMove(outcomes, None, None)
+    sampled = [draw_action(ctx, positions[seat], outcome.parsed or {}, fmt.keys) for seat, outcome in enumerate(outcomes)]
+    return SimultaneousMove(outcomes, [action for _, action in sampled], [draw for draw, _ in sampled])

@@ -1,0 +1,227 @@
+"""Contracting: a voted side-payment contract, active only if every player signs it.
+
+CoopEval (arXiv 2604.15267) §3.4 and spec §4.5. Each seated agent designs one contract
+``{"A0": int, …}`` per cell; each matchup votes over its N contracts, every player then decides
+whether to sign the selected one (``{"sign": bool}``), and one round is played. If everyone
+signed, the contract is active: for every player i whose action a_i carries c = contract[a_i],
+player i gets +c and every other player −c/(N − 1) (zero-sum). Recorded ``points`` are
+post-contract, ``base_points`` the base-game payoffs. Stored discount 1.0.
+
+Wording (spec §4.5 item 6, §12): "the other player" in two-player games; the reference's
+plural everywhere with ``compat.contract_plural_text``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from typing import ClassVar
+
+from coopeval.agents.protocol import Agent
+from coopeval.games.designs import contract_ns, contract_wd
+from coopeval.decisions.formats import AnswerFormat
+from coopeval.games.base import Game
+from coopeval.studies.coopeval.mechanisms.base import (
+    CellContext,
+    CellRecords,
+    bot_state,
+    decision_row,
+    game_section,
+    position,
+    provider_seed,
+)
+from coopeval.studies.coopeval.mechanisms.design_vote import Design, DesignVoteMechanism, Selection, points_text
+
+MAX_ENFORCING_VALUE = 1000
+"""Largest |value| searched by :func:`enforcing_contract`."""
+
+
+def contract_adjustments(game: Game, contract: Mapping[str, int], profile: Sequence[int]) -> list[float]:
+    """Per-seat transfers of an active contract for a base-action profile (spec §4.5 step 4).
+
+    Seat i receives c[a_i] − Σ_{j≠i} c[a_j]/(N − 1); the adjustments sum to zero.
+    """
+    n = game.n_players
+    values = [float(contract[game.tokens[a]]) for a in profile]
+    total = sum(values)
+    return [values[i] - (total - values[i]) / (n - 1) for i in range(n)]
+
+
+def contract_points(
+    game: Game, contract: Mapping[str, int], active: bool, profile: Sequence[int]
+) -> tuple[list[int], list[float], list[float], list[bool]]:
+    """(actions, post-contract points, base points, mediated flags) of a sampled profile."""
+    base = list(game.payoffs(tuple(profile)))
+    if active:
+        adjustments = contract_adjustments(game, contract, profile)
+        points = [b + a for b, a in zip(base, adjustments, strict=True)]
+    else:
+        points = list(base)
+    return list(profile), points, base, [False] * game.n_players
+
+
+def _candidates(game: Game, value: int) -> list[dict[str, int]]:
+    """Penalty ``-value`` on every non-cooperative action, then bonus ``value`` on cooperation."""
+    coop = game.cooperative_action
+    penalty = {t: (0 if i == coop else -value) for i, t in enumerate(game.tokens)}
+    bonus = {t: (value if i == coop else 0) for i, t in enumerate(game.tokens)}
+    return [penalty, bonus]
+
+
+def enforcing_contract(game: Game, bounds: tuple[int, int] | None = None) -> dict[str, int]:
+    """The smallest cooperation-enforcing contract of ``game`` (CoopEval Theorem 1; spec §8).
+
+    Searches value = 1, 2, … (up to :data:`MAX_ENFORCING_VALUE`, within ``bounds``) over two
+    shapes, in this order: a penalty of −value on every non-cooperative action, and a bonus of
+    +value on the cooperative action. Returns the first contract under which everyone
+    cooperating is weakly dominant (WD, which implies NS), checked by brute force with
+    :func:`coopeval.games.designs.contract_wd`. If no WD contract exists in range, the
+    first Nash-stable one (value 0 included) is returned.
+
+    Raises
+    ------
+    ValueError
+        If the seats do not share one cooperative action, or no contract in range is even NS.
+    """
+    if len(set(game.cooperative_profile)) != 1:
+        raise ValueError(f"{game.name}: seats must share one cooperative action")
+    low, high = bounds if bounds is not None else (-MAX_ENFORCING_VALUE, MAX_ENFORCING_VALUE)
+
+    def in_bounds(c: Mapping[str, int]) -> bool:
+        return all(low <= v <= high for v in c.values())
+
+    for value in range(1, MAX_ENFORCING_VALUE + 1):
+        for contract in _candidates(game, value):
+            if in_bounds(contract) and contract_wd(game, contract):
+                return contract
+    for value in range(0, MAX_ENFORCING_VALUE + 1):
+        for contract in _candidates(game, value):
+            if in_bounds(contract) and contract_ns(game, contract):
+                return contract
+    raise ValueError(f"{game.name}: no penalty or bonus contract within {bounds} makes cooperation Nash-stable")
+
+
+class Contracting(DesignVoteMechanism):
+    """Contracting (CoopEval §3.4; spec §4.5): design, approval vote, signature, play.
+
+    Parameter (``ctx.params``): ``value_bounds`` — optional inclusive [low, high] bounds on
+    contract values (off by default). Bots receive ``enforcing_design``
+    (:func:`enforcing_contract`), the vote ``options``, and ``contract`` (the selected contract)
+    for the signature and the action; ``contract_active`` for the action.
+    """
+
+    name: ClassVar[str] = "Contracting"
+    design_kind: ClassVar[str] = "contract"
+    vote_prefix: ClassVar[str] = "C"
+    prompt_prefix: ClassVar[str] = "contracting"
+
+    def bounds(self, ctx: CellContext) -> tuple[int, int] | None:
+        raw = ctx.params.get("value_bounds")
+        return (int(raw[0]), int(raw[1])) if raw else None
+
+    def design_format(self, ctx: CellContext) -> AnswerFormat:
+        return AnswerFormat.contract_design(ctx.game.tokens, int_bounds=self.bounds(ctx))
+
+    def enforcing_design(self, ctx: CellContext) -> Design:
+        return enforcing_contract(ctx.game, self.bounds(ctx))
+
+    def _plural(self, ctx: CellContext) -> bool:
+        return ctx.game.n_players > 2 or bool(ctx.compat.get("contract_plural_text", False))
+
+    def _receive_from(self, ctx: CellContext) -> str:
+        return "paid in equal shares by the other players" if self._plural(ctx) else "paid by the other player"
+
+    def _pay_to(self, ctx: CellContext) -> str:
+        return "shared equally among the other players" if self._plural(ctx) else "which go to the other player"
+
+    def rules_text(self, ctx: CellContext) -> str:
+        return ctx.prompts.render("contracting_rules", receive_from=self._receive_from(ctx), pay_to=self._pay_to(ctx))
+
+    def design_task(self, ctx: CellContext, fmt: AnswerFormat) -> str:
+        note = ""
+        if fmt.int_bounds is not None:
+            note = f" Every value must be between {fmt.int_bounds[0]} and {fmt.int_bounds[1]}."
+        return ctx.prompts.render(
+            "contracting_design",
+            base_tokens=", ".join(ctx.game.tokens),
+            keys=", ".join(f'"{k}"' for k in fmt.keys),
+            example="{" + ", ".join(f'"{k}": <INT>' for k in fmt.keys) + "}",
+            bounds_note=note,
+        )
+
+    def describe_option(self, ctx: CellContext, design: Design) -> str:
+        game = ctx.game
+        lines = []
+        for token, label in zip(game.tokens, game.actions, strict=True):
+            value = int(design[token])
+            if value > 0:
+                effect = f"the player who plays it receives {points_text(value)}, {self._receive_from(ctx)}"
+            elif value < 0:
+                effect = f"the player who plays it pays {points_text(-value)}, {self._pay_to(ctx)}"
+            else:
+                effect = "no payment"
+            lines.append(f"- {token} ({label}): {effect}")
+        return "\n".join(lines)
+
+    async def after_vote(
+        self, ctx: CellContext, seated: tuple[Agent, ...], mid: str, selection: Selection, records: CellRecords
+    ) -> str:
+        game = ctx.game
+        n = game.n_players
+        enforcing = self.enforcing_design(ctx)
+        proposer = selection.designer.rsplit("#P", 1)[1]
+        contract_text = self.describe_option(ctx, selection.design)
+        fmt = AnswerFormat.sign()
+        sign_task = ctx.prompts.render("contracting_sign", proposer=proposer, contract=contract_text)
+        positions = [position(ctx, self.name, seated, 0, seat, "sign") for seat in range(n)]
+        outcomes = await asyncio.gather(
+            *(
+                ctx.maker.decide(
+                    agent,
+                    "\n\n".join([game_section(ctx, seat), self.rules_text(ctx), sign_task]),
+                    fmt,
+                    positions[seat],
+                    state=bot_state(ctx, seat, [], enforcing_design=enforcing, contract=selection.design),
+                    seed=provider_seed(ctx, positions[seat]),
+                )
+                for seat, agent in enumerate(seated)
+            )
+        )
+        for seat, (agent, outcome) in enumerate(zip(seated, outcomes, strict=True)):
+            records.decisions.append(decision_row(ctx, self.name, mid, 0, seat, agent, fmt, outcome))
+            records.add_attempts(outcome, {"matchup_id": mid, "round": 0, "seat": seat + 1})
+        if not all(o.ok for o in outcomes):  # a failed signature fails only this matchup
+            self.append_selection(ctx, mid, selection, records)
+            return "failed"
+        signatures = [bool(o.parsed["sign"]) for o in outcomes if o.parsed is not None]
+        active = all(signatures)
+        selection.signatures, selection.active = signatures, active
+        self.append_selection(ctx, mid, selection, records)
+        if active:
+            section = ctx.prompts.render("contracting_active", proposer=proposer, contract=contract_text)
+        else:
+            rejecting = [s + 1 for s, ok in enumerate(signatures) if not ok]
+            section = ctx.prompts.render(
+                "contracting_inactive", proposer=proposer, contract=contract_text, rejecters=seat_list(rejecting)
+            )
+        states = [
+            bot_state(ctx, seat, [], enforcing_design=enforcing, contract=selection.design, contract_active=active)
+            for seat in range(n)
+        ]
+        return await self.play_round(
+            ctx,
+            seated,
+            mid,
+            game.tokens,
+            [section] * n,
+            states,
+            lambda drawn: contract_points(game, selection.design, active, drawn),
+            records,
+        )
+
+
+def seat_list(seats: Sequence[int]) -> str:
+    """``Player 2`` / ``Players 1 and 3`` / ``Players 1, 2 and 3``."""
+    if len(seats) == 1:
+        return f"Player {seats[0]}"
+    return "Players " + ", ".join(str(s) for s in seats[:-1]) + f" and {seats[-1]}"

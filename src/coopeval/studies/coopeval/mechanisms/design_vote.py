@@ -1,0 +1,404 @@
+"""Design → approval vote → play: the shared protocol of Mediation and Contracting.
+
+CoopEval (arXiv 2604.15267) §3.3–3.4; spec §4.4–4.6 and §5. Every seated agent (roster agent ×
+seat) proposes one design per cell, before any matchup is played; the design is reused in
+every matchup of that seated agent. Each matchup (every seat-ordered tuple of roster agents, as
+for NoMechanism) then runs one approval vote over its N designs in seat order, selects the
+winner uniformly among the most-approved options from the named stream
+``rng_for(seed, game, mechanism, replicate, matchup_id, "vote_tiebreak")``, and plays one
+simultaneous round under the selected design.
+
+Failures (spec §3.4): a design, vote or signature that stays invalid after every re-ask is
+recorded with status ``failed`` and never replaced by a default. A failed design fails every
+matchup of its seated agent (no vote is asked there); a failed vote, signature or action fails
+only its own matchup.
+
+Records (see :mod:`coopeval.core.schemas`):
+
+* ``designs``: one row per seated agent (``design`` = validated JSON, null if failed);
+* ``decisions``: design rows (``round`` 0, no matchup), vote and signature rows (``round`` 0,
+  ``parsed`` = the validated answer), one ``selection`` row per voted matchup (``round`` 0, no
+  seat or agent; ``parsed`` = :meth:`Selection.as_json`, including Contracting's activation)
+  and the action rows of round 1;
+* ``votes``: one row per (voter, option) of every valid vote.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from coopeval.agents.protocol import Agent
+from coopeval.decisions.formats import AnswerFormat
+from coopeval.studies.coopeval.mechanisms.base import (
+    CellContext,
+    CellRecords,
+    Progress,
+    action_instruction,
+    bot_state,
+    decide_simultaneously,
+    decision_row,
+    game_section,
+    matchup_id,
+    position,
+    provider_seed,
+)
+from coopeval.agents.maker import DecisionOutcome
+from coopeval.studies.coopeval.mechanisms.repetition import RepeatedPlay
+from coopeval.core.rng import rng_for
+
+Design = dict[str, Any]
+"""A validated design: ``{"1": "A1", …}`` (mediator) or ``{"A0": int, …}`` (contract)."""
+
+
+def seated_name(agent: Agent, seat: int) -> str:
+    """The seated-agent name ``<agent>#P<seat>`` for a 0-based ``seat`` (spec §1)."""
+    return f"{agent.name}#P{seat + 1}"
+
+
+def points_text(value: float) -> str:
+    """``1 point`` / ``3 points`` / ``1.5 points``."""
+    number = str(int(value)) if float(value).is_integer() else f"{value:g}"
+    return f"{number} point" if abs(value) == 1 else f"{number} points"
+
+
+@dataclass(frozen=True)
+class SeatedDesign:
+    """The design decision of one seated agent (0-based ``seat``)."""
+
+    agent: Agent
+    seat: int
+    outcome: DecisionOutcome
+
+    @property
+    def designer(self) -> str:
+        return seated_name(self.agent, self.seat)
+
+    @property
+    def design(self) -> Design | None:
+        """The validated design, or None if the decision failed."""
+        return dict(self.outcome.parsed) if self.outcome.ok and self.outcome.parsed is not None else None
+
+
+@dataclass
+class Selection:
+    """The outcome of one matchup's approval vote (spec §4.4 steps 3–4).
+
+    ``approvals[i]`` counts the voters approving option i + 1; ``tied`` lists the 1-based
+    options with the maximum count; ``index`` is the selected 1-based option. Contracting
+    adds ``signatures`` (per seat) and ``active`` once everyone has answered.
+    """
+
+    design_kind: str
+    index: int
+    designer: str
+    design: Design
+    approvals: list[int]
+    tied: list[int]
+    signatures: list[bool] | None = None
+    active: bool | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def as_json(self) -> dict[str, Any]:
+        """The ``parsed`` payload of the ``selection`` decision row."""
+        out: dict[str, Any] = {
+            "design_kind": self.design_kind,
+            "selected_index": self.index,
+            "selected_designer": self.designer,
+            "design": self.design,
+            "approvals": self.approvals,
+            "tied_options": self.tied,
+        }
+        if self.signatures is not None:
+            out["signatures"] = self.signatures
+            out["all_signed"] = all(self.signatures)
+            out["active"] = bool(self.active)
+            out["rejecting_seats"] = [s + 1 for s, ok in enumerate(self.signatures) if not ok]
+        return {**out, **self.extra}
+
+
+def select_winner(approvals: Sequence[int], draw: Callable[[int], int]) -> tuple[int, list[int]]:
+    """The 1-based winner among the most-approved options and the tied options.
+
+    ``draw(k)`` returns a uniform index in ``range(k)``; it is called exactly once, also when a
+    single option leads, so the stream use does not depend on the votes.
+    """
+    best = max(approvals)
+    tied = [i + 1 for i, count in enumerate(approvals) if count == best]
+    return tied[draw(len(tied))], tied
+
+
+class DesignVoteMechanism(RepeatedPlay):
+    """Base class of Mediation and Contracting (spec §4.4–4.6): designs, votes, one round.
+
+    Subclasses set ``design_kind`` (``"mediator"`` | ``"contract"``), ``vote_prefix``
+    (``"M"`` | ``"C"``) and ``prompt_prefix`` (``"mediation"`` | ``"contracting"``), and
+    implement the design format and prompts, the cooperation-enforcing design the scripted
+    bots propose, and :meth:`after_vote` (the play under the selection).
+    Matchups are those of :class:`RepeatedPlay` (every seat-ordered tuple); stored discount 1.0.
+    """
+
+    design_kind: ClassVar[str] = ""
+    vote_prefix: ClassVar[str] = ""
+    prompt_prefix: ClassVar[str] = ""  # templates resources/prompts/<prefix>_*.txt
+
+    # -- subclass hooks -------------------------------------------------------------------------
+
+    def design_format(self, ctx: CellContext) -> AnswerFormat:
+        """The output contract of a design decision."""
+        raise NotImplementedError
+
+    def enforcing_design(self, ctx: CellContext) -> Design:
+        """The cooperation-enforcing design scripted bots propose and approve."""
+        raise NotImplementedError
+
+    def rules_text(self, ctx: CellContext) -> str:
+        """The explanation of the mechanism shown in design, vote and signature prompts."""
+        raise NotImplementedError
+
+    def design_task(self, ctx: CellContext, fmt: AnswerFormat) -> str:
+        """The design task and its output instruction."""
+        raise NotImplementedError
+
+    def describe_option(self, ctx: CellContext, design: Design) -> str:
+        """The lines describing one design in a vote or play prompt."""
+        raise NotImplementedError
+
+    async def after_vote(
+        self, ctx: CellContext, seated: tuple[Agent, ...], mid: str, selection: Selection, records: CellRecords
+    ) -> str:
+        """Play the matchup under ``selection``; append rows; return ``complete`` | ``failed``."""
+        raise NotImplementedError
+
+    # -- the protocol ---------------------------------------------------------------------------
+
+    def num_rounds(self, ctx: CellContext) -> int:
+        return 1
+
+    def discount(self, ctx: CellContext) -> float:
+        return 1.0
+
+    async def run(self, ctx: CellContext) -> CellRecords:
+        """Collect every design, then play every matchup (spec §4.6)."""
+        records = CellRecords()
+        designs = await self.collect_designs(ctx, records)
+        matchups = self.matchups(ctx)
+        progress = Progress(ctx.label or f"{self.name}/{ctx.game.name}", len(matchups), ctx.maker)
+
+        async def one(seated: tuple[Agent, ...]) -> None:
+            status = await self.play_designed_matchup(ctx, seated, designs, records)
+            progress.step(failed=status != "complete")
+
+        await asyncio.gather(*(one(s) for s in matchups))
+        return records
+
+    def design_prompt(self, ctx: CellContext, seat: int, fmt: AnswerFormat) -> str:
+        """Game description and seat line, the mechanism rules and the design task (spec §3.1)."""
+        return "\n\n".join([game_section(ctx, seat), self.rules_text(ctx), self.design_task(ctx, fmt)])
+
+    async def collect_designs(self, ctx: CellContext, records: CellRecords) -> dict[tuple[str, int], SeatedDesign]:
+        """Ask every seated agent (roster agent × seat) for its design, concurrently.
+
+        Returns the designs keyed by (agent name, 0-based seat); rows go to ``records``.
+        """
+        game = ctx.game
+        fmt = self.design_format(ctx)
+        enforcing = self.enforcing_design(ctx)
+        kind = str(fmt.kind)
+        seated_agents = [(agent, seat) for agent in ctx.agents for seat in range(game.n_players)]
+
+        async def ask(agent: Agent, seat: int) -> SeatedDesign:
+            pos = position(ctx, self.name, (agent,), 0, seat, kind)
+            outcome = await ctx.maker.decide(
+                agent,
+                self.design_prompt(ctx, seat, fmt),
+                fmt,
+                pos,
+                state=bot_state(ctx, seat, [], enforcing_design=enforcing),
+                seed=provider_seed(ctx, pos),
+            )
+            return SeatedDesign(agent, seat, outcome)
+
+        results = await asyncio.gather(*(ask(a, s) for a, s in seated_agents))
+        designs: dict[tuple[str, int], SeatedDesign] = {}
+        for item in results:
+            designs[(item.agent.name, item.seat)] = item
+            design = item.design
+            records.designs.append(
+                {
+                    "designer": item.designer,
+                    "agent": item.agent.name,
+                    "seat": item.seat + 1,
+                    "design_kind": self.design_kind,
+                    "design": json.dumps(design) if design is not None else None,
+                    "status": "ok" if item.outcome.ok else "failed",
+                }
+            )
+            # Designs belong to no matchup: matchup_id is null (as in the reference import).
+            row = decision_row(ctx, self.name, None, 0, item.seat, item.agent, fmt, item.outcome)
+            records.decisions.append(row)
+            records.add_attempts(item.outcome, {"matchup_id": None, "round": 0, "seat": item.seat + 1})
+        return designs
+
+    async def play_designed_matchup(
+        self,
+        ctx: CellContext,
+        seated: tuple[Agent, ...],
+        designs: Mapping[tuple[str, int], SeatedDesign],
+        records: CellRecords,
+    ) -> str:
+        """Vote, select and play one matchup; return its status."""
+        mid = matchup_id(seated)
+        options = [designs[(agent.name, seat)] for seat, agent in enumerate(seated)]
+        status = "failed"
+        if all(o.design is not None for o in options):  # a failed design fails the matchup
+            selection = await self.vote(ctx, seated, mid, options, records)
+            if selection is not None:
+                status = await self.after_vote(ctx, seated, mid, selection, records)
+        self.append_matchup(ctx, seated, mid, status, records)
+        return status
+
+    def append_matchup(
+        self, ctx: CellContext, seated: Sequence[Agent], mid: str, status: str, records: CellRecords
+    ) -> None:
+        """The ``matchups`` row (one round, discount 1.0)."""
+        records.matchups.append(
+            {
+                "matchup_id": mid,
+                "agents": [a.name for a in seated],
+                "n_rounds": self.num_rounds(ctx),
+                "discount": self.discount(ctx),
+                "status": status,
+            }
+        )
+
+    def vote_prompt(self, ctx: CellContext, seat: int, options: Sequence[SeatedDesign], fmt: AnswerFormat) -> str:
+        """The approval-vote prompt: the N designs in seat order, labelled by proposer seat."""
+        listing = "\n\n".join(
+            f"{key} (proposed by Player {o.seat + 1}):\n{self.describe_option(ctx, o.design or {})}"
+            for key, o in zip(fmt.keys, options, strict=True)
+        )
+        example = "{" + ", ".join(f'"{k}": <true or false>' for k in fmt.keys) + "}"
+        task = ctx.prompts.render(
+            f"{self.prompt_prefix}_vote",
+            n_options=len(options),
+            options=listing,
+            keys=", ".join(fmt.keys),
+            example=example,
+        )
+        return "\n\n".join([game_section(ctx, seat), self.rules_text(ctx), task])
+
+    async def vote(
+        self,
+        ctx: CellContext,
+        seated: tuple[Agent, ...],
+        mid: str,
+        options: Sequence[SeatedDesign],
+        records: CellRecords,
+    ) -> Selection | None:
+        """Run the approval vote of one matchup; None if any vote failed (the matchup fails)."""
+        n = ctx.game.n_players
+        fmt = AnswerFormat.vote(self.vote_prefix, n)
+        kind = str(fmt.kind)
+        enforcing = self.enforcing_design(ctx)
+        designs = [o.design for o in options]
+        positions = [position(ctx, self.name, seated, 0, seat, kind) for seat in range(n)]
+        outcomes = await asyncio.gather(
+            *(
+                ctx.maker.decide(
+                    agent,
+                    self.vote_prompt(ctx, seat, options, fmt),
+                    fmt,
+                    positions[seat],
+                    state=bot_state(ctx, seat, [], enforcing_design=enforcing, options=designs, own_option=seat + 1),
+                    seed=provider_seed(ctx, positions[seat]),
+                )
+                for seat, agent in enumerate(seated)
+            )
+        )
+        for seat, (agent, outcome) in enumerate(zip(seated, outcomes, strict=True)):
+            records.decisions.append(decision_row(ctx, self.name, mid, 0, seat, agent, fmt, outcome))
+            records.add_attempts(outcome, {"matchup_id": mid, "round": 0, "seat": seat + 1})
+            if outcome.ok:
+                assert outcome.parsed is not None
+                for option, key in enumerate(fmt.keys, start=1):
+                    records.votes.append(
+                        {
+                            "matchup_id": mid,
+                            "voter_seat": seat + 1,
+                            "agent": agent.name,
+                            "option": option,
+                            "approve": bool(outcome.parsed[key]),
+                        }
+                    )
+        if not all(o.ok for o in outcomes):
+            return None
+        approvals = [sum(bool(o.parsed[key]) for o in outcomes if o.parsed is not None) for key in fmt.keys]
+        rng = rng_for(ctx.seed, ctx.game.key, self.name, ctx.replicate, mid, "vote_tiebreak")
+        index, tied = select_winner(approvals, lambda k: int(rng.integers(k)))
+        chosen = options[index - 1]
+        assert chosen.design is not None
+        return Selection(self.design_kind, index, chosen.designer, chosen.design, approvals, tied)
+
+    def append_selection(self, ctx: CellContext, mid: str, selection: Selection, records: CellRecords) -> None:
+        """The ``selections`` row of a voted matchup (schema in :mod:`coopeval.core.schemas`)."""
+        payload = selection.as_json()
+        records.selections.append(
+            {
+                "matchup_id": mid,
+                "design_kind": payload.pop("design_kind"),
+                "selected_index": payload.pop("selected_index"),
+                "selected_designer": payload.pop("selected_designer"),
+                "all_signed": payload.get("all_signed"),
+                "design": json.dumps(payload.pop("design")),
+                "details": json.dumps(payload),
+            }
+        )
+
+    async def play_round(
+        self,
+        ctx: CellContext,
+        seated: tuple[Agent, ...],
+        mid: str,
+        tokens: tuple[str, ...],
+        sections: Sequence[str],
+        states: Sequence[Mapping[str, Any]],
+        resolve: Callable[[list[int]], tuple[list[int], list[float], list[float], list[bool]]],
+        records: CellRecords,
+    ) -> str:
+        """Ask every seat for its distribution over ``tokens`` (round 1), sample and resolve.
+
+        ``resolve(drawn)`` maps the sampled token indices to (resolved base actions, points,
+        base points, mediated flags). Returns ``complete`` or ``failed``.
+        """
+        fmt = AnswerFormat.action(tokens)
+        n = ctx.game.n_players
+        positions = [position(ctx, self.name, seated, 1, seat, "action") for seat in range(n)]
+        move = await decide_simultaneously(
+            ctx,
+            seated,
+            ["\n\n".join([game_section(ctx, seat), sections[seat], action_instruction(ctx, tokens)]) for seat in range(n)],
+            fmt,
+            positions,
+            states,
+        )
+        outcomes, draws = move.outcomes, move.draws
+        resolved = None if move.drawn is None else resolve(move.drawn)
+        for seat, (agent, outcome) in enumerate(zip(seated, outcomes, strict=True)):
+            extra: dict[str, Any] = {}
+            if resolved is not None and draws is not None:
+                actions, points, base_points, mediated = resolved
+                extra = {
+                    "draw": draws[seat],
+                    "action": actions[seat],
+                    "action_token": ctx.game.tokens[actions[seat]],
+                    "points": points[seat],
+                    "base_points": base_points[seat],
+                    "mediated": mediated[seat],
+                }
+            records.decisions.append(decision_row(ctx, self.name, mid, 1, seat, agent, fmt, outcome, **extra))
+            records.add_attempts(outcome, {"matchup_id": mid, "round": 1, "seat": seat + 1})
+        return "failed" if resolved is None else "complete"

@@ -1,0 +1,170 @@
+"""NoMechanism and Repetition: matchups over every seat-ordered tuple of agents.
+
+CoopEval (arXiv 2604.15267) §3 and spec §4.1–4.2, §5: the matchups are the ordered Cartesian
+product, with replacement, of the roster over the seats (self-play included), each played once
+per replicate. Repetition plays exactly T rounds with the same partners, tells agents the
+continuation probability δ and shows the last k rounds (most recent first); only sampled
+action tokens are shown. Seats decide concurrently within a round; rounds are sequential.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from coopeval.agents.protocol import Agent
+from coopeval.decisions.formats import AnswerFormat
+from coopeval.studies.coopeval.mechanisms.base import (
+    CellContext,
+    CellRecords,
+    Mechanism,
+    Progress,
+    action_instruction,
+    bot_state,
+    continuation_percent,
+    decide_simultaneously,
+    decision_row,
+    game_section,
+    matchup_id,
+    position,
+)
+
+
+class RepeatedPlay(Mechanism):
+    """Shared matchup loop; subclasses set ``num_rounds`` and the mechanism section."""
+
+    def num_rounds(self, ctx: CellContext) -> int:
+        return 1
+
+    def discount(self, ctx: CellContext) -> float:
+        return 1.0
+
+    def section(self, ctx: CellContext, seat: int, round_: int, history: Sequence[Sequence[int]]) -> str:
+        """The mechanism section for ``seat`` in 1-based ``round_`` ('' for none)."""
+        return ""
+
+    def matchups(self, ctx: CellContext) -> list[tuple[Agent, ...]]:
+        """Every seat-ordered tuple of roster agents (S^N matchups)."""
+        return list(itertools.product(ctx.agents, repeat=ctx.game.n_players))
+
+    async def run(self, ctx: CellContext) -> CellRecords:
+        records = CellRecords()
+        matchups = self.matchups(ctx)
+        progress = Progress(ctx.label or f"{self.name}/{ctx.game.name}", len(matchups), ctx.maker)
+
+        async def one(seated: tuple[Agent, ...]) -> None:
+            status = await self.play_matchup(ctx, seated, records)
+            progress.step(failed=status != "complete")
+
+        await asyncio.gather(*(one(s) for s in matchups))
+        return records
+
+    async def play_matchup(self, ctx: CellContext, seated: tuple[Agent, ...], records: CellRecords) -> str:
+        """Play one matchup, append its rows, and return its status (complete | failed)."""
+        game = ctx.game
+        mid = matchup_id(seated)
+        fmt = AnswerFormat.action(game.tokens)
+        history: list[list[int]] = []
+        status = "complete"
+        n_rounds = self.num_rounds(ctx)
+        for round_ in range(1, n_rounds + 1):
+            positions = [position(ctx, self.name, seated, round_, seat, "action") for seat in range(game.n_players)]
+            move = await decide_simultaneously(
+                ctx,
+                seated,
+                [self.prompt(ctx, seat, round_, history, fmt.keys) for seat in range(game.n_players)],
+                fmt,
+                positions,
+                [bot_state(ctx, seat, history) for seat in range(game.n_players)],
+            )
+            outcomes, actions, draws = move.outcomes, move.drawn, move.draws
+            payoffs = None if actions is None else game.payoffs(tuple(actions))
+            for seat, (agent, outcome) in enumerate(zip(seated, outcomes, strict=True)):
+                extra: dict[str, Any] = {}
+                if actions is not None and draws is not None and payoffs is not None:
+                    extra = {
+                        "draw": draws[seat],
+                        "action": actions[seat],
+                        "action_token": fmt.keys[actions[seat]],
+                        "points": payoffs[seat],
+                        "base_points": payoffs[seat],
+                        "mediated": False,
+                    }
+                records.decisions.append(decision_row(ctx, self.name, mid, round_, seat, agent, fmt, outcome, **extra))
+                records.add_attempts(outcome, {"matchup_id": mid, "round": round_, "seat": seat + 1})
+            if actions is None:
+                status = "failed"  # a failed decision ends only its own matchup (spec §3.4)
+                break
+            history.append(actions)
+        records.matchups.append(
+            {
+                "matchup_id": mid,
+                "agents": [a.name for a in seated],
+                "n_rounds": n_rounds,
+                "discount": self.discount(ctx),
+                "status": status,
+            }
+        )
+        return status
+
+    def prompt(self, ctx: CellContext, seat: int, round_: int, history: Sequence[Sequence[int]], tokens: tuple[str, ...]) -> str:
+        """The action prompt body (without the style instruction; spec §3.1)."""
+        parts = [game_section(ctx, seat)]
+        section = self.section(ctx, seat, round_, history)
+        if section:
+            parts.append(section)
+        parts.append(action_instruction(ctx, tokens))
+        return "\n\n".join(parts)
+
+
+class NoMechanism(RepeatedPlay):
+    """One simultaneous play per matchup, no mechanism section (spec §4.1). Discount 1.0."""
+
+    name: ClassVar[str] = "NoMechanism"
+
+
+class Repetition(RepeatedPlay):
+    """Repeated play with the same partners (CoopEval §3.1; spec §4.2).
+
+    Parameters (``ctx.params``): ``num_rounds`` T (15), ``discount`` δ (0.8; shown as the
+    continuation probability and used for the δ-weighted score), ``lookup_depth`` k (3).
+    Fidelity note kept from the paper: exactly T rounds are played although agents are told
+    the game continues with probability δ, and the last round carries the tail weight δ^(T−1).
+    """
+
+    name: ClassVar[str] = "Repetition"
+
+    def num_rounds(self, ctx: CellContext) -> int:
+        return int(ctx.params.get("num_rounds", 15))
+
+    def discount(self, ctx: CellContext) -> float:
+        return float(ctx.params.get("discount", 0.8))
+
+    def section(self, ctx: CellContext, seat: int, round_: int, history: Sequence[Sequence[int]]) -> str:
+        n = ctx.game.n_players
+        k = int(ctx.params.get("lookup_depth", 3))
+        truncate = bool(ctx.compat.get("truncate_delta_percent", False))
+        return ctx.prompts.render(
+            "repetition",
+            partners="player" if n == 2 else "players",
+            them="them" if n > 2 else "that player",
+            continue_percent=continuation_percent(self.discount(ctx), truncate),
+            rounds_played=round_ - 1,
+            history=render_history(ctx, seat, history, k),
+        )
+
+
+def render_history(ctx: CellContext, seat: int, history: Sequence[Sequence[int]], k: int) -> str:
+    """The last min(k, r−1) rounds, most recent first, reader labelled 'you' (spec §4.2)."""
+    if not history:
+        return ctx.prompts.render("history_empty")
+    window = list(enumerate(history, start=1))[-k:]
+    lines = [ctx.prompts.render("history_header", window=len(window))]
+    for round_index, actions in reversed(window):
+        played = "; ".join(
+            ("you" if s == seat else f"Player {s + 1}") + f" played A{a}" for s, a in enumerate(actions)
+        )
+        lines.append(f"- Round {round_index}: {played}.")
+    return "\n".join(lines)

@@ -1,0 +1,125 @@
+"""Play one cell: build game, agents and mechanism, run it, write its Parquet records.
+
+The mid-run journal (``results/.journal/<cell>.jsonl``, never a declared output) gets one line
+per attempt and per failed decision, flushed at once. Declared outputs are written to a
+temporary name and moved into place only when the whole cell has finished (engineering §2);
+a killed job therefore leaves no partial output, and its rerun replays every answer already
+received from the response cache.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from coopeval.agents.protocol import Agent
+from coopeval.agents.registry import make_agent
+from coopeval.cache.response_cache import ResponseCache
+from coopeval.games import get_game
+from coopeval.studies.coopeval.mechanisms import get_mechanism
+from coopeval.studies.coopeval.mechanisms.base import CellContext, CellRecords
+from coopeval.agents.maker import CallStats, DecisionMaker
+from coopeval.core.prompts import PromptLibrary
+from coopeval.core.io import write_parquet_atomic
+from coopeval.core.journal import Journal
+from coopeval.core.schemas import conform
+
+PLAY_TABLES = ("decisions", "llm_calls", "matchups", "designs", "votes", "selections")
+
+
+def style_instructions(prompts: PromptLibrary) -> dict[str, str]:
+    """The CoT and IO instructions appended to every prompt (spec §3.1 part 5)."""
+    return {"CoT": prompts.render("style_CoT"), "IO": prompts.render("style_IO"), "scripted": ""}
+
+
+def build_context(spec: Mapping[str, Any], maker: DecisionMaker, prompts: PromptLibrary, agents: list[Agent] | None = None) -> CellContext:
+    """The :class:`CellContext` of a cell spec (see :mod:`coopeval.pipeline.cells`)."""
+    game_params = dict(spec.get("game_params") or {})
+    if spec["game"] == "matching_pennies":
+        game_params["symmetric_description"] = bool(spec.get("compat", {}).get("mp_symmetric_description", False))
+    return CellContext(
+        game=get_game(spec["game"], **game_params),
+        agents=agents if agents is not None else [make_agent(a) for a in spec["agents"]],
+        replicate=int(spec["replicate"]),
+        seed=int(spec["seed"]),
+        prompts=prompts,
+        maker=maker,
+        params=dict(spec.get("mechanism_params") or {}),
+        compat=dict(spec.get("compat") or {}),
+        label=f"{spec['mechanism']}/{spec['game']}/r{spec['replicate']}",
+    )
+
+
+def play_cell(
+    spec: Mapping[str, Any],
+    cache: ResponseCache | None,
+    prompts: PromptLibrary,
+    journal: Journal | None = None,
+    agents: list[Agent] | None = None,
+    max_concurrency: int = 8,
+    max_usd: float = 0.0,
+) -> tuple[dict[str, pl.DataFrame], CallStats]:
+    """Play a cell and return its tables (conformed to the store schemas) and call counters."""
+    maker = DecisionMaker(
+        cache,
+        style_instructions(prompts),
+        journal=journal,
+        max_concurrency=max_concurrency,
+        lenient_contract_ints=bool(spec.get("compat", {}).get("lenient_contract_ints", False)),
+        retry_failed=int(spec.get("retry_failed", 0)),
+        max_usd=max_usd,
+    )
+    ctx = build_context(spec, maker, prompts, agents)
+    mechanism = get_mechanism(spec["mechanism"])
+    records: CellRecords = asyncio.run(mechanism.run(ctx))
+    ids = {
+        "cell_id": spec["cell_id"],
+        "source": "ours",
+        "run": f"r{spec['replicate']}",
+        "mechanism": spec["mechanism"],
+        "game": ctx.game.name,
+    }
+    tables = {}
+    for table in PLAY_TABLES:
+        rows = [{**ids, **row} for row in getattr(records, table)]
+        frame = pl.DataFrame(rows, infer_schema_length=None) if rows else pl.DataFrame()
+        tables[table] = conform(table, frame)
+    for table in ("decisions", "llm_calls"):
+        tables[table] = tables[table].sort(["matchup_id", "round", "seat", "decision_id"] + (["attempt"] if table == "llm_calls" else []))
+    return tables, maker.stats
+
+
+def run_cell(
+    spec: Mapping[str, Any],
+    outputs: Mapping[str, str],
+    cache_dir: str,
+    journal_dir: str,
+    prompts_dir: str,
+    max_concurrency: int = 8,
+    max_usd: float = 0.0,
+) -> CallStats:
+    """Snakemake entry point: play the cell and write one Parquet file per table in ``outputs``."""
+    started = time.monotonic()
+    journal = Journal(Path(journal_dir) / f"{spec['cell_id']}.jsonl")
+    cache = ResponseCache(cache_dir)
+    try:
+        tables, stats = play_cell(
+            spec, cache, PromptLibrary(prompts_dir), journal, max_concurrency=max_concurrency, max_usd=max_usd
+        )
+    finally:
+        journal.close()
+        cache.close()
+    for table, path in outputs.items():
+        write_parquet_atomic(tables[table], path)
+    print(
+        f"[{spec['mechanism']}/{spec['game']}/r{spec['replicate']}] done in {time.monotonic() - started:.1f}s: "
+        f"{stats.calls_made} model calls, {stats.cache_hits} cache hits, {stats.bot_calls} bot answers, {stats.attempts} attempts, "
+        f"{stats.failed_decisions} failed decisions, ${stats.cost_usd:.4f}",
+        flush=True,
+    )
+    return stats

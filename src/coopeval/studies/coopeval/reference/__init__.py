@@ -1,0 +1,6 @@
+"""Import adapter for the authors' released CoopEval data and the ``reproduce`` command.
+
+* :mod:`coopeval.studies.coopeval.reference.importer` — read run folders into our tables (spec §10);
+* :mod:`coopeval.studies.coopeval.reference.store` — write frames atomically into a DuckDB file;
+* :mod:`coopeval.studies.coopeval.reference.cli` — ``coopeval reproduce DATA_DIR --out OUT_DIR``.
+"""

@@ -1,0 +1,296 @@
+"""Seeded bootstrap intervals for the Mean and Fitness table cells (beyond the paper).
+
+Resampling scheme (issue 4 §5; the paper reports no intervals):
+
+1. **Runs.** Draw n_runs runs with replacement from the runs of one (mechanism, game).
+2. **Matchups within each drawn run.** Redraw that run's matchups with replacement *within
+   strata of equal type multisets* (e.g. the matchups (A, B) and (B, A) form one stratum;
+   (A, A) is its own). Every cell of the metagame tensor (spec §6.2) is fed only by the
+   matchups of one stratum, so every resample still yields a complete tensor. For the
+   reputation format (one row per seated agent) the strata are the agent types.
+3. For each resample, recompute per run the Mean (pooled per-seat mean, spec §6.1) and, for
+   metagames, the tensor → replicator dynamics (spec §6.3: uniform start, 1000 steps,
+   η = 0.1) → Fitness per type and the population-weighted LLM-average Fitness; the table
+   statistic is the mean over the drawn runs (spec §7 step 4). Each drawn copy of a run gets
+   its own matchup resample.
+4. The interval is the 2.5 / 97.5 % percentile of the B resampled statistics.
+
+The replicator dynamics are run for all resamples at once (batched numpy); they follow the
+same update as :func:`coopeval.evaluation.replicator.replicator_dynamics`, which the tests
+check.
+"""
+
+from __future__ import annotations
+
+import itertools
+import zlib
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from coopeval.evaluation.tensor import Observation
+from coopeval.studies.coopeval.tables.defaults import DEFAULT_RESAMPLES, DEFAULT_SEED
+
+__all__ = [
+    "DEFAULT_SEED",
+    "DEFAULT_RESAMPLES",
+    "CellReplicates",
+    "batched_replicator",
+    "bootstrap_group",
+    "bootstrap_groups",
+    "percentile_interval",
+    "group_rng",
+]
+
+
+
+def group_rng(seed: int, *labels: str) -> np.random.Generator:
+    """A generator keyed by ``seed`` and string labels (e.g. mechanism, game), stable across runs."""
+    entropy = [int(seed)] + [zlib.crc32(label.encode("utf-8")) for label in labels]
+    return np.random.default_rng(np.random.SeedSequence(entropy))
+
+
+@dataclass(frozen=True)
+class CellReplicates:
+    """Bootstrap replicates of one (mechanism, game).
+
+    Attributes
+    ----------
+    agents:
+        Agent types (sorted).
+    mean:
+        Shape (B, S): Mean per type, averaged over the drawn runs (points).
+    fitness:
+        Shape (B, S) or None (no metagame): RD fitness per type (points).
+    population_fitness:
+        Shape (B,) or None: population-weighted fitness (LLM-average Fitness).
+    """
+
+    agents: tuple[str, ...]
+    mean: np.ndarray
+    fitness: np.ndarray | None
+    population_fitness: np.ndarray | None
+
+
+def batched_replicator(tensors: np.ndarray, steps: int = 1000, lr: float = 0.1, tol: float = 1e-6) -> tuple[np.ndarray, np.ndarray]:
+    """Discrete exponential-weights replicator (spec §6.3) on a batch of tensors.
+
+    Parameters
+    ----------
+    tensors:
+        Shape (B, S, …, S) with N ≥ 2 tensor axes after the batch axis (points).
+    steps, lr, tol:
+        As in :func:`coopeval.evaluation.replicator.replicator_dynamics` (uniform start,
+        constant η); a batch member stops before an update once max_i |f_i − f̄| < tol.
+
+    Returns
+    -------
+    (final populations (B, S), fitness at the final population (B, S)).
+    """
+    # batch-last layout: reductions over the short type axis run over contiguous rows
+    t = np.ascontiguousarray(np.moveaxis(np.asarray(tensors, dtype=float), 0, -1))
+    size, batch = t.shape[0], t.shape[-1]
+    x = np.full((size, batch), 1.0 / size)
+    active = np.ones(batch, dtype=bool)
+    for _ in range(steps):
+        f = _batched_fitness(t, x)
+        advantage = f - (x * f).sum(axis=0)
+        active &= np.abs(advantage).max(axis=0) >= tol
+        if not active.any():
+            break
+        weights = x * np.exp(lr * advantage)
+        updated = weights / weights.sum(axis=0)
+        x = updated if active.all() else np.where(active, updated, x)
+    return x.T.copy(), _batched_fitness(t, x).T.copy()
+
+
+def _batched_fitness(t: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """f_i = Σ_o T[i, o_1, …] x_o1 ⋯ for batch-last T (S, …, S, B) and x (S, B) → (S, B)."""
+    f = t
+    while f.ndim > 2:
+        f = (f * x).sum(axis=-2)
+    return f
+
+
+def _run_design(observations: Sequence[Observation], agents: Sequence[str]) -> dict[str, object]:
+    """Per-matchup contribution matrices for Mean and tensor sums / counts, and the strata."""
+    position = {a: i for i, a in enumerate(agents)}
+    size = len(agents)
+    n_seats = len(observations[0][0])
+    m = len(observations)
+    mean_sum = np.zeros((m, size))
+    mean_cnt = np.zeros((m, size))
+    tensor_sum = np.zeros((m,) + (size,) * n_seats) if n_seats >= 2 else None
+    tensor_cnt = np.zeros_like(tensor_sum) if tensor_sum is not None else None
+    strata: dict[tuple[int, ...], list[int]] = {}
+    for k, (seat_agents, seat_scores) in enumerate(observations):
+        idx = tuple(position[a] for a in seat_agents)
+        strata.setdefault(tuple(sorted(idx)), []).append(k)
+        for seat, score in enumerate(seat_scores):
+            mean_sum[k, idx[seat]] += score
+            mean_cnt[k, idx[seat]] += 1
+            if tensor_sum is not None and tensor_cnt is not None:
+                others = idx[:seat] + idx[seat + 1 :]
+                for perm in set(itertools.permutations(others)):
+                    cell = (k, idx[seat], *perm)
+                    tensor_sum[cell] += score
+                    tensor_cnt[cell] += 1
+    return {
+        "mean_sum": mean_sum,
+        "mean_cnt": mean_cnt,
+        "tensor_sum": None if tensor_sum is None else tensor_sum.reshape(m, -1),
+        "tensor_cnt": None if tensor_cnt is None else tensor_cnt.reshape(m, -1),
+        "strata": list(strata.values()),
+        "n_seats": n_seats,
+        "m": m,
+    }
+
+
+def _weights(strata: Sequence[Sequence[int]], m: int, replicates: int, rng: np.random.Generator) -> np.ndarray:
+    w = np.zeros((replicates, m))
+    for members in strata:
+        k = len(members)
+        draws = rng.integers(0, k, size=(replicates, k))
+        counts = (draws[:, :, None] == np.arange(k)[None, None, :]).sum(axis=1)
+        w[:, list(members)] = counts
+    return w
+
+
+@dataclass
+class _Pending:
+    """Resampled Means and the tensors still waiting for the (batched) replicator."""
+
+    agents: tuple[str, ...]
+    n_runs: int
+    mean: np.ndarray
+    complete: bool
+    tensors: list[tuple[np.ndarray, np.ndarray]]  # (replicate index per row, tensors (k, S, …, S))
+
+
+def _resample(
+    runs: Sequence[Sequence[Observation]], rng: np.random.Generator, n_resamples: int
+) -> _Pending:
+    if not runs or any(len(r) == 0 for r in runs):
+        raise ValueError("bootstrap_group: every run needs at least one matchup")
+    agents = tuple(sorted({a for run in runs for obs in run for a in obs[0]}))
+    designs = [_run_design(run, agents) for run in runs]
+    if len({d["n_seats"] for d in designs}) != 1:
+        raise ValueError("bootstrap_group: runs have different seat counts")
+    n_runs = len(runs)
+    size = len(agents)
+    run_choice = rng.integers(0, n_runs, size=(n_resamples, n_runs))
+    mean_acc = np.zeros((n_resamples, size))
+    metagame = int(designs[0]["n_seats"]) >= 2  # type: ignore[call-overload]
+    complete = metagame and all((np.asarray(d["tensor_cnt"]).sum(axis=0) > 0).all() for d in designs)
+    tensors: list[tuple[np.ndarray, np.ndarray]] = []
+    for r, d in enumerate(designs):
+        chosen = np.argwhere(run_choice == r)  # (replicate, copy) pairs drawing this run
+        if len(chosen) == 0:
+            continue
+        # each drawn (replicate, copy) pair gets its own matchup resample
+        w = _weights(d["strata"], int(d["m"]), len(chosen), rng)  # type: ignore[arg-type, call-overload]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = (w @ d["mean_sum"]) / (w @ d["mean_cnt"])  # type: ignore[operator]
+        np.add.at(mean_acc, chosen[:, 0], mean)
+        if complete:
+            sums = w @ d["tensor_sum"]  # type: ignore[operator]
+            cnts = w @ d["tensor_cnt"]  # type: ignore[operator]
+            shape = (len(w),) + (size,) * int(d["n_seats"])  # type: ignore[call-overload]
+            tensors.append((chosen[:, 0], (sums / cnts).reshape(shape)))
+    return _Pending(agents, n_runs, mean_acc / n_runs, complete, tensors)
+
+
+def bootstrap_groups(
+    groups: Mapping[Hashable, tuple[Sequence[Sequence[Observation]], np.random.Generator]],
+    n_resamples: int = DEFAULT_RESAMPLES,
+    steps: int = 1000,
+    lr: float = 0.1,
+) -> dict[Hashable, CellReplicates]:
+    """Bootstrap several (mechanism, game) groups; the replicator runs once per tensor shape.
+
+    Parameters
+    ----------
+    groups:
+        Key → (one observation list per run, generator). Every group draws from its own
+        generator, so results do not depend on which other groups are present.
+    n_resamples, steps, lr:
+        As in :func:`bootstrap_group`.
+
+    Returns
+    -------
+    dict
+        Key → :class:`CellReplicates`.
+
+    Raises
+    ------
+    ValueError
+        As :func:`bootstrap_group`.
+    """
+    pending = {key: _resample(runs, rng, n_resamples) for key, (runs, rng) in groups.items()}
+    by_shape: dict[tuple[int, ...], list[tuple[Hashable, int]]] = {}
+    for key, p in pending.items():
+        for part, (_, t) in enumerate(p.tensors):
+            by_shape.setdefault(t.shape[1:], []).append((key, part))
+    fit_acc = {key: np.zeros((n_resamples, len(p.agents))) for key, p in pending.items()}
+    pop_acc = {key: np.zeros(n_resamples) for key in pending}
+    for parts in by_shape.values():
+        batch = np.concatenate([pending[key].tensors[part][1] for key, part in parts])
+        pops, fits = batched_replicator(batch, steps=steps, lr=lr)
+        offset = 0
+        for key, part in parts:
+            rows, t = pending[key].tensors[part]
+            pop, fit = pops[offset : offset + len(t)], fits[offset : offset + len(t)]
+            offset += len(t)
+            np.add.at(fit_acc[key], rows, fit)
+            np.add.at(pop_acc[key], rows, np.einsum("bi,bi->b", pop, fit))
+    return {
+        key: CellReplicates(
+            agents=p.agents,
+            mean=p.mean,
+            fitness=fit_acc[key] / p.n_runs if p.complete else None,
+            population_fitness=pop_acc[key] / p.n_runs if p.complete else None,
+        )
+        for key, p in pending.items()
+    }
+
+
+def bootstrap_group(
+    runs: Sequence[Sequence[Observation]],
+    rng: np.random.Generator,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    steps: int = 1000,
+    lr: float = 0.1,
+) -> CellReplicates:
+    """Bootstrap replicates of Mean and Fitness for one (mechanism, game) over runs and matchups.
+
+    Parameters
+    ----------
+    runs:
+        One list of observations ``(seat agents, seat scores)`` per run (replicate); one-seat
+        observations give Mean only.
+    rng:
+        The generator (see :func:`group_rng`).
+    n_resamples:
+        Number B of bootstrap resamples.
+    steps, lr:
+        Replicator settings.
+
+    Returns
+    -------
+    CellReplicates
+        Fitness fields are None for one-seat data or when a run's tensor has empty cells.
+
+    Raises
+    ------
+    ValueError
+        On no runs, an empty run, or runs with different seat counts.
+    """
+    return bootstrap_groups({0: (runs, rng)}, n_resamples, steps, lr)[0]
+
+
+def percentile_interval(replicates: np.ndarray, level: float = 0.95) -> tuple[float, float]:
+    """The central percentile interval of bootstrap replicates (NaNs ignored)."""
+    alpha = (1.0 - level) / 2.0
+    low, high = np.nanpercentile(np.asarray(replicates, dtype=float), [100 * alpha, 100 * (1 - alpha)])
+    return float(low), float(high)

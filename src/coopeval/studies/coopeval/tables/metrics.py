@@ -1,0 +1,148 @@
+"""Evaluate a ``scores`` table into the long ``metrics`` table (one path for our runs and imports).
+
+For each cell (one experiment of one run): Mean (pooled over every (matchup, seat), spec §6.1);
+for metagame mechanisms also the payoff tensor (§6.2), replicator dynamics Fitness, final
+population and population-weighted fitness (§6.3) and deviation ratings with their ranks
+(§6.4) under each requested rule. Cells whose matchups all have a single seat (the reputation
+format: one row per seated agent) get Mean only (spec §4.3 item 6, §7 step 8).
+
+Everything is computed with :mod:`coopeval.evaluation`; this module only moves frames.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Sequence
+
+import polars as pl
+
+from coopeval.evaluation.deviation import canonical_rule, deviation_ratings, rank_with_ties
+from coopeval.evaluation.replicator import replicator_dynamics
+from coopeval.evaluation.tensor import Observation, build_payoff_tensor, mean_payoff
+from coopeval.core.schemas import conform, empty_frame
+
+__all__ = ["LLM_AVERAGE", "CELL_KEYS", "observations_by_cell", "compute_metrics"]
+
+LLM_AVERAGE = "LLM Average"
+CELL_KEYS = ("cell_id", "source", "run", "mechanism", "game")
+
+
+def observations_by_cell(scores: pl.DataFrame) -> dict[tuple[str, ...], list[Observation]]:
+    """Group a ``scores`` frame into per-cell observations ``(seat agents, seat scores)``.
+
+    Only rows with ``status`` "complete" (or null) are used; a matchup is one observation with
+    its seats in seat order.
+
+    Returns
+    -------
+    dict
+        (cell_id, source, run, mechanism, game) → observations, in first-appearance order.
+
+    Raises
+    ------
+    ValueError
+        If a matchup has duplicate seats.
+    """
+    usable = scores.filter(pl.col("status").is_null() | (pl.col("status") == "complete"))
+    usable = usable.sort([*CELL_KEYS, "matchup_id", "seat"], maintain_order=True)
+    grouped = (
+        usable.group_by([*CELL_KEYS, "matchup_id"], maintain_order=True)
+        .agg(pl.col("seat"), pl.col("agent"), pl.col("score"))
+    )
+    cells: dict[tuple[str, ...], list[Observation]] = {}
+    for row in grouped.iter_rows(named=True):
+        key = tuple(row[k] for k in CELL_KEYS)
+        seats = row["seat"]
+        if len(set(seats)) != len(seats):
+            raise ValueError(f"cell {key[0]}: matchup {row['matchup_id']} has duplicate seats {seats}")
+        cells.setdefault(key, []).append((tuple(row["agent"]), list(row["score"])))
+    return cells
+
+
+def compute_metrics(
+    scores: pl.DataFrame,
+    *,
+    dr_rules: Sequence[str] = ("strictest",),
+    steps: int = 1000,
+    lr: float = 0.1,
+    progress: Callable[[str], None] | None = None,
+) -> pl.DataFrame:
+    """Compute the long ``metrics`` table from a ``scores`` table.
+
+    Rows per cell and agent type: ``Mean`` (rule ""); for metagame cells also ``Fitness``,
+    ``FinalPopulation`` (rule ""), and ``DR`` / ``DR_rank`` for each rule in ``dr_rules``
+    (rule = canonical rule name); plus one ``PopulationFitness`` row for agent
+    ``"LLM Average"`` (Σ_i x_i f_i, spec §6.3 item 5). Values are in points (DR: rating ≤ 0,
+    DR_rank: 1 = best, ties averaged).
+
+    Parameters
+    ----------
+    scores:
+        A frame with the ``scores`` schema (``coopeval.core.schemas``).
+    dr_rules:
+        Deviation-rating rules to compute (``"strictest"``, ``"reference-vertex"``); duplicates
+        and aliases are merged.
+    steps, lr:
+        Replicator-dynamics steps and learning rate (spec §6: 1000, 0.1; uniform start).
+    progress:
+        Called with one line per evaluated cell.
+
+    Returns
+    -------
+    polars.DataFrame
+        Conformed to the ``metrics`` schema.
+
+    Raises
+    ------
+    ValueError
+        On an unknown DR rule, a cell with mixed seat counts, or an incomplete tensor.
+    coopeval.evaluation.deviation.DeviationRatingError
+        When a DR LP fails.
+    """
+    rules: list[str] = []
+    for rule in dr_rules:
+        canonical = canonical_rule(rule)
+        if canonical not in rules:
+            rules.append(canonical)
+    rows: list[dict[str, object]] = []
+    cells = observations_by_cell(scores)
+    for index, (key, observations) in enumerate(cells.items(), start=1):
+        start = time.perf_counter()
+        cell = dict(zip(CELL_KEYS, key, strict=True))
+        rows.extend(_cell_rows(cell, observations, rules, steps, lr))
+        if progress is not None:
+            progress(f"[{index}/{len(cells)}] evaluated {key[0]} ({time.perf_counter() - start:.2f} s)")
+    if not rows:
+        return empty_frame("metrics")
+    return conform("metrics", pl.DataFrame(rows, infer_schema_length=None))
+
+
+def _cell_rows(
+    cell: dict[str, object], observations: Iterable[Observation], rules: Sequence[str], steps: int, lr: float
+) -> list[dict[str, object]]:
+    observations = list(observations)
+    seat_counts = {len(agents) for agents, _ in observations}
+    if len(seat_counts) != 1:
+        raise ValueError(f"cell {cell['cell_id']}: matchups with different seat counts {sorted(seat_counts)}")
+    rows: list[dict[str, object]] = []
+
+    def add(agent: str, metric: str, value: float, rule: str = "") -> None:
+        rows.append({**cell, "agent": agent, "metric": metric, "value": float(value), "rule": rule})
+
+    for agent, value in mean_payoff(observations).items():
+        add(agent, "Mean", value)
+    if seat_counts == {1}:
+        return rows
+    agents, tensor = build_payoff_tensor(observations)
+    rd = replicator_dynamics(tensor, steps=steps, lr=lr)
+    for i, agent in enumerate(agents):
+        add(agent, "Fitness", rd.fitness[i])
+        add(agent, "FinalPopulation", rd.final_population[i])
+    add(LLM_AVERAGE, "PopulationFitness", rd.population_weighted_fitness)
+    for rule in rules:
+        result = deviation_ratings(tensor, rule=rule)
+        ranks = rank_with_ties(result.ratings)
+        for agent, rating, rank in zip(agents, result.ratings, ranks, strict=True):
+            add(agent, "DR", rating, result.rule)
+            add(agent, "DR_rank", rank, result.rule)
+    return rows

@@ -1,0 +1,257 @@
+"""Write built tables as CSV (unrounded), Markdown and LaTeX (rounded as the paper prints them).
+
+Rounding (spec §7): Mean and Fitness 3 decimals, DR ranks 1 decimal, NS/WD percentages 1
+decimal. Emphasis: bold for rank ≤ 2, grey for rank ≥ n − 1 with n ≥ 5 (LaTeX
+``\\textcolor{gray}``, which needs ``xcolor``; Markdown shows grey cells in italics). Every file
+is written to a temporary name and moved into place, so no partial file remains.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+
+import polars as pl
+
+from coopeval.studies.coopeval.tables.builder import (
+    AGENT_LABELS,
+    AGENT_ORDER,
+    DESIGN_COLUMNS,
+    GAME_ORDER,
+    MECHANISM_LABELS,
+    MECHANISM_ORDER,
+    PER_GAME_COLUMNS,
+    TableSet,
+)
+from coopeval.studies.coopeval.tables.metrics import LLM_AVERAGE
+
+__all__ = ["write_tables", "render_markdown", "render_latex", "atomic_write_text", "format_cell", "TABLE_FILES"]
+
+TABLE_FILES = tuple(f"{name}.{ext}" for name in ("per_game", "aggregate", "design_quality") for ext in ("csv", "md", "tex"))
+
+_GAME_TITLES = {
+    "PrisonersDilemma": "Prisoner's Dilemma",
+    "PublicGoods": "Public Goods",
+    "TravellersDilemma": "Traveller's Dilemma",
+    "TrustGame": "Trust Game",
+    "StagHunt": "Stag Hunt",
+    "MatchingPennies": "Matching Pennies",
+    "All": "Four social dilemmas",
+}
+_TEX_MECHANISMS = {"ReputationFirstOrder": "Reputation$-$", "Reputation": "Reputation$+$"}
+
+
+def atomic_write_text(path: str | Path, text: str) -> None:
+    """Write ``text`` to ``path`` via a temporary file in the same folder and ``os.replace``."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.parent / f".{target.name}.{os.getpid()}.{uuid.uuid4().hex}.tmp"
+    try:
+        with tmp.open("x", encoding="utf-8", newline="") as handle:  # default mode, honours umask
+            handle.write(text)
+        os.replace(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def _decimals(metric: str) -> int:
+    return 3 if metric in ("Mean", "Fitness") else 1
+
+
+def format_cell(mean: float | None, se: float | None, metric: str) -> str:
+    """``"1.234 ± 0.056"`` (or ``"1.234"`` without s.e.), rounded per metric (spec §7)."""
+    if mean is None or (isinstance(mean, float) and math.isnan(mean)):
+        return "–"
+    d = _decimals(metric)
+    text = f"{mean:.{d}f}"
+    if se is not None and not (isinstance(se, float) and math.isnan(se)):
+        text += f" ± {se:.{d}f}"
+    return text
+
+
+def _agents(frame: pl.DataFrame) -> list[str]:
+    present = [a for a in frame["agent"].unique().to_list() if a != LLM_AVERAGE]
+    known = [a for a in AGENT_ORDER if a in present]
+    return known + sorted(set(present) - set(known)) + ([LLM_AVERAGE] if LLM_AVERAGE in frame["agent"].to_list() else [])
+
+
+def _mechanisms(frame: pl.DataFrame) -> list[str]:
+    present = frame["mechanism"].unique().to_list()
+    return [m for m in MECHANISM_ORDER if m in present] + sorted(set(present) - set(MECHANISM_ORDER))
+
+
+def _games(frame: pl.DataFrame) -> list[str]:
+    present = frame["game"].unique().to_list()
+    return [g for g in GAME_ORDER if g in present] + sorted(set(present) - set(GAME_ORDER))
+
+
+def _metrics(frame: pl.DataFrame) -> list[str]:
+    order = ("Mean", "Fitness", "DR", "DR_exact", "NS", "WD")
+    present = frame["metric"].unique().to_list()
+    return [m for m in order if m in present] + sorted(set(present) - set(order))
+
+
+def _subtables(frame: pl.DataFrame, kind: str) -> list[tuple[str, str, pl.DataFrame]]:
+    """(section title, metric, rows) per sub-table; per-game tables get one section per game."""
+    out = []
+    if kind == "per_game":
+        for game in _games(frame):
+            for metric in _metrics(frame.filter(pl.col("game") == game)):
+                out.append((_GAME_TITLES.get(game, game), metric, frame.filter((pl.col("game") == game) & (pl.col("metric") == metric))))
+    else:
+        for metric in _metrics(frame):
+            out.append((_GAME_TITLES["All"], metric, frame.filter(pl.col("metric") == metric)))
+    return out
+
+
+def _caption(kind: str, metric: str, notes: dict[str, str], sub: pl.DataFrame) -> str:
+    n_values = sorted({int(n) for n in sub["n"].drop_nulls().to_list()}) if "n" in sub.columns else []
+    n_text = "/".join(str(n) for n in n_values) or "?"
+    emphasis = "Bold: rank ≤ 2; grey: rank ≥ n − 1 when n ≥ 5 types (ranks group values within 5 %)."
+    if kind == "per_game":
+        what = {
+            "Mean": "Mean payoff (raw points, not normalised)",
+            "Fitness": "Replicator-dynamics fitness (raw points); LLM Average is population-weighted",
+            "DR": "Deviation-rating rank (1 = best): released ratings where the data has them, otherwise our ratings "
+            f"under rule '{notes.get('dr_rule', 'strictest')}'",
+            "DR_exact": "Deviation-rating rank (1 = best) of our strictest-CCE ratings",
+        }.get(metric, metric)
+        return f"{what}. Cells: mean over {n_text} run(s) ± standard error across runs (no ± with one run). {emphasis}"
+    if kind == "aggregate":
+        what = {
+            "Mean": "Normalised Mean (0 = everyone at the NE, 1 = everyone cooperating), normalised per game after averaging over runs",
+            "Fitness": "Normalised Fitness, normalised per game after averaging over runs; LLM Average population-weighted",
+            "DR": "Deviation-rating rank (not normalised), released ratings where available",
+            "DR_exact": "Deviation-rating rank (not normalised) of our strictest-CCE ratings",
+        }.get(metric, metric)
+        return (
+            f"{what}. Cells: mean over {n_text} game(s) ± standard error ACROSS GAMES (not across runs). {emphasis}"
+        )
+    what = {"NS": "Designs making the cooperative outcome a Nash equilibrium (NS), percent",
+            "WD": "Designs making cooperation weakly dominant (WD), percent"}.get(metric, metric)
+    return f"{what}. Cells: mean over {n_text} game(s) ± standard error across games. {emphasis}"
+
+
+def _style_md(text: str, bold: bool, grey: bool) -> str:
+    if bold:
+        return f"**{text}**"
+    if grey:
+        return f"*{text}*"
+    return text
+
+
+def render_markdown(frame: pl.DataFrame, kind: str, notes: dict[str, str] | None = None) -> str:
+    """Markdown for one table kind (``per_game``, ``aggregate``, ``design_quality``).
+
+    One sub-table per (game,) metric: rows = mechanisms, columns = agents then LLM Average.
+    Grey cells are shown in italics.
+    """
+    notes = notes or {}
+    title = {"per_game": "Per-game tables", "aggregate": "Aggregate over the four social dilemmas",
+             "design_quality": "Mediator and contract design quality"}[kind]
+    lines = [f"# {title}", ""]
+    if notes.get("bootstrap"):
+        lines += [f"Bootstrap intervals (CSV only): {notes['bootstrap']}.", ""]
+    last_section = None
+    for section, metric, sub in _subtables(frame, kind):
+        if kind == "per_game" and section != last_section:
+            lines += [f"## {section}", ""]
+            last_section = section
+        agents = _agents(sub)
+        lines += [f"### {metric}", "", _caption(kind, metric, notes, sub), ""]
+        header = ["Mechanism"] + [AGENT_LABELS.get(a, a) for a in agents]
+        lines.append("| " + " | ".join(header) + " |")
+        lines.append("|" + "|".join(["---"] + ["---:"] * len(agents)) + "|")
+        for mech in _mechanisms(sub):
+            rows = {r["agent"]: r for r in sub.filter(pl.col("mechanism") == mech).iter_rows(named=True)}
+            cells = [MECHANISM_LABELS.get(mech, mech)]
+            for agent in agents:
+                r = rows.get(agent)
+                if r is None:
+                    cells.append("–")
+                else:
+                    cells.append(_style_md(format_cell(r["mean"], r["se"], metric), bool(r["bold"]), bool(r["grey"])))
+            lines.append("| " + " | ".join(cells) + " |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _tex_escape(text: str) -> str:
+    out = text
+    for a, b in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("$", r"\$"), ("#", r"\#"), ("_", r"\_"),
+                 ("{", r"\{"), ("}", r"\}"), ("~", r"\textasciitilde{}"), ("^", r"\textasciicircum{}")):
+        out = out.replace(a, b)
+    return out.replace("−", "$-$").replace("±", r"$\pm$").replace("≤", r"$\le$").replace("≥", r"$\ge$")
+
+
+def _style_tex(text: str, bold: bool, grey: bool) -> str:
+    text = text.replace(" ± ", r" $\pm$ ")
+    if bold:
+        return rf"\textbf{{{text}}}"
+    if grey:
+        return rf"\textcolor{{gray}}{{{text}}}"
+    return text
+
+
+def render_latex(frame: pl.DataFrame, kind: str, notes: dict[str, str] | None = None) -> str:
+    """LaTeX ``table`` environments (booktabs + xcolor) for one table kind; see :func:`render_markdown`."""
+    notes = notes or {}
+    parts = [f"% coopeval {kind} tables; needs \\usepackage{{booktabs,xcolor}}", ""]
+    for section, metric, sub in _subtables(frame, kind):
+        agents = _agents(sub)
+        caption = _tex_escape(f"{section}: {metric}. " + _caption(kind, metric, notes, sub))
+        lines = [r"\begin{table}[t]", r"\centering", r"\small", rf"\caption{{{caption}}}",
+                 rf"\begin{{tabular}}{{l{'r' * len(agents)}}}", r"\toprule"]
+        header = ["Mechanism"] + [_tex_escape(AGENT_LABELS.get(a, a)) for a in agents]
+        lines.append(" & ".join(header) + r" \\")
+        lines.append(r"\midrule")
+        for mech in _mechanisms(sub):
+            rows = {r["agent"]: r for r in sub.filter(pl.col("mechanism") == mech).iter_rows(named=True)}
+            label = _TEX_MECHANISMS.get(mech, _tex_escape(MECHANISM_LABELS.get(mech, mech)))
+            cells = [label]
+            for agent in agents:
+                r = rows.get(agent)
+                cells.append("--" if r is None else _style_tex(format_cell(r["mean"], r["se"], metric), bool(r["bold"]), bool(r["grey"])))
+            lines.append(" & ".join(cells) + r" \\")
+        lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}", ""]
+        parts.extend(lines)
+    return "\n".join(parts)
+
+
+def _csv(frame: pl.DataFrame, columns: Sequence[str]) -> str:
+    return frame.select(list(columns)).write_csv()
+
+
+def write_tables(tables: TableSet, out_dir: str | Path) -> list[Path]:
+    """Write ``per_game``, ``aggregate`` and ``design_quality`` as ``.csv``, ``.md`` and ``.tex``.
+
+    CSV columns are exactly ``mechanism,game,metric,agent,mean,se,rank,ci_low,ci_high``
+    (per-game and aggregate) and ``mechanism,metric,agent,mean,se`` (design quality), with
+    unrounded values and empty fields for missing values.
+
+    Returns
+    -------
+    list[Path]
+        The written files.
+    """
+    out = Path(out_dir)
+    written = []
+    for kind, frame, columns in (
+        ("per_game", tables.per_game, PER_GAME_COLUMNS),
+        ("aggregate", tables.aggregate, PER_GAME_COLUMNS),
+        ("design_quality", tables.design_quality, DESIGN_COLUMNS),
+    ):
+        contents = {
+            "csv": _csv(frame, columns),
+            "md": render_markdown(frame, kind, tables.notes),
+            "tex": render_latex(frame, kind, tables.notes),
+        }
+        for ext, text in contents.items():
+            path = out / f"{kind}.{ext}"
+            atomic_write_text(path, text)
+            written.append(path)
+    return written
