@@ -1,7 +1,8 @@
 # coopeval: which institutions keep self-interested LLM agents cooperating?
 # This file is the table of contents; rules live in workflow/rules/, logic in src/coopeval/.
-# Run: snakemake --cores 8 all          (default config: config/config.yaml)
-#      snakemake --cores 8 mechanism_Repetition   (one mechanism)
+# Run: snakemake --cores 8 all          (default config: config/config.yaml; every configured study)
+#      snakemake --cores 8 coopeval     (one study)
+#      snakemake --cores 8 mechanism_Repetition   (one CoopEval mechanism)
 #      snakemake --cores 2 all --configfile config/smoke.yaml   (scripted bots only)
 #      snakemake --report report.html   (after a run: every figure and table, one HTML file)
 
@@ -18,19 +19,11 @@ report: "workflow/report/workflow.rst"
 
 include: "workflow/rules/common.smk"
 include: "workflow/rules/play.smk"
-include: "workflow/rules/evaluate.smk"
-include: "workflow/rules/judge.smk"
 include: "workflow/rules/store.smk"
-include: "workflow/rules/figures.smk"
-include: "workflow/rules/tables.smk"
-include: "workflow/rules/report.smk"
+include: "workflow/rules/coopeval.smk"
 
 
 rule all:
     default_target: True
     input:
-        "results/coopeval.duckdb",
-        "results/checks/failures.txt",
-        figure_files(),
-        TABLE_FILES,
-        REPORT_FILES,
+        [getattr(rules, name).input for name in STUDIES],

@@ -17,7 +17,7 @@ import polars as pl
 from coopeval.agents.bots import TitForTat
 from coopeval.agents.registry import agent_name, make_agent
 from coopeval.core.prompts import PromptLibrary
-from coopeval.pipeline.cells import build_cells
+from coopeval.studies.coopeval.cells import build_cells
 from coopeval.pipeline.config import load_config
 from coopeval.studies.coopeval.play import play_cell
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from coopeval.pipeline.cells import build_cells, play_cost
+from coopeval.studies.coopeval.cells import build_cells, play_cost
 from coopeval.pipeline.config import load_config
 
 

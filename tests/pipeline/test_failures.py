@@ -10,7 +10,7 @@ import pytest
 
 from coopeval.decisions.reask import MAX_ATTEMPTS
 from coopeval.core.prompts import PromptLibrary
-from coopeval.pipeline.cells import build_cells
+from coopeval.studies.coopeval.cells import build_cells
 from coopeval.pipeline.checks import FailedDecisionsError, check_failed_decisions
 from coopeval.pipeline.config import validate_config
 from coopeval.studies.coopeval.parse import matchup_scores

@@ -8,7 +8,7 @@ import pytest
 
 from coopeval.cache.response_cache import ResponseCache
 from coopeval.core.prompts import PromptLibrary
-from coopeval.pipeline.cells import build_cells
+from coopeval.studies.coopeval.cells import build_cells
 from coopeval.pipeline.config import validate_config
 from coopeval.studies.coopeval.play import play_cell
 from tests.fakes import FakeLLM

@@ -1,43 +1,54 @@
-# play: one job per cell (game x mechanism x replicate); every model call is cached.
+# play: one job per cell of every configured study; every model call is cached.
+# The cell manifests (results/cells.tsv for CoopEval) are written by the `manifest` rule.
 
 
-rule play:
-    input:
-        prompts=PROMPT_FILES,
-        prompts_dir=config["prompts_dir"],
+def _play_output(study):
+    return {
+        table: f"results/play/{study.name}/{{cellpath}}/{{cell}}/{table}.parquet"
+        for table in study.play_tables
+    }
+
+
+for _study in STUDIES.values():
+
+    rule:
+        name:
+            f"play_{_study.name}"
+        input:
+            prompts=PROMPT_FILES,
+            prompts_dir=config["prompts_dir"],
+        output:
+            **_play_output(_study),
+        log:
+            f"results/logs/play/{_study.name}/{{cellpath}}/{{cell}}.log",
+        priority: lambda wildcards, study=_study: study.cost(CELL_BY_ID[wildcards.cell])
+        conda:
+            "../envs/coopeval.yaml"
+        threads: 1
+        resources:
+            local_llm=lambda wildcards, study=_study: int(
+                cell_uses_local_llm(study, CELL_BY_ID[wildcards.cell])
+            ),
+        params:
+            study=_study.name,
+            spec=lambda wildcards: CELL_BY_ID[wildcards.cell],
+            cache_dir=config["cache_dir"],
+            max_concurrency=config["max_concurrency"],
+            max_usd=config["max_usd"],
+        script:
+            "../scripts/play.py"
+
+
+rule manifest:
     output:
-        decisions="results/play/{mechanism}/{game}/{cell}/decisions.parquet",
-        llm_calls="results/play/{mechanism}/{game}/{cell}/llm_calls.parquet",
-        matchups="results/play/{mechanism}/{game}/{cell}/matchups.parquet",
-        designs="results/play/{mechanism}/{game}/{cell}/designs.parquet",
-        votes="results/play/{mechanism}/{game}/{cell}/votes.parquet",
-        selections="results/play/{mechanism}/{game}/{cell}/selections.parquet",
+        [study.manifest_path for study in STUDIES.values()],
     log:
-        "results/logs/play/{mechanism}/{game}/{cell}.log",
-    priority: play_priority
-    conda:
-        "../envs/coopeval.yaml"
-    threads: 1
-    resources:
-        local_llm=lambda wildcards: 1 if uses_local_llm(wildcards) else 0,
+        "results/logs/manifest.log",
+    localrule: True
     params:
-        spec=lambda wildcards: CELL_BY_ID[wildcards.cell],
-        cache_dir=config["cache_dir"],
-        max_concurrency=config["max_concurrency"],
-        max_usd=config["max_usd"],
+        manifests={
+            study.manifest_path: study.manifest(CELLS_BY_STUDY[study.name])
+            for study in STUDIES.values()
+        },
     script:
-        "../scripts/play.py"
-
-
-rule parse:
-    input:
-        decisions="results/play/{mechanism}/{game}/{cell}/decisions.parquet",
-        matchups="results/play/{mechanism}/{game}/{cell}/matchups.parquet",
-    output:
-        scores="results/parse/{mechanism}/{game}/{cell}/scores.parquet",
-    log:
-        "results/logs/parse/{mechanism}/{game}/{cell}.log",
-    conda:
-        "../envs/coopeval.yaml"
-    script:
-        "../scripts/parse.py"
+        "../scripts/manifest.py"

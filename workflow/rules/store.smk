@@ -1,14 +1,16 @@
-# store: the only writer of results/coopeval.duckdb; check: fail on too many failed decisions.
+# store: the only writer of results/coopeval.duckdb (every study's tables, STORE_INPUTS);
+# check_failures: fail on too many failed decisions.
+
+
+def _store_inputs(wildcards):
+    inputs = {name: sorted(set(paths)) for name, paths in STORE_INPUTS.items()}
+    inputs["manifests"] = [study.manifest_path for study in STUDIES.values()]
+    return inputs
 
 
 rule store:
     input:
-        play=cell_files("play", PLAY_TABLES),
-        scores=cell_files("parse", ["scores"]),
-        evaluate=cell_files("evaluate", ["metrics", "trajectory"]),
-        design_quality=rules.design_quality.output,
-        judge=rules.judge.output,
-        cells="results/cells.tsv",
+        unpack(_store_inputs),
     output:
         "results/coopeval.duckdb",
     log:
@@ -16,6 +18,11 @@ rule store:
     localrule: True
     conda:
         "../envs/coopeval.yaml"
+    params:
+        tables=lambda wildcards: sorted(STORE_INPUTS),
+        manifest_tables={
+            study.manifest_path: study.manifest_table for study in STUDIES.values()
+        },
     script:
         "../scripts/store.py"
 

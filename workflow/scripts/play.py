@@ -1,4 +1,4 @@
-"""Snakemake adapter: play one cell (see coopeval.studies.coopeval.play)."""
+"""Snakemake adapter: play one cell of one study (see coopeval.pipeline.play)."""
 
 from coopeval.pipeline.joblog import log_to
 
@@ -9,9 +9,10 @@ import os  # noqa: E402
 # the embedded model computes with this job's threads (see profiles/default/config.yaml)
 os.environ.setdefault("COOPEVAL_LLAMA_THREADS", str(snakemake.threads))
 
-from coopeval.studies.coopeval.play import run_cell  # noqa: E402
+from coopeval.pipeline.play import run_cell  # noqa: E402
 
 run_cell(
+    study=snakemake.params.study,
     spec=snakemake.params.spec,
     outputs=dict(snakemake.output.items()),
     cache_dir=snakemake.params.cache_dir,

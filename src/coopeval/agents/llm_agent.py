@@ -24,10 +24,10 @@ from typing import Any
 
 from coopeval.agents.grammar import DEFAULT_MAX_REASONING_CHARS, gbnf_for, max_tokens_for
 from coopeval.agents.protocol import DecisionRequest, ErrorClass, Reply
+from coopeval.agents.registry import uses_local_llm
 
 __all__ = [
     "AGENT_OPTION_KEYS",
-    "LOCAL_PREFIX",
     "TRANSPORT_KEYS",
     "LiteLLMAgent",
     "PriceTable",
@@ -38,7 +38,6 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-LOCAL_PREFIX = "local/"
 
 AGENT_OPTION_KEYS = frozenset({"send_seed", "max_reasoning_chars"})
 """Keys of ``params`` read by the agent itself and never sent to litellm.
@@ -284,7 +283,7 @@ class LiteLLMAgent:
         self.style = style
         self.label = label
         self.name = f"{label or model}({style})"
-        self.is_local = model.startswith(LOCAL_PREFIX)
+        self.is_local = uses_local_llm(model)
         self.uses_local_llm = self.is_local
         given = dict(params or {})
         self._transport = {k: given.pop(k) for k in list(given) if k in TRANSPORT_KEYS}
@@ -299,7 +298,7 @@ class LiteLLMAgent:
         if self.is_local:
             from coopeval.agents.local_provider import local_model_path
 
-            local_model_path(model[len(LOCAL_PREFIX) :])  # fail fast, without importing llama.cpp
+            local_model_path(model.split("/", 1)[1])  # fail fast, without importing llama.cpp
 
     def __repr__(self) -> str:
         return f"LiteLLMAgent({self.model!r}, style={self.style!r}, params={dict(self.params)!r})"

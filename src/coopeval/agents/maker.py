@@ -10,7 +10,6 @@ decision is recorded as failed with all its attempts; nothing is ever substitute
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import time
 from collections.abc import Callable, Mapping
@@ -19,7 +18,8 @@ from typing import Any
 
 from coopeval.agents.protocol import Agent, DecisionRequest, Reply
 from coopeval.agents.retry import generate_with_retry
-from coopeval.cache.response_cache import ResponseCache, call_key, canonical_json
+from coopeval.cache.response_cache import ResponseCache, call_key
+from coopeval.core.hashing import content_hash
 from coopeval.decisions.errors import AnswerError
 from coopeval.decisions.formats import AnswerFormat
 from coopeval.decisions.parsing import parse_answer
@@ -123,7 +123,7 @@ class DecisionMaker:
         decision in the game (JSON-serialisable; part of the cache key).
         """
         # Deterministic: a rerun of the same cell reproduces identical decision tables.
-        decision_id = hashlib.sha256(canonical_json(dict(position)).encode("utf-8")).hexdigest()[:16]
+        decision_id = content_hash(dict(position), 16)
         style = self._style_text(agent)
         original = ({"role": "user", "content": f"{body}\n\n{style}".rstrip()},)
         attempts: list[dict[str, Any]] = []

@@ -10,19 +10,14 @@ excludes the cell hash and the roster, so adding an agent re-pays only new calls
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from coopeval.core.hashing import content_hash
+
 CACHE_SCHEMA_VERSION = 1
-
-
-def canonical_json(value: Any) -> str:
-    """JSON with sorted keys and no whitespace; raises TypeError on non-JSON values."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
 def call_key(
@@ -41,7 +36,7 @@ def call_key(
         "position": dict(position),
         "attempt": attempt,
     }
-    return hashlib.sha256(canonical_json(payload).encode("utf-8")).hexdigest()
+    return content_hash(payload)
 
 
 class ResponseCache:

@@ -133,7 +133,65 @@ SCHEMAS: dict[str, dict[str, pl.DataType]] = {
         "value": pl.Float64(),
         "rule": pl.String(),  # e.g. "strictest" / "reference-vertex" / "released" for DR; "" otherwise
     },
+    # Replicator trajectory of a cell: one row per step and agent.
+    "trajectories": {
+        "step": pl.Int64(),
+        "agent": pl.String(),
+        "share": pl.Float64(),
+        "cell_id": pl.String(),
+        "mechanism": pl.String(),
+        "game": pl.String(),
+        "run": pl.String(),
+    },
+    # One row per judged action decision (spec §9).
+        "judgements": {
+        **CELL_COLUMNS,
+        "decision_id": pl.String(),  # the judged action decision
+        "matchup_id": pl.String(),
+        "round": pl.Int64(),
+        "seat": pl.Int64(),
+        "agent": pl.String(),  # the judged agent
+        "judge_decision_id": pl.String(),  # decision_id of the judge's rows in llm_calls
+        "status": pl.String(),  # "ok" | "failed"
+        "labels": pl.List(pl.String()),  # canonical labels in taxonomy order; empty if failed
+        "confidence": pl.Float64(),
+        "reasoning": pl.String(),
+        "n_attempts": pl.Int64(),
+        "judge_model": pl.String(),  # the judge agent's name, e.g. local/smollm2-135m(IO)
+        "error": pl.String(),  # validation error of the last attempt, if failed
+    },
+    # NS/WD pooled per (source, mechanism, game, agent) (spec §8, §7 step 6).
+        "design_quality_summary": {
+        "source": pl.String(),
+        "mechanism": pl.String(),
+        "game": pl.String(),
+        "agent": pl.String(),
+        "design_kind": pl.String(),
+        "n_runs": pl.Int64(),
+        "n_designs": pl.Int64(),  # valid designs evaluated (pooled over runs and seats)
+        "n_failed": pl.Int64(),  # design decisions that failed (no design to evaluate)
+        "ns_count": pl.Int64(),
+        "wd_count": pl.Int64(),
+        "ns_rate": pl.Float64(),
+        "wd_rate": pl.Float64(),
+        "ns_se": pl.Float64(),  # binomial s.e. √(p(1 − p)/n)
+        "wd_se": pl.Float64(),
+    },
 }
+
+
+def register_tables(tables: dict[str, dict[str, pl.DataType]]) -> None:
+    """Add a study's record tables to :data:`SCHEMAS` (the one registry the store reads).
+
+    Raises
+    ------
+    ValueError
+        If a name is already registered with a different schema.
+    """
+    for name, schema in tables.items():
+        if name in SCHEMAS and SCHEMAS[name] != schema:
+            raise ValueError(f"table {name!r} is already registered with another schema")
+        SCHEMAS[name] = dict(schema)
 
 
 def empty_frame(table: str) -> pl.DataFrame:

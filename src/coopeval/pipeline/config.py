@@ -1,30 +1,51 @@
 """Config loading and validation, before any model call.
 
-The JSON Schema in ``workflow/schemas/config.schema.yaml`` (with defaults and
-``additionalProperties: false``) is the single source of truth; :func:`validate_config` fills
-defaults, then checks what a schema cannot (known bots, unique agent names). Errors name the
-offending field and say how to fix it.
+The JSON Schema is composed of the engine part (``config.schema.yaml`` beside this module) and
+each study's part (:meth:`~coopeval.studies.base.Study.config_schema`), with defaults and
+``additionalProperties: false``; it is the single source of truth. :func:`validate_config`
+fills defaults, then runs each configured study's checks of what a schema cannot express
+(known bots, unique agent names, variant parameters). Errors name the offending field and say
+how to fix it. The package reads no repository path: the schema ships as package data.
 """
 
 from __future__ import annotations
 
 import copy
 from collections.abc import Iterable, Mapping
+from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
-SCHEMA_PATH = REPO_ROOT / "workflow" / "schemas" / "config.schema.yaml"
+from coopeval.core.errors import ConfigError
+from coopeval.pipeline.studies import STUDIES, configured_studies
+
+__all__ = ["ConfigError", "config_schema", "load_config", "merge_overlay", "validate_config"]
 
 
-SECRET_PARAM_KEYS = frozenset({"api_key", "apikey", "key", "token", "access_token", "secret", "authorization"})
-"""Parameter names that would put a credential into params (rejected)."""
+def config_schema() -> dict[str, Any]:
+    """The whole config schema: the engine part plus every registered study's part.
 
-
-class ConfigError(ValueError):
-    """A config value is unknown, ill-typed or inconsistent; the message names the field."""
+    Raises
+    ------
+    ValueError
+        If two parts declare the same top-level key.
+    """
+    schema: dict[str, Any] = yaml.safe_load(files("coopeval.pipeline").joinpath("config.schema.yaml").read_text(encoding="utf-8"))
+    studies = schema["properties"]["studies"]
+    studies["items"]["enum"] = list(STUDIES)
+    studies["default"] = [name for name, study in STUDIES.items() if study.default_enabled]
+    required = list(schema.get("required", []))
+    for study in STUDIES.values():
+        part = study.config_schema()
+        clash = set(part["properties"]) & set(schema["properties"])
+        if clash:
+            raise ValueError(f"study {study.name} redeclares config keys {sorted(clash)}")
+        schema["properties"].update(part["properties"])
+        required += part.get("required", [])
+    schema["required"] = required
+    return schema
 
 
 def merge_overlay(base: Mapping[str, Any], overlay: Mapping[str, Any]) -> dict[str, Any]:
@@ -80,7 +101,7 @@ def _validator_with_defaults(schema: Mapping[str, Any]) -> Any:
     return cls(schema)
 
 
-def validate_config(config: Mapping[str, Any], schema_path: Path = SCHEMA_PATH) -> dict[str, Any]:
+def validate_config(config: Mapping[str, Any]) -> dict[str, Any]:
     """Validate ``config`` against the schema, fill defaults, and run semantic checks.
 
     Returns a new dict; the input is not modified.
@@ -90,7 +111,7 @@ def validate_config(config: Mapping[str, Any], schema_path: Path = SCHEMA_PATH) 
     ConfigError
         Naming the field (e.g. ``agents[1].style``), the problem and the fix.
     """
-    schema = yaml.safe_load(schema_path.read_text(encoding="utf-8"))
+    schema = config_schema()
     instance = copy.deepcopy(dict(config))
     validator = _validator_with_defaults(schema)
     errors = sorted(validator.iter_errors(instance), key=lambda e: list(e.absolute_path))
@@ -106,64 +127,9 @@ def validate_config(config: Mapping[str, Any], schema_path: Path = SCHEMA_PATH) 
             else:
                 lines.append(f"config {where}: {error.message}.")
         raise ConfigError("invalid configuration:\n  " + "\n  ".join(lines))
-    _semantic_checks(instance)
+    for study in configured_studies(instance):
+        study.check_config(instance)
     # A second pass fills defaults inside objects that were created by the first pass.
     for _ in validator.iter_errors(instance):
         pass
     return instance
-
-
-def _semantic_checks(config: dict[str, Any]) -> None:
-    from coopeval.agents.bots import BOTS
-    from coopeval.agents.registry import agent_name
-
-    names: dict[str, int] = {}
-    for index, agent in enumerate(config["agents"]):
-        model = agent["model"]
-        if model.startswith("bot/") and model.removeprefix("bot/") not in BOTS:
-            known = ", ".join("bot/" + b for b in BOTS)
-            raise ConfigError(f"config agents[{index}].model: unknown bot {model!r}; known bots: {known}.")
-        if not model.startswith("bot/") and "/" not in model:
-            raise ConfigError(
-                f"config agents[{index}].model: {model!r} is not a litellm model string; "
-                "write provider/model, e.g. openrouter/openai/gpt-4o or local/smollm2-135m."
-            )
-        if model.startswith("local/"):
-            from coopeval.agents.local_provider import LOCAL_MODELS
-
-            if model.removeprefix("local/") not in LOCAL_MODELS:
-                known = ", ".join("local/" + m for m in LOCAL_MODELS)
-                raise ConfigError(f"config agents[{index}].model: unknown embedded model {model!r}; known: {known}.")
-        secrets = sorted(k for k in agent.get("params", {}) if k.lower() in SECRET_PARAM_KEYS)
-        if secrets:
-            raise ConfigError(
-                f"config agents[{index}].params.{secrets[0]}: API keys must not be in the config (params are "
-                "recorded in Snakemake metadata and cache keys); export the provider's key variable instead, "
-                "e.g. OPENAI_API_KEY."
-            )
-        name = agent_name(agent)
-        if name in names:
-            raise ConfigError(
-                f"config agents[{index}]: duplicates agents[{names[name]}] ({name}); give one of them a distinct label."
-            )
-        names[name] = index
-    params_schema = yaml.safe_load(SCHEMA_PATH.read_text(encoding="utf-8"))["properties"]["mechanism_params"]["properties"]
-    seen: set[tuple[str, str]] = set()
-    for index, variant in enumerate(config.get("variants", [])):
-        mechanism, name = variant["mechanism"], variant["name"]
-        where = f"config variants[{index}]"
-        if mechanism not in config["mechanisms"]:
-            raise ConfigError(f"{where}.mechanism: {mechanism} is not listed in mechanisms; add it there or remove the variant.")
-        if (mechanism, name) in seen:
-            raise ConfigError(f"{where}.name: {name!r} is used twice for {mechanism}; variant names must be unique per mechanism.")
-        seen.add((mechanism, name))
-        from jsonschema import Draft202012Validator
-
-        mechanism_schema = params_schema.get(mechanism, {})
-        for error in Draft202012Validator(mechanism_schema).iter_errors(variant["params"]):
-            field = ".".join(str(p) for p in error.absolute_path)
-            allowed = ", ".join(sorted(mechanism_schema.get("properties", {}))) or "none"
-            raise ConfigError(
-                f"{where}.params{'.' + field if field else ''}: {error.message}. Allowed keys for {mechanism}: {allowed}."
-            )
-

@@ -19,16 +19,6 @@ import polars as pl
 
 from coopeval.core.schemas import SCHEMAS
 
-TRAJECTORY_SCHEMA = {
-    "step": pl.Int64(),
-    "agent": pl.String(),
-    "share": pl.Float64(),
-    "cell_id": pl.String(),
-    "mechanism": pl.String(),
-    "game": pl.String(),
-    "run": pl.String(),
-}
-
 
 def _version(package: str) -> str:
     try:
@@ -37,7 +27,9 @@ def _version(package: str) -> str:
         return "not installed"
 
 
-def build_store(tables: Mapping[str, Sequence[str]], out_path: str | Path, cells_tsv: str | Path | None = None) -> dict[str, int]:
+def build_store(
+    tables: Mapping[str, Sequence[str]], out_path: str | Path, manifests: Mapping[str, str] | None = None
+) -> dict[str, int]:
     """Create the DuckDB store from Parquet files.
 
     Parameters
@@ -47,8 +39,8 @@ def build_store(tables: Mapping[str, Sequence[str]], out_path: str | Path, cells
         :data:`~coopeval.core.schemas.SCHEMAS` missing here are created empty.
     out_path:
         The DuckDB file to (re)create.
-    cells_tsv:
-        The cell manifest, stored as table ``cells``.
+    manifests:
+        Cell manifest (TSV) path → table name, e.g. ``{"results/cells.tsv": "cells"}``.
 
     Returns
     -------
@@ -63,20 +55,20 @@ def build_store(tables: Mapping[str, Sequence[str]], out_path: str | Path, cells
     counts: dict[str, int] = {}
     con = duckdb.connect(str(tmp))
     try:
-        names = set(SCHEMAS) | set(tables) | {"trajectories"}
+        names = set(SCHEMAS) | set(tables)
         for name in sorted(names):
             paths = [str(p) for p in tables.get(name, [])]
             if paths:
                 con.execute(f"CREATE TABLE {name} AS SELECT * FROM read_parquet(?, union_by_name = true)", [paths])
             else:
-                schema = SCHEMAS.get(name, TRAJECTORY_SCHEMA if name == "trajectories" else {})
+                schema = SCHEMAS.get(name, {})
                 con.register("empty_source", pl.DataFrame(schema=schema).to_arrow())
                 con.execute(f"CREATE TABLE {name} AS SELECT * FROM empty_source")
                 con.unregister("empty_source")
             counts[name] = con.execute(f"SELECT count(*) FROM {name}").fetchone()[0]
-        if cells_tsv:
-            con.execute("CREATE TABLE cells AS SELECT * FROM read_csv(?, delim = '\t', header = true)", [str(cells_tsv)])
-            counts["cells"] = con.execute("SELECT count(*) FROM cells").fetchone()[0]
+        for manifest, table in (manifests or {}).items():
+            con.execute(f"CREATE TABLE {table} AS SELECT * FROM read_csv(?, delim = '\t', header = true)", [str(manifest)])
+            counts[table] = con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
         provenance = pl.DataFrame(
             {
                 "key": ["created_utc", "coopeval", "litellm", "duckdb", "polars", "python"],

@@ -18,7 +18,8 @@ from typing import Any, Protocol
 
 import polars as pl
 
-from coopeval.agents.maker import CallStats, DecisionMaker
+from coopeval.agents.maker import CallStats
+from coopeval.cache.response_cache import ResponseCache
 from coopeval.core.journal import Journal
 from coopeval.core.prompts import PromptLibrary
 
@@ -27,13 +28,18 @@ from coopeval.core.prompts import PromptLibrary
 class PlayInputs:
     """Everything a study's :meth:`Study.play` may use besides the cell spec.
 
-    ``maker`` is the one decision loop (ask → validate → re-ask → cache → record); ``prompts`` the
-    study's prompt templates; ``journal`` the per-cell attempt journal (or ``None`` in tests).
+    The study builds its :class:`~coopeval.agents.maker.DecisionMaker` (the one decision loop:
+    ask → validate → re-ask → cache → record) from these. ``cache`` is the shared response
+    cache (``None`` disables caching in tests); ``prompts`` the study's prompt templates;
+    ``journal`` the per-cell attempt journal; ``max_concurrency`` the calls in flight at once;
+    ``max_usd`` the job's budget in US dollars (0 = no limit).
     """
 
-    maker: DecisionMaker
+    cache: ResponseCache | None
     prompts: PromptLibrary
     journal: Journal | None = None
+    max_concurrency: int = 8
+    max_usd: float = 0.0
 
 
 class Study(Protocol):
@@ -42,21 +48,56 @@ class Study(Protocol):
     Attributes
     ----------
     name:
-        Config section, Snakemake target and ``results/play/<name>/`` folder, e.g. ``"gossip"``.
+        Snakemake target and ``results/play/<name>/`` folder, e.g. ``"gossip"``.
     play_tables:
         Names of the tables :meth:`play` returns, each registered in ``coopeval.core.schemas``.
+    manifest_path:
+        Where the workflow writes :meth:`manifest` (read by the ``store`` rule).
+    manifest_table:
+        The store table the manifest becomes (``cells`` for CoopEval).
+    default_enabled:
+        Whether the config's ``studies`` list includes it by default.
     """
 
     name: str
     play_tables: tuple[str, ...]
+    manifest_path: str
+    manifest_table: str
+    default_enabled: bool
+
+    def config_schema(self) -> dict[str, Any]:
+        """The study's part of the config schema: ``{"properties": {...}, "required": [...]}``
+        with defaults (a study other than CoopEval keeps its keys under one section, e.g. ``gossip:``)."""
+        ...
+
+    def check_config(self, config: Mapping[str, Any]) -> None:
+        """Checks a schema cannot express; raises :class:`~coopeval.core.errors.ConfigError`
+        naming the field and the fix."""
+        ...
 
     def cells(self, config: Mapping[str, Any]) -> list[dict[str, Any]]:
         """Cell specs of a validated config; each has ``cell_id`` (12 hex chars) and ``path``
         (the cell's folder below ``results/<stage>/``, ending in the cell id)."""
         ...
 
-    def play(self, spec: Mapping[str, Any], inputs: PlayInputs) -> dict[str, pl.DataFrame]:
-        """Play one cell; return one frame per name in :attr:`play_tables`."""
+    def models(self, config: Mapping[str, Any]) -> list[str]:
+        """Every model string the study calls under ``config`` (for the API-key check)."""
+        ...
+
+    def cell_models(self, spec: Mapping[str, Any]) -> list[str]:
+        """The model strings one cell calls (for the ``local_llm`` resource)."""
+        ...
+
+    def play(self, spec: Mapping[str, Any], inputs: PlayInputs) -> tuple[dict[str, pl.DataFrame], CallStats]:
+        """Play one cell; return one frame per name in :attr:`play_tables` and the call counters."""
+        ...
+
+    def cost(self, spec: Mapping[str, Any]) -> int:
+        """Relative cost of playing a cell (unitless; the play job's scheduling priority)."""
+        ...
+
+    def manifest(self, cells: list[dict[str, Any]]) -> str:
+        """The study's cell manifest as TSV text (one header line, one line per cell)."""
         ...
 
     def label(self, spec: Mapping[str, Any]) -> str:

@@ -16,7 +16,7 @@ import pytest
 
 from coopeval.games import get_game
 from coopeval.core.prompts import PromptLibrary
-from coopeval.pipeline.cells import build_cells
+from coopeval.studies.coopeval.cells import build_cells
 from coopeval.pipeline.config import validate_config
 from coopeval.studies.coopeval.design_quality import (
     DESIGN_QUALITY_SCHEMA,

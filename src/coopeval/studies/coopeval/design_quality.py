@@ -29,22 +29,7 @@ from coopeval.core.schemas import SCHEMAS
 DESIGN_QUALITY_SCHEMA: dict[str, pl.DataType] = SCHEMAS["design_quality"]
 """Columns of the ``design_quality`` table (one row per valid submitted design)."""
 
-DESIGN_QUALITY_SUMMARY_SCHEMA: dict[str, pl.DataType] = {
-    "source": pl.String(),
-    "mechanism": pl.String(),
-    "game": pl.String(),
-    "agent": pl.String(),
-    "design_kind": pl.String(),
-    "n_runs": pl.Int64(),
-    "n_designs": pl.Int64(),  # valid designs evaluated (pooled over runs and seats)
-    "n_failed": pl.Int64(),  # design decisions that failed (no design to evaluate)
-    "ns_count": pl.Int64(),
-    "wd_count": pl.Int64(),
-    "ns_rate": pl.Float64(),
-    "wd_rate": pl.Float64(),
-    "ns_se": pl.Float64(),  # binomial s.e. √(p(1 − p)/n)
-    "wd_se": pl.Float64(),
-}
+DESIGN_QUALITY_SUMMARY_SCHEMA: dict[str, pl.DataType] = SCHEMAS["design_quality_summary"]
 """Columns of the ``design_quality_summary`` table (per agent and game)."""
 
 

@@ -1,18 +1,12 @@
-"""Play one cell: build game, agents and mechanism, run it, write its Parquet records.
+"""Play one CoopEval cell: build game, agents and mechanism, run it, return its records.
 
-The mid-run journal (``results/.journal/<cell>.jsonl``, never a declared output) gets one line
-per attempt and per failed decision, flushed at once. Declared outputs are written to a
-temporary name and moved into place only when the whole cell has finished (engineering §2);
-a killed job therefore leaves no partial output, and its rerun replays every answer already
-received from the response cache.
+The generic job around it (journal, cache, atomic outputs) is :func:`coopeval.pipeline.play.run_cell`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -25,7 +19,6 @@ from coopeval.studies.coopeval.mechanisms import get_mechanism
 from coopeval.studies.coopeval.mechanisms.base import CellContext, CellRecords
 from coopeval.agents.maker import CallStats, DecisionMaker
 from coopeval.core.prompts import PromptLibrary
-from coopeval.core.io import write_parquet_atomic
 from coopeval.core.journal import Journal
 from coopeval.core.schemas import conform
 
@@ -38,7 +31,7 @@ def style_instructions(prompts: PromptLibrary) -> dict[str, str]:
 
 
 def build_context(spec: Mapping[str, Any], maker: DecisionMaker, prompts: PromptLibrary, agents: list[Agent] | None = None) -> CellContext:
-    """The :class:`CellContext` of a cell spec (see :mod:`coopeval.pipeline.cells`)."""
+    """The :class:`CellContext` of a cell spec (see :mod:`coopeval.studies.coopeval.cells`)."""
     game_params = dict(spec.get("game_params") or {})
     if spec["game"] == "matching_pennies":
         game_params["symmetric_description"] = bool(spec.get("compat", {}).get("mp_symmetric_description", False))
@@ -92,34 +85,3 @@ def play_cell(
     for table in ("decisions", "llm_calls"):
         tables[table] = tables[table].sort(["matchup_id", "round", "seat", "decision_id"] + (["attempt"] if table == "llm_calls" else []))
     return tables, maker.stats
-
-
-def run_cell(
-    spec: Mapping[str, Any],
-    outputs: Mapping[str, str],
-    cache_dir: str,
-    journal_dir: str,
-    prompts_dir: str,
-    max_concurrency: int = 8,
-    max_usd: float = 0.0,
-) -> CallStats:
-    """Snakemake entry point: play the cell and write one Parquet file per table in ``outputs``."""
-    started = time.monotonic()
-    journal = Journal(Path(journal_dir) / f"{spec['cell_id']}.jsonl")
-    cache = ResponseCache(cache_dir)
-    try:
-        tables, stats = play_cell(
-            spec, cache, PromptLibrary(prompts_dir), journal, max_concurrency=max_concurrency, max_usd=max_usd
-        )
-    finally:
-        journal.close()
-        cache.close()
-    for table, path in outputs.items():
-        write_parquet_atomic(tables[table], path)
-    print(
-        f"[{spec['mechanism']}/{spec['game']}/r{spec['replicate']}] done in {time.monotonic() - started:.1f}s: "
-        f"{stats.calls_made} model calls, {stats.cache_hits} cache hits, {stats.bot_calls} bot answers, {stats.attempts} attempts, "
-        f"{stats.failed_decisions} failed decisions, ${stats.cost_usd:.4f}",
-        flush=True,
-    )
-    return stats

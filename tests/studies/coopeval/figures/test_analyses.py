@@ -236,7 +236,7 @@ def test_render_from_a_small_store(tmp_path):
         "cell_id\tmechanism\tvariant\tgame\treplicate\tmechanism_params\tagents\nc1\tRepetition\tdefault\tprisoners_dilemma\t1\t{}\tx(CoT),b\n"
     )
     store = tmp_path / "store.duckdb"
-    build_store(tables, store, cells_tsv=cells)
+    build_store(tables, store, manifests={cells: "cells"})
     written = render_analysis_figures(
         store, tmp_path / "figs", ["Repetition"], ["prisoners_dilemma"], ["svg"], LABELS
     )

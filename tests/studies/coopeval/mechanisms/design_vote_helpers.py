@@ -9,7 +9,7 @@ import polars as pl
 
 from coopeval.agents.bots import BOTS, Bot, make_bot
 from coopeval.core.prompts import PromptLibrary
-from coopeval.pipeline.cells import build_cells
+from coopeval.studies.coopeval.cells import build_cells
 from coopeval.pipeline.config import validate_config
 from coopeval.studies.coopeval.play import play_cell
 

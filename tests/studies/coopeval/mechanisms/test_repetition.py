@@ -10,7 +10,7 @@ import pytest
 from coopeval.agents.bots import make_bot
 from coopeval.evaluation.scores import discounted_average
 from coopeval.core.prompts import PromptLibrary
-from coopeval.pipeline.cells import build_cells
+from coopeval.studies.coopeval.cells import build_cells
 from coopeval.pipeline.config import validate_config
 from coopeval.studies.coopeval.parse import matchup_scores
 from coopeval.studies.coopeval.play import play_cell

@@ -28,7 +28,7 @@ from coopeval.studies.coopeval.mechanisms.base import action_instruction
 from coopeval.agents.maker import DecisionMaker
 from coopeval.core.prompts import PromptLibrary
 from coopeval.studies.coopeval.mechanisms.reputation import build_population, draw_matching
-from coopeval.pipeline.cells import build_cells
+from coopeval.studies.coopeval.cells import build_cells
 from coopeval.pipeline.config import validate_config
 from coopeval.studies.coopeval.evaluate import evaluate_cell
 from coopeval.studies.coopeval.parse import matchup_scores

@@ -11,6 +11,7 @@ from typing import Any
 
 import polars as pl
 
+from coopeval.agents.registry import agent_style
 from coopeval.studies.coopeval.analysis.run_summary import (
     decision_counts,
     failed_decisions,
@@ -161,7 +162,7 @@ def render_run_summary(
                 "agent": agent_name(a),
                 "model": str(a["model"]),
                 "style": (
-                    "scripted" if str(a["model"]).startswith("bot/") else str(a.get("style", "IO"))
+                    agent_style(a)
                 ),
                 "params": ", ".join(f"{k}={v}" for k, v in sorted((a.get("params") or {}).items())),
             }

@@ -20,22 +20,22 @@ from typing import Any
 
 import polars as pl
 
+from coopeval.agents.registry import agent_name, agent_style
 from coopeval.core.rng import rng_for
 
-__all__ = ["DEFAULT_MIN_CHARS", "cot_agent_names", "eligible_decisions", "sample_decisions"]
+__all__ = ["DEFAULT_MIN_CHARS", "cot_agent_names", "eligible_decisions", "judge_has_work", "sample_decisions"]
 
 DEFAULT_MIN_CHARS = 80
 
 
 def cot_agent_names(agents: Iterable[Mapping[str, Any]]) -> list[str]:
     """Display names (``label-or-model(CoT)``) of the config's CoT language-model agents."""
-    from coopeval.agents.registry import agent_name
+    return [agent_name(a) for a in agents if agent_style(a) == "CoT"]
 
-    return [
-        agent_name(a)
-        for a in agents
-        if not str(a["model"]).startswith("bot/") and a.get("style", "IO") == "CoT"
-    ]
+
+def judge_has_work(config: Mapping[str, Any]) -> bool:
+    """Whether the config's roster has a CoT language-model agent for the judge to label."""
+    return bool(cot_agent_names(config["agents"]))
 
 
 def eligible_decisions(

@@ -28,27 +28,12 @@ from coopeval.decisions.taxonomy import Taxonomy, load_taxonomy
 from coopeval.studies.coopeval.judge.prompt import JudgePrompt
 from coopeval.studies.coopeval.judge.selection import cot_agent_names, eligible_decisions, sample_decisions
 from coopeval.agents.maker import CallStats, DecisionMaker
-from coopeval.core.schemas import CELL_COLUMNS, conform, empty_frame
+from coopeval.core.schemas import CELL_COLUMNS, SCHEMAS, conform, empty_frame
 from coopeval.core.rng import seed_int_for
 
 __all__ = ["JUDGEMENT_SCHEMA", "judge_decisions", "run_judge"]
 
-JUDGEMENT_SCHEMA: dict[str, pl.DataType] = {
-    **CELL_COLUMNS,
-    "decision_id": pl.String(),  # the judged action decision
-    "matchup_id": pl.String(),
-    "round": pl.Int64(),
-    "seat": pl.Int64(),
-    "agent": pl.String(),  # the judged agent
-    "judge_decision_id": pl.String(),  # decision_id of the judge's rows in llm_calls
-    "status": pl.String(),  # "ok" | "failed"
-    "labels": pl.List(pl.String()),  # canonical labels in taxonomy order; empty if failed
-    "confidence": pl.Float64(),
-    "reasoning": pl.String(),
-    "n_attempts": pl.Int64(),
-    "judge_model": pl.String(),  # the judge agent's name, e.g. local/smollm2-135m(IO)
-    "error": pl.String(),  # validation error of the last attempt, if failed
-}
+JUDGEMENT_SCHEMA: dict[str, pl.DataType] = SCHEMAS["judgements"]
 """Columns of ``judgements.parquet`` (store table ``judgements``)."""
 
 

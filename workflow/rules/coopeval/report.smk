@@ -24,7 +24,7 @@ rule analysis_figures:
     log:
         "results/logs/analysis_figures.log",
     conda:
-        "../envs/coopeval.yaml"
+        "../../envs/coopeval.yaml"
     params:
         formats=config["figures"]["formats"],
         mechanisms=config["mechanisms"],
@@ -33,7 +33,7 @@ rule analysis_figures:
             "reference" if config["judge"]["compat_share_denominator"] else "judged"
         ),
     script:
-        "../scripts/analysis_figures.py"
+        "../../scripts/analysis_figures.py"
 
 
 rule run_summary:
@@ -50,7 +50,7 @@ rule run_summary:
         "results/logs/run_summary.log",
     localrule: True
     conda:
-        "../envs/coopeval.yaml"
+        "../../envs/coopeval.yaml"
     params:
         agents=config["agents"],
         games=config["games"],
@@ -59,7 +59,7 @@ rule run_summary:
         seed=config["seed"],
         replicates=config["replicates"],
     script:
-        "../scripts/run_summary.py"
+        "../../scripts/run_summary.py"
 
 
 rule report_tables:
@@ -71,10 +71,10 @@ rule report_tables:
         "results/logs/report_tables.log",
     localrule: True
     conda:
-        "../envs/coopeval.yaml"
+        "../../envs/coopeval.yaml"
     params:
         tables=REPORT_TABLES,
         mechanisms=config["mechanisms"],
         games=config["games"],
     script:
-        "../scripts/report_tables.py"
+        "../../scripts/report_tables.py"

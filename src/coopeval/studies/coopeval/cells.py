@@ -10,24 +10,16 @@ same target, whose rerun replays from the response cache for free.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from coopeval.cache.response_cache import CACHE_SCHEMA_VERSION, canonical_json
+from coopeval.agents.registry import is_scripted
+from coopeval.cache.response_cache import CACHE_SCHEMA_VERSION
+from coopeval.core.hashing import canonical_json, cell_hash, content_hash
 from coopeval.decisions.parsing import PARSER_VERSION
 from coopeval.core.prompts import PromptLibrary
-from coopeval.pipeline.config import SCHEMA_PATH
-
-
-def mechanism_defaults(mechanism: str) -> dict[str, Any]:
-    """Default parameters of a mechanism, read from the config schema."""
-    schema = yaml.safe_load(SCHEMA_PATH.read_text(encoding="utf-8"))
-    props = schema["properties"]["mechanism_params"]["properties"].get(mechanism, {}).get("properties", {})
-    return {name: sub["default"] for name, sub in props.items() if "default" in sub}
+from coopeval.studies.coopeval.mechanisms.catalog import mechanism_info
 
 
 def agent_spec(entry: Mapping[str, Any]) -> dict[str, Any]:
@@ -50,12 +42,7 @@ def game_fingerprint(key: str, params: Mapping[str, Any]) -> str:
         "cooperative": list(game.cooperative_profile),
         "nash": list(game.nash_profile),
     }
-    return hashlib.sha256(canonical_json(payload).encode("utf-8")).hexdigest()[:16]
-
-
-PLAY_COST_WEIGHTS: dict[str, int] = {"Reputation": 4, "ReputationFirstOrder": 2, "Repetition": 2}
-"""Relative cost per seat of a cell's mechanism (others 1): Reputation+ prompts carry depth-3
-history trees (850-2,400 tokens for the embedded model), Reputation- and Repetition 15 rounds."""
+    return content_hash(payload, 16)
 
 
 def play_cost(cell: Mapping[str, Any]) -> int:
@@ -69,12 +56,7 @@ def play_cost(cell: Mapping[str, Any]) -> int:
     from coopeval.games import get_game
 
     n_players = get_game(cell["game"], **cell.get("game_params", {})).n_players
-    return PLAY_COST_WEIGHTS.get(cell["mechanism"], 1) * n_players
-
-
-def cell_hash(spec: Mapping[str, Any]) -> str:
-    """First 12 hex chars of sha256 over the canonical JSON of the spec."""
-    return hashlib.sha256(canonical_json(spec).encode("utf-8")).hexdigest()[:12]
+    return mechanism_info(cell["mechanism"]).play_cost_weight * n_players
 
 
 def build_cells(config: Mapping[str, Any], repo_root: Path | None = None) -> list[dict[str, Any]]:
@@ -89,7 +71,7 @@ def build_cells(config: Mapping[str, Any], repo_root: Path | None = None) -> lis
     cells = []
     runs: list[tuple[str, str, dict[str, Any]]] = []
     for mechanism in config["mechanisms"]:
-        params = {**mechanism_defaults(mechanism), **config.get("mechanism_params", {}).get(mechanism, {})}
+        params = {**mechanism_info(mechanism).defaults(), **config.get("mechanism_params", {}).get(mechanism, {})}
         runs.append((mechanism, "default", params))
         for variant in config.get("variants", []):
             if variant["mechanism"] == mechanism:
@@ -126,7 +108,7 @@ def cells_tsv(cells: list[dict[str, Any]]) -> str:
     """The cell manifest (``results/cells.tsv``): id, mechanism, variant, game, replicate, params (JSON), agents."""
     lines = ["cell_id\tmechanism\tvariant\tgame\treplicate\tmechanism_params\tagents"]
     for c in cells:
-        names = ",".join(a.get("label", a["model"]) + ("" if a["model"].startswith("bot/") else f"({a['style']})") for a in c["agents"])
+        names = ",".join(a.get("label", a["model"]) + ("" if is_scripted(a["model"]) else f"({a['style']})") for a in c["agents"])
         params = canonical_json(c["mechanism_params"])
         lines.append(f"{c['cell_id']}\t{c['mechanism']}\t{c['variant']}\t{c['game']}\t{c['replicate']}\t{params}\t{names}")
     return "\n".join(lines) + "\n"

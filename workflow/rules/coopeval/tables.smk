@@ -16,13 +16,13 @@ rule tables:
     log:
         "results/logs/tables.log",
     conda:
-        "../envs/coopeval.yaml"
+        "../../envs/coopeval.yaml"
     params:
         dr_rule=config["evaluation"]["dr_rule"],
         bootstrap=config["tables"]["bootstrap"],
         seed=config["seed"],
     script:
-        "../scripts/tables.py"
+        "../../scripts/tables.py"
 
 
 # `snakemake --cores 2 reproduce`: import the released data in config `reference_data` and
@@ -40,9 +40,9 @@ rule reproduce:
     log:
         "results/logs/reproduce.log",
     conda:
-        "../envs/coopeval.yaml"
+        "../../envs/coopeval.yaml"
     params:
         dr_rule=config["evaluation"]["dr_rule"],
         bootstrap=config["tables"]["bootstrap"],
     script:
-        "../scripts/reproduce.py"
+        "../../scripts/reproduce.py"

@@ -3,25 +3,7 @@
 # cached and re-asked like a player's. Nothing to judge (no CoT agent) gives empty outputs.
 
 JUDGE = config["judge"]
-JUDGE_HAS_WORK = any(
-    a.get("style") == "CoT" and not a["model"].startswith("bot/")
-    for a in config["agents"]
-)
-JUDGE_LOCAL = JUDGE_HAS_WORK and JUDGE["model"].startswith("local/")
-
-if JUDGE["model"].startswith("bot/"):
-    raise WorkflowError(
-        f"config judge.model: {JUDGE['model']!r} is a scripted bot, which cannot judge; "
-        "use a language model, e.g. local/smollm2-135m."
-    )
-if JUDGE_HAS_WORK and not JUDGE_LOCAL:
-    from coopeval.agents.llm_agent import required_env_vars
-
-    _JUDGE_ENV = sorted(set(required_env_vars(JUDGE["model"])) - set(REQUIRED_ENV))
-    if _JUDGE_ENV:
-
-        envvars:
-            *_JUDGE_ENV,
+JUDGE_LOCAL = judge_has_work(config) and uses_local_llm(JUDGE["model"])
 
 
 rule judge:
@@ -40,7 +22,7 @@ rule judge:
     log:
         "results/logs/judge.log",
     conda:
-        "../envs/coopeval.yaml"
+        "../../envs/coopeval.yaml"
     threads: 2 if JUDGE_LOCAL else 1
     resources:
         local_llm=1 if JUDGE_LOCAL else 0,
@@ -54,4 +36,8 @@ rule judge:
         max_usd=config["max_usd"],
         retry_failed=config["retry_failed"],
     script:
-        "../scripts/judge.py"
+        "../../scripts/judge.py"
+
+
+STORE_INPUTS["judgements"] = [rules.judge.output.judgements]
+STORE_INPUTS.setdefault("llm_calls", []).append(rules.judge.output.llm_calls)

@@ -1,0 +1,1 @@
+"""The workflow layer: config composition, study registry, generic play and store jobs."""

@@ -1,0 +1,64 @@
+"""The ``play`` job of any study: play one cell and write its Parquet records.
+
+The mid-run journal (``results/.journal/<cell>.jsonl``, never a declared output) gets one line
+per attempt and per failed decision, flushed at once. Declared outputs are written to a
+temporary name and moved into place only when the whole cell has finished (engineering §2);
+a killed job therefore leaves no partial output, and its rerun replays every answer already
+received from the response cache.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from coopeval.agents.maker import CallStats
+from coopeval.cache.response_cache import ResponseCache
+from coopeval.core.io import write_parquet_atomic
+from coopeval.core.journal import Journal
+from coopeval.core.prompts import PromptLibrary
+from coopeval.pipeline.studies import get_study
+from coopeval.studies.base import PlayInputs
+
+
+def run_cell(
+    study: str,
+    spec: Mapping[str, Any],
+    outputs: Mapping[str, str],
+    cache_dir: str,
+    journal_dir: str,
+    prompts_dir: str,
+    max_concurrency: int = 8,
+    max_usd: float = 0.0,
+) -> CallStats:
+    """Snakemake entry point: play the cell of ``study`` and write one Parquet file per table.
+
+    ``outputs`` maps each of the study's ``play_tables`` to its path. Prints one progress line
+    with the call counters when the cell is done.
+
+    Raises
+    ------
+    KeyError
+        For an unknown study.
+    """
+    started = time.monotonic()
+    runner = get_study(study)
+    journal = Journal(Path(journal_dir) / f"{spec['cell_id']}.jsonl")
+    cache = ResponseCache(cache_dir)
+    try:
+        inputs = PlayInputs(cache, PromptLibrary(prompts_dir), journal, max_concurrency, max_usd)
+        tables, stats = runner.play(spec, inputs)
+    finally:
+        journal.close()
+        cache.close()
+    for table, path in outputs.items():
+        write_parquet_atomic(tables[table], path)
+    print(
+        f"[{runner.label(spec)}] done in {time.monotonic() - started:.1f}s: "
+        f"{stats.calls_made} model calls, {stats.cache_hits} cache hits, {stats.bot_calls} bot answers, {stats.attempts} attempts, "
+        f"{stats.failed_decisions} failed decisions, ${stats.cost_usd:.4f}",
+        flush=True,
+    )
+    return stats

@@ -1,0 +1,50 @@
+"""The study registry: every study the workflow can run, by config name."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from coopeval.studies.base import Study
+from coopeval.studies.coopeval.study import CoopEvalStudy
+
+STUDIES: dict[str, Study] = {study.name: study for study in (CoopEvalStudy(),)}
+"""Name → study, in the order ``all`` lists them."""
+
+
+def get_study(name: str) -> Study:
+    """The study called ``name``.
+
+    Raises
+    ------
+    KeyError
+        Naming the known studies.
+    """
+    if name not in STUDIES:
+        raise KeyError(f"unknown study {name!r}; known studies: {', '.join(STUDIES)}")
+    return STUDIES[name]
+
+
+def configured_studies(config: Mapping[str, Any]) -> list[Study]:
+    """The studies a validated config runs (its ``studies`` list), in registry order."""
+    wanted = set(config["studies"])
+    return [study for name, study in STUDIES.items() if name in wanted]
+
+
+def all_cells(config: Mapping[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """Study name → its cells (each with ``study`` added) for every configured study."""
+    return {study.name: [{**cell, "study": study.name} for cell in study.cells(config)] for study in configured_studies(config)}
+
+
+def required_env(config: Mapping[str, Any]) -> list[str]:
+    """API-key variables every model of the configured studies needs (for Snakemake ``envvars:``)."""
+    from coopeval.agents.registry import required_env as model_env
+
+    return sorted({name for study in configured_studies(config) for model in study.models(config) for name in model_env(model)})
+
+
+def cell_uses_local_llm(study: Study, spec: Mapping[str, Any]) -> bool:
+    """Whether playing ``spec`` runs the embedded model (the job takes the ``local_llm`` resource)."""
+    from coopeval.agents.registry import uses_local_llm
+
+    return any(uses_local_llm(model) for model in study.cell_models(spec))

@@ -1,0 +1,67 @@
+"""CoopEval's config checks beyond the schema (run by :func:`coopeval.pipeline.config.validate_config`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+from coopeval.agents.registry import agent_name, is_scripted, model_error
+from coopeval.core.errors import ConfigError
+from coopeval.studies.coopeval.mechanisms.catalog import mechanism_info
+
+SECRET_PARAM_KEYS = frozenset({"api_key", "apikey", "key", "token", "access_token", "secret", "authorization"})
+"""Parameter names that would put a credential into params (rejected)."""
+
+
+def check_config(config: Mapping[str, Any]) -> None:
+    """What the schema cannot check: known models (provider registry), no API key in params,
+    unique agent names, variants of listed mechanisms with valid parameters.
+
+    Raises
+    ------
+    ConfigError
+        Naming the field, the problem and the fix.
+    """
+    if is_scripted(str(config["judge"]["model"])):
+        raise ConfigError(
+            f"config judge.model: {config['judge']['model']!r} is a scripted bot, which cannot judge; "
+            "use a language model, e.g. local/smollm2-135m."
+        )
+    names: dict[str, int] = {}
+    for index, agent in enumerate(config["agents"]):
+        model = agent["model"]
+        problem = model_error(model)
+        if problem:
+            raise ConfigError(f"config agents[{index}].model: {problem}.")
+        secrets = sorted(k for k in agent.get("params", {}) if k.lower() in SECRET_PARAM_KEYS)
+        if secrets:
+            raise ConfigError(
+                f"config agents[{index}].params.{secrets[0]}: API keys must not be in the config (params are "
+                "recorded in Snakemake metadata and cache keys); export the provider's key variable instead, "
+                "e.g. OPENAI_API_KEY."
+            )
+        name = agent_name(agent)
+        if name in names:
+            raise ConfigError(
+                f"config agents[{index}]: duplicates agents[{names[name]}] ({name}); give one of them a distinct label."
+            )
+        names[name] = index
+    seen: set[tuple[str, str]] = set()
+    for index, variant in enumerate(config.get("variants", [])):
+        mechanism, name = variant["mechanism"], variant["name"]
+        where = f"config variants[{index}]"
+        if mechanism not in config["mechanisms"]:
+            raise ConfigError(f"{where}.mechanism: {mechanism} is not listed in mechanisms; add it there or remove the variant.")
+        if (mechanism, name) in seen:
+            raise ConfigError(f"{where}.name: {name!r} is used twice for {mechanism}; variant names must be unique per mechanism.")
+        seen.add((mechanism, name))
+        mechanism_schema = mechanism_info(mechanism).params_schema()
+        for error in Draft202012Validator(mechanism_schema).iter_errors(variant["params"]):
+            field = ".".join(str(p) for p in error.absolute_path)
+            allowed = ", ".join(sorted(mechanism_schema.get("properties", {}))) or "none"
+            raise ConfigError(
+                f"{where}.params{'.' + field if field else ''}: {error.message}. Allowed keys for {mechanism}: {allowed}."
+            )
+

@@ -1,0 +1,41 @@
+"""The CoopEval study's part of the config schema, with its lists filled from the registries.
+
+``config.schema.yaml`` (package data beside this module) holds the keys, types, defaults and
+descriptions; the mechanism and game names (enums and defaults) and the ``mechanism_params``
+objects come from :mod:`.mechanisms.catalog` and :mod:`coopeval.games`, so each is declared once.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+from importlib.resources import files
+from typing import Any
+
+import yaml
+
+from coopeval.games import GAME_FACTORIES
+from coopeval.studies.coopeval.mechanisms.catalog import MECHANISM_ORDER, MECHANISMS
+
+
+@functools.cache
+def _schema_part() -> dict[str, Any]:
+    text = files("coopeval.studies.coopeval").joinpath("config.schema.yaml").read_text(encoding="utf-8")
+    part: dict[str, Any] = yaml.safe_load(text)
+    props = part["properties"]
+    mechanisms, games = list(MECHANISM_ORDER), list(GAME_FACTORIES)
+    props["agents"]["items"]["properties"]["mechanisms"]["items"]["enum"] = mechanisms
+    props["mechanisms"]["items"]["enum"] = mechanisms
+    props["mechanisms"]["default"] = mechanisms
+    props["variants"]["items"]["properties"]["mechanism"]["enum"] = mechanisms
+    props["mechanism_params"]["properties"] = {m.name: m.params_schema() for m in MECHANISMS}
+    props["games"]["items"]["enum"] = games
+    props["games"]["default"] = games
+    props["judge"]["properties"]["include_games"]["items"]["enum"] = games
+    props["judge"]["properties"]["include_games"]["default"] = games
+    return part
+
+
+def config_schema_part() -> dict[str, Any]:
+    """``{"properties": {...}, "required": [...]}`` of the CoopEval keys (a fresh copy)."""
+    return copy.deepcopy(_schema_part())

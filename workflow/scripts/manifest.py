@@ -1,0 +1,10 @@
+"""Snakemake adapter: write each study's cell manifest (text computed by the package)."""
+
+from coopeval.pipeline.joblog import log_to
+
+log_to(snakemake.log[0])
+
+from pathlib import Path  # noqa: E402
+
+for path, text in snakemake.params.manifests.items():
+    Path(path).write_text(text, encoding="utf-8")
