@@ -6,7 +6,7 @@ log_to(snakemake.log[0])
 
 import polars as pl  # noqa: E402
 
-from coopeval.studies.coopeval.mechanisms import mechanism_class  # noqa: E402
+from coopeval.studies.coopeval.mechanisms.catalog import mechanism_info  # noqa: E402
 from coopeval.studies.coopeval.evaluate import evaluate_cell  # noqa: E402
 from coopeval.core.io import write_parquet_atomic  # noqa: E402
 
@@ -24,7 +24,7 @@ metrics, trajectory = evaluate_cell(
     scores,
     matchups,
     ids,
-    has_metagame=mechanism_class(snakemake.wildcards.mechanism).has_metagame,
+    has_metagame=not mechanism_info(snakemake.wildcards.mechanism).population_game,
     steps=snakemake.params.steps,
     lr=snakemake.params.lr,
     dr_rule=snakemake.params.dr_rule,

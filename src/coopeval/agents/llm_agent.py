@@ -18,6 +18,7 @@ import os
 import sys
 import time
 from collections.abc import Mapping
+from importlib.resources import files
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -66,7 +67,7 @@ _PROVIDER_KEYS: dict[str, list[str]] = {
     "hosted_vllm": [],
 }
 
-_DEFAULT_PRICES = Path(__file__).resolve().parents[3] / "resources" / "prices.yaml"
+_DEFAULT_PRICES = Path(str(files("coopeval").joinpath("data/prices.yaml")))
 
 
 # --------------------------------------------------------------------------------------------
@@ -98,7 +99,7 @@ def required_env_vars(model: str) -> list[str]:
 
 
 class PriceTable:
-    """Pinned prices (US dollars per million tokens) read from ``resources/prices.yaml``."""
+    """Pinned prices (US dollars per million tokens) read from ``coopeval/data/prices.yaml``."""
 
     def __init__(self, models: Mapping[str, Mapping[str, Any]]) -> None:
         self._models = {str(k): dict(v) for k, v in models.items()}
@@ -120,7 +121,7 @@ class PriceTable:
 @functools.lru_cache(maxsize=8)
 def load_prices(path: str | None = None) -> PriceTable:
     """Load the price table from ``path``, ``$COOPEVAL_PRICES`` or the repository's
-    ``resources/prices.yaml``. A missing file gives an empty table (every model unknown)."""
+    ``coopeval/data/prices.yaml``. A missing file gives an empty table (every model unknown)."""
     import yaml
 
     chosen = Path(path or os.environ.get("COOPEVAL_PRICES") or _DEFAULT_PRICES)
@@ -257,7 +258,7 @@ class LiteLLMAgent:
         Everything that determines the answer (sampling parameters and agent options; no
         transport options). Part of the response-cache key.
     price_known:
-        False once a call was priced for a model missing from ``resources/prices.yaml`` (its
+        False once a call was priced for a model missing from ``coopeval/data/prices.yaml`` (its
         cost is then reported as 0).
 
     Raises

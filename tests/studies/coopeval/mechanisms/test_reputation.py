@@ -23,7 +23,8 @@ import polars as pl
 import pytest
 
 from coopeval.evaluation.scores import discounted_average
-from coopeval.studies.coopeval.mechanisms import get_mechanism, mechanism_class
+from coopeval.studies.coopeval.mechanisms import get_mechanism
+from coopeval.studies.coopeval.mechanisms.catalog import mechanism_info
 from coopeval.studies.coopeval.mechanisms.base import action_instruction
 from coopeval.agents.maker import DecisionMaker
 from coopeval.core.prompts import PromptLibrary
@@ -87,7 +88,7 @@ def histories(prompt: str) -> str:
 def metrics_of(tables: dict[str, pl.DataFrame], mechanism: str) -> tuple[pl.DataFrame, pl.DataFrame]:
     scores = matchup_scores(tables["decisions"], tables["matchups"])
     ids = {c: tables["matchups"][c][0] for c in ID_COLUMNS}
-    metrics, _ = evaluate_cell(scores, tables["matchups"], ids, has_metagame=mechanism_class(mechanism).has_metagame)
+    metrics, _ = evaluate_cell(scores, tables["matchups"], ids, has_metagame=not mechanism_info(mechanism).population_game)
     return scores, metrics
 
 
@@ -103,8 +104,10 @@ def metric(metrics: pl.DataFrame, agent: str, name: str) -> float:
 def test_registry_and_traits() -> None:
     first, plus = get_mechanism("ReputationFirstOrder"), get_mechanism("Reputation")
     assert (first.name, plus.name) == ("ReputationFirstOrder", "Reputation")
-    assert first.has_metagame is False and plus.has_metagame is False
-    assert type(first).default_recursion_depth == 1 and type(plus).default_recursion_depth == 3
+    assert mechanism_info("ReputationFirstOrder").population_game and mechanism_info("Reputation").population_game
+    assert not mechanism_info("Repetition").population_game
+    assert mechanism_info("ReputationFirstOrder").defaults()["max_recursion_depth"] == 1
+    assert mechanism_info("Reputation").defaults()["max_recursion_depth"] == 3
     assert cell(["tit-for-tat"], "prisoners_dilemma", "ReputationFirstOrder")["mechanism_params"] == {
         "num_rounds": 15, "discount": 0.8, "lookup_depth": 3, "max_recursion_depth": 1,
     }

@@ -20,11 +20,12 @@ from collections.abc import Sequence
 
 import polars as pl
 
+from coopeval.studies.coopeval.mechanisms.catalog import CONDITIONAL_MECHANISMS
+
 from coopeval.studies.coopeval.analysis.actions import action_label
 
 __all__ = ["CONDITIONAL_MECHANISMS", "conditional_action_frequencies"]
 
-CONDITIONAL_MECHANISMS = ("Repetition", "ReputationFirstOrder", "Reputation")
 
 _OUT_SCHEMA = {
     "mechanism": pl.String,

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import polars as pl
 
+from coopeval.studies.coopeval.mechanisms.catalog import DESIGN_MECHANISMS
+
 __all__ = ["DESIGN_MECHANISMS", "MEASURES", "voting_adoption"]
 
-DESIGN_MECHANISMS = ("Mediation", "Contracting")
 MEASURES = ("approvals per proposal", "selected", "signed", "delegated")
 
 _OUT_SCHEMA = {

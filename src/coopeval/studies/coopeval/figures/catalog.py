@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from coopeval.studies.coopeval.mechanisms.catalog import CONDITIONAL_MECHANISMS, DESIGN_MECHANISMS
+
 __all__ = [
     "ALL_GAMES",
     "ALL_MECHANISMS",
@@ -25,8 +27,6 @@ __all__ = [
 
 ALL_MECHANISMS = "All mechanisms"
 ALL_GAMES = "All games"
-CONDITIONAL_MECHANISMS = ("Repetition", "ReputationFirstOrder", "Reputation")
-DESIGN_MECHANISMS = ("Mediation", "Contracting")
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import sys
-import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -28,6 +27,7 @@ from coopeval.decisions.taxonomy import Taxonomy, load_taxonomy
 from coopeval.studies.coopeval.judge.prompt import JudgePrompt
 from coopeval.studies.coopeval.judge.selection import cot_agent_names, eligible_decisions, sample_decisions
 from coopeval.agents.maker import CallStats, DecisionMaker
+from coopeval.agents.progress import Progress
 from coopeval.core.schemas import CELL_COLUMNS, SCHEMAS, conform, empty_frame
 from coopeval.core.rng import seed_int_for
 
@@ -50,13 +50,9 @@ async def _judge_all(
 
     fmt = prompt.taxonomy.answer_format()
     titles: dict[str, str] = {}
-    done = 0
-    started = time.monotonic()
-    last = 0.0
-    total = selected.height
+    progress = Progress("judge", selected.height, maker, unit="judged", interval=5.0)
 
     async def one(row: Mapping[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-        nonlocal done, last
         game = row["game"]
         if game not in titles:
             titles[game] = get_game(game).title
@@ -93,17 +89,7 @@ async def _judge_all(
             }
             for attempt in outcome.attempts
         ]
-        done += 1
-        now = time.monotonic()
-        if done == total or now - last >= 5.0:
-            last = now
-            s = maker.stats
-            print(
-                f"[judge] {done}/{total} judged, {s.calls_made} model calls, {s.cache_hits} cache hits, "
-                f"{s.failed_decisions} failed, {now - started:.0f}s",
-                file=sys.stderr,
-                flush=True,
-            )
+        progress.step()
         return judgement, calls
 
     results = await asyncio.gather(*(one(row) for row in selected.iter_rows(named=True)))

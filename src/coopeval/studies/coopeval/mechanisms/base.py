@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -20,6 +18,7 @@ from coopeval.decisions.formats import AnswerFormat
 from coopeval.games.base import Game
 from coopeval.agents.maker import DecisionMaker, DecisionOutcome
 from coopeval.core.prompts import PromptLibrary
+from coopeval.studies.coopeval.mechanisms.catalog import mechanism_info
 from coopeval.core.rng import rng_for, sample_action, seed_int_for
 
 
@@ -59,35 +58,15 @@ class CellRecords:
             self.llm_calls.append({**base, **attempt})
 
 
-class Progress:
-    """Progress lines on stderr for long cells: one line per finished unit, at most every 2 s."""
-
-    def __init__(self, label: str, total: int, maker: DecisionMaker, unit: str = "matchups") -> None:
-        self.label, self.total, self.maker, self.unit = label, total, maker, unit
-        self.done = 0
-        self.started = time.monotonic()
-        self._last = 0.0
-
-    def step(self, failed: bool = False) -> None:
-        self.done += 1
-        now = time.monotonic()
-        if self.done == self.total or now - self._last >= 2.0:
-            self._last = now
-            s = self.maker.stats
-            print(
-                f"[{self.label}] {self.done}/{self.total} {self.unit}, {s.calls_made} model calls, "
-                f"{s.cache_hits} cache hits, {s.failed_decisions} failed decisions, "
-                f"{now - self.started:.0f}s",
-                file=sys.stderr,
-                flush=True,
-            )
-
-
 class Mechanism:
-    """Base class. Traits: ``has_metagame`` (Fitness and DR computable), ``name`` (type name)."""
+    """Base class. ``name`` is the type name; every other trait is declared in
+    :mod:`coopeval.studies.coopeval.mechanisms.catalog`."""
 
     name: ClassVar[str] = ""
-    has_metagame: ClassVar[bool] = True
+
+    def params(self, ctx: CellContext) -> Any:
+        """The cell's parameters as this mechanism's parameter dataclass (catalog defaults filled in)."""
+        return mechanism_info(self.name).parse_params(ctx.params)
 
     async def run(self, ctx: CellContext) -> CellRecords:
         """Play the whole cell."""

@@ -111,12 +111,11 @@ class Contracting(DesignVoteMechanism):
     """
 
     name: ClassVar[str] = "Contracting"
-    design_kind: ClassVar[str] = "contract"
     vote_prefix: ClassVar[str] = "C"
     prompt_prefix: ClassVar[str] = "contracting"
 
     def bounds(self, ctx: CellContext) -> tuple[int, int] | None:
-        raw = ctx.params.get("value_bounds")
+        raw = self.params(ctx).value_bounds
         return (int(raw[0]), int(raw[1])) if raw else None
 
     def design_format(self, ctx: CellContext) -> AnswerFormat:

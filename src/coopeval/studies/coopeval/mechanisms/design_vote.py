@@ -33,10 +33,10 @@ from typing import Any, ClassVar
 
 from coopeval.agents.protocol import Agent
 from coopeval.decisions.formats import AnswerFormat
+from coopeval.agents.progress import Progress
 from coopeval.studies.coopeval.mechanisms.base import (
     CellContext,
     CellRecords,
-    Progress,
     action_instruction,
     bot_state,
     decide_simultaneously,
@@ -48,6 +48,7 @@ from coopeval.studies.coopeval.mechanisms.base import (
 )
 from coopeval.agents.maker import DecisionOutcome
 from coopeval.studies.coopeval.mechanisms.repetition import RepeatedPlay
+from coopeval.studies.coopeval.mechanisms.catalog import mechanism_info
 from coopeval.core.rng import rng_for
 
 Design = dict[str, Any]
@@ -141,9 +142,13 @@ class DesignVoteMechanism(RepeatedPlay):
     Matchups are those of :class:`RepeatedPlay` (every seat-ordered tuple); stored discount 1.0.
     """
 
-    design_kind: ClassVar[str] = ""
     vote_prefix: ClassVar[str] = ""
     prompt_prefix: ClassVar[str] = ""  # templates resources/prompts/<prefix>_*.txt
+
+    @property
+    def design_kind(self) -> str:
+        """``"mediator"`` or ``"contract"`` (declared in the mechanism catalog)."""
+        return str(mechanism_info(self.name).design_kind)
 
     # -- subclass hooks -------------------------------------------------------------------------
 

@@ -86,7 +86,6 @@ class Mediation(DesignVoteMechanism):
     """
 
     name: ClassVar[str] = "Mediation"
-    design_kind: ClassVar[str] = "mediator"
     vote_prefix: ClassVar[str] = "M"
     prompt_prefix: ClassVar[str] = "mediation"
 

@@ -16,11 +16,11 @@ from typing import Any, ClassVar
 
 from coopeval.agents.protocol import Agent
 from coopeval.decisions.formats import AnswerFormat
+from coopeval.agents.progress import Progress
 from coopeval.studies.coopeval.mechanisms.base import (
     CellContext,
     CellRecords,
     Mechanism,
-    Progress,
     action_instruction,
     bot_state,
     continuation_percent,
@@ -137,14 +137,14 @@ class Repetition(RepeatedPlay):
     name: ClassVar[str] = "Repetition"
 
     def num_rounds(self, ctx: CellContext) -> int:
-        return int(ctx.params.get("num_rounds", 15))
+        return int(self.params(ctx).num_rounds)
 
     def discount(self, ctx: CellContext) -> float:
-        return float(ctx.params.get("discount", 0.8))
+        return float(self.params(ctx).discount)
 
     def section(self, ctx: CellContext, seat: int, round_: int, history: Sequence[Sequence[int]]) -> str:
         n = ctx.game.n_players
-        k = int(ctx.params.get("lookup_depth", 3))
+        k = int(self.params(ctx).lookup_depth)
         truncate = bool(ctx.compat.get("truncate_delta_percent", False))
         return ctx.prompts.render(
             "repetition",

@@ -49,11 +49,11 @@ from typing import Any, ClassVar
 
 from coopeval.agents.protocol import Agent
 from coopeval.decisions.formats import AnswerFormat
+from coopeval.agents.progress import Progress
 from coopeval.studies.coopeval.mechanisms.base import (
     CellContext,
     CellRecords,
     Mechanism,
-    Progress,
     action_instruction,
     bot_state,
     continuation_percent,
@@ -228,20 +228,18 @@ class ReputationFirstOrder(Mechanism):
     """
 
     name: ClassVar[str] = "ReputationFirstOrder"
-    has_metagame: ClassVar[bool] = False
-    default_recursion_depth: ClassVar[int] = 1
 
     def num_rounds(self, ctx: CellContext) -> int:
-        return int(ctx.params.get("num_rounds", 15))
+        return int(self.params(ctx).num_rounds)
 
     def discount(self, ctx: CellContext) -> float:
-        return float(ctx.params.get("discount", 0.8))
+        return float(self.params(ctx).discount)
 
     def lookup_depth(self, ctx: CellContext) -> int:
-        return int(ctx.params.get("lookup_depth", 3))
+        return int(self.params(ctx).lookup_depth)
 
     def recursion_depth(self, ctx: CellContext) -> int:
-        return int(ctx.params.get("max_recursion_depth", self.default_recursion_depth))
+        return int(self.params(ctx).max_recursion_depth)
 
     def section(
         self,
@@ -396,4 +394,3 @@ class Reputation(ReputationFirstOrder):
     histories of the opponents' earlier matches, ``max_recursion_depth`` 3 by default."""
 
     name: ClassVar[str] = "Reputation"
-    default_recursion_depth: ClassVar[int] = 3
