@@ -7,6 +7,8 @@ from typing import Any
 
 from coopeval.studies.base import Study
 from coopeval.studies.coopeval.study import CoopEvalStudy
+from coopeval.agents.registry import required_env as model_env
+from coopeval.agents.registry import uses_local_llm
 
 STUDIES: dict[str, Study] = {study.name: study for study in (CoopEvalStudy(),)}
 """Name → study, in the order ``all`` lists them."""
@@ -38,13 +40,9 @@ def all_cells(config: Mapping[str, Any]) -> dict[str, list[dict[str, Any]]]:
 
 def required_env(config: Mapping[str, Any]) -> list[str]:
     """API-key variables every model of the configured studies needs (for Snakemake ``envvars:``)."""
-    from coopeval.agents.registry import required_env as model_env
-
     return sorted({name for study in configured_studies(config) for model in study.models(config) for name in model_env(model)})
 
 
 def cell_uses_local_llm(study: Study, spec: Mapping[str, Any]) -> bool:
     """Whether playing ``spec`` runs the embedded model (the job takes the ``local_llm`` resource)."""
-    from coopeval.agents.registry import uses_local_llm
-
     return any(uses_local_llm(model) for model in study.cell_models(spec))

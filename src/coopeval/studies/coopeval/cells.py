@@ -20,6 +20,7 @@ from coopeval.core.hashing import canonical_json, cell_hash, content_hash
 from coopeval.decisions.parsing import PARSER_VERSION
 from coopeval.core.prompts import PromptLibrary
 from coopeval.studies.coopeval.mechanisms.catalog import mechanism_info
+from coopeval.games import get_game
 
 
 def agent_spec(entry: Mapping[str, Any]) -> dict[str, Any]:
@@ -32,8 +33,6 @@ def agent_spec(entry: Mapping[str, Any]) -> dict[str, Any]:
 
 def game_fingerprint(key: str, params: Mapping[str, Any]) -> str:
     """sha256 (16 hex chars) of what agents are told and paid: actions, payoff table, seat texts."""
-    from coopeval.games import get_game
-
     game = get_game(key, **params)
     payload = {
         "actions": list(game.actions),
@@ -53,8 +52,6 @@ def play_cost(cell: Mapping[str, Any]) -> int:
     e.g. Reputation+ Public Goods 12, NoMechanism Prisoner's Dilemma 2. Raises ``KeyError`` for an
     unknown game key.
     """
-    from coopeval.games import get_game
-
     n_players = get_game(cell["game"], **cell.get("game_params", {})).n_players
     return mechanism_info(cell["mechanism"]).play_cost_weight * n_players
 

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from coopeval.studies.coopeval.mechanisms.catalog import CONDITIONAL_MECHANISMS, DESIGN_MECHANISMS
+from coopeval.games import get_game
 
 __all__ = [
     "ALL_GAMES",
@@ -46,8 +47,6 @@ class FigureEntry:
 
 def game_title(key: str) -> str:
     """Human-readable game name (e.g. ``Prisoner's Dilemma``) of a config key."""
-    from coopeval.games import get_game
-
     return get_game(key).title
 
 

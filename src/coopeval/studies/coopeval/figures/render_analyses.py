@@ -13,6 +13,7 @@ from typing import Any
 
 import polars as pl
 
+from coopeval.core.schemas import empty_frame
 from coopeval.studies.coopeval.analysis.actions import action_probabilities
 from coopeval.studies.coopeval.analysis.conditional import conditional_action_frequencies
 from coopeval.studies.coopeval.analysis.design_rates import design_rate_frame
@@ -40,8 +41,6 @@ def load_analysis_tables(store: str | Path) -> dict[str, pl.DataFrame]:
     """The store tables the analyses read, restricted to default-parameter cells."""
     import duckdb
 
-    from coopeval.studies.coopeval.judge.stage import JUDGEMENT_SCHEMA
-
     con = duckdb.connect(str(store), read_only=True)
     try:
         present = {row[0] for row in con.execute("SHOW TABLES").fetchall()}
@@ -64,7 +63,7 @@ def load_analysis_tables(store: str | Path) -> dict[str, pl.DataFrame]:
         if "judgements" in present:
             tables["judgements"] = con.sql(f"SELECT * FROM judgements WHERE {default}").pl()
         else:
-            tables["judgements"] = pl.DataFrame(schema=JUDGEMENT_SCHEMA)
+            tables["judgements"] = empty_frame("judgements")
     finally:
         con.close()
     return tables

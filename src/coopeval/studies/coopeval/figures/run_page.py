@@ -18,6 +18,9 @@ from coopeval.studies.coopeval.analysis.run_summary import (
     judge_summary,
     model_usage,
 )
+from coopeval.studies.coopeval.figures.catalog import table_pages
+from coopeval.games import get_game
+from coopeval.agents.registry import agent_name
 
 __all__ = ["frame_to_html", "render_run_summary", "render_table_pages"]
 
@@ -72,9 +75,6 @@ def render_table_pages(
 ) -> list[Path]:
     """One HTML page per entry of :func:`coopeval.studies.coopeval.figures.catalog.table_pages`: the rows of
     ``<table_dir>/<table>.csv`` for that mechanism (and game), as an HTML table."""
-    from coopeval.studies.coopeval.figures.catalog import table_pages
-    from coopeval.games import get_game
-
     frames = {}
     for t in tables:
         path = Path(table_dir) / f"{t}.csv"
@@ -152,9 +152,6 @@ def render_run_summary(
 ) -> Path:
     """Write the run summary HTML: roster, games, mechanisms, decision counts, failures, calls,
     tokens and cost per model, and the judge's outcome."""
-    from coopeval.agents.registry import agent_name
-    from coopeval.games import get_game
-
     t = _read(store)
     roster = pl.DataFrame(
         [

@@ -22,6 +22,7 @@ import polars as pl
 
 from coopeval.agents.registry import agent_name, agent_style
 from coopeval.core.rng import rng_for
+from coopeval.games import get_game
 
 __all__ = ["DEFAULT_MIN_CHARS", "cot_agent_names", "eligible_decisions", "judge_has_work", "sample_decisions"]
 
@@ -67,8 +68,6 @@ def eligible_decisions(
         & (pl.col("response").fill_null("").str.strip_chars().str.len_chars() >= min_chars)
     )
     if games is not None:
-        from coopeval.games import get_game
-
         names = [get_game(g).name for g in games]
         keep = keep & pl.col("game").is_in(names)
     return decisions.filter(keep).sort(["cell_id", "decision_id"])

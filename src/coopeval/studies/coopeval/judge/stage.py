@@ -30,6 +30,12 @@ from coopeval.agents.maker import CallStats, DecisionMaker
 from coopeval.agents.progress import Progress
 from coopeval.core.schemas import CELL_COLUMNS, SCHEMAS, conform, empty_frame
 from coopeval.core.rng import seed_int_for
+from coopeval.games import get_game
+from coopeval.core.io import write_parquet_atomic
+from coopeval.cache.response_cache import ResponseCache
+from coopeval.core.prompts import PromptLibrary
+from coopeval.studies.coopeval.play import style_instructions
+from coopeval.agents.registry import make_agent
 
 __all__ = ["JUDGEMENT_SCHEMA", "judge_decisions", "run_judge"]
 
@@ -46,8 +52,6 @@ def _judgement_frame(rows: list[dict[str, Any]]) -> pl.DataFrame:
 async def _judge_all(
     selected: pl.DataFrame, judge: Agent, maker: DecisionMaker, prompt: JudgePrompt, seed: int
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    from coopeval.games import get_game
-
     fmt = prompt.taxonomy.answer_format()
     titles: dict[str, str] = {}
     progress = Progress("judge", selected.height, maker, unit="judged", interval=5.0)
@@ -123,8 +127,6 @@ def _read_decisions(paths: Sequence[str | Path]) -> pl.DataFrame:
 
 
 def _write_parquet_atomic(frame: pl.DataFrame, path: str | Path) -> None:
-    from coopeval.core.io import write_parquet_atomic
-
     write_parquet_atomic(frame, path)
 
 
@@ -184,13 +186,7 @@ def run_judge(
     )
     stats = CallStats()
     if selected.height:
-        from coopeval.cache.response_cache import ResponseCache
-        from coopeval.core.prompts import PromptLibrary
-        from coopeval.studies.coopeval.play import style_instructions
-
         if judge_agent is None:
-            from coopeval.agents.registry import make_agent
-
             judge_agent = make_agent(
                 {
                     "model": judge_config["model"],
