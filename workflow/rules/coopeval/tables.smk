@@ -1,11 +1,9 @@
 # tables: the paper's per-game, aggregate and design-quality tables, built by the same code
 # for our own runs (from the store) and for the authors' released data (reproduce).
 
-TABLE_FILES = expand(
-    "results/tables/{table}.{ext}",
-    table=["per_game", "aggregate", "design_quality"],
-    ext=["csv", "md", "tex"],
-)
+from coopeval.studies.coopeval.tables.render import TABLE_FILES as _TABLE_NAMES
+
+TABLE_FILES = [f"results/tables/{name}" for name in _TABLE_NAMES]
 
 
 rule tables:
@@ -32,11 +30,7 @@ rule reproduce:
         ancient(config["reference_data"]),
     output:
         store="results/reproduce/coopeval.duckdb",
-        tables=expand(
-            "results/reproduce/{table}.{ext}",
-            table=["per_game", "aggregate", "design_quality"],
-            ext=["csv", "md", "tex"],
-        ),
+        tables=[f"results/reproduce/{name}" for name in _TABLE_NAMES],
     log:
         "results/logs/reproduce.log",
     conda:

@@ -30,7 +30,9 @@ from coopeval.studies.coopeval.tables.metrics import LLM_AVERAGE
 
 __all__ = ["write_tables", "render_markdown", "render_latex", "atomic_write_text", "format_cell", "TABLE_FILES"]
 
-TABLE_FILES = tuple(f"{name}.{ext}" for name in ("per_game", "aggregate", "design_quality") for ext in ("csv", "md", "tex"))
+PAPER_TABLES = ("per_game", "aggregate", "design_quality")
+"""The paper's tables (spec §7), each written as CSV, Markdown and LaTeX."""
+TABLE_FILES = tuple(f"{name}.{ext}" for name in PAPER_TABLES for ext in ("csv", "md", "tex"))
 
 _GAME_TITLES = {
     "PrisonersDilemma": "Prisoner's Dilemma",
