@@ -129,7 +129,7 @@ def _semantic_checks(config: dict[str, Any]) -> None:
                 "write provider/model, e.g. openrouter/openai/gpt-4o or local/smollm2-135m."
             )
         if model.startswith("local/"):
-            from coopeval.agents.local_provider import LOCAL_MODELS
+            from coopeval.agents.local import LOCAL_MODELS
 
             if model.removeprefix("local/") not in LOCAL_MODELS:
                 known = ", ".join("local/" + m for m in LOCAL_MODELS)
