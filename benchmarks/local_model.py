@@ -32,7 +32,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from coopeval.agents.grammar import DEFAULT_MAX_REASONING_CHARS  # noqa: E402
 from coopeval.agents.llm_agent import LiteLLMAgent  # noqa: E402
-from coopeval.agents.local_provider import last_call_stats  # noqa: E402
+from coopeval.agents.local import last_call_stats  # noqa: E402
 from coopeval.agents.protocol import DecisionRequest  # noqa: E402
 from coopeval.decisions.formats import AnswerFormat  # noqa: E402
 

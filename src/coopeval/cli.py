@@ -165,8 +165,9 @@ def run_evaluate(args: argparse.Namespace) -> int:
         raise CliError("TENSOR: pass exactly one of TENSOR or --from-matchups FILE")
 
     from coopeval.evaluation.deviation import DeviationRatingError
-    from coopeval.evaluation.metagame import evaluate_metagame, load_reference_matchups
+    from coopeval.evaluation.metagame import evaluate_metagame
     from coopeval.evaluation.tensor import build_payoff_tensor
+    from coopeval.studies.coopeval.reference.payoffs import load_reference_matchups
 
     if args.from_matchups is not None:
         try:

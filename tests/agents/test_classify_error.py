@@ -13,7 +13,7 @@ litellm = pytest.importorskip("litellm")
 httpx = pytest.importorskip("httpx")
 
 from coopeval.agents.llm_agent import LiteLLMAgent, classify_error, required_env_vars  # noqa: E402
-from coopeval.agents.local_provider import GrammarError, LocalModelMissingError  # noqa: E402
+from coopeval.agents.local import GrammarError, LocalModelMissingError  # noqa: E402
 from coopeval.agents.protocol import ErrorClass  # noqa: E402
 
 ex = litellm.exceptions

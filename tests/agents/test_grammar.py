@@ -399,7 +399,7 @@ ALL_FORMATS = [
 @pytest.fixture(scope="module")
 def vocab() -> object:
     llama_cpp = pytest.importorskip("llama_cpp")
-    from coopeval.agents.local_provider import LocalModelMissingError, local_model_path
+    from coopeval.agents.local import LocalModelMissingError, local_model_path
 
     try:
         path = local_model_path("smollm2-135m")

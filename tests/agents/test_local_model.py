@@ -21,7 +21,7 @@ pytest.importorskip("llama_cpp")
 pytest.importorskip("litellm")
 
 from coopeval.agents.llm_agent import LiteLLMAgent  # noqa: E402
-from coopeval.agents.local_provider import (  # noqa: E402
+from coopeval.agents.local import (  # noqa: E402
     LocalModelMissingError,
     last_call_stats,
     local_model_path,

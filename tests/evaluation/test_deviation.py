@@ -16,8 +16,8 @@ from coopeval.evaluation.deviation import (
     deviation_ratings,
     rank_with_ties,
 )
-from coopeval.evaluation.metagame import load_reference_matchups
 from coopeval.evaluation.tensor import build_payoff_tensor
+from coopeval.studies.coopeval.reference.payoffs import load_reference_matchups
 
 PD = np.array([[2.0, 0.0], [3.0, 1.0]])
 

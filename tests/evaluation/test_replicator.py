@@ -9,9 +9,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from coopeval.evaluation.metagame import load_reference_matchups
 from coopeval.evaluation.replicator import fitness, replicator_dynamics
 from coopeval.evaluation.tensor import build_payoff_tensor
+from coopeval.studies.coopeval.reference.payoffs import load_reference_matchups
 
 
 def test_oracle_vector(rd_vector: tuple[str, dict[str, Any]], oracles: dict[str, Any]) -> None:

@@ -9,13 +9,13 @@ from typing import Any
 import numpy as np
 import pytest
 
-from coopeval.evaluation.metagame import (
-    load_reference_matchups,
-    load_reference_reputation_scores,
-    reference_type_string,
-)
 from coopeval.evaluation.replicator import fitness
 from coopeval.evaluation.tensor import Observation, build_payoff_tensor, mean_payoff
+from coopeval.studies.coopeval.reference.agent_types import reference_type_string
+from coopeval.studies.coopeval.reference.payoffs import (
+    load_reference_matchups,
+    load_reference_reputation_scores,
+)
 
 PD = {("C", "C"): (2, 2), ("C", "D"): (0, 3), ("D", "C"): (3, 0), ("D", "D"): (1, 1)}
 

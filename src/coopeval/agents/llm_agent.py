@@ -2,7 +2,7 @@
 
 Model strings are litellm's ``provider/model`` form: ``openai/…``, ``anthropic/…``, ``gemini/…``,
 ``openrouter/…``, ``hosted_vllm/…``, ``ollama/…``, and the embedded ``local/smollm2-135m``
-(:mod:`coopeval.agents.local_provider`). litellm is imported lazily, on the first call, with
+(:mod:`coopeval.agents.local`). litellm is imported lazily, on the first call, with
 ``LITELLM_OFFLINE_MODE`` / ``LITELLM_LOCAL_MODEL_COST_MAP`` set first (engineering rules §5);
 merely building an agent never imports it.
 
@@ -151,7 +151,7 @@ def classify_error(exc: BaseException) -> ErrorClass:
       ``TRANSIENT``;
     * anything else → ``TRANSIENT`` (a few retries, then the error propagates).
     """
-    from coopeval.agents.local_provider import LocalProviderError
+    from coopeval.agents.local import LocalProviderError
 
     chain = _exception_chain(exc)
     if any(isinstance(e, LocalProviderError) for e in chain):
@@ -265,7 +265,7 @@ class LiteLLMAgent:
     ------
     ValueError
         Unknown style.
-    coopeval.agents.local_provider.LocalModelMissingError
+    coopeval.agents.local.LocalModelMissingError
         A ``local/`` model whose weights are not installed.
     """
 
@@ -297,7 +297,7 @@ class LiteLLMAgent:
         self.price_known = True
         self._litellm: ModuleType | None = None
         if self.is_local:
-            from coopeval.agents.local_provider import local_model_path
+            from coopeval.agents.local import local_model_path
 
             local_model_path(model.split("/", 1)[1])  # fail fast, without importing llama.cpp
 
@@ -308,7 +308,7 @@ class LiteLLMAgent:
         if self._litellm is None:
             litellm = _import_litellm()
             if self.is_local:
-                from coopeval.agents.local_provider import register_local_provider
+                from coopeval.agents.local import register_local_provider
 
                 register_local_provider()
             self._litellm = litellm

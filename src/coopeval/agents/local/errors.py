@@ -1,0 +1,26 @@
+"""Errors of the local provider; all are ``FATAL`` for the retry loop (retrying cannot fix them)."""
+
+from __future__ import annotations
+
+__all__ = ["GrammarError", "LocalContextWindowError", "LocalModelMissingError", "LocalProviderError"]
+
+
+class LocalProviderError(Exception):
+    """An error of the local provider that retrying cannot fix (classified ``FATAL``).
+
+    litellm wraps exceptions raised inside a custom handler in ``litellm.APIConnectionError``;
+    the original stays reachable through ``__context__``, which
+    :func:`coopeval.agents.llm_agent.classify_error` inspects.
+    """
+
+
+class LocalModelMissingError(LocalProviderError, RuntimeError):
+    """The weights of a ``local/`` model are not installed (or the model name is unknown)."""
+
+
+class GrammarError(LocalProviderError, ValueError):
+    """llama.cpp rejected a GBNF grammar."""
+
+
+class LocalContextWindowError(LocalProviderError, ValueError):
+    """Prompt plus ``max_tokens`` exceed the local model's context window."""

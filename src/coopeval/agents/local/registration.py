@@ -1,0 +1,70 @@
+"""Registration of provider ``local`` with litellm, and the statistics of the latest call.
+
+Importing this module imports neither litellm nor llama.cpp; :func:`register_local_provider`
+does, on first use of a ``local/`` model.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import TYPE_CHECKING
+
+from coopeval.agents.local.catalogue import DEFAULT_N_CTX, LOCAL_MODELS
+
+if TYPE_CHECKING:
+    from coopeval.agents.local.provider import LocalLlamaCpp
+
+__all__ = ["last_call_stats", "register_local_provider"]
+
+_register_lock = threading.Lock()
+_handler: LocalLlamaCpp | None = None
+
+
+def register_local_provider() -> None:
+    """Register provider ``local`` with litellm (idempotent; imports litellm and llama.cpp).
+
+    Appends the handler to ``litellm.custom_provider_map`` (keeping other entries) and registers
+    every ``local/`` model with zero cost, so ``litellm.completion_cost`` and the success
+    callbacks stay quiet. litellm is put in offline mode (``LITELLM_OFFLINE_MODE``,
+    ``LITELLM_LOCAL_MODEL_COST_MAP``) unless the environment already says otherwise.
+    """
+    global _handler
+    with _register_lock:
+        os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
+        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+        import litellm
+
+        from coopeval.agents.local.provider import LocalLlamaCpp
+
+        if _handler is None:
+            _handler = LocalLlamaCpp()
+        entries = list(getattr(litellm, "custom_provider_map", None) or [])
+        if not any(e.get("provider") == "local" for e in entries):
+            entries.append({"provider": "local", "custom_handler": _handler})
+            litellm.custom_provider_map = entries
+            litellm.register_model(
+                {
+                    f"local/{name}": {
+                        "input_cost_per_token": 0.0,
+                        "output_cost_per_token": 0.0,
+                        "cache_creation_input_token_cost": 0.0,
+                        "cache_read_input_token_cost": 0.0,
+                        "litellm_provider": "local",
+                        "mode": "chat",
+                        "max_input_tokens": DEFAULT_N_CTX,
+                        "max_tokens": DEFAULT_N_CTX,
+                    }
+                    for name in LOCAL_MODELS
+                }
+            )
+
+
+def last_call_stats() -> dict[str, float]:
+    """Statistics of the latest local call in this process (empty before the first call).
+
+    ``wall_s``: seconds inside llama.cpp; ``reused_prompt_tokens``: prompt tokens taken from the
+    KV cache instead of being evaluated; ``restored_snapshot``: 1.0 if a prompt snapshot was
+    restored, else 0.0.
+    """
+    return dict(_handler.last_stats) if _handler is not None else {}

@@ -1,0 +1,55 @@
+"""Row accumulation and conversion to table frames.
+
+The readers append plain dict rows per table to a :class:`TableRows`; :func:`to_frames` turns
+them into polars frames conformed to each table's schema (our tables:
+:mod:`coopeval.core.schemas`; reference-only tables: :mod:`coopeval.studies.coopeval.reference.schemas`).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+import polars as pl
+
+from coopeval.studies.coopeval.reference.schemas import conform_any, empty_any
+
+__all__ = ["IMPORTED_TABLES", "TableRows", "to_frames"]
+
+IMPORTED_TABLES = (
+    "matchups",
+    "scores",
+    "decisions",
+    "designs",
+    "votes",
+    "released_metrics",
+    "selections",
+    "experiments",
+    "import_flags",
+)
+"""Tables returned by :func:`~coopeval.studies.coopeval.reference.importer.import_reference`, in write order."""
+
+
+@dataclass
+class TableRows:
+    """Rows per table name, in insertion order (each row a column → value dict)."""
+
+    tables: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: defaultdict(list))
+
+    def add(self, table: str, **row: Any) -> None:
+        """Append one row to ``table``."""
+        self.tables[table].append(row)
+
+
+def to_frames(rows: TableRows) -> dict[str, pl.DataFrame]:
+    """One frame per table of :data:`IMPORTED_TABLES`, conformed to its schema (empty if no row)."""
+    frames = {}
+    for table in IMPORTED_TABLES:
+        data = rows.tables.get(table, [])
+        if data:
+            frame = pl.DataFrame(data, infer_schema_length=None)
+            frames[table] = conform_any(table, frame)
+        else:
+            frames[table] = empty_any(table)
+    return frames
