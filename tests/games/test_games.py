@@ -31,7 +31,6 @@ def bimatrix(game):
 def test_generic_consistency(key):
     game = get_game(key)
     assert game.tokens == tuple(f"A{i}" for i in range(game.n_actions))
-    assert len(game.enum_members) == game.n_actions
     assert game.normalise(game.ne_value) == 0.0 and game.normalise(game.coop_value) == 1.0
     for profile in game.payoff_table:
         assert len(game.payoffs(profile)) == game.n_players

@@ -51,9 +51,6 @@ class Game:
     symmetric:
         Whether the game is symmetric under seat permutation (False only for the Trust Game
         and Matching Pennies).
-    enum_members:
-        The reference implementation's enum member names in token order, used only by the
-        import adapter (e.g. ``("COOPERATE", "DEFECT")``).
     """
 
     name: str
@@ -66,7 +63,6 @@ class Game:
     nash_profile: Profile
     seat_rules: tuple[str, ...]
     symmetric: bool = True
-    enum_members: tuple[str, ...] = ()
     declared_ne_value: float | None = None
     declared_coop_value: float | None = None
     extra: Mapping[str, object] = field(default_factory=dict)

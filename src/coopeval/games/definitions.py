@@ -43,7 +43,6 @@ def _two_player_game(
     title: str,
     actions: tuple[str, ...],
     table: dict[Profile, tuple[float, ...]],
-    enum_members: tuple[str, ...],
     cooperative: int = 0,
     nash: int = 1,
     rules_prefix: str = "",
@@ -60,7 +59,6 @@ def _two_player_game(
         cooperative_profile=(cooperative, cooperative),
         nash_profile=(nash, nash),
         seat_rules=tuple(rules_prefix + r for r in _two_player_rules(table, actions)),
-        enum_members=enum_members,
         **options,  # type: ignore[arg-type]
     )
 
@@ -69,7 +67,7 @@ def prisoners_dilemma() -> Game:
     """Prisoner's Dilemma: C/D with (R, S, T, P) = (2, 0, 3, 1); NE (D, D) = 1, cooperative 2."""
     table = symmetric_two_player_table([[2, 0], [3, 1]])
     return _two_player_game(
-        "PrisonersDilemma", "prisoners_dilemma", "Prisoner's Dilemma", ("Cooperate", "Defect"), table, ("COOPERATE", "DEFECT")
+        "PrisonersDilemma", "prisoners_dilemma", "Prisoner's Dilemma", ("Cooperate", "Defect"), table
     )
 
 
@@ -102,7 +100,6 @@ def public_goods(multiplier: float = 1.5, endowment: float = 1.0) -> Game:
         cooperative_profile=(0, 0, 0),
         nash_profile=(1, 1, 1),
         seat_rules=(rule, rule, rule),
-        enum_members=("CONTRIBUTE", "FREE_RIDE"),
         extra={"multiplier": multiplier, "endowment": endowment},
     )
 
@@ -137,7 +134,6 @@ def travellers_dilemma(min_claim: int = 2, n_claims: int = 4, spacing: int = 1, 
         "Traveller's Dilemma",
         actions,
         table,
-        tuple(f"CLAIM_{i}" for i in range(n_claims)),
         cooperative=n_claims - 1,
         nash=0,
         rules_prefix=summary,
@@ -150,13 +146,13 @@ def trust_game() -> Game:
     (G,G) = (10,10), (G,K) = (0,20), (K,G) = (6,2), (K,K) = (4,4). NE (K,K) = 4; cooperative 10.
     """
     table = {(0, 0): (10.0, 10.0), (0, 1): (0.0, 20.0), (1, 0): (6.0, 2.0), (1, 1): (4.0, 4.0)}
-    return _two_player_game("TrustGame", "trust_game", "Trust Game", ("Give", "Keep"), table, ("GIVE", "KEEP"), symmetric=False)
+    return _two_player_game("TrustGame", "trust_game", "Trust Game", ("Give", "Keep"), table, symmetric=False)
 
 
 def stag_hunt() -> Game:
     """Stag Hunt: SS (5,5), SH (0,3), HS (3,0), HH (3,3). Baseline hare-hare 3; cooperative 5."""
     table = symmetric_two_player_table([[5, 0], [3, 3]])
-    return _two_player_game("StagHunt", "stag_hunt", "Stag Hunt", ("Stag", "Hare"), table, ("STAG", "HARE"))
+    return _two_player_game("StagHunt", "stag_hunt", "Stag Hunt", ("Stag", "Hare"), table)
 
 
 def matching_pennies(symmetric_description: bool = False) -> Game:
@@ -181,7 +177,6 @@ def matching_pennies(symmetric_description: bool = False) -> Game:
         nash_profile=(1, 1),
         seat_rules=rules,
         symmetric=False,
-        enum_members=("HEADS", "TAILS"),
         declared_ne_value=-1.0,
         declared_coop_value=0.0,
     )

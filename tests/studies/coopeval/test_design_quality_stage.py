@@ -14,6 +14,7 @@ from typing import Any
 import polars as pl
 import pytest
 
+from coopeval.studies.coopeval.reference.importer.layout import reference_enum_members
 from coopeval.games import get_game
 from coopeval.core.prompts import PromptLibrary
 from coopeval.studies.coopeval.cells import build_cells
@@ -140,7 +141,7 @@ def run1_designs(shared: Path, folder: str) -> pl.DataFrame:
     path = shared / "data" / "coopeval_run1" / folder
     config = json.loads((path / "config.json").read_text())
     game = get_game(config["game"]["type"])
-    token = {m: f"A{i}" for i, m in enumerate(game.enum_members)}
+    token = {m: f"A{i}" for i, m in enumerate(reference_enum_members(game))}
     mediation = folder.startswith("mediation")
     data = json.loads((path / ("mediator_design.json" if mediation else "contract_design.json")).read_text())
     rows = []

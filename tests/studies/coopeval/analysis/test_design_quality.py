@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from coopeval.studies.coopeval.reference.importer.layout import reference_enum_members
 from coopeval.games.designs import (
     contract_ns,
     contract_payoffs,
@@ -162,7 +163,7 @@ def _run1_design(experiment: str, designer: str) -> dict[str, object]:
 
 
 def _tokens(game: Game, contract: dict[str, int]) -> dict[str, int]:
-    return {f"A{game.enum_members.index(k.split('.', 1)[1])}": v for k, v in contract.items()}
+    return {f"A{reference_enum_members(game).index(k.split('.', 1)[1])}": v for k, v in contract.items()}
 
 
 @pytest.mark.parametrize(
@@ -199,6 +200,6 @@ def test_run1_contracts(experiment: str, designer: str, game: Game, ns: bool, wd
 )
 def test_run1_mediators(experiment: str, designer: str, game: Game, ns: bool, wd: bool) -> None:
     pairs = _run1_design(experiment, designer)["mediator"]
-    mapping = {k: game.enum_members.index(v.split(".", 1)[1]) for k, v in pairs}  # type: ignore[union-attr]
+    mapping = {k: reference_enum_members(game).index(v.split(".", 1)[1]) for k, v in pairs}  # type: ignore[union-attr]
     assert mediator_ns(game, mapping) is ns
     assert mediator_wd(game, mapping) is wd

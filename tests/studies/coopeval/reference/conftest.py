@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from coopeval.studies.coopeval.reference.importer.layout import reference_enum_members
 from coopeval.evaluation.deviation import deviation_ratings
 from coopeval.evaluation.replicator import replicator_dynamics
 from coopeval.evaluation.scores import discounted_average
@@ -69,7 +70,7 @@ STEM_TYPES = {
 
 
 def _enum(game: Game, action: int) -> str:
-    return f"{game.name}Action.{game.enum_members[action]}"
+    return f"{game.name}Action.{reference_enum_members(game)[action]}"
 
 
 def _game_kwargs(game: Game) -> dict[str, Any]:
@@ -77,7 +78,7 @@ def _game_kwargs(game: Game) -> dict[str, Any]:
         return {"num_players": 3, "multiplier": 1.5}
     if game.name == "TravellersDilemma":
         return {"min_claim": 2, "num_actions": 4, "claim_spacing": 1, "bonus": 2.0}
-    letters = [m[0] for m in game.enum_members]
+    letters = [m[0] for m in reference_enum_members(game)]
     return {
         "payoff_matrix": {
             letters[a] + letters[b]: list(game.payoffs((a, b))) for a in range(game.n_actions) for b in range(game.n_actions)

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import polars as pl
 
+from coopeval.studies.coopeval.mechanisms.catalog import MECHANISM_INFO, MECHANISM_LABELS, MECHANISM_ORDER
 from coopeval.games.designs import design_checks
 from coopeval.games import Game, get_game
 from coopeval.studies.coopeval.tables.bootstrap import (
@@ -59,15 +60,6 @@ __all__ = [
     "llm_average",
 ]
 
-MECHANISM_ORDER = ("NoMechanism", "Repetition", "ReputationFirstOrder", "Reputation", "Mediation", "Contracting")
-MECHANISM_LABELS = {
-    "NoMechanism": "NoMechanism",
-    "Repetition": "Repetition",
-    "ReputationFirstOrder": "Reputation−",
-    "Reputation": "Reputation+",
-    "Mediation": "Mediation",
-    "Contracting": "Contracting",
-}
 GAME_ORDER = ("PrisonersDilemma", "PublicGoods", "TravellersDilemma", "TrustGame", "StagHunt", "MatchingPennies")
 SOCIAL_DILEMMA_TYPES = GAME_ORDER[:4]
 """The four games of every headline number (spec §1)."""
@@ -84,7 +76,6 @@ AGENT_LABELS = dict(zip(AGENT_ORDER, ("Claude", "Gemini-R", "Gemini-B", "GPT-5.2
 TABLE_METRICS = ("Mean", "Fitness", "DR", "DR_exact")
 PER_GAME_COLUMNS = ("mechanism", "game", "metric", "agent", "mean", "se", "rank", "ci_low", "ci_high")
 DESIGN_COLUMNS = ("mechanism", "metric", "agent", "mean", "se")
-_DESIGN_MECHANISMS = {"Mediation": "mediator", "Contracting": "contract"}
 _WEIGHT_TOLERANCE = 0.01
 
 
@@ -576,7 +567,7 @@ def _design_rows(
     precomputed = "ns" in usable.columns and "wd" in usable.columns  # a ``design_quality`` table
     passes: dict[tuple[str, str, str, str], list[bool]] = {}
     for row in usable.iter_rows(named=True):
-        kind = _DESIGN_MECHANISMS.get(row["mechanism"])
+        kind = MECHANISM_INFO[row["mechanism"]].design_kind if row["mechanism"] in MECHANISM_INFO else None
         if kind is None or row["design_kind"] != kind:
             continue
         if precomputed:

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from coopeval.studies.coopeval.mechanisms.catalog import MECHANISM_INFO
+from coopeval.studies.coopeval.reference.importer.layout import reference_enum_members
 from coopeval.games import Game, get_game
 from coopeval.games.definitions import public_goods, travellers_dilemma
 from coopeval.studies.coopeval.reference.importer.errors import ReleasedFileError
@@ -65,7 +67,7 @@ def game_from_config(game_type: str, kwargs: Any, path: Path) -> Game:
     if unknown:
         raise ReleasedFileError(path, f"game.kwargs has unknown keys {sorted(unknown)}; expected payoff_matrix")
     if matrix is not None:
-        letters = {m[0]: i for i, m in enumerate(game.enum_members)}
+        letters = {m[0]: i for i, m in enumerate(reference_enum_members(game))}
         expected_keys = {a + b for a in letters for b in letters}
         if not isinstance(matrix, Mapping) or set(matrix) != expected_keys:
             raise ReleasedFileError(path, f"game.kwargs.payoff_matrix must have exactly the keys {sorted(expected_keys)}")
@@ -162,7 +164,7 @@ def read_config(folder: Path) -> ExperimentConfig:
         raise ReleasedFileError(path, "mechanism.kwargs must be an object")
     n_rounds = 1
     discount = None
-    if mech_type in ("Repetition", "Reputation", "ReputationFirstOrder"):
+    if mech_type in MECHANISM_INFO and "num_rounds" in MECHANISM_INFO[mech_type].defaults():
         rounds = mech_kwargs.get("num_rounds")
         if not isinstance(rounds, int) or isinstance(rounds, bool) or rounds < 1:
             raise ReleasedFileError(path, f"mechanism.kwargs.num_rounds is {rounds!r}; expected a positive integer")

@@ -14,6 +14,7 @@ from typing import Any
 
 import polars as pl
 
+from coopeval.studies.coopeval.mechanisms.catalog import DESIGN_MECHANISMS
 from coopeval.studies.coopeval.reference.importer.config import ExperimentConfig, read_config
 from coopeval.studies.coopeval.reference.importer.designs import read_designs
 from coopeval.studies.coopeval.reference.importer.errors import (
@@ -73,7 +74,7 @@ def import_experiment_into(folder: Path, run: str, rows: TableRows) -> str:
     add_matchup_rows(rows, cell, cfg, discount, matches)
     read_released_metrics(folder, cfg, cell, rows, flags)
     designs: dict[str, dict[str, Any]] = {}
-    if cfg.mechanism_type in ("Mediation", "Contracting"):
+    if cfg.mechanism_type in DESIGN_MECHANISMS:
         designs = read_designs(folder, cfg, cell, rows)
     records_file = read_records(folder, cfg, cell, matches, designs, rows, flags)
     add_experiment_row(rows, cell, folder.name, cfg, discount, records_file)

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from coopeval.studies.coopeval.reference.importer.layout import reference_enum_members
 from coopeval.games import Game
 from coopeval.studies.coopeval.reference.agent_types import reference_type_string
 from coopeval.studies.coopeval.reference.importer.errors import ReleasedFileError
@@ -95,9 +96,9 @@ def action_index(game: Game, value: Any, path: Path, where: str) -> int:
     enum_class = f"{game.name}Action"
     if isinstance(value, str) and "." in value:
         cls, member = value.split(".", 1)
-        if cls == enum_class and member in game.enum_members:
-            return game.enum_members.index(member)
-    members = ", ".join(f"{enum_class}.{m}" for m in game.enum_members)
+        if cls == enum_class and member in reference_enum_members(game):
+            return reference_enum_members(game).index(member)
+    members = ", ".join(f"{enum_class}.{m}" for m in reference_enum_members(game))
     raise ReleasedFileError(path, f"{where} is {value!r}; expected one of {members}")
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from coopeval.games.base import Game
+from coopeval.studies.coopeval.mechanisms.catalog import POPULATION_MECHANISMS
 from coopeval.studies.coopeval.reference.importer.errors import ImportProblem, ReferenceImportError
 
 __all__ = [
@@ -16,6 +18,7 @@ __all__ = [
     "MAIN_STUDY_EXPERIMENTS",
     "MECHANISM_STEMS",
     "REPUTATION_MECHANISMS",
+    "reference_enum_members",
     "discover_runs",
     "experiment_dirs",
     "experiment_kind",
@@ -45,8 +48,24 @@ GAME_STEMS: dict[str, str] = {
 MAIN_STUDY_EXPERIMENTS = frozenset(f"{m}_{g}" for m in MECHANISM_STEMS for g in GAME_STEMS)
 """Experiment folders of one main-study run: every mechanism stem x every game stem (spec §10)."""
 
-REPUTATION_MECHANISMS = frozenset({"Reputation", "ReputationFirstOrder"})
+REPUTATION_MECHANISMS = POPULATION_MECHANISMS
 """Mechanism types whose ``matchup_payoffs.json`` and records use the per-agent reputation format."""
+
+_ENUM_MEMBERS = {
+    "PrisonersDilemma": ("COOPERATE", "DEFECT"),
+    "PublicGoods": ("CONTRIBUTE", "FREE_RIDE"),
+    "TrustGame": ("GIVE", "KEEP"),
+    "StagHunt": ("STAG", "HARE"),
+    "MatchingPennies": ("HEADS", "TAILS"),
+}
+
+
+def reference_enum_members(game: Game) -> tuple[str, ...]:
+    """The reference implementation's action enum member names of ``game`` in token order,
+    e.g. ``("COOPERATE", "DEFECT")``; Traveller's Dilemma claims are ``CLAIM_0`` … ``CLAIM_{n-1}``."""
+    if game.name == "TravellersDilemma":
+        return tuple(f"CLAIM_{i}" for i in range(len(game.actions)))
+    return _ENUM_MEMBERS[game.name]
 
 
 def experiment_kind(name: str) -> tuple[str | None, str] | None:
