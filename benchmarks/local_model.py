@@ -34,7 +34,7 @@ from coopeval.agents.grammar import DEFAULT_MAX_REASONING_CHARS  # noqa: E402
 from coopeval.agents.llm_agent import LiteLLMAgent  # noqa: E402
 from coopeval.agents.local import last_call_stats  # noqa: E402
 from coopeval.agents.protocol import DecisionRequest  # noqa: E402
-from coopeval.decisions.formats import AnswerFormat  # noqa: E402
+from coopeval.decisions.formats import ActionDistribution  # noqa: E402
 
 MODEL = "local/smollm2-135m"
 
@@ -185,7 +185,7 @@ async def run_scenario(style: str, n_actions: int, calls: int, cap: int | None) 
         False: LiteLLMAgent(MODEL, style, {**params, "cache_prompt": False}),
     }
     tokens = tuple(f"A{i}" for i in range(n_actions))
-    fmt = AnswerFormat.action(tokens)
+    fmt = ActionDistribution(tokens)
     parser = _project_parser()
     # warm-up: model load and grammar validation (not timed)
     warm = DecisionRequest(

@@ -96,9 +96,9 @@ def test_required_env_vars() -> None:
 
 def test_agent_call_kwargs_and_params() -> None:
     from coopeval.agents.protocol import DecisionRequest
-    from coopeval.decisions.formats import AnswerFormat
+    from coopeval.decisions.formats import ActionDistribution
 
-    fmt = AnswerFormat.action(("A0", "A1"))
+    fmt = ActionDistribution(("A0", "A1"))
     req = DecisionRequest(({"role": "user", "content": "hi"},), fmt, seed=42)
     api = LiteLLMAgent(
         "openrouter/openai/gpt-5.2", "CoT", {"reasoning_effort": "low", "timeout": 30}, "GPT-5.2"
@@ -122,12 +122,12 @@ def test_agent_call_kwargs_and_params() -> None:
 def test_api_call_errors_propagate_unchanged(monkeypatch: pytest.MonkeyPatch) -> None:
     """A model without a key fails with litellm's own exception (no network: bad api_base)."""
     from coopeval.agents.protocol import DecisionRequest
-    from coopeval.decisions.formats import AnswerFormat
+    from coopeval.decisions.formats import Signature
 
     agent = LiteLLMAgent(
         "openai/gpt-4o-mini", "IO", {"api_base": "http://127.0.0.1:9/v1", "timeout": 2}
     )
-    req = DecisionRequest(({"role": "user", "content": "hi"},), AnswerFormat.sign())
+    req = DecisionRequest(({"role": "user", "content": "hi"},), Signature())
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-key")
     with pytest.raises(Exception) as info:
         asyncio.run(agent.generate(req))

@@ -22,7 +22,16 @@ from coopeval.agents.grammar import (
     max_output_chars,
     max_tokens_for,
 )
-from coopeval.decisions.formats import AnswerFormat
+from coopeval.decisions.formats import (
+    ActionDistribution,
+    AnswerFormat,
+    ContractDesign,
+    ContractVote,
+    JudgeLabels,
+    MediatorDesign,
+    MediatorVote,
+    Signature,
+)
 
 # --------------------------------------------------------------------------------------------
 # a small GBNF interpreter (test helper)
@@ -190,9 +199,9 @@ def dist(values: list[int], keys: tuple[str, ...] | None = None) -> str:
 # action distributions
 # --------------------------------------------------------------------------------------------
 
-A2 = AnswerFormat.action(("A0", "A1"))
-A3 = AnswerFormat.action(("A0", "A1", "A2"))
-A5 = AnswerFormat.action(tuple(f"A{i}" for i in range(5)))
+A2 = ActionDistribution(("A0", "A1"))
+A3 = ActionDistribution(("A0", "A1", "A2"))
+A5 = ActionDistribution(tuple(f"A{i}" for i in range(5)))
 
 
 def test_two_actions_language_is_exact() -> None:
@@ -242,8 +251,8 @@ def test_five_actions_random_points() -> None:
 
 
 def test_single_action_and_custom_tokens() -> None:
-    assert language(AnswerFormat.action(("A0",))).accepts('{"A0": 100}')
-    g = language(AnswerFormat.action(("X", "Y")))
+    assert language(ActionDistribution(("A0",))).accepts('{"A0": 100}')
+    g = language(ActionDistribution(("X", "Y")))
     assert g.accepts('{"X": 1, "Y": 99}')
     assert not g.accepts('{"A0": 1, "A1": 99}')
 
@@ -288,7 +297,7 @@ def test_style_validation_and_caching() -> None:
 
 
 def test_mediator_design() -> None:
-    fmt = AnswerFormat.mediator_design(3, ("A0", "A1"))
+    fmt = MediatorDesign.for_players(3, ("A0", "A1"))
     g = language(fmt)
     assert g.accepts('{"1": "A0", "2": "A1", "3": "A1"}')
     assert not g.accepts('{"1": "A0", "2": "A2", "3": "A1"}')
@@ -296,31 +305,31 @@ def test_mediator_design() -> None:
 
 
 def test_votes_and_sign() -> None:
-    g = language(AnswerFormat.vote("M", 2))
+    g = language(MediatorVote.over(2))
     assert g.accepts('{"M1": true, "M2": false}')
     assert not g.accepts('{"M1": 1, "M2": false}')
-    assert language(AnswerFormat.vote("C", 1)).accepts('{"C1": false}')
-    s = language(AnswerFormat.sign())
+    assert language(ContractVote.over(1)).accepts('{"C1": false}')
+    s = language(Signature())
     assert s.accepts('{"sign": true}') and s.accepts('{"sign": false}')
     assert not s.accepts('{"sign": "yes"}')
 
 
 def test_contract_design_bounds() -> None:
-    g = language(AnswerFormat.contract_design(("A0", "A1")))
+    g = language(ContractDesign(("A0", "A1")))
     lo, hi = DEFAULT_CONTRACT_BOUNDS
     for v in range(lo, hi + 1):
         assert g.accepts(f'{{"A0": {v}, "A1": 0}}')
     for bad in (lo - 1, hi + 1, "-0", "05", "1.5", "+3"):
         assert not g.accepts(f'{{"A0": {bad}, "A1": 0}}'), bad
-    wide = language(AnswerFormat.contract_design(("A0",), int_bounds=(-3, 250)))
+    wide = language(ContractDesign(("A0",), int_bounds=(-3, 250)))
     assert wide.accepts('{"A0": 250}') and wide.accepts('{"A0": -3}') and wide.accepts('{"A0": 0}')
     assert not wide.accepts('{"A0": 251}') and not wide.accepts('{"A0": -4}')
     with pytest.raises(ValueError):
-        gbnf_for(AnswerFormat.contract_design(("A0",), int_bounds=(3, 2)))
+        gbnf_for(ContractDesign(("A0",), int_bounds=(3, 2)))
 
 
 def test_judge() -> None:
-    fmt = AnswerFormat.judge(("Reciprocity", "Risk aversion", "Trust evaluation"))
+    fmt = JudgeLabels(("Reciprocity", "Risk aversion", "Trust evaluation"))
     g = language(fmt)
     ok = '{"reasoning": "Mirrors the opponent.", "confidence": 0.85, "justification_type": "Reciprocity, Risk aversion"}'
     assert g.accepts(ok)
@@ -348,9 +357,9 @@ def test_judge() -> None:
 
 def test_formats_without_values_are_rejected() -> None:
     with pytest.raises(ValueError):
-        gbnf_for(AnswerFormat.judge(()))
+        gbnf_for(JudgeLabels(()))
     with pytest.raises(ValueError):
-        gbnf_for(AnswerFormat.mediator_design(2, ()))
+        gbnf_for(MediatorDesign.for_players(2, ()))
 
 
 # --------------------------------------------------------------------------------------------
@@ -363,9 +372,9 @@ def test_max_tokens_cover_the_longest_answers() -> None:
     assert max_output_chars(A5) >= len(longest_a5)
     assert max_output_chars(A2, "CoT", 300) >= 300 + 1 + len(dist([100, 0]))
     assert max_tokens_for(A2, "CoT", 300) == max_output_chars(A2, "CoT", 300) + 1
-    contract = AnswerFormat.contract_design(("A0", "A1"))
+    contract = ContractDesign(("A0", "A1"))
     assert max_output_chars(contract) >= len('{"A0": -20, "A1": -20}')
-    judge = AnswerFormat.judge(("Reciprocity", "Risk aversion"))
+    judge = JudgeLabels(("Reciprocity", "Risk aversion"))
     text = "y" * DEFAULT_JUDGE_REASONING_CHARS
     worst = (
         f'{{"reasoning": "{text}", "confidence": 0.85, '
@@ -373,9 +382,9 @@ def test_max_tokens_cover_the_longest_answers() -> None:
     )
     assert language(judge).accepts(worst)
     assert max_output_chars(judge) >= len(worst)
-    med = AnswerFormat.mediator_design(3, ("A0", "A1"))
+    med = MediatorDesign.for_players(3, ("A0", "A1"))
     assert max_output_chars(med) >= len('{"1": "A0", "2": "A1", "3": "A1"}')
-    vote = AnswerFormat.vote("M", 3)
+    vote = MediatorVote.over(3)
     assert max_output_chars(vote) >= len('{"M1": false, "M2": false, "M3": false}')
 
 
@@ -386,13 +395,13 @@ def test_max_tokens_cover_the_longest_answers() -> None:
 ALL_FORMATS = [
     A2,
     A5,
-    AnswerFormat.mediator_design(3, ("A0", "A1", "A2", "A3")),
-    AnswerFormat.vote("M", 3),
-    AnswerFormat.vote("C", 2),
-    AnswerFormat.contract_design(("A0", "A1")),
-    AnswerFormat.contract_design(("A0", "A1"), int_bounds=(-1000, 1000)),
-    AnswerFormat.sign(),
-    AnswerFormat.judge(("Reciprocity", "Exploration-exploitation trade-off")),
+    MediatorDesign.for_players(3, ("A0", "A1", "A2", "A3")),
+    MediatorVote.over(3),
+    ContractVote.over(2),
+    ContractDesign(("A0", "A1")),
+    ContractDesign(("A0", "A1"), int_bounds=(-1000, 1000)),
+    Signature(),
+    JudgeLabels(("Reciprocity", "Exploration-exploitation trade-off")),
 ]
 
 

@@ -28,7 +28,16 @@ from coopeval.agents.local import (  # noqa: E402
 )
 from coopeval.agents.protocol import DecisionRequest, Reply  # noqa: E402
 from coopeval.agents.retry import generate_with_retry  # noqa: E402
-from coopeval.decisions.formats import AnswerFormat  # noqa: E402
+from coopeval.decisions.formats import (  # noqa: E402
+    ActionDistribution,
+    AnswerFormat,
+    ContractDesign,
+    ContractVote,
+    JudgeLabels,
+    MediatorDesign,
+    MediatorVote,
+    Signature,
+)
 from coopeval.decisions.parsing import parse_answer  # noqa: E402
 
 MODEL = "local/smollm2-135m"
@@ -54,8 +63,8 @@ GAME = (
     "Actions: A0 (cooperate) and A1 (defect). Both A0: 3 points each. Both A1: 1 point each. "
     "If one plays A1 and the other A0, the A1 player gets 5 and the A0 player 0. You are Player 1. "
 )
-A2 = AnswerFormat.action(("A0", "A1"))
-A5 = AnswerFormat.action(tuple(f"A{i}" for i in range(5)))
+A2 = ActionDistribution(("A0", "A1"))
+A5 = ActionDistribution(tuple(f"A{i}" for i in range(5)))
 
 CASES: dict[str, tuple[str, AnswerFormat, str, int]] = {
     # name: (style, format, prompt, seed)
@@ -86,27 +95,27 @@ CASES: dict[str, tuple[str, AnswerFormat, str, int]] = {
     ),
     "mediator_design": (
         "IO",
-        AnswerFormat.mediator_design(2, ("A0", "A1")),
+        MediatorDesign.for_players(2, ("A0", "A1")),
         GAME + "Design a mediator: for 1 and 2 delegating players, which action should it play?",
         15,
     ),
     "mediator_vote": (
         "IO",
-        AnswerFormat.vote("M", 2),
+        MediatorVote.over(2),
         GAME + "Approve mediators M1 and M2? JSON booleans.",
         16,
     ),
     "contract_design": (
         "IO",
-        AnswerFormat.contract_design(("A0", "A1")),
+        ContractDesign(("A0", "A1")),
         GAME + "Propose a side payment (integer) for each action.",
         17,
     ),
-    "contract_vote": ("IO", AnswerFormat.vote("C", 2), GAME + "Approve contracts C1 and C2?", 18),
-    "sign": ("IO", AnswerFormat.sign(), GAME + "Do you sign the contract?", 19),
+    "contract_vote": ("IO", ContractVote.over(2), GAME + "Approve contracts C1 and C2?", 18),
+    "sign": ("IO", Signature(), GAME + "Do you sign the contract?", 19),
     "judge": (
         "IO",
-        AnswerFormat.judge(LABELS),
+        JudgeLabels(LABELS),
         "Classify the strategy in this text: 'I defect because "
         "defection always pays more, whatever the other player does.' Answer with JSON.",
         20,

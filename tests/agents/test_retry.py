@@ -11,7 +11,7 @@ import pytest
 
 from coopeval.agents.protocol import DecisionRequest, ErrorClass, Reply
 from coopeval.agents.retry import generate_with_retry, retry_after_seconds
-from coopeval.decisions.formats import AnswerFormat
+from coopeval.decisions.formats import ActionDistribution
 
 
 class Transient(Exception):
@@ -57,7 +57,7 @@ class FakeAgent:
         return ErrorClass.TRANSIENT
 
 
-REQ = DecisionRequest(({"role": "user", "content": "play"},), AnswerFormat.action(("A0", "A1")))
+REQ = DecisionRequest(({"role": "user", "content": "play"},), ActionDistribution(("A0", "A1")))
 FAST = {"initial_wait_s": 0.001, "max_wait_s": 0.01}
 
 

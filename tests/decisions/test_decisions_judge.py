@@ -13,8 +13,8 @@ import pytest
 
 from coopeval.decisions import (
     AnswerError,
-    AnswerFormat,
     DecisionKind,
+    JudgeLabels,
     Taxonomy,
     TaxonomyError,
     load_taxonomy,
@@ -74,7 +74,7 @@ def test_packaged_taxonomy_matches_spec() -> None:
 def test_answer_format_of_taxonomy() -> None:
     assert JUDGE.kind is DecisionKind.JUDGE
     assert JUDGE.keys == ("reasoning", "confidence", "justification_type")
-    assert JUDGE.values == TAXONOMY.labels
+    assert JUDGE.values == TAXONOMY.labels and isinstance(JUDGE, JudgeLabels)
 
 
 def test_load_taxonomy_from_path_roundtrip(tmp_path: Path) -> None:
@@ -186,7 +186,7 @@ def test_fences_and_first_object() -> None:
 
 
 def test_fallback_label_accepted_even_if_not_listed() -> None:
-    fmt = AnswerFormat.judge(("Alpha", "Beta"))
+    fmt = JudgeLabels(("Alpha", "Beta"))
     text = answer("Other, 2")
     assert parse_answer(fmt, text)["labels"] == ["Beta", "Other"]
     with pytest.raises(AnswerError, match='unknown justification type "3"'):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from coopeval.decisions import MAX_ATTEMPTS, AnswerError, AnswerFormat, parse_answer, reask_messages
+from coopeval.decisions import MAX_ATTEMPTS, ActionDistribution, AnswerError, parse_answer, reask_messages
 from coopeval.decisions.reask import MAX_REASKS
 
 ORIGINAL = (
@@ -43,7 +43,7 @@ def test_golden_reask_text() -> None:
 def test_order_of_parts_with_a_real_validator_error() -> None:
     bad = '```json\n{"A0": 50.0, "A1": 50}\n```'
     with pytest.raises(AnswerError) as info:
-        parse_answer(AnswerFormat.action(("A0", "A1")), bad)
+        parse_answer(ActionDistribution(("A0", "A1")), bad)
     (user,) = reask_messages(ORIGINAL[1:], bad, str(info.value), STYLE)
     content = user["content"]
     positions = [

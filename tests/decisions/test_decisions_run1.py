@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from coopeval.decisions import AnswerError, AnswerFormat, parse_answer
+from coopeval.decisions import ActionDistribution, AnswerError, ContractDesign, parse_answer
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
@@ -131,7 +131,7 @@ def sample_moves() -> list[Move]:
 
 
 def check_consistent(move_action: str, mediated: bool, n_tokens: int, text: str) -> dict[str, int]:
-    fmt = AnswerFormat.action(tuple(f"A{i}" for i in range(n_tokens)))
+    fmt = ActionDistribution(tuple(f"A{i}" for i in range(n_tokens)))
     dist = parse_answer(fmt, text)
     token = token_of(move_action, mediated, n_tokens)
     assert dist[token] > 0, f"recorded {move_action} (mediated={mediated}) but parsed {dist}"
@@ -223,7 +223,7 @@ def test_real_contract_designs() -> None:
         for designer, entry in json.loads(path.read_text(encoding="utf-8")).items():
             n += 1
             recorded = {f"A{ENUMS[enum].index(k.split('.', 1)[1])}": v for k, v in entry["contract"].items()}
-            fmt = AnswerFormat.contract_design(tuple(f"A{i}" for i in range(len(ENUMS[enum]))))
+            fmt = ContractDesign(tuple(f"A{i}" for i in range(len(ENUMS[enum]))))
             assert parse_answer(fmt, entry["response"], lenient=True) == recorded
             try:
                 assert parse_answer(fmt, entry["response"]) == recorded

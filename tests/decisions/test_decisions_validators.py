@@ -4,12 +4,23 @@ from __future__ import annotations
 
 import pytest
 
-from coopeval.decisions import AnswerError, AnswerFormat, parse_answer, validate_answer
+from coopeval.decisions import (
+    ActionDistribution,
+    AnswerError,
+    AnswerFormat,
+    ContractDesign,
+    ContractVote,
+    MediatorDesign,
+    MediatorVote,
+    Signature,
+    parse_answer,
+    validate_answer,
+)
 from coopeval.decisions.parsing import PARSER_VERSION
 
-PD = AnswerFormat.action(("A0", "A1"))
-PD_MEDIATION = AnswerFormat.action(("A0", "A1", "A2"))  # A2 = delegate to the mediator
-TD = AnswerFormat.action(("A0", "A1", "A2", "A3"))
+PD = ActionDistribution(("A0", "A1"))
+PD_MEDIATION = ActionDistribution(("A0", "A1", "A2"))  # A2 = delegate to the mediator
+TD = ActionDistribution(("A0", "A1", "A2", "A3"))
 
 INT_HINT = 'every value must be a whole number of percentage points (an integer such as 50, not 50.0 or "50"); '
 
@@ -102,7 +113,7 @@ def test_validate_answer_takes_a_decoded_object() -> None:
 
 # ---------------------------------------------------------------- mediator design
 
-MEDIATOR = AnswerFormat.mediator_design(3, ("A0", "A1"))
+MEDIATOR = MediatorDesign.for_players(3, ("A0", "A1"))
 MED_KEYS = 'the JSON object must have exactly the keys "1", "2", "3" (one per number of delegating players); '
 
 
@@ -141,8 +152,8 @@ def test_mediator_design_rejects(text: str, message: str) -> None:
 
 # ---------------------------------------------------------------- approval votes
 
-M_VOTE = AnswerFormat.vote("M", 2)
-C_VOTE = AnswerFormat.vote("C", 3)
+M_VOTE = MediatorVote.over(2)
+C_VOTE = ContractVote.over(3)
 
 
 def test_votes_accept() -> None:
@@ -170,8 +181,8 @@ def test_votes_reject(fmt: AnswerFormat, text: str, message: str) -> None:
 
 # ---------------------------------------------------------------- contract design
 
-CONTRACT = AnswerFormat.contract_design(("A0", "A1"))
-BOUNDED = AnswerFormat.contract_design(("A0", "A1"), int_bounds=(-5, 5))
+CONTRACT = ContractDesign(("A0", "A1"))
+BOUNDED = ContractDesign(("A0", "A1"), int_bounds=(-5, 5))
 CONTRACT_HINT = 'every value must be a whole number of points (an integer such as 3 or -2, not 3.0 or "3"); '
 
 
@@ -235,7 +246,7 @@ def test_lenient_is_ignored_for_actions() -> None:
 
 # ---------------------------------------------------------------- signature
 
-SIGN = AnswerFormat.sign()
+SIGN = Signature()
 
 
 @pytest.mark.parametrize(

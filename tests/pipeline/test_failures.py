@@ -97,7 +97,7 @@ def test_budget_guard_stops_the_job_after_caching(tmp_path):
 
     from coopeval.agents.protocol import Reply
     from coopeval.cache.response_cache import ResponseCache
-    from coopeval.decisions.formats import AnswerFormat
+    from coopeval.decisions.formats import ActionDistribution
     from coopeval.agents.maker import BudgetExceededError, DecisionMaker
     from tests.fakes import FakeLLM
 
@@ -109,7 +109,7 @@ def test_budget_guard_stops_the_job_after_caching(tmp_path):
     cache = ResponseCache(tmp_path / "c")
     maker = DecisionMaker(cache, {"IO": ""}, max_usd=1.0)
     agent = Pricey()
-    fmt = AnswerFormat.action(("A0", "A1"))
+    fmt = ActionDistribution(("A0", "A1"))
     asyncio.run(maker.decide(agent, "q1", fmt, {"n": 1}))
     with pytest.raises(BudgetExceededError, match=r"spent \$1\.2000.*max_usd = 1\.0"):
         asyncio.run(maker.decide(agent, "q2", fmt, {"n": 2}))

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from coopeval.agents.protocol import DecisionRequest, ErrorClass, Reply
-from coopeval.decisions.formats import AnswerFormat, DecisionKind
+from coopeval.decisions.formats import ActionDistribution, AnswerFormat
 
 
 def pure(fmt: AnswerFormat, index: int) -> dict[str, int]:
@@ -45,11 +45,14 @@ def co_players_last_actions(state: Mapping[str, Any]) -> list[int] | None:
 
 
 class Bot:
-    """Base class: answers every decision kind; subclasses override :meth:`action`.
+    """Base class: answers every decision a format has a bot default for; subclasses override
+    :meth:`action`.
 
-    Traits (class attributes): ``stochastic`` (False for all bots here) and
-    ``needs_history``. Non-action decisions default to the cooperation-supporting answer:
-    propose the enforcing design, approve it, sign it (see :meth:`mechanism_answer`).
+    Traits (class attributes): ``stochastic`` (False for all bots here), ``needs_history`` and
+    ``cooperative``. Non-action decisions take the format's default, the cooperation-supporting
+    answer for a cooperative bot: propose the enforcing design, approve it, sign it (see
+    :meth:`opinion`). Non-cooperative bots propose it too (they must propose something valid)
+    but approve nothing and refuse to sign.
     """
 
     bot_name: ClassVar[str] = ""
@@ -65,16 +68,24 @@ class Bot:
         self.cacheable = False
 
     async def generate(self, request: DecisionRequest) -> Reply:
-        """Answer from the structured state; the text is the JSON answer."""
+        """Answer from the structured state; the text is the JSON answer.
+
+        The strategy's :meth:`opinion` first; where it has none, the answer format's
+        :meth:`~coopeval.decisions.formats.AnswerFormat.bot_default` given the bot's
+        ``cooperative`` trait.
+
+        Raises
+        ------
+        ValueError
+            Neither the strategy nor the format has an answer (e.g. a judge decision).
+        """
         fmt = request.answer_format
         state = request.state
-        if fmt.kind == DecisionKind.ACTION:
-            if state.get("delegate_token") in fmt.keys and state.get("mediator_enforcing") and self.cooperative:
-                answer: dict[str, Any] = pure(fmt, fmt.keys.index(state["delegate_token"]))
-            else:
-                answer = self.action(fmt, state)
-        else:
-            answer = self.mechanism_answer(fmt, state)
+        answer = self.opinion(fmt, state)
+        if answer is None:
+            answer = fmt.bot_default(state, cooperative=self.cooperative)
+        if answer is None:
+            raise ValueError(f"{self.name} cannot answer decision kind {fmt.kind}")
         return Reply(text=json.dumps(answer), model_resolved=self.name)
 
     def classify_error(self, exc: BaseException) -> ErrorClass:
@@ -85,22 +96,19 @@ class Bot:
         """The action distribution (integer percents over ``fmt.keys``)."""
         raise NotImplementedError
 
-    def mechanism_answer(self, fmt: AnswerFormat, state: Mapping[str, Any]) -> dict[str, Any]:
-        """Design, vote and signature answers.
+    def opinion(self, fmt: AnswerFormat, state: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The strategy's own answer, or None to leave the decision to the format's default.
 
-        Cooperative bots propose ``state["enforcing_design"]``, approve every option equal to
-        it and sign a contract equal to it; non-cooperative bots propose it too (they must
-        propose something valid) but approve nothing and refuse to sign.
+        Bots here have opinions on action distributions only: a cooperative bot offered an
+        enforcing mediator delegates to it (all probability on ``state["delegate_token"]``);
+        otherwise :meth:`action` decides. Designs, votes and signatures take the format's
+        default (propose the enforcing design; approve and sign it iff cooperative).
         """
-        if fmt.kind in (DecisionKind.MEDIATOR_DESIGN, DecisionKind.CONTRACT_DESIGN):
-            return dict(state["enforcing_design"])
-        if fmt.kind in (DecisionKind.MEDIATOR_VOTE, DecisionKind.CONTRACT_VOTE):
-            options = state.get("options", [])
-            enforcing = state.get("enforcing_design")
-            return {key: bool(self.cooperative and options[i] == enforcing) for i, key in enumerate(fmt.keys)}
-        if fmt.kind == DecisionKind.SIGN:
-            return {"sign": bool(self.cooperative and state.get("contract") == state.get("enforcing_design"))}
-        raise ValueError(f"{self.name} cannot answer decision kind {fmt.kind}")
+        if not isinstance(fmt, ActionDistribution):
+            return None
+        if state.get("delegate_token") in fmt.keys and state.get("mediator_enforcing") and self.cooperative:
+            return pure(fmt, fmt.keys.index(state["delegate_token"]))
+        return self.action(fmt, state)
 
 
 class AlwaysCooperate(Bot):

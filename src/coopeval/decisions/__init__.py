@@ -6,7 +6,18 @@ is loaded).
 
 from coopeval.decisions.errors import AnswerError
 from coopeval.decisions.extract import extract_first_json_object, extract_last_json_object
-from coopeval.decisions.formats import AnswerFormat, DecisionKind
+from coopeval.decisions.formats import (
+    ActionDistribution,
+    AnswerFormat,
+    ApprovalVote,
+    ContractDesign,
+    ContractVote,
+    DecisionKind,
+    JudgeLabels,
+    MediatorDesign,
+    MediatorVote,
+    Signature,
+)
 from coopeval.decisions.parsing import (
     FALLBACK_LABEL,
     PARSER_VERSION,
@@ -22,9 +33,17 @@ __all__ = [
     "MAX_ATTEMPTS",
     "MAX_REASKS",
     "PARSER_VERSION",
+    "ActionDistribution",
     "AnswerError",
     "AnswerFormat",
+    "ApprovalVote",
+    "ContractDesign",
+    "ContractVote",
     "DecisionKind",
+    "JudgeLabels",
+    "MediatorDesign",
+    "MediatorVote",
+    "Signature",
     "Taxonomy",
     "TaxonomyError",
     "extract_first_json_object",

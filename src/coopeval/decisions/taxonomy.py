@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-from coopeval.decisions.formats import AnswerFormat
+from coopeval.decisions.formats import JudgeLabels
 
 __all__ = ["DEFAULT_TAXONOMY", "Taxonomy", "TaxonomyError", "load_taxonomy"]
 
@@ -67,9 +67,9 @@ class Taxonomy:
         """``(n, name, definition)`` for n = 1..len(labels), as the judge prompt lists them."""
         return tuple((i + 1, name, d) for i, (name, d) in enumerate(zip(self.labels, self.definitions)))
 
-    def answer_format(self) -> AnswerFormat:
+    def answer_format(self) -> JudgeLabels:
         """The judge's answer contract over these labels (spec §9.2 "Our contract")."""
-        return AnswerFormat.judge(self.labels)
+        return JudgeLabels(self.labels)
 
 
 def load_taxonomy(path: str | os.PathLike[str] | None = None) -> Taxonomy:

@@ -12,7 +12,7 @@ import pytest
 
 from coopeval.agents.bots import AlwaysCooperate, Bot, make_bot
 from coopeval.games.designs import mediator_ns, mediator_wd
-from coopeval.decisions.formats import AnswerFormat, DecisionKind
+from coopeval.decisions.formats import AnswerFormat, MediatorDesign, MediatorVote
 from coopeval.decisions.reask import MAX_ATTEMPTS
 from coopeval.games import get_game
 from coopeval.studies.coopeval.mechanisms.design_vote import select_winner
@@ -29,12 +29,12 @@ class GenerousMediator(AlwaysCooperate):
     bot_name = "generous-mediator"
     DESIGN: dict[str, str] = {"1": "A1", "2": "A0", "3": "A0"}
 
-    def mechanism_answer(self, fmt: AnswerFormat, state: Mapping[str, Any]) -> dict[str, Any]:
-        if fmt.kind == DecisionKind.MEDIATOR_DESIGN:
+    def opinion(self, fmt: AnswerFormat, state: Mapping[str, Any]) -> dict[str, Any] | None:
+        if isinstance(fmt, MediatorDesign):
             return dict(self.DESIGN)
-        if fmt.kind == DecisionKind.MEDIATOR_VOTE:
+        if isinstance(fmt, MediatorVote):
             return {key: state["options"][i] == self.DESIGN for i, key in enumerate(fmt.keys)}
-        return super().mechanism_answer(fmt, state)
+        return super().opinion(fmt, state)
 
     def action(self, fmt: AnswerFormat, state: Mapping[str, Any]) -> dict[str, int]:
         return {t: (100 if t == state["delegate_token"] else 0) for t in fmt.keys}

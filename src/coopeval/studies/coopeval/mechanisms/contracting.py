@@ -19,7 +19,7 @@ from typing import ClassVar
 
 from coopeval.agents.protocol import Agent
 from coopeval.games.designs import contract_ns, contract_wd
-from coopeval.decisions.formats import AnswerFormat
+from coopeval.decisions.formats import AnswerFormat, ApprovalVote, ContractDesign, ContractVote, Signature
 from coopeval.games.base import Game
 from coopeval.studies.coopeval.mechanisms.base import (
     CellContext,
@@ -111,7 +111,7 @@ class Contracting(DesignVoteMechanism):
     """
 
     name: ClassVar[str] = "Contracting"
-    vote_prefix: ClassVar[str] = "C"
+    vote_format: ClassVar[type[ApprovalVote]] = ContractVote
     prompt_prefix: ClassVar[str] = "contracting"
 
     def bounds(self, ctx: CellContext) -> tuple[int, int] | None:
@@ -119,7 +119,7 @@ class Contracting(DesignVoteMechanism):
         return (int(raw[0]), int(raw[1])) if raw else None
 
     def design_format(self, ctx: CellContext) -> AnswerFormat:
-        return AnswerFormat.contract_design(ctx.game.tokens, int_bounds=self.bounds(ctx))
+        return ContractDesign(ctx.game.tokens, int_bounds=self.bounds(ctx))
 
     def enforcing_design(self, ctx: CellContext) -> Design:
         return enforcing_contract(ctx.game, self.bounds(ctx))
@@ -138,8 +138,9 @@ class Contracting(DesignVoteMechanism):
 
     def design_task(self, ctx: CellContext, fmt: AnswerFormat) -> str:
         note = ""
-        if fmt.int_bounds is not None:
-            note = f" Every value must be between {fmt.int_bounds[0]} and {fmt.int_bounds[1]}."
+        bounds = self.bounds(ctx)  # the bounds of ``fmt`` (see design_format)
+        if bounds is not None:
+            note = f" Every value must be between {bounds[0]} and {bounds[1]}."
         return ctx.prompts.render(
             "contracting_design",
             base_tokens=", ".join(ctx.game.tokens),
@@ -170,7 +171,7 @@ class Contracting(DesignVoteMechanism):
         enforcing = self.enforcing_design(ctx)
         proposer = selection.designer.rsplit("#P", 1)[1]
         contract_text = self.describe_option(ctx, selection.design)
-        fmt = AnswerFormat.sign()
+        fmt = Signature()
         sign_task = ctx.prompts.render("contracting_sign", proposer=proposer, contract=contract_text)
         positions = [position(ctx, self.name, seated, 0, seat, "sign") for seat in range(n)]
         outcomes = await asyncio.gather(

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from coopeval.agents.protocol import Agent
-from coopeval.decisions.formats import AnswerFormat
+from coopeval.decisions.formats import ActionDistribution, AnswerFormat, ApprovalVote
 from coopeval.agents.progress import Progress
 from coopeval.studies.coopeval.mechanisms.base import (
     CellContext,
@@ -135,14 +135,14 @@ def select_winner(approvals: Sequence[int], draw: Callable[[int], int]) -> tuple
 class DesignVoteMechanism(RepeatedPlay):
     """Base class of Mediation and Contracting (spec §4.4–4.6): designs, votes, one round.
 
-    Subclasses set ``design_kind`` (``"mediator"`` | ``"contract"``), ``vote_prefix``
-    (``"M"`` | ``"C"``) and ``prompt_prefix`` (``"mediation"`` | ``"contracting"``), and
+    Subclasses set ``design_kind`` (``"mediator"`` | ``"contract"``), ``vote_format``
+    (:class:`MediatorVote` | :class:`ContractVote`) and ``prompt_prefix`` (``"mediation"`` | ``"contracting"``), and
     implement the design format and prompts, the cooperation-enforcing design the scripted
     bots propose, and :meth:`after_vote` (the play under the selection).
     Matchups are those of :class:`RepeatedPlay` (every seat-ordered tuple); stored discount 1.0.
     """
 
-    vote_prefix: ClassVar[str] = ""
+    vote_format: ClassVar[type[ApprovalVote]]
     prompt_prefix: ClassVar[str] = ""  # templates resources/prompts/<prefix>_*.txt
 
     @property
@@ -306,7 +306,7 @@ class DesignVoteMechanism(RepeatedPlay):
     ) -> Selection | None:
         """Run the approval vote of one matchup; None if any vote failed (the matchup fails)."""
         n = ctx.game.n_players
-        fmt = AnswerFormat.vote(self.vote_prefix, n)
+        fmt = self.vote_format.over(n)
         kind = str(fmt.kind)
         enforcing = self.enforcing_design(ctx)
         designs = [o.design for o in options]
@@ -379,7 +379,7 @@ class DesignVoteMechanism(RepeatedPlay):
         ``resolve(drawn)`` maps the sampled token indices to (resolved base actions, points,
         base points, mediated flags). Returns ``complete`` or ``failed``.
         """
-        fmt = AnswerFormat.action(tokens)
+        fmt = ActionDistribution(tokens)
         n = ctx.game.n_players
         positions = [position(ctx, self.name, seated, 1, seat, "action") for seat in range(n)]
         move = await decide_simultaneously(

@@ -15,7 +15,7 @@ from typing import ClassVar
 
 from coopeval.agents.protocol import Agent
 from coopeval.games.designs import mediator_ns, mediator_wd
-from coopeval.decisions.formats import AnswerFormat
+from coopeval.decisions.formats import AnswerFormat, ApprovalVote, MediatorDesign, MediatorVote
 from coopeval.games.base import Game
 from coopeval.studies.coopeval.mechanisms.base import CellContext, CellRecords, bot_state
 from coopeval.studies.coopeval.mechanisms.design_vote import Design, DesignVoteMechanism, Selection
@@ -86,11 +86,11 @@ class Mediation(DesignVoteMechanism):
     """
 
     name: ClassVar[str] = "Mediation"
-    vote_prefix: ClassVar[str] = "M"
+    vote_format: ClassVar[type[ApprovalVote]] = MediatorVote
     prompt_prefix: ClassVar[str] = "mediation"
 
     def design_format(self, ctx: CellContext) -> AnswerFormat:
-        return AnswerFormat.mediator_design(ctx.game.n_players, ctx.game.tokens)
+        return MediatorDesign.for_players(ctx.game.n_players, ctx.game.tokens)
 
     def enforcing_design(self, ctx: CellContext) -> Design:
         return enforcing_mediator(ctx.game)

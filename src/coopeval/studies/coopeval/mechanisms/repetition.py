@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from coopeval.agents.protocol import Agent
-from coopeval.decisions.formats import AnswerFormat
+from coopeval.decisions.formats import ActionDistribution
 from coopeval.agents.progress import Progress
 from coopeval.studies.coopeval.mechanisms.base import (
     CellContext,
@@ -65,7 +65,7 @@ class RepeatedPlay(Mechanism):
         """Play one matchup, append its rows, and return its status (complete | failed)."""
         game = ctx.game
         mid = matchup_id(seated)
-        fmt = AnswerFormat.action(game.tokens)
+        fmt = ActionDistribution(game.tokens)
         history: list[list[int]] = []
         status = "complete"
         n_rounds = self.num_rounds(ctx)

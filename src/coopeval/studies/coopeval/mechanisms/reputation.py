@@ -48,7 +48,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from coopeval.agents.protocol import Agent
-from coopeval.decisions.formats import AnswerFormat
+from coopeval.decisions.formats import ActionDistribution
 from coopeval.agents.progress import Progress
 from coopeval.studies.coopeval.mechanisms.base import (
     CellContext,
@@ -317,7 +317,7 @@ class ReputationFirstOrder(Mechanism):
         n_rounds = self.num_rounds(ctx)
         label = ctx.label or f"{self.name}/{game.name}"
         progress = Progress(label, n_rounds * len(ctx.agents), ctx.maker, unit="matches")
-        fmt = AnswerFormat.action(game.tokens)
+        fmt = ActionDistribution(game.tokens)
 
         async def play_match(round_: int, index: int, members: tuple[int, ...]) -> Match | None:
             seated = [by_uid[u].agent for u in members]

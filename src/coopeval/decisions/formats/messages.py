@@ -1,0 +1,98 @@
+"""Wording helpers shared by the formats' error messages (the text is sent back to the model)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from coopeval.decisions.errors import AnswerError
+
+__all__ = ["bad_values", "check_exact_keys", "is_int", "names", "plural_s", "quote", "show", "type_name"]
+
+MAX_SHOWN = 40
+"""Longest value excerpt quoted back to the model."""
+
+
+def plural_s(items: Sequence[object]) -> str:
+    """``""`` for one item, ``"s"`` otherwise."""
+    return "" if len(items) == 1 else "s"
+
+
+def names(keys: Sequence[str]) -> str:
+    """The quoted keys, comma-separated."""
+    return ", ".join(quote(k) for k in keys)
+
+
+def quote(value: str) -> str:
+    """A string as a JSON-like quoted excerpt of at most :data:`MAX_SHOWN` characters."""
+    shown = value if len(value) <= MAX_SHOWN else value[: MAX_SHOWN - 3] + "..."
+    return '"' + shown.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def show(value: Any) -> str:
+    """Render a JSON value as the model wrote it (roughly), for error messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return quote(value)
+    if isinstance(value, float):
+        return repr(value) if math.isfinite(value) else str(value)
+    if isinstance(value, int):
+        digits = str(value)
+        return digits if len(digits) <= MAX_SHOWN else f"{digits[:12]}... ({len(digits)} digits)"
+    if isinstance(value, Mapping):
+        return "an object"
+    if isinstance(value, list):
+        return "a list"
+    return str(value)  # pragma: no cover - json only produces the types above
+
+
+def type_name(value: Any) -> str:
+    """The JSON type of ``value`` with its article (``"an integer"``, ``"a boolean"``, …)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, float):
+        return "a decimal number"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, Mapping):
+        return "an object"
+    if isinstance(value, list):
+        return "a list"
+    return type(value).__name__  # pragma: no cover
+
+
+def is_int(value: Any) -> bool:
+    """A JSON integer (booleans excluded)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def check_exact_keys(obj: Mapping[str, Any], expected: Sequence[str]) -> None:
+    """Raise unless the key set of ``obj`` equals ``expected`` exactly (case-sensitive)."""
+    present = set(obj)
+    wanted = set(expected)
+    if present == wanted:
+        return
+    missing = [k for k in expected if k not in present]
+    extra = [k for k in obj if k not in wanted]
+    parts = []
+    if missing:
+        parts.append(f"missing key{plural_s(missing)} {names(missing)}")
+    if extra:
+        parts.append(f"unexpected key{plural_s(extra)} {names(extra)}")
+    raise AnswerError(
+        f"the JSON object must have exactly the keys {names(expected)}; " + "; ".join(parts),
+        code="keys",
+    )
+
+
+def bad_values(obj: Mapping[str, Any], keys: Sequence[str], ok: Callable[[Any], bool]) -> list[str]:
+    """``'"k" is <value> (<type>)'`` for every key whose value fails ``ok``."""
+    return [f"{quote(k)} is {show(obj[k])} ({type_name(obj[k])})" for k in keys if not ok(obj[k])]

@@ -1,0 +1,50 @@
+"""Contract signature: ``{"sign": <bool>}`` (spec §3.2, §3.3 "Signature", §4.6)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from coopeval.decisions.errors import AnswerError
+from coopeval.decisions.formats.base import AnswerFormat, DecisionKind
+from coopeval.decisions.formats.messages import show, type_name
+from coopeval.decisions.formats.vote import BOOL_RULE
+from coopeval.decisions.gbnf import object_rule
+
+__all__ = ["Signature"]
+
+
+@dataclass(frozen=True)
+class Signature(AnswerFormat):
+    """Whether to sign the selected contract.
+
+    Validates (spec §3.3): key ``sign`` holding a JSON boolean; other keys are tolerated (and
+    may repeat) → ``{"sign": bool}``.
+
+    Grammar: ``{"sign": true}`` or ``{"sign": false}``.
+
+    Bot default: sign iff the bot is cooperative and ``state["contract"]`` equals
+    ``state["enforcing_design"]``.
+    """
+
+    kind: ClassVar[str] = DecisionKind.SIGN
+    keys: ClassVar[tuple[str, ...]] = ("sign",)
+    extra_keys_ignored: ClassVar[bool] = True
+
+    def check(self, obj: Mapping[str, Any], *, lenient: bool) -> dict[str, Any]:
+        if "sign" not in obj:
+            raise AnswerError('the JSON object must have the key "sign"', code="keys")
+        value = obj["sign"]
+        if not isinstance(value, bool):
+            raise AnswerError(f'"sign" must be true or false, not {show(value)} ({type_name(value)})', code="type")
+        return {"sign": value}
+
+    def answer_rules(self) -> list[str]:
+        return [BOOL_RULE, object_rule(self.keys, "bool")]
+
+    def max_value_chars(self) -> int:
+        return 5 * len(self.keys)
+
+    def bot_default(self, state: Mapping[str, Any], *, cooperative: bool) -> dict[str, Any] | None:
+        return {"sign": bool(cooperative and state.get("contract") == state.get("enforcing_design"))}
