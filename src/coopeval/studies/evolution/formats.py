@@ -131,7 +131,7 @@ class DonationFormat:
     """
 
     unit: str = "units"
-    max_value: float = 10.0
+    max_value: float | None = None
     variant: str = "none"
     max_justification_chars: int = 160
 
@@ -142,6 +142,14 @@ class DonationFormat:
             raise ValueError(f"unit must be one of {UNITS}, not {self.unit!r}")
         if self.variant not in PUNISHMENT_VARIANTS:
             raise ValueError(f"variant must be one of {PUNISHMENT_VARIANTS}, not {self.variant!r}")
+        if self.max_value is None:  # percent: 100; units: the endowment of §1
+            object.__setattr__(self, "max_value", 100.0 if self.unit == "percent" else 10.0)
+
+    @property
+    def limit(self) -> float:
+        """The largest valid value (units or percent)."""
+        assert self.max_value is not None
+        return float(self.max_value)
 
     def _what(self) -> str:
         return "percentage" if self.unit == "percent" else "number of units"
@@ -168,13 +176,13 @@ class DonationFormat:
                 raise AnswerError(f"the answer must begin with a number ({self._what()}){hint}", code="invalid")
             raw = match.group(1)
         value = float(raw)
-        if not 0.0 <= value <= self.max_value:
-            limit = "100" if self.unit == "percent" else f"{self.max_value:g} (your units)"
+        if not 0.0 <= value <= self.limit:
+            limit = "100" if self.unit == "percent" else f"{self.limit:g} (your units)"
             raise AnswerError(f"the {self._what()} {raw} is outside the allowed range 0 to {limit}", code="range")
         return {"action": action, "value": value, "justification": justification}
 
     def grammar(self, style: str = "IO", max_reasoning_chars: int = 0) -> str:
-        digits = 3 if self.unit == "percent" else len(str(int(self.max_value)))
+        digits = 3 if self.unit == "percent" else len(str(int(self.limit)))
         return _donation_grammar(self.unit, digits, self.variant, self.max_justification_chars)
 
     def max_tokens(self, style: str = "IO", max_reasoning_chars: int = 0) -> int:
