@@ -149,3 +149,24 @@ def test_extend_generations_without_replaying(tmp_path: Path) -> None:
     assert first.llm.calls + second.llm.calls == full.llm.calls
     assert set(out["evo_events"]["cell_id"].unique()) == {long["cell_id"]}
     _frames_equal(reference, out)
+
+
+def test_tables_do_not_depend_on_completion_order() -> None:
+    import asyncio
+    import random
+
+    class Jittery(FakeLLM):
+        def __init__(self, seed: int) -> None:
+            super().__init__(0.8)
+            self.random = random.Random(seed)
+
+        async def generate(self, request):  # type: ignore[no-untyped-def]
+            await asyncio.sleep(self.random.random() / 1000)
+            return await super().generate(request)
+
+    cell = EvolutionStudy().cells(_config(generations=2, n_agents=4, invasion={"per_generation": 2}, matrix={"per_generation": 1}, protocols=["horibe"]))[0]
+    outs = []
+    for seed in (1, 2):
+        llm = Jittery(seed)
+        outs.append(EvolutionStudy(agent_factory=lambda e, s, llm=llm: RunAgents(llm, llm, llm, AlwaysZero())).play(cell, inputs()))
+    _frames_equal(outs[0], outs[1])

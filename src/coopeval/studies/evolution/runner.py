@@ -89,6 +89,28 @@ class StepRecords:
     def add(self, table: str, row: dict[str, Any]) -> None:
         self.tables.setdefault(table, []).append(row)
 
+    def sort(self) -> None:
+        """Put rows in an order independent of which concurrent call finished first, so a
+        rerun (or a resumed run) gives identical tables."""
+        for table, rows in self.tables.items():
+            key = _SORT_KEYS.get(table)
+            if key is not None:
+                rows.sort(key=key)
+
+
+def _none_first(value: Any) -> tuple[bool, Any]:
+    return (value is not None, value if value is not None else "")
+
+
+_SORT_KEYS: dict[str, Any] = {
+    "llm_calls": lambda r: (r["decision_id"], r["attempt"]),
+    "decisions": lambda r: r["decision_id"],
+    "evo_events": lambda r: (r["context"], _none_first(r["strategy_id"]), r["game"], r["round"], r["pair"]),
+    "invasion_tests": lambda r: r["strategy_id"],
+    "strategy_matrix": lambda r: (r["strategy_id"], r["i"], r["j"], r["sample"]),
+    "matrix_features": lambda r: r["strategy_id"],
+}
+
 
 def temperature_of(agent: Agent) -> float | None:
     """The temperature an agent sends (``None`` for bots)."""
@@ -461,6 +483,7 @@ class EvolutionRun:
             )
         records.add("evo_generations", self.generation_row(generation, records, g1, g2))
         await self.analyse(records, generation, members)
+        records.sort()
         s = self.maker.stats
         print(
             f"[{self.label}] generation {generation}/{self.s.generations}: mean final resources "
