@@ -15,6 +15,11 @@ from coopeval.studies.evolution.settings import EvolutionSettings
 from coopeval.studies.evolution.bots import AlwaysZero, EvoBot
 
 
+class SimulatedKill(RuntimeError):
+    """Raised by :class:`FakeLLM` after ``fail_after`` calls (a fatal transport error stops the
+    job like a kill: nothing after the last finished generation is written)."""
+
+
 class FakeLLM:
     """A cacheable 'model' that counts its calls; ``strategy(request)`` and ``percent(state)``
     decide its answers (defaults: a short strategy, give 50 %)."""
@@ -40,7 +45,7 @@ class FakeLLM:
 
     async def generate(self, request: DecisionRequest) -> Reply:
         if self.fail_after is not None and self.calls >= self.fail_after:
-            raise KeyboardInterrupt("simulated kill")
+            raise SimulatedKill("simulated kill")
         self.calls += 1
         self.prompts.append(request.messages[-1]["content"])
         fmt: Any = request.answer_format

@@ -16,7 +16,7 @@ from coopeval.studies.evolution.records import TABLES
 from coopeval.studies.evolution.runner import RunAgents
 from coopeval.studies.evolution.study import EvolutionStudy, run_key
 
-from .helpers import FakeLLM, inputs
+from .helpers import FakeLLM, SimulatedKill, inputs
 
 
 def _config(**evo: Any) -> dict[str, Any]:
@@ -121,7 +121,7 @@ def test_kill_during_generation_2_then_rerun(tmp_path: Path) -> None:
     cache = ResponseCache(tmp_path / "cache")
     killer = _Factory(fail_after=total // 3 + 10)  # inside generation 2
     study = EvolutionStudy(checkpoint_root=tmp_path / "ckpt", agent_factory=killer)
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(SimulatedKill):
         study.play(cell, inputs(DecisionMaker(cache, {})))
     done_before_kill = killer.llm.calls
     folders = sorted(p.name for p in next((tmp_path / "ckpt").iterdir()).iterdir())
