@@ -95,3 +95,25 @@ def test_bad_format_arguments() -> None:
         DonationFormat("units", 10, "bribe")
     with pytest.raises(ValueError, match="unit"):
         DonationFormat("coins", 10)
+
+
+def _gbnf_language(expr: str) -> set[str]:
+    """All strings of a simple GBNF alternation of literal / class sequences (test helper)."""
+    import itertools
+    import re as _re
+
+    out: set[str] = set()
+    for alt in expr.split(" | "):
+        parts = []
+        for token in alt.split(" "):
+            m = _re.fullmatch(r"\[(\d)-(\d)\]", token)
+            parts.append([str(d) for d in range(int(m.group(1)), int(m.group(2)) + 1)] if m else [token.strip('"')])
+        out.update("".join(p) for p in itertools.product(*parts))
+    return out
+
+
+@pytest.mark.parametrize("bound", [0, 1, 5, 9, 10, 25, 100, 182, 499, 1000, 2414])
+def test_int_upto_is_exact(bound: int) -> None:
+    from coopeval.studies.evolution.formats import int_upto
+
+    assert _gbnf_language(int_upto(bound)) == {str(v) for v in range(bound + 1)}

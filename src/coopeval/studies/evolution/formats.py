@@ -182,8 +182,12 @@ class DonationFormat:
         return {"action": action, "value": value, "justification": justification}
 
     def grammar(self, style: str = "IO", max_reasoning_chars: int = 0) -> str:
-        digits = 3 if self.unit == "percent" else len(str(int(self.limit)))
-        return _donation_grammar(self.unit, digits, self.variant, self.max_justification_chars)
+        """GBNF: ``Justification: `` up to ``max_justification_chars`` characters without ``:``,
+        a newline, ``Answer: `` and the answer. Percent numbers are exactly 0–100 (two
+        decimals at most); unit numbers have an integer part of at most ``floor(max_value)``
+        (a decimal part can still exceed the limit; the parser then re-asks)."""
+        bound = 100 if self.unit == "percent" else int(self.limit)
+        return _donation_grammar(self.unit, bound, self.variant, self.max_justification_chars)
 
     def max_tokens(self, style: str = "IO", max_reasoning_chars: int = 0) -> int:
         return self.max_justification_chars + 48
@@ -209,12 +213,33 @@ class DonationFormat:
         return self.render("donate", percent / 100.0 * float(state["donor_resources"]))
 
 
-@functools.lru_cache(maxsize=64)
-def _donation_grammar(unit: str, digits: int, variant: str, max_justification_chars: int) -> str:
+def int_upto(bound: int) -> str:
+    """A GBNF expression admitting exactly the decimal integers 0..``bound`` without leading
+    zeros (``bound`` ≥ 0), e.g. ``int_upto(25)`` = ``"0" | [1-9] | [1] [0-9] | "2" [0-5]``."""
+    if bound < 0:
+        raise ValueError(f"bound must be >= 0, got {bound}")
+    text = str(bound)
+    alternatives = ['"0"']
+    for length in range(1, len(text)):  # every number with fewer digits than bound
+        alternatives.append("[1-9]" + " [0-9]" * (length - 1))
+    if bound >= 1:
+        for k, digit in enumerate(text):  # same length: prefix of bound, a smaller digit, anything
+            low = "1" if k == 0 else "0"
+            top = int(digit) - 1
+            if top < int(low):
+                continue
+            prefix = f'"{text[:k]}" ' if k else ""
+            alternatives.append(f"{prefix}[{low}-{top}]" + " [0-9]" * (len(text) - k - 1))
+        alternatives.append(f'"{text}"')
+    return " | ".join(dict.fromkeys(alternatives))
+
+
+@functools.lru_cache(maxsize=256)
+def _donation_grammar(unit: str, bound: int, variant: str, max_justification_chars: int) -> str:
     if unit == "percent":
         number = '("100" | [1-9]? [0-9] ("." [0-9] [0-9]?)?)'
     else:
-        number = f'([0-9]{{1,{max(digits, 1)}}} ("." [0-9] [0-9]?)?)'
+        number = f'(({int_upto(bound)}) ("." [0-9] [0-9]?)?)'
     if variant == "costly_punishment":
         answer = '("Donate" | "Punish") ", " num'
     elif variant == "partner_choice":
