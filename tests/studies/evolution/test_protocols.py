@@ -132,3 +132,17 @@ def test_analysis_sample_is_seeded_and_shared() -> None:
     asyncio.run(run.analyse(records, 1, members))
     assert [r["strategy_id"] for r in records.tables["invasion_tests"]] == a[:2] or sorted(r["strategy_id"] for r in records.tables["invasion_tests"]) == sorted(a[:2])
     assert sorted(r["strategy_id"] for r in records.tables["matrix_features"]) == sorted(a)
+
+
+def test_failed_strategy_is_recorded_and_not_analysed() -> None:
+    def strategy(request):  # type: ignore[no-untyped-def]
+        return "Strategy: " if request.position["pair"] == 0 else "Strategy: give 30%."
+
+    llm = FakeLLM(0.8, strategy=strategy)
+    run = make_run(settings(n_agents=4, invasion_per_generation=4, matrix_per_generation=0), RunAgents(llm, llm, llm, AlwaysZero()))
+    members, records = asyncio.run(run.step(1, None))
+    failed = [r for r in records.tables["evo_strategies"] if r["status"] == "failed"]
+    assert [r["agent_id"] for r in failed] == ["1_1"] and failed[0]["attempts"] == 6 and failed[0]["text"] == ""
+    assert "1_1" not in {r["strategy_id"] for r in records.tables["invasion_tests"]}
+    assert len(records.tables["invasion_tests"]) == 3
+    assert sum(1 for d in records.tables["decisions"] if d["status"] == "failed") == 1
