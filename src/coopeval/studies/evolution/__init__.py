@@ -10,6 +10,8 @@ Modules, one concept each (spec sections in brackets):
 * ``selection``: truncation, roulette, ranks [§2.2, §3.1];
 * ``matrix``: 11 × 11 strategy matrices and their features [§3.4, §3.5];
 * ``robustness``: model-level robustness, Table 1 / Table 2 layouts [§3.3, §3.6];
+* ``summaries``: figure-ready summaries: generation metrics, robustness per generation, mean
+  matrices, lineage edges [issue 11 §8];
 * ``settings`` / ``config``: resolved run parameters and the ``evolution:`` config section [§5];
 * ``prompting``: prompt rendering from ``prompts/evo_*.txt`` [§2.3, §3.2];
 * ``runner``: one run as resumable generation steps, invasion tests, probes [§2.2, §3.3, §3.4];
