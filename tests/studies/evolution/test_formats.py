@@ -117,3 +117,18 @@ def test_int_upto_is_exact(bound: int) -> None:
     from coopeval.studies.evolution.formats import int_upto
 
     assert _gbnf_language(int_upto(bound)) == {str(v) for v in range(bound + 1)}
+
+
+def test_local_agent_sends_the_formats_own_grammar() -> None:
+    from coopeval.agents.local_provider import LocalModelMissingError
+    from coopeval.agents.protocol import DecisionRequest
+    from coopeval.studies.evolution.agents import role_agent
+
+    try:
+        agent = role_agent({"model": "local/smollm2-135m"}, "gameplay", 0.3)
+    except LocalModelMissingError:
+        pytest.skip("the embedded model is not installed")
+    fmt = DonationFormat("percent", max_justification_chars=80)
+    kwargs = agent.inner.call_kwargs(DecisionRequest(messages=({"role": "user", "content": "x"},), answer_format=fmt))  # type: ignore[attr-defined]
+    assert kwargs["grammar"] == fmt.grammar() and kwargs["max_tokens"] == fmt.max_tokens()
+    assert kwargs["temperature"] == 0.3 and agent.style == "evolution"
