@@ -143,7 +143,11 @@ class DecisionMaker:
                 reply, key, hit = await self._ask(agent, request, attempt)
                 text = reply.text
                 try:
-                    parsed = parse_answer(answer_format, text, lenient=self.lenient_contract_ints)
+                    own_parse = getattr(answer_format, "parse", None)  # a study's own format class
+                    if callable(own_parse):
+                        parsed = own_parse(text)
+                    else:
+                        parsed = parse_answer(answer_format, text, lenient=self.lenient_contract_ints)
                     error = ""
                 except AnswerError as exc:
                     parsed, error = None, str(exc)

@@ -1,0 +1,75 @@
+"""The agents of one evolution run (issue 11 §3, §6).
+
+One model plays three roles at different temperatures: strategy writer (0.8), donor (V&H 0.8,
+Horibe 0.3) and matrix prober (0.3). Each role is its own agent with the temperature in its
+``params``, so the temperature is sent with every call and is part of the cache key. LLM agents
+are wrapped in :class:`StudyAgent`, whose style ``"evolution"`` has no style instruction in the
+shared decision loop: the evolution prompts carry their own answer instructions. Scripted
+``bot/evo-…`` models answer every role; the free rider is always ``bot/evo-zero``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from coopeval.agents.protocol import Agent, DecisionRequest, ErrorClass, Reply
+from coopeval.studies.evolution.bots import AlwaysZero, is_evo_bot, make_evo_bot
+from coopeval.studies.evolution.runner import RunAgents
+from coopeval.studies.evolution.settings import EvolutionSettings
+
+STYLE = "evolution"
+
+
+class StudyAgent:
+    """An LLM agent used with the study's own answer formats (no style instruction appended).
+
+    Delegates ``generate`` and ``classify_error`` to the wrapped agent; ``name`` is
+    ``<label or model>[<role>]`` and ``params`` the wrapped agent's (temperature included).
+    """
+
+    def __init__(self, inner: Agent, role: str, label: str) -> None:
+        self.inner = inner
+        self.name = f"{label}[{role}]"
+        self.model = inner.model
+        self.style = STYLE
+        self.params: Mapping[str, Any] = inner.params
+        self.cacheable = inner.cacheable
+        self.uses_local_llm = bool(getattr(inner, "uses_local_llm", False))
+
+    async def generate(self, request: DecisionRequest) -> Reply:
+        return await self.inner.generate(request)
+
+    def classify_error(self, exc: BaseException) -> ErrorClass:
+        return self.inner.classify_error(exc)
+
+
+def role_agent(entry: Mapping[str, Any], role: str, temperature: float) -> Agent:
+    """The agent of ``entry`` (``{"model", "label"?, "params"?}``) for one role.
+
+    Raises
+    ------
+    KeyError
+        An unknown ``bot/evo-…`` name.
+    """
+    model = str(entry["model"])
+    if model.startswith("bot/"):
+        return make_evo_bot(model)
+    from coopeval.agents.registry import make_agent
+
+    params = {**dict(entry.get("params") or {}), "temperature": temperature}
+    inner = make_agent({"model": model, "style": "IO", "params": params, "label": entry.get("label")})
+    return StudyAgent(inner, role, str(entry.get("label") or model))
+
+
+def run_agents(entry: Mapping[str, Any], settings: EvolutionSettings) -> RunAgents:
+    """The strategy, gameplay and probe agents of one run, plus the free rider."""
+    if is_evo_bot(str(entry["model"])):
+        bot = make_evo_bot(str(entry["model"]))
+        return RunAgents(bot, bot, bot, AlwaysZero())
+    return RunAgents(
+        strategy=role_agent(entry, "strategy", settings.strategy_temperature),
+        gameplay=role_agent(entry, "gameplay", settings.gameplay_temperature),
+        probe=role_agent(entry, "probe", settings.matrix_temperature),
+        free_rider=AlwaysZero(),
+    )

@@ -1,0 +1,136 @@
+"""Scripted donors of the evolution study (issue 11 §6): tests, smoke runs, the invasion test.
+
+Bots answer through the same decision path as an LLM (``DecisionMaker.decide``), from the
+structured ``request.state`` (never the prompt text), in the text format the decision asks
+for, so their answers are parsed like a model's. Donation state keys read:
+``donor_resources`` (units) and ``recipient_last_percent`` (what the recipient gave in its
+latest event, percent of its resources, or ``None`` early in a game).
+
+Model strings: ``bot/evo-constant-<p>`` (always give ``p`` % of current resources, 0 ≤ p ≤ 100),
+``bot/evo-reciprocal`` (give what the recipient last gave; 50 % when it has no history),
+``bot/evo-zero`` (the free rider: always 0), ``bot/evo-malformed`` (never answers validly; for
+failure-row tests).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from coopeval.agents.protocol import DecisionRequest, ErrorClass, Reply
+
+BOT_PREFIX = "bot/evo-"
+
+
+class EvoBot:
+    """Base class: ``percent(state)`` decides; strategies are the bot's fixed description."""
+
+    bot_name: ClassVar[str] = ""
+    description: str = ""
+
+    def __init__(self) -> None:
+        self.name = self.model = f"bot/{self.bot_name}"
+        self.style = "scripted"
+        self.params: dict[str, Any] = {}
+        self.cacheable = False
+
+    def percent(self, state: Mapping[str, Any]) -> float:
+        """The percentage of the donor's current resources to give (0–100)."""
+        raise NotImplementedError
+
+    async def generate(self, request: DecisionRequest) -> Reply:
+        """Answer a strategy or donation request in the format's own text form."""
+        fmt: Any = request.answer_format
+        if fmt.kind == "strategy":
+            text = fmt.bot_default({"bot_strategy": self.description})
+        else:
+            text = fmt.bot_default({**request.state, "bot_percent": self.percent(request.state)})
+        return Reply(text=text, model_resolved=self.name)
+
+    def classify_error(self, exc: BaseException) -> ErrorClass:
+        """Bots raise no transport errors; anything raised is a bug."""
+        return ErrorClass.FATAL
+
+
+class ConstantFraction(EvoBot):
+    """Always gives the same fraction of its current resources (the §1.3 oracle's donor)."""
+
+    def __init__(self, percent: float) -> None:
+        if not 0.0 <= percent <= 100.0:
+            raise ValueError(f"a constant donor gives 0-100 %, not {percent}")
+        self._percent = float(percent)
+        self.bot_name = f"evo-constant-{percent:g}"
+        self.description = f"to donate {percent:g}% of my current resources to every recipient."
+        super().__init__()
+
+    def percent(self, state: Mapping[str, Any]) -> float:
+        return self._percent
+
+
+class Reciprocal(EvoBot):
+    """Gives the percentage the recipient gave in its latest event (first-order reciprocity,
+    the matrix row M_ij = 10·j of §3.5); ``first`` percent when the recipient has no history."""
+
+    bot_name = "evo-reciprocal"
+    description = "to donate the same percentage of my resources that the recipient donated last time."
+
+    def __init__(self, first: float = 50.0) -> None:
+        self.first = first
+        super().__init__()
+
+    def percent(self, state: Mapping[str, Any]) -> float:
+        last = state.get("recipient_last_percent")
+        return self.first if last is None else float(last)
+
+
+class AlwaysZero(ConstantFraction):
+    """The free rider of the invasion test (§3.3): donates 0 units in every situation."""
+
+    def __init__(self) -> None:
+        super().__init__(0.0)
+        self.bot_name = "evo-zero"
+        self.name = self.model = "bot/evo-zero"
+        self.description = "to donate nothing, ever."
+
+
+class Malformed(EvoBot):
+    """Never gives a usable answer (exercises re-asks and failure rows)."""
+
+    bot_name = "evo-malformed"
+    description = ""
+
+    async def generate(self, request: DecisionRequest) -> Reply:
+        return Reply(text="I am not sure.", model_resolved=self.name)
+
+    def percent(self, state: Mapping[str, Any]) -> float:
+        raise AssertionError("unreachable")
+
+
+def is_evo_bot(model: str) -> bool:
+    """True for ``bot/evo-…`` model strings."""
+    return model.startswith(BOT_PREFIX)
+
+
+def make_evo_bot(model: str) -> EvoBot:
+    """The bot of a ``bot/evo-…`` model string.
+
+    Raises
+    ------
+    KeyError
+        Naming the known bots, for an unknown name or a bad constant percentage.
+    """
+    short = model.removeprefix("bot/")
+    if short == "evo-zero":
+        return AlwaysZero()
+    if short == "evo-reciprocal":
+        return Reciprocal()
+    if short == "evo-malformed":
+        return Malformed()
+    if short.startswith("evo-constant-"):
+        try:
+            return ConstantFraction(float(short.removeprefix("evo-constant-")))
+        except ValueError:
+            pass
+    raise KeyError(
+        f"unknown evolution bot {model!r}; known: bot/evo-constant-<0..100>, bot/evo-reciprocal, bot/evo-zero, bot/evo-malformed"
+    )

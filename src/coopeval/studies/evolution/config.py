@@ -1,0 +1,173 @@
+"""Validation of the ``evolution:`` config section, before any call (issue 11 §9).
+
+The JSON Schema in ``config.schema.yaml`` (beside this module) is the source of truth; this
+module fills its defaults and reports errors naming the key, e.g. ``config evolution.n_agents:
+13 is not a multiple of 2``. :func:`run_settings` turns a validated section, protocol and
+variant into the flat parameters of :class:`~coopeval.studies.evolution.settings.EvolutionSettings`.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+SCHEMA_PATH = Path(__file__).resolve().parent / "config.schema.yaml"
+VH_ONLY_VARIANTS = ("costly_punishment", "partner_choice")
+
+
+class EvolutionConfigError(ValueError):
+    """The ``evolution`` section is invalid; the message names the key."""
+
+
+def _schema() -> dict[str, Any]:
+    return yaml.safe_load(SCHEMA_PATH.read_text(encoding="utf-8"))
+
+
+def _where(error: Any) -> str:
+    parts = []
+    for part in error.absolute_path:
+        parts.append(f"[{part}]" if isinstance(part, int) else (("." if parts else "") + str(part)))
+    return "".join(parts) or "(top level)"
+
+
+def validate_evolution_config(config: Mapping[str, Any]) -> dict[str, Any]:
+    """Return a copy of ``config`` whose ``evolution`` section is validated and defaulted.
+
+    Raises
+    ------
+    EvolutionConfigError
+        Naming the key: odd or small ``n_agents``, an unknown protocol, variant, punishment or
+        percent base, an unknown key, a bad bot name, duplicate variant names.
+    """
+    from jsonschema import Draft202012Validator, validators
+
+    def set_defaults(validator: Any, properties: Mapping[str, Any], instance: Any, schema: Any) -> Iterator[Any]:
+        if isinstance(instance, dict):
+            for name, sub in properties.items():
+                if isinstance(sub, Mapping) and "default" in sub and name not in instance:
+                    instance[name] = copy.deepcopy(sub["default"])
+        yield from Draft202012Validator.VALIDATORS["properties"](validator, properties, instance, schema)
+
+    schema = _schema()
+    instance = {"evolution": copy.deepcopy(dict(config.get("evolution") or {}))}
+    validator = validators.extend(Draft202012Validator, {"properties": set_defaults})(schema)
+    for _ in range(2):  # the second pass fills defaults inside objects created by the first
+        errors = sorted(validator.iter_errors(instance), key=lambda e: list(e.absolute_path))
+        if errors:
+            lines = []
+            for error in errors[:10]:
+                where = _where(error)
+                if error.validator == "enum":
+                    lines.append(f"config {where}: {error.instance!r} is not allowed; use one of {error.validator_value}.")
+                elif error.validator == "oneOf" and isinstance(error.instance, str):
+                    lines.append(
+                        f"config {where}: unknown variant {error.instance!r}; use none, costly_punishment, partner_choice "
+                        "or a mapping with a name."
+                    )
+                elif error.validator == "oneOf" and isinstance(error.instance, Mapping):
+                    detail = min(error.context or [], key=lambda e: len(list(e.absolute_path)) * -1, default=None)
+                    sub = f" ({detail.message})" if detail is not None else ""
+                    lines.append(f"config {where}: invalid variant{sub}.")
+                elif error.validator == "multipleOf":
+                    lines.append(f"config {where}: the population size must be even, got {error.instance}.")
+                else:
+                    lines.append(f"config {where}: {error.message}.")
+            raise EvolutionConfigError("invalid configuration:\n  " + "\n  ".join(lines))
+    section = instance["evolution"]
+    _semantic_checks(section)
+    return {**dict(config), "evolution": section}
+
+
+def _semantic_checks(section: Mapping[str, Any]) -> None:
+    from coopeval.studies.evolution.bots import is_evo_bot, make_evo_bot
+
+    for index, entry in enumerate(section["models"]):
+        model = str(entry["model"])
+        if model.startswith("bot/"):
+            if not is_evo_bot(model):
+                raise EvolutionConfigError(
+                    f"config evolution.models[{index}].model: {model!r} is not an evolution bot; use bot/evo-constant-<p>, "
+                    "bot/evo-reciprocal or bot/evo-zero."
+                )
+            try:
+                make_evo_bot(model)
+            except KeyError as exc:
+                raise EvolutionConfigError(f"config evolution.models[{index}].model: {exc.args[0]}") from None
+        elif "/" not in model:
+            raise EvolutionConfigError(f"config evolution.models[{index}].model: {model!r} is not a litellm model string (provider/model).")
+    names = [variant_name(v) for v in section["variants"]]
+    for index, name in enumerate(names):
+        if names.index(name) != index:
+            raise EvolutionConfigError(f"config evolution.variants[{index}]: the variant name {name!r} is used twice.")
+    labels = [model_label(e) for e in section["models"]]
+    for index, label in enumerate(labels):
+        if labels.index(label) != index:
+            raise EvolutionConfigError(f"config evolution.models[{index}]: duplicates models[{labels.index(label)}] ({label}); add a label.")
+
+
+def variant_name(variant: str | Mapping[str, Any]) -> str:
+    """``"none"`` → ``"default"``; other strings are their own name; mappings their ``name``."""
+    if isinstance(variant, str):
+        return "default" if variant == "none" else variant
+    return str(variant["name"])
+
+
+def variant_protocols(variant: str | Mapping[str, Any]) -> tuple[str, ...]:
+    """Protocols a variant runs for (punishment variants default to V&H only)."""
+    if isinstance(variant, str):
+        return ("vh",) if variant in VH_ONLY_VARIANTS else ("vh", "horibe")
+    if "protocols" in variant:
+        return tuple(variant["protocols"])
+    return ("vh",) if variant.get("punishment", "none") in VH_ONLY_VARIANTS else ("vh", "horibe")
+
+
+def model_label(entry: Mapping[str, Any]) -> str:
+    """The model's label in tables: its ``label`` or its model string."""
+    return str(entry.get("label") or entry["model"])
+
+
+def run_settings(section: Mapping[str, Any], protocol: str, variant: str | Mapping[str, Any]) -> dict[str, Any]:
+    """Flat :class:`EvolutionSettings` parameters of one (protocol, variant) of a validated
+    section (``None`` = protocol default)."""
+    overrides = {"punishment": variant} if isinstance(variant, str) else {k: v for k, v in variant.items() if k not in ("name", "protocols")}
+    compat = section["compat"]
+    matrix = section["matrix"]
+    temperatures = section["temperatures"]
+    params: dict[str, Any] = {
+        "protocol": protocol,
+        "n_agents": section["n_agents"],
+        "generations": section["generations"],
+        "endowment": float(section["endowment"]),
+        "multiplier": float(section["multiplier"]),
+        "punishment_loss": float(section["punishment_loss"]),
+        "trace_length": section["trace_length"],
+        "punishment": "none",
+        "percent_base": section["percent_base"],
+        "amount_unit": section["amount_unit"],
+        "selection": section["selection"],
+        "word_limit": section["word_limit"] if protocol == "horibe" else None,
+        "strategy_temperature": temperatures["strategy"],
+        "gameplay_temperature": temperatures["gameplay"],
+        "invasion_per_generation": section["invasion"]["per_generation"],
+        "matrix_per_generation": matrix["per_generation"],
+        "matrix_samples": matrix["samples"],
+        "matrix_temperature": matrix["temperature"] if matrix["temperature"] is not None else 0.3,
+        "matrix_x_c": float(matrix["x_c"]),
+        "matrix_resources": float(matrix["resources"]),
+        "matrix_round": matrix["round"],
+        "monotonicity_constant_rows": matrix["monotonicity_constant_rows"],
+        "score_rule": "game2_double" if compat["vh_score_game2_only"] and protocol == "vh" else "sum",
+        "show_scores": not compat["vh_no_scores"],
+        "generation_names": bool(compat["vh_generation_names"]),
+        "no_system": bool(compat["vh_gemini_no_system"]),
+        "local_strategy_chars": section["local"]["strategy_chars"],
+        "local_reasoning_chars": section["local"]["reasoning_chars"],
+        "local_justification_chars": section["local"]["justification_chars"],
+    }
+    for key, value in overrides.items():
+        params[key] = float(value) if key == "multiplier" else value
+    return params

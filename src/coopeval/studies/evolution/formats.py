@@ -1,0 +1,253 @@
+"""Answer formats of the evolution study, one class per format (evolution spec §2.3, §3.2).
+
+Each format owns
+
+* ``parse(text)``: validation of a raw answer, returning a normalised dict or raising
+  :class:`~coopeval.decisions.errors.AnswerError` with a message fit for a re-ask;
+* ``grammar(style, max_reasoning_chars)``: a llama.cpp GBNF grammar admitting only parseable
+  answers, for the embedded model; ``max_tokens(...)`` a token budget that never cuts one short;
+* ``render(...)`` / ``bot_default(state)``: the text a scripted bot answers.
+
+The :class:`~coopeval.agents.maker.DecisionMaker` calls ``parse`` and the local provider calls
+``grammar`` when a format has them (duck typing), so these formats need no engine registry.
+Formats are frozen dataclasses: hashable and comparable, so grammars are cached per format.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from decimal import Decimal
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from coopeval.decisions.errors import AnswerError
+
+VH_MARKER = "My strategy will be"
+HORIBE_MARKER = "Strategy:"
+ANSWER_MARKER = "Answer:"
+PUNISHMENT_VARIANTS = ("none", "costly_punishment", "partner_choice")
+UNITS = ("units", "percent")
+
+_TEXT_CHAR = r"[\x20-\x7E]"  # printable ASCII, no newline
+_JUSTIFICATION_CHAR = r"[\x20-\x39\x3B-\x7E]"  # printable ASCII minus ':' (never forms "Answer:")
+_LEADING_NUMBER = re.compile(r"^\s*(\d+(?:\.\d+)?)")
+_PUNISH_ANSWER = re.compile(r"(donate|punish)\s*[,:]?\s*(\d+(?:[.,]\d+)?)", re.IGNORECASE)
+
+
+def word_count(text: str) -> int:
+    """Number of whitespace-separated words (the §3.1 word limit's unit)."""
+    return len(text.split())
+
+
+def truncate_words(text: str, limit: int) -> str:
+    """The first ``limit`` words of ``text`` joined by single spaces."""
+    return " ".join(text.split()[:limit])
+
+
+@dataclass(frozen=True)
+class StrategyFormat:
+    """A strategy text (spec §2.3 V&H, §3.2 Horibe).
+
+    ``protocol`` ``"vh"``: split at the first ``My strategy will be``; the text before is the
+    justification, the phrase and the rest the strategy; without the phrase the whole output is
+    the strategy. ``"horibe"``: split at the first ``Strategy:``; the rest is the strategy.
+    ``word_limit`` (Horibe 350) is *not* enforced here: the protocol re-asks once and then
+    truncates (§3.1), so ``parse`` only reports ``words``. ``max_chars`` bounds the embedded
+    model's strategy (grammar only); ``max_reasoning_chars`` its text before the V&H phrase.
+
+    ``parse`` returns ``{"strategy": str, "justification": str, "words": int}``; raises
+    AnswerError for an empty strategy.
+    """
+
+    protocol: str = "vh"
+    word_limit: int | None = None
+    max_chars: int = 400
+    max_reasoning_chars: int = 160
+
+    kind: ClassVar[str] = "strategy"
+
+    @property
+    def marker(self) -> str:
+        return VH_MARKER if self.protocol == "vh" else HORIBE_MARKER
+
+    def parse(self, text: str) -> dict[str, Any]:
+        before, found, after = text.partition(self.marker)
+        if not found:
+            justification, strategy = "", text.strip()
+        elif self.protocol == "vh":
+            justification, strategy = before.strip(), (self.marker + after).strip()
+        else:
+            justification, strategy = before.strip(), after.strip()
+        body = strategy[len(self.marker):] if strategy.startswith(VH_MARKER) and self.protocol == "vh" else strategy
+        if not body.strip(" .\n"):
+            raise AnswerError(f"the strategy is empty; write it after '{self.marker}'", code="invalid")
+        return {"strategy": strategy, "justification": justification, "words": word_count(strategy)}
+
+    def grammar(self, style: str = "IO", max_reasoning_chars: int = 0) -> str:
+        return _strategy_grammar(self.protocol, self.max_chars, self.max_reasoning_chars)
+
+    def max_tokens(self, style: str = "IO", max_reasoning_chars: int = 0) -> int:
+        return self.max_chars + self.max_reasoning_chars + len(self.marker) + 8
+
+    def render(self, strategy: str, justification: str = "") -> str:
+        """A well-formed answer around ``strategy`` (the V&H phrase is added when missing)."""
+        if self.protocol == "vh":
+            body = strategy if strategy.startswith(VH_MARKER) else f"{VH_MARKER} {strategy}"
+        else:
+            body = f"{HORIBE_MARKER} {strategy}"
+        return f"{justification}\n{body}" if justification else body
+
+    def bot_default(self, state: Mapping[str, Any]) -> str:
+        """A bot's strategy: its ``state["bot_strategy"]`` description."""
+        return self.render(str(state.get("bot_strategy", "to follow my scripted rule.")))
+
+
+@functools.lru_cache(maxsize=16)
+def _strategy_grammar(protocol: str, max_chars: int, max_reasoning_chars: int) -> str:
+    if protocol == "vh":
+        reasoning = f'({_TEXT_CHAR}{{1,{max_reasoning_chars}}} "\\n")? ' if max_reasoning_chars > 0 else ""
+        return f'root ::= {reasoning}"{VH_MARKER} " {_TEXT_CHAR}{{1,{max_chars}}}\n'
+    return f'root ::= "{HORIBE_MARKER} " {_TEXT_CHAR}{{1,{max_chars}}}\n'
+
+
+@dataclass(frozen=True)
+class DonationFormat:
+    """A donation answer ``Justification: <text> Answer: <answer>`` (spec §2.3, §2.4, §3.2).
+
+    ``unit`` ``"units"`` (V&H: a real number of units in [0, ``max_value``], the donor's
+    resources) or ``"percent"`` (Horibe: a number in [0, 100]). ``variant``:
+
+    * ``none``: the answer must begin with a number (leading whitespace, optional decimals);
+    * ``costly_punishment``: the first ``donate``/``punish`` followed by a number (a decimal
+      comma is accepted), e.g. ``Donate, 3`` or ``Punish, 1,5``;
+    * ``partner_choice``: the word ``refuse`` anywhere in the answer means refusing; otherwise
+      the answer must begin with a number.
+
+    ``parse`` returns ``{"action": "donate" | "punish" | "refuse", "value": float,
+    "justification": str}``; ``value`` is in units or percent (0 for refuse). Raises
+    AnswerError: no ``Answer:``, no number where one is needed, value out of range.
+    """
+
+    unit: str = "units"
+    max_value: float | None = None
+    variant: str = "none"
+    max_justification_chars: int = 160
+
+    kind: ClassVar[str] = "donation"
+
+    def __post_init__(self) -> None:
+        if self.unit not in UNITS:
+            raise ValueError(f"unit must be one of {UNITS}, not {self.unit!r}")
+        if self.variant not in PUNISHMENT_VARIANTS:
+            raise ValueError(f"variant must be one of {PUNISHMENT_VARIANTS}, not {self.variant!r}")
+        if self.max_value is None:  # percent: 100; units: the endowment of §1
+            object.__setattr__(self, "max_value", 100.0 if self.unit == "percent" else 10.0)
+
+    @property
+    def limit(self) -> float:
+        """The largest valid value (units or percent)."""
+        assert self.max_value is not None
+        return float(self.max_value)
+
+    def _what(self) -> str:
+        return "percentage" if self.unit == "percent" else "number of units"
+
+    def parse(self, text: str) -> dict[str, Any]:
+        before, found, answer = text.partition(ANSWER_MARKER)
+        if not found:
+            raise AnswerError("the reply has no 'Answer:' part; end with 'Answer:' followed by your answer", code="invalid")
+        justification = before.strip()
+        if justification.lower().startswith("justification:"):
+            justification = justification[len("justification:"):].strip()
+        action, raw = "donate", ""
+        if self.variant == "partner_choice" and "refuse" in answer.lower():
+            return {"action": "refuse", "value": 0.0, "justification": justification}
+        if self.variant == "costly_punishment":
+            match = _PUNISH_ANSWER.search(answer)
+            if match is None:
+                raise AnswerError("the answer must be 'Donate, <amount>' or 'Punish, <amount>'", code="invalid")
+            action, raw = match.group(1).lower(), match.group(2).replace(",", ".")
+        else:
+            match = _LEADING_NUMBER.match(answer)
+            if match is None:
+                hint = " or 'Refuse to play'" if self.variant == "partner_choice" else ""
+                raise AnswerError(f"the answer must begin with a number ({self._what()}){hint}", code="invalid")
+            raw = match.group(1)
+        value = float(raw)
+        if not 0.0 <= value <= self.limit:
+            limit = "100" if self.unit == "percent" else f"{self.limit:g} (your units)"
+            raise AnswerError(f"the {self._what()} {raw} is outside the allowed range 0 to {limit}", code="range")
+        return {"action": action, "value": value, "justification": justification}
+
+    def grammar(self, style: str = "IO", max_reasoning_chars: int = 0) -> str:
+        """GBNF: ``Justification: `` up to ``max_justification_chars`` characters without ``:``,
+        a newline, ``Answer: `` and the answer. Percent numbers are exactly 0–100 (two
+        decimals at most); unit numbers have an integer part of at most ``floor(max_value)``
+        (a decimal part can still exceed the limit; the parser then re-asks)."""
+        bound = 100 if self.unit == "percent" else int(self.limit)
+        return _donation_grammar(self.unit, bound, self.variant, self.max_justification_chars)
+
+    def max_tokens(self, style: str = "IO", max_reasoning_chars: int = 0) -> int:
+        return self.max_justification_chars + 48
+
+    def render(self, action: str, value: float, justification: str = "I follow my strategy.") -> str:
+        """A well-formed answer (``value`` in this format's unit)."""
+        number = format(Decimal(repr(float(value))), "f")  # shortest exact round trip, no exponent
+        number = number.rstrip("0").rstrip(".") if "." in number else number
+        if action == "refuse":
+            answer = "Refuse to play"
+        elif self.variant == "costly_punishment":
+            answer = f"{'Punish' if action == 'punish' else 'Donate'}, {number}"
+        else:
+            answer = number
+        return f"Justification: {justification}\nAnswer: {answer}"
+
+    def bot_default(self, state: Mapping[str, Any]) -> str:
+        """A bot's answer: donate ``state["bot_percent"]`` % of the donor's current resources,
+        converted to this format's unit (spec §1 amounts)."""
+        percent = float(state.get("bot_percent", 0.0))
+        if self.unit == "percent":
+            return self.render("donate", percent)
+        return self.render("donate", percent / 100.0 * float(state["donor_resources"]))
+
+
+def int_upto(bound: int) -> str:
+    """A GBNF expression admitting exactly the decimal integers 0..``bound`` without leading
+    zeros (``bound`` ≥ 0), e.g. ``int_upto(25)`` = ``"0" | [1-9] | [1] [0-9] | "2" [0-5]``."""
+    if bound < 0:
+        raise ValueError(f"bound must be >= 0, got {bound}")
+    text = str(bound)
+    alternatives = ['"0"']
+    for length in range(1, len(text)):  # every number with fewer digits than bound
+        alternatives.append("[1-9]" + " [0-9]" * (length - 1))
+    if bound >= 1:
+        for k, digit in enumerate(text):  # same length: prefix of bound, a smaller digit, anything
+            low = "1" if k == 0 else "0"
+            top = int(digit) - 1
+            if top < int(low):
+                continue
+            prefix = f'"{text[:k]}" ' if k else ""
+            alternatives.append(f"{prefix}[{low}-{top}]" + " [0-9]" * (len(text) - k - 1))
+        alternatives.append(f'"{text}"')
+    return " | ".join(dict.fromkeys(alternatives))
+
+
+@functools.lru_cache(maxsize=256)
+def _donation_grammar(unit: str, bound: int, variant: str, max_justification_chars: int) -> str:
+    if unit == "percent":
+        number = '("100" | [1-9]? [0-9] ("." [0-9] [0-9]?)?)'
+    else:
+        number = f'(({int_upto(bound)}) ("." [0-9] [0-9]?)?)'
+    if variant == "costly_punishment":
+        answer = '("Donate" | "Punish") ", " num'
+    elif variant == "partner_choice":
+        answer = '"Refuse to play" | num'
+    else:
+        answer = "num"
+    return (
+        f'root ::= "Justification: " {_JUSTIFICATION_CHAR}{{0,{max_justification_chars}}} "\\nAnswer: " answer\n'
+        f"answer ::= {answer}\n"
+        f"num ::= {number}\n"
+    )

@@ -1,0 +1,161 @@
+"""The donation game shared by both protocols (evolution spec §1, §2.4).
+
+Resources compound within a game: every agent starts with the endowment, a donor giving ``x``
+units loses ``x`` and its recipient gains ``multiplier · x``. A punisher spends ``x`` to remove
+``punishment_loss · x`` from its recipient, floored at 0 (§2.4); a refusal or an invalid answer
+transfers nothing. The donations of a round are decided concurrently from the resources and
+traces at the start of the round; rounds are sequential (§1.1 item 7).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from coopeval.studies.evolution.schedule import Pairing, game_rounds, half_of
+from coopeval.studies.evolution.traces import Trace, TraceEvent
+
+
+@dataclass(frozen=True)
+class GameRules:
+    """Numbers of the game (spec §1, §2.1, §5).
+
+    ``endowment`` units per agent per game (10); ``multiplier`` b/c (2; 1.5 and 3 ablation);
+    ``punishment_loss`` units removed per unit spent punishing (2); ``trace_length`` events shown
+    (3; 1 ablation).
+    """
+
+    endowment: float = 10.0
+    multiplier: float = 2.0
+    punishment_loss: float = 2.0
+    trace_length: int = 3
+
+
+@dataclass(frozen=True)
+class DonationContext:
+    """What one donor faces (spec §1.2): indices into the population, 1-based ``round``
+    within the game, resources at the start of the round and the recipient's shown trace."""
+
+    game: int
+    round: int
+    pairing: Pairing
+    donor_resources: float
+    recipient_resources: float
+    recipient_trace: Trace
+
+    @property
+    def donor(self) -> int:
+        return self.pairing.donor
+
+    @property
+    def recipient(self) -> int:
+        return self.pairing.recipient
+
+
+@dataclass(frozen=True)
+class Action:
+    """A donor's resolved action: ``kind`` in ``donate | punish | refuse | invalid`` and
+    ``amount`` the units given or spent (0 ≤ amount ≤ donor's resources; 0 for refuse/invalid).
+    ``record`` carries the decision's columns into the event row."""
+
+    kind: str
+    amount: float = 0.0
+    record: dict[str, Any] = field(default_factory=dict)
+
+
+Decide = Callable[[Sequence[DonationContext]], Awaitable[Sequence[Action]]]
+"""Decides all donations of one round (one action per context, same order)."""
+
+
+@dataclass
+class GameResult:
+    """Final resources per agent (population order) and one event dict per donation."""
+
+    final: list[float]
+    events: list[dict[str, Any]]
+
+
+async def play_game(names: Sequence[str], rules: GameRules, game: int, decide: Decide) -> GameResult:
+    """Play one game (spec §1.1) of the population ``names`` (shuffled order: first half A).
+
+    Event dicts have: game, round, pair, donor, recipient (names), donor_half, action, amount
+    (units), percentage (of the donor's pre-decision resources), donor/recipient resources
+    before and after, trace_shown (the :class:`Trace`), plus the action's ``record``.
+
+    Raises
+    ------
+    ValueError
+        Odd or too small population; an action amount outside [0, donor resources].
+    """
+    n = len(names)
+    rounds = game_rounds(n, game)
+    resources = [float(rules.endowment)] * n
+    traces = [Trace.empty(name) for name in names]
+    events: list[dict[str, Any]] = []
+    for round_index, pairings in enumerate(rounds, start=1):
+        contexts = [
+            DonationContext(
+                game=game,
+                round=round_index,
+                pairing=p,
+                donor_resources=resources[p.donor],
+                recipient_resources=resources[p.recipient],
+                recipient_trace=traces[p.recipient].shown(rules.trace_length),
+            )
+            for p in pairings
+        ]
+        actions = list(await decide(contexts))
+        if len(actions) != len(contexts):
+            raise ValueError(f"decide returned {len(actions)} actions for {len(contexts)} donations")
+        for ctx, action in zip(contexts, actions, strict=True):
+            d, r = ctx.donor, ctx.recipient
+            before_d, before_r = resources[d], resources[r]
+            amount = float(action.amount) if action.kind in ("donate", "punish") else 0.0
+            if not 0.0 <= amount <= before_d:
+                raise ValueError(f"round {round_index}: {names[d]} cannot give {amount} of {before_d} units")
+            if action.kind == "donate":
+                resources[d] -= amount
+                resources[r] += rules.multiplier * amount
+            elif action.kind == "punish":
+                resources[d] -= amount
+                resources[r] = max(0.0, resources[r] - rules.punishment_loss * amount)
+            elif action.kind not in ("refuse", "invalid"):
+                raise ValueError(f"unknown action kind {action.kind!r}")
+            percent = 100.0 * amount / before_d if before_d > 0 else 0.0
+            event = TraceEvent(round_index, names[d], names[r], action.kind, percent, amount)
+            traces[d] = traces[r].extended(event, rules.trace_length)
+            events.append(
+                {
+                    "game": game,
+                    "round": round_index,
+                    "pair": ctx.pairing.pair,
+                    "donor": names[d],
+                    "recipient": names[r],
+                    "donor_half": half_of(n, d),
+                    "action": action.kind,
+                    "amount": amount,
+                    "percentage": percent,
+                    "donor_resources_before": before_d,
+                    "recipient_resources_before": before_r,
+                    "donor_resources_after": resources[d],
+                    "recipient_resources_after": resources[r],
+                    "trace_shown": ctx.recipient_trace,
+                    **action.record,
+                }
+            )
+    return GameResult(resources, events)
+
+
+def constant_fraction_decide(fraction: float | Callable[[DonationContext], float]) -> Decide:
+    """A ``decide`` where every donor gives ``fraction`` of its current resources (or the
+    fraction the callable returns for the context): the §1.3 oracle's policy."""
+
+    async def decide(contexts: Sequence[DonationContext]) -> list[Action]:
+        out = []
+        for ctx in contexts:
+            f = fraction(ctx) if callable(fraction) else fraction
+            out.append(Action("donate", f * ctx.donor_resources))
+        return out
+
+    return decide

@@ -1,0 +1,139 @@
+"""Prompt texts of the evolution study, rendered from ``prompts/evo_*.txt`` (spec §2.3, §3.2).
+
+Our own wording; only the answer formats are fixed by the spec. Every call is one user message:
+the rules text (the reference's system prompt) opens it unless ``no_system`` is set
+(``compat.vh_gemini_no_system``), because the shared decision loop sends single-turn prompts.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+from coopeval.core.prompts import PromptLibrary
+from coopeval.studies.evolution.settings import EvolutionSettings
+from coopeval.studies.evolution.traces import Trace, render_trace
+
+PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"
+TRACE_KINDS = ("donate", "punish", "refuse", "invalid", "no_history", "empty")
+
+
+def evolution_prompts(library: PromptLibrary | None = None) -> PromptLibrary:
+    """``library`` if it holds the evolution templates, else the study's own folder."""
+    if library is not None and "evo_donation_vh" in library.templates:
+        return library
+    return PromptLibrary(PROMPTS_DIR)
+
+
+def _tidy(text: str) -> str:
+    return re.sub(r"\n{3,}", "\n\n", re.sub(r"\n\s*\n(?=- )", "\n", text)).strip()
+
+
+def _num(value: float) -> str:
+    """Units as shown to agents: at most two decimals, no trailing zeros."""
+    return f"{value:.2f}".rstrip("0").rstrip(".")
+
+
+class EvolutionPrompts:
+    """Renders every evolution prompt for one run's settings."""
+
+    def __init__(self, library: PromptLibrary, settings: EvolutionSettings) -> None:
+        self.library = library
+        self.s = settings
+        self.trace_templates = {kind: library.templates[f"evo_trace_{kind}"] for kind in TRACE_KINDS}
+
+    def system(self) -> str:
+        """The rules text (empty under ``no_system``)."""
+        if self.s.no_system:
+            return ""
+        rule = self.library.render(f"evo_rule_{self.s.punishment}", loss=_num(self.s.punishment_loss))
+        text = self.library.render(
+            f"evo_system_{self.s.protocol}",
+            endowment=_num(self.s.endowment),
+            multiplier=_num(self.s.multiplier),
+            trace_length=self.s.trace_length,
+            variant_rule=rule,
+        )
+        return _tidy(text)
+
+    def strategy_first(self, name: str) -> str:
+        return _tidy(
+            self.library.render(
+                f"evo_strategy_first_{self.s.protocol}", system=self.system(), agent_name=name, word_limit=self.s.word_limit or ""
+            )
+        )
+
+    def strategy_later_vh(self, name: str, survivors: Sequence[tuple[str, float]]) -> str:
+        """V&H newcomer prompt: the survivors' texts, with their scores unless ``show_scores``
+        is off (the reference's behaviour)."""
+        if self.s.show_scores:
+            advice = "\n".join(f"- {text} (score: {_num(score)})" for text, score in survivors)
+        else:
+            advice = "\n".join(f"- {text}" for text, _ in survivors)
+        return _tidy(
+            self.library.render(
+                "evo_strategy_later_vh",
+                system=self.system(),
+                agent_name=name,
+                with_scores=", with their scores" if self.s.show_scores else "",
+                advice=advice,
+            )
+        )
+
+    def strategy_later_horibe(self, name: str, parent_strategy: str, parent_rank: int) -> str:
+        return _tidy(
+            self.library.render(
+                "evo_strategy_later_horibe",
+                system=self.system(),
+                agent_name=name,
+                word_limit=self.s.word_limit or "",
+                parent_strategy=parent_strategy,
+                parent_rank=parent_rank,
+                n_agents=self.s.n_agents,
+            )
+        )
+
+    def strategy_too_long(self, original: str, words: int) -> str:
+        return self.library.render("evo_strategy_too_long", original=original, words=words, word_limit=self.s.word_limit)
+
+    def trace(self, trace: Trace) -> str:
+        return render_trace(trace, self.trace_templates, self.s.punishment_loss)
+
+    def donation(
+        self,
+        name: str,
+        strategy: str,
+        generation: int,
+        round_: int,
+        recipient: str,
+        recipient_units: float,
+        trace: Trace,
+        donor_units: float,
+        punishment: str | None = None,
+    ) -> str:
+        """The donor prompt (§2.3 donor prompt, §3.2 prompt 3); ``punishment`` overrides the
+        run's variant (matrix probes ask the plain donation question)."""
+        variant = self.s.punishment if punishment is None else punishment
+        if variant != "none":
+            question = self.library.render(f"evo_question_{variant}", donor_units=_num(donor_units))
+        elif self.s.amount_unit == "percent":
+            base = "current units" if self.s.percent_base == "current" else f"initial endowment of {_num(self.s.endowment)} units"
+            question = self.library.render("evo_question_percent", base=base)
+        else:
+            question = self.library.render("evo_question_units", donor_units=_num(donor_units))
+        return _tidy(
+            self.library.render(
+                f"evo_donation_{self.s.protocol}",
+                system=self.system(),
+                agent_name=name,
+                strategy=strategy or "(no strategy)",
+                generation=generation,
+                round=round_,
+                recipient=recipient,
+                recipient_units=_num(recipient_units),
+                trace=self.trace(trace),
+                donor_units=_num(donor_units),
+                question=question,
+            )
+        )

@@ -1,0 +1,106 @@
+"""The parameters of one evolution cell, read from its spec (evolution spec §5; issue 11).
+
+Every field is part of the cell hash. Protocol defaults (``None`` in the config) resolve here:
+V&H amounts in units, truncation selection, temperature 0.8 for every call (the reference's
+Claude setting); Horibe amounts in percent, roulette selection, temperatures 0.8 (strategies) and
+0.3 (gameplay, probes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+from coopeval.studies.evolution.formats import PUNISHMENT_VARIANTS, UNITS
+from coopeval.studies.evolution.matrix import CONSTANT_ROW_RULES
+from coopeval.studies.evolution.schedule import check_population_size
+
+PROTOCOLS = ("vh", "horibe")
+SELECTIONS = ("truncation_top_half", "roulette")
+PERCENT_BASES = ("current", "endowment")
+
+PROTOCOL_DEFAULTS: dict[str, dict[str, Any]] = {
+    "vh": {"amount_unit": "units", "selection": "truncation_top_half", "strategy_temperature": 0.8, "gameplay_temperature": 0.8},
+    "horibe": {"amount_unit": "percent", "selection": "roulette", "strategy_temperature": 0.8, "gameplay_temperature": 0.3},
+}
+
+
+@dataclass(frozen=True)
+class EvolutionSettings:
+    """Resolved parameters of one run (units: resources in units, temperatures as sent).
+
+    ``score_rule``: ``"sum"`` (game 1 + game 2 final resources, default) or ``"game2_double"``
+    (``compat.vh_score_game2_only``: 2 × game-2 resources, the reference's bug, §2.2).
+    ``show_scores``: V&H later-generation prompts include the survivors' scores (default; the
+    reference promises them but sends none: ``compat.vh_no_scores``). ``generation_names``:
+    show ``{generation}_{index}`` names (V&H reference) instead of neutral ids. ``no_system``:
+    omit the rules text (``compat.vh_gemini_no_system``).
+    """
+
+    protocol: str
+    n_agents: int = 12
+    generations: int = 10
+    endowment: float = 10.0
+    multiplier: float = 2.0
+    punishment_loss: float = 2.0
+    trace_length: int = 3
+    punishment: str = "none"
+    percent_base: str = "current"
+    amount_unit: str = "units"
+    selection: str = "truncation_top_half"
+    word_limit: int | None = None
+    strategy_temperature: float = 0.8
+    gameplay_temperature: float = 0.8
+    invasion_per_generation: int = 10
+    matrix_per_generation: int = 10
+    matrix_samples: int = 1
+    matrix_temperature: float = 0.3
+    matrix_x_c: float = 50.0
+    matrix_resources: float = 10.0
+    matrix_round: int = 4
+    monotonicity_constant_rows: str = "exclude"
+    score_rule: str = "sum"
+    show_scores: bool = True
+    generation_names: bool = False
+    no_system: bool = False
+    local_strategy_chars: int = 400
+    local_reasoning_chars: int = 160
+    local_justification_chars: int = 160
+
+    def __post_init__(self) -> None:
+        check_population_size(self.n_agents)
+        checks = {
+            "protocol": (self.protocol, PROTOCOLS),
+            "punishment": (self.punishment, PUNISHMENT_VARIANTS),
+            "percent_base": (self.percent_base, PERCENT_BASES),
+            "amount_unit": (self.amount_unit, UNITS),
+            "selection": (self.selection, SELECTIONS),
+            "monotonicity_constant_rows": (self.monotonicity_constant_rows, CONSTANT_ROW_RULES),
+            "score_rule": (self.score_rule, ("sum", "game2_double")),
+        }
+        for key, (value, allowed) in checks.items():
+            if value not in allowed:
+                raise ValueError(f"evolution.{key}: {value!r} is not one of {allowed}")
+        if self.generations < 1 or self.trace_length < 1:
+            raise ValueError("evolution.generations and evolution.trace_length must be >= 1")
+
+    @staticmethod
+    def from_params(params: Mapping[str, Any]) -> EvolutionSettings:
+        """Settings from a cell's ``params`` (unknown keys raise ``TypeError``; ``None`` values
+        take the protocol default)."""
+        protocol = str(params["protocol"])
+        defaults = PROTOCOL_DEFAULTS.get(protocol, {})
+        known = {f.name for f in fields(EvolutionSettings)}
+        unknown = sorted(set(params) - known)
+        if unknown:
+            raise TypeError(f"unknown evolution settings: {', '.join(unknown)}")
+        values = {k: v for k, v in params.items() if v is not None}
+        for key, value in defaults.items():
+            values.setdefault(key, value)
+        if protocol == "horibe":
+            values.setdefault("word_limit", 350)
+        return EvolutionSettings(**values)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)

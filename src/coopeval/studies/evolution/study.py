@@ -1,0 +1,192 @@
+"""The evolution study: cultural evolution of donation strategies (issue 11; evolution spec).
+
+``EvolutionStudy().cells(config)`` enumerates one cell per protocol × model × variant ×
+replicate of the validated ``evolution:`` section; ``play(spec, inputs)`` runs the cell's
+generations (resuming from per-generation checkpoints when a ``checkpoint_root`` is given) and
+returns the frames of :attr:`EvolutionStudy.play_tables`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import re
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from coopeval.cache.response_cache import CACHE_SCHEMA_VERSION, canonical_json
+from coopeval.studies.base import PlayInputs
+from coopeval.studies.evolution.agents import run_agents
+from coopeval.studies.evolution.checkpoint import Checkpoints, relabel
+from coopeval.studies.evolution.config import (
+    model_label,
+    run_settings,
+    validate_evolution_config,
+    variant_name,
+    variant_protocols,
+)
+from coopeval.studies.evolution.prompting import EvolutionPrompts, evolution_prompts
+from coopeval.studies.evolution.records import TABLES, frame
+from coopeval.studies.evolution.runner import EvolutionRun, Member, RunAgents
+from coopeval.studies.evolution.settings import EvolutionSettings
+
+EVOLUTION_PARSER_VERSION = 1
+"""Bump when a format's ``parse`` can accept, return or word an error differently."""
+
+ANALYSIS_KEYS = (
+    "invasion_per_generation",
+    "matrix_per_generation",
+    "matrix_samples",
+    "matrix_temperature",
+    "matrix_x_c",
+    "matrix_resources",
+    "matrix_round",
+    "monotonicity_constant_rows",
+)
+"""Settings that change the analysis, not the trajectory: outside the positions' run key."""
+
+
+def short_hash(value: Any) -> str:
+    """sha256[:12] of the canonical JSON (as ``pipeline.cells.cell_hash``)."""
+    return hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()[:12]
+
+
+def run_key(spec: Mapping[str, Any]) -> str:
+    """Hash of what shapes the trajectory: the spec without generations, analysis settings,
+    cell id and path. Part of every position, so an extended run (G → G') keeps its answers."""
+    params = {k: v for k, v in spec["params"].items() if k != "generations" and k not in ANALYSIS_KEYS}
+    core = {k: v for k, v in spec.items() if k not in ("cell_id", "path", "params")}
+    return short_hash({**core, "params": params})
+
+
+def checkpoint_key(spec: Mapping[str, Any]) -> str:
+    """Hash of the spec without generations, cell id and path (the checkpoint folder)."""
+    params = {k: v for k, v in spec["params"].items() if k != "generations"}
+    core = {k: v for k, v in spec.items() if k not in ("cell_id", "path", "params")}
+    return short_hash({**core, "params": params})
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_") or "model"
+
+
+class EvolutionStudy:
+    """The third study of the benchmark (the :class:`~coopeval.studies.base.Study` contract).
+
+    Parameters
+    ----------
+    checkpoint_root:
+        Folder of per-generation checkpoints (e.g. ``results/.evolution``); ``None`` keeps
+        everything in memory (tests). Never a declared output.
+    prompts_dir:
+        The evolution prompt templates (default: the study's ``prompts/`` folder).
+    agent_factory:
+        ``(model entry, settings) -> RunAgents``; default :func:`run_agents` (tests inject
+        stand-in LLMs here).
+    """
+
+    name = "evolution"
+    play_tables: tuple[str, ...] = (*TABLES, "llm_calls", "decisions")
+
+    def __init__(
+        self,
+        checkpoint_root: str | Path | None = None,
+        prompts_dir: str | Path | None = None,
+        agent_factory: Callable[[Mapping[str, Any], EvolutionSettings], RunAgents] | None = None,
+    ) -> None:
+        self.checkpoint_root = Path(checkpoint_root) if checkpoint_root is not None else None
+        self.prompts_dir = prompts_dir
+        self.agent_factory = agent_factory or run_agents
+
+    def _library(self) -> Any:
+        from coopeval.core.prompts import PromptLibrary
+
+        return PromptLibrary(self.prompts_dir) if self.prompts_dir else evolution_prompts()
+
+    def cells(self, config: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """One spec per protocol × model × variant × replicate, in that nesting order.
+
+        Each spec: study, protocol, model (``{"model", "label"?, "params"}``), model_label,
+        variant, replicate, seed, params (every :class:`EvolutionSettings` field, resolved),
+        prompt_hash, parser_version, cache_schema_version, cell_id (sha256[:12] of the rest),
+        path (``<protocol>/<variant>/<model>/r<replicate>/<cell_id>``).
+
+        Raises
+        ------
+        EvolutionConfigError
+            An invalid ``evolution`` section (naming the key).
+        """
+        section = validate_evolution_config(config)["evolution"]
+        seed = section["seed"] if section["seed"] is not None else int(config.get("seed", 0) or 0)
+        prompt_hash = self._library().content_hash()
+        cells = []
+        for protocol in section["protocols"]:
+            for entry in section["models"]:
+                model = {"model": entry["model"], "params": dict(entry.get("params") or {})}
+                if entry.get("label"):
+                    model["label"] = entry["label"]
+                for variant in section["variants"]:
+                    if protocol not in variant_protocols(variant):
+                        continue
+                    params = EvolutionSettings.from_params(run_settings(section, protocol, variant)).as_dict()
+                    for replicate in range(1, int(section["replicates"]) + 1):
+                        spec: dict[str, Any] = {
+                            "study": "evolution",
+                            "protocol": protocol,
+                            "model": model,
+                            "model_label": model_label(entry),
+                            "variant": variant_name(variant),
+                            "replicate": replicate,
+                            "seed": seed,
+                            "params": params,
+                            "prompt_hash": prompt_hash,
+                            "parser_version": EVOLUTION_PARSER_VERSION,
+                            "cache_schema_version": CACHE_SCHEMA_VERSION,
+                        }
+                        cell_id = short_hash(spec)
+                        path = f"{protocol}/{spec['variant']}/{_slug(spec['model_label'])}/r{replicate}/{cell_id}"
+                        cells.append({**spec, "cell_id": cell_id, "path": path})
+        return cells
+
+    def label(self, spec: Mapping[str, Any]) -> str:
+        """E.g. ``"evolution/vh/default/local_smollm2-135m/r1"``."""
+        return f"evolution/{spec['protocol']}/{spec['variant']}/{_slug(spec['model_label'])}/r{spec['replicate']}"
+
+    def play(self, spec: Mapping[str, Any], inputs: PlayInputs) -> dict[str, pl.DataFrame]:
+        """Play (or resume) every generation of the cell; one frame per :attr:`play_tables`."""
+        return asyncio.run(self.play_async(spec, inputs))
+
+    async def play_async(self, spec: Mapping[str, Any], inputs: PlayInputs) -> dict[str, pl.DataFrame]:
+        """:meth:`play` inside a running event loop."""
+        settings = EvolutionSettings.from_params(spec["params"])
+        prompts = EvolutionPrompts(evolution_prompts(inputs.prompts) if not self.prompts_dir else self._library(), settings)
+        base = {
+            "cell_id": spec["cell_id"],
+            "source": "ours",
+            "run": f"r{spec['replicate']}",
+            "protocol": spec["protocol"],
+            "model": spec["model_label"],
+            "variant": spec["variant"],
+        }
+        run = EvolutionRun(
+            settings, inputs.maker, prompts, self.agent_factory(spec["model"], settings), int(spec["seed"]), run_key(spec), base, self.label(spec)
+        )
+        checkpoints = Checkpoints(self.checkpoint_root, checkpoint_key(spec)) if self.checkpoint_root is not None else None
+        finished = checkpoints.finished() if checkpoints is not None else 0
+        parts: dict[str, list[pl.DataFrame]] = {t: [] for t in self.play_tables}
+        members: list[Member] | None = None
+        for generation in range(1, settings.generations + 1):
+            if checkpoints is not None and generation <= finished:
+                members, frames = checkpoints.load(generation, self.play_tables)
+                frames = relabel(frames, {"cell_id": spec["cell_id"]})
+            else:
+                members, records = await run.step(generation, members)
+                if checkpoints is not None:
+                    checkpoints.save(generation, members, records, self.play_tables)
+                frames = {t: frame(t, records.tables.get(t, [])) for t in self.play_tables}
+            for table in self.play_tables:
+                parts[table].append(frames[table])
+        return {t: pl.concat(parts[t], how="vertical_relaxed") if parts[t] else frame(t, []) for t in self.play_tables}

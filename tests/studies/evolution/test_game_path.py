@@ -1,0 +1,158 @@
+"""The donation game through the one decision path: §1.3 and §7 oracles with bots, traces
+(§1.2), invalid answers, punishment and refusal events, percent base."""
+
+from __future__ import annotations
+
+import asyncio
+from fractions import Fraction
+
+import pytest
+
+from coopeval.agents.maker import DecisionMaker
+from coopeval.studies.evolution.bots import AlwaysZero, ConstantFraction, Malformed, Reciprocal, make_evo_bot
+from coopeval.studies.evolution.runner import Member, StepRecords
+from coopeval.studies.evolution.traces import Trace, TraceEvent
+
+from .helpers import FakeLLM, bot_agents, make_run, settings
+
+
+@pytest.mark.parametrize("protocol", ["vh", "horibe"])
+def test_constant_half_population_through_the_decision_path(protocol: str) -> None:
+    run = make_run(settings(protocol=protocol, invasion_per_generation=0, matrix_per_generation=0), bot_agents(ConstantFraction(50)))
+    members, records = asyncio.run(run.step(1, None))
+    gen = records.tables["evo_generations"][0]
+    assert gen["mean_final_game1"] == 341.171875 and gen["mean_final_game2"] == 341.171875
+    assert gen["n_events"] == 144 and gen["donation_fraction"] == pytest.approx(0.5)
+    assert {m.game1 for m in members if m.half == "A"} == {182.96875}
+    assert {m.game1 for m in members if m.half == "B"} == {499.375}
+    assert {m.score for m in members} == {182.96875 + 499.375}
+    assert len(records.tables["decisions"]) == 12 + 144
+
+
+@pytest.mark.parametrize("protocol", ["vh", "horibe"])
+def test_invasion_oracle_both_halves(protocol: str) -> None:
+    run = make_run(settings(protocol=protocol), bot_agents(ConstantFraction(50)))
+    halves = set()
+    for k in range(12):
+        out = asyncio.run(run.invasion(StepRecords(), 1, Member(f"1_{k}", 1, "give half")))
+        assert Fraction(out["evolved_total"]) / 11 == Fraction(13895, 44)
+        assert out["evolved_mean_score"] == pytest.approx(315.7954545, abs=1e-7)
+        assert out["bot_score"] == 1095.0 and out["robust"] is False and out["n_copies"] == 11
+        halves.add(out["bot_half"])
+    assert halves == {"A", "B"}
+
+
+def test_invasion_bot_never_calls_a_model_and_shows_zero() -> None:
+    llm = FakeLLM(0.3)
+    from coopeval.studies.evolution.runner import RunAgents
+
+    run = make_run(settings(), RunAgents(llm, llm, llm, AlwaysZero()))
+    records = StepRecords()
+    asyncio.run(run.invasion(records, 1, Member("1_1", 1, "give half")))
+    assert llm.calls == 11 * 12  # the bot's 12 donations are scripted
+    bot_events = [e for e in records.tables["evo_events"] if e["donor_id"] == "free-rider"]
+    assert len(bot_events) == 12 and {e["percentage"] for e in bot_events} == {0.0}
+    assert {e["temperature"] for e in bot_events} == {None}
+
+
+def test_trace_render_and_reset() -> None:
+    run = make_run(settings(invasion_per_generation=0, matrix_per_generation=0), bot_agents(Reciprocal()))
+    _, records = asyncio.run(run.step(1, None))
+    events = records.tables["evo_events"]
+    for game in (1, 2):
+        first = [e for e in events if e["game"] == game and e["round"] == 1]
+        assert all(e["trace_shown"].startswith("So far, ") and "no previous interactions" in e["trace_shown"] for e in first)
+    late = [e for e in events if e["game"] == 1 and e["round"] == 5]
+    for e in late:
+        lines = e["trace_shown"].splitlines()
+        assert [ln.split(",")[0] for ln in lines] == ["1. In round 4", "2. In round 3", "3. In round 2"]
+        assert lines[0].split(" gave ")[0].endswith(e["recipient"])
+
+
+def test_trace_chain_semantics() -> None:
+    t = Trace.empty("C")
+    t = t.extended(TraceEvent(1, "B", "C", "donate", 10, 1), 3)
+    t = t.extended(TraceEvent(2, "A", "B", "donate", 20, 2), 3)
+    assert [e.actor for e in t.events] == ["A", "B"] and t.origin == "C"
+    t = t.extended(TraceEvent(3, "Z", "A", "donate", 30, 3), 3).extended(TraceEvent(4, "Y", "Z", "donate", 0, 0), 3)
+    assert [e.actor for e in t.events] == ["Y", "Z", "A"] and t.origin == ""
+    assert [e.actor for e in t.shown(1).events] == ["Y"]
+    assert t.last_percent() == 0
+
+
+def test_invalid_answer_gets_its_own_event_never_the_recipients_chain() -> None:
+    good, bad = Reciprocal(), Malformed()
+    run = make_run(settings(invasion_per_generation=0, matrix_per_generation=0), bot_agents(good))
+    records = StepRecords()
+    strategies = ["s"] * 6
+    agents = [bad] + [good] * 5
+    ids = [f"x{i}" for i in range(6)]
+    asyncio.run(run.play_population(records, 1, "evolution", strategies, agents, ids))
+    events = records.tables["evo_events"]
+    bad_events = [e for e in events if e["donor_id"] == "x0"]
+    assert bad_events and all(e["action"] == "invalid" and e["failed"] and e["amount"] == 0.0 for e in bad_events)
+    assert all(e["attempts"] == 6 and e["stated_value"] is None for e in bad_events)
+    bad_name = bad_events[0]["donor"]
+    seen_after = [e for e in events if e["recipient"] == bad_name and e["game"] == bad_events[0]["game"] and e["round"] > bad_events[0]["round"]]
+    assert seen_after
+    first_line = seen_after[0]["trace_shown"].splitlines()[0]
+    assert f"{bad_name} gave no valid answer" in first_line
+    failed = [d for d in records.tables["decisions"] if d["status"] == "failed"]
+    assert len(failed) == len(bad_events)
+
+
+def test_percent_base_endowment_caps_at_resources() -> None:
+    run = make_run(settings(percent_base="endowment"), bot_agents(ConstantFraction(50)))
+    fmt = run.donation_format(4.0)
+    assert run.resolve({"action": "donate", "value": 50.0}, fmt, 4.0).amount == 4.0  # 5 of the endowment, capped
+    assert run.resolve({"action": "donate", "value": 20.0}, fmt, 4.0).amount == 2.0
+    cur = make_run(settings(), bot_agents(ConstantFraction(50)))
+    assert cur.resolve({"action": "donate", "value": 50.0}, cur.donation_format(4.0), 4.0).amount == 2.0
+
+
+def test_punishment_and_refusal_events() -> None:
+    class Punisher(FakeLLM):
+        async def generate(self, request):  # type: ignore[no-untyped-def]
+            from coopeval.agents.protocol import Reply
+
+            fmt = request.answer_format
+            if fmt.kind == "strategy":
+                return Reply(text="My strategy will be to punish.")
+            if fmt.variant == "costly_punishment":
+                return Reply(text=fmt.render("punish", min(1.0, fmt.limit)))
+            return Reply(text=fmt.render("refuse", 0.0))
+
+    from coopeval.studies.evolution.runner import RunAgents
+
+    for variant, action in (("costly_punishment", "punish"), ("partner_choice", "refuse")):
+        p = Punisher()
+        run = make_run(settings(protocol="vh", punishment=variant, invasion_per_generation=0, matrix_per_generation=0), RunAgents(p, p, p, AlwaysZero()))
+        _, records = asyncio.run(run.step(1, None))
+        events = records.tables["evo_events"]
+        assert {e["action"] for e in events} == {action}
+        gen = records.tables["evo_generations"][0]
+        if action == "punish":
+            assert gen["punish_frequency"] == 1.0
+            first = [e for e in events if e["game"] == 1 and e["round"] == 1][0]
+            assert first["donor_resources_after"] == 9.0 and first["recipient_resources_after"] == 8.0
+            later = [e for e in events if e["game"] == 1 and e["round"] == 2][0]
+            assert "spent 1 units to take 2 units away" in later["trace_shown"]
+        else:
+            assert gen["refuse_frequency"] == 1.0 and gen["mean_final"] == 10.0
+            assert "refused to play with" in [e for e in events if e["round"] == 2][0]["trace_shown"]
+
+
+def test_make_evo_bot_names() -> None:
+    assert make_evo_bot("bot/evo-constant-25").percent({}) == 25.0
+    assert make_evo_bot("bot/evo-zero").percent({}) == 0.0
+    assert make_evo_bot("bot/evo-reciprocal").percent({"recipient_last_percent": 30.0}) == 30.0
+    with pytest.raises(KeyError, match="known"):
+        make_evo_bot("bot/evo-constant-150")
+
+
+def test_maker_accepts_study_format() -> None:
+    from coopeval.studies.evolution.formats import DonationFormat
+
+    maker = DecisionMaker(None, {})
+    out = asyncio.run(maker.decide(ConstantFraction(30), "body", DonationFormat("percent"), {"k": 1}, state={"donor_resources": 10}))
+    assert out.ok and out.parsed["value"] == 30.0 and out.attempts[0]["kind"] == "donation"

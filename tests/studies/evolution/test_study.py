@@ -1,0 +1,172 @@
+"""EvolutionStudy: config validation, cells and hashes, tables, resumable generations."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+
+from coopeval.agents.maker import DecisionMaker
+from coopeval.cache.response_cache import ResponseCache
+from coopeval.studies.evolution.bots import AlwaysZero
+from coopeval.studies.evolution.config import EvolutionConfigError, validate_evolution_config
+from coopeval.studies.evolution.records import TABLES
+from coopeval.studies.evolution.runner import RunAgents
+from coopeval.studies.evolution.study import EvolutionStudy, run_key
+
+from .helpers import FakeLLM, SimulatedKill, inputs
+
+
+def _config(**evo: Any) -> dict[str, Any]:
+    return {"seed": 5, "evolution": {"models": [{"model": "bot/evo-reciprocal"}], **evo}}
+
+
+@pytest.mark.parametrize(
+    ("evo", "key", "words"),
+    [
+        ({"n_agents": 13}, "evolution.n_agents", "even"),
+        ({"n_agents": 2}, "evolution.n_agents", "minimum"),
+        ({"variants": ["bribery"]}, "evolution.variants[0]", "unknown variant"),
+        ({"variants": [{"name": "x", "punishment": "bribery"}]}, "evolution.variants[0]", "invalid variant"),
+        ({"percent_base": "initial"}, "evolution.percent_base", "not allowed"),
+        ({"protocols": ["axelrod"]}, "evolution.protocols[0]", "not allowed"),
+        ({"matrix": {"monotonicity_constant_rows": "drop"}}, "evolution.matrix.monotonicity_constant_rows", "not allowed"),
+        ({"generation": 3}, "evolution", "Additional properties"),
+        ({"models": [{"model": "bot/always-cooperate"}]}, "evolution.models[0].model", "not an evolution bot"),
+        ({"variants": ["none", {"name": "default"}]}, "evolution.variants[1]", "used twice"),
+    ],
+)
+def test_bad_config_names_the_key(evo: dict[str, Any], key: str, words: str) -> None:
+    with pytest.raises(EvolutionConfigError) as err:
+        EvolutionStudy().cells(_config(**evo))
+    assert f"config {key}" in str(err.value) and words in str(err.value)
+
+
+def test_defaults_filled() -> None:
+    section = validate_evolution_config({})["evolution"]
+    assert section["n_agents"] == 12 and section["generations"] == 10 and section["protocols"] == ["vh", "horibe"]
+    assert section["matrix"]["x_c"] == 50 and section["invasion"]["per_generation"] == 10
+    assert section["compat"]["vh_score_game2_only"] is False and section["percent_base"] == "current"
+
+
+def test_cells_enumeration_and_hashes() -> None:
+    cfg = _config(
+        replicates=2,
+        variants=["none", "costly_punishment", "partner_choice", {"name": "gain3", "multiplier": 3}],
+        models=[{"model": "bot/evo-reciprocal"}, {"model": "bot/evo-constant-50", "label": "half"}],
+    )
+    cells = EvolutionStudy().cells(cfg)
+    # vh: 2 models x 4 variants x 2 reps; horibe: punishment variants skipped -> 2 x 2 x 2
+    assert len(cells) == 16 + 8
+    assert len({c["cell_id"] for c in cells}) == len(cells)
+    assert all(len(c["cell_id"]) == 12 and c["path"].endswith(c["cell_id"]) for c in cells)
+    assert cells == EvolutionStudy().cells(cfg)  # stable
+    gain3 = next(c for c in cells if c["variant"] == "gain3")
+    assert gain3["params"]["multiplier"] == 3.0
+    horibe = next(c for c in cells if c["protocol"] == "horibe")
+    assert horibe["params"]["word_limit"] == 350 and horibe["params"]["amount_unit"] == "percent"
+    assert horibe["params"]["selection"] == "roulette" and horibe["params"]["gameplay_temperature"] == 0.3
+    vh = cells[0]
+    assert vh["params"]["amount_unit"] == "units" and vh["params"]["selection"] == "truncation_top_half"
+    longer = EvolutionStudy().cells({**cfg, "evolution": {**cfg["evolution"], "generations": 12}})
+    assert longer[0]["cell_id"] != vh["cell_id"] and run_key(longer[0]) == run_key(vh)
+    analysis = EvolutionStudy().cells({**cfg, "evolution": {**cfg["evolution"], "invasion": {"per_generation": 3}}})
+    assert run_key(analysis[0]) == run_key(vh)
+    assert EvolutionStudy().label(vh) == "evolution/vh/default/bot_evo-reciprocal/r1"
+    compat = EvolutionStudy().cells({**cfg, "evolution": {**cfg["evolution"], "compat": {"vh_score_game2_only": True}}})
+    assert compat[0]["params"]["score_rule"] == "game2_double" and run_key(compat[0]) != run_key(vh)
+
+
+def test_play_returns_every_table_with_its_schema() -> None:
+    study = EvolutionStudy()
+    cell = study.cells(_config(generations=2, n_agents=4, invasion={"per_generation": 1}, matrix={"per_generation": 1}))[0]
+    out = study.play(cell, inputs())
+    assert set(out) == set(study.play_tables)
+    for name, schema in TABLES.items():
+        assert dict(out[name].schema) == schema, name
+    assert out["evo_strategies"].height == 8 and out["evo_generations"].height == 2
+    assert out["invasion_tests"].height == 2 and out["matrix_features"].height == 2
+    assert out["evo_events"].filter(pl.col("context") == "evolution").height == 2 * 2 * 4 * 2
+    assert out["llm_calls"].height == out["decisions"].height  # bots answer validly at once
+
+
+class _Factory:
+    """Fake LLM agents shared across plays, so calls are counted per test."""
+
+    def __init__(self, fail_after: int | None = None) -> None:
+        self.llm = FakeLLM(0.8, percent=lambda s: 50.0 if s.get("recipient_last_percent") is None else min(100.0, s["recipient_last_percent"] + 5))
+        self.llm.fail_after = fail_after
+
+    def __call__(self, entry: Any, settings: Any) -> RunAgents:
+        return RunAgents(self.llm, self.llm, self.llm, AlwaysZero())
+
+
+def _frames_equal(a: dict[str, pl.DataFrame], b: dict[str, pl.DataFrame], skip: tuple[str, ...] = ()) -> None:
+    for name in a:
+        left, right = a[name], b[name]
+        drop = [c for c in ("cell_id", "latency_s", "cache_hit", *skip) if c in left.columns]
+        assert left.drop(drop).equals(right.drop(drop)), name
+
+
+def test_kill_during_generation_2_then_rerun(tmp_path: Path) -> None:
+    cfg = _config(generations=3, n_agents=4, invasion={"per_generation": 1}, matrix={"per_generation": 0}, protocols=["horibe"])
+    cell = EvolutionStudy().cells(cfg)[0]
+
+    clean = _Factory()
+    reference = EvolutionStudy(agent_factory=clean).play(cell, inputs())
+    total = clean.llm.calls
+
+    cache = ResponseCache(tmp_path / "cache")
+    killer = _Factory(fail_after=total // 3 + 10)  # inside generation 2
+    study = EvolutionStudy(checkpoint_root=tmp_path / "ckpt", agent_factory=killer)
+    with pytest.raises(SimulatedKill):
+        study.play(cell, inputs(DecisionMaker(cache, {})))
+    done_before_kill = killer.llm.calls
+    folders = sorted(p.name for p in next((tmp_path / "ckpt").iterdir()).iterdir())
+    assert folders == ["gen_0001"]
+
+    resume = _Factory()
+    out = EvolutionStudy(checkpoint_root=tmp_path / "ckpt", agent_factory=resume).play(cell, inputs(DecisionMaker(cache, {})))
+    assert resume.llm.calls + done_before_kill == total  # no repeated model call
+    _frames_equal(reference, out)
+    cache.close()
+
+
+def test_extend_generations_without_replaying(tmp_path: Path) -> None:
+    base = _config(n_agents=4, invasion={"per_generation": 1}, matrix={"per_generation": 0}, protocols=["vh"])
+    short = EvolutionStudy().cells({**base, "evolution": {**base["evolution"], "generations": 2}})[0]
+    long = EvolutionStudy().cells({**base, "evolution": {**base["evolution"], "generations": 3}})[0]
+
+    full = _Factory()
+    reference = EvolutionStudy(agent_factory=full).play(long, inputs())
+
+    first = _Factory()
+    EvolutionStudy(checkpoint_root=tmp_path, agent_factory=first).play(short, inputs())
+    second = _Factory()
+    out = EvolutionStudy(checkpoint_root=tmp_path, agent_factory=second).play(long, inputs())
+    assert first.llm.calls + second.llm.calls == full.llm.calls
+    assert set(out["evo_events"]["cell_id"].unique()) == {long["cell_id"]}
+    _frames_equal(reference, out)
+
+
+def test_tables_do_not_depend_on_completion_order() -> None:
+    import asyncio
+    import random
+
+    class Jittery(FakeLLM):
+        def __init__(self, seed: int) -> None:
+            super().__init__(0.8)
+            self.random = random.Random(seed)
+
+        async def generate(self, request):  # type: ignore[no-untyped-def]
+            await asyncio.sleep(self.random.random() / 1000)
+            return await super().generate(request)
+
+    cell = EvolutionStudy().cells(_config(generations=2, n_agents=4, invasion={"per_generation": 2}, matrix={"per_generation": 1}, protocols=["horibe"]))[0]
+    outs = []
+    for seed in (1, 2):
+        llm = Jittery(seed)
+        outs.append(EvolutionStudy(agent_factory=lambda e, s, llm=llm: RunAgents(llm, llm, llm, AlwaysZero())).play(cell, inputs()))
+    _frames_equal(outs[0], outs[1])
