@@ -17,7 +17,8 @@ from typing import Any
 
 import polars as pl
 
-from coopeval.cache.response_cache import CACHE_SCHEMA_VERSION, canonical_json
+from coopeval.cache.response_cache import CACHE_SCHEMA_VERSION
+from coopeval.core.hashing import canonical_json
 from coopeval.studies.base import PlayInputs
 from coopeval.studies.evolution.agents import run_agents
 from coopeval.studies.evolution.checkpoint import Checkpoints, relabel
