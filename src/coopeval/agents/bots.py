@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from coopeval.agents.protocol import DecisionRequest, ErrorClass, Reply
+from coopeval.agents.registry import BOT
 from coopeval.decisions.formats import ActionDistribution, AnswerFormat
 
 
@@ -61,7 +62,7 @@ class Bot:
     cooperative: ClassVar[bool] = True
 
     def __init__(self) -> None:
-        self.name = f"bot/{self.bot_name}"
+        self.name = f"{BOT.prefix}{self.bot_name}"
         self.model = self.name
         self.style = "scripted"
         self.params: dict[str, Any] = {}
@@ -209,7 +210,7 @@ def make_bot(name: str) -> Bot:
     KeyError
         Naming the known bots, if ``name`` is unknown.
     """
-    short = name.removeprefix("bot/")
+    short = name.removeprefix(BOT.prefix)
     if short not in BOTS:
-        raise KeyError(f"unknown bot {name!r}; known bots: {', '.join('bot/' + b for b in BOTS)}")
+        raise KeyError(f"unknown bot {name!r}; known bots: {', '.join(BOT.prefix + b for b in BOTS)}")
     return BOTS[short]()

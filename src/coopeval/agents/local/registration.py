@@ -11,6 +11,7 @@ import threading
 from typing import TYPE_CHECKING
 
 from coopeval.agents.local.catalogue import DEFAULT_N_CTX, LOCAL_MODELS
+from coopeval.agents.registry import LOCAL
 
 if TYPE_CHECKING:
     from coopeval.agents.local.provider import LocalLlamaCpp
@@ -45,7 +46,7 @@ def register_local_provider() -> None:
             litellm.custom_provider_map = entries
             litellm.register_model(
                 {
-                    f"local/{name}": {
+                    f"{LOCAL.prefix}{name}": {
                         "input_cost_per_token": 0.0,
                         "output_cost_per_token": 0.0,
                         "cache_creation_input_token_cost": 0.0,
