@@ -325,8 +325,14 @@ class LiteLLMAgent:
         }
         if self.is_local:
             cap = int(self.params.get("max_reasoning_chars", DEFAULT_MAX_REASONING_CHARS))
-            kwargs["grammar"] = gbnf_for(request.answer_format, self.style, cap)
-            kwargs.setdefault("max_tokens", max_tokens_for(request.answer_format, self.style, cap))
+            fmt = request.answer_format
+            own_grammar = getattr(fmt, "grammar", None)
+            if callable(own_grammar):  # a study's format class compiles its own grammar
+                kwargs["grammar"] = own_grammar(self.style, cap)
+                kwargs.setdefault("max_tokens", fmt.max_tokens(self.style, cap))  # type: ignore[attr-defined]
+            else:
+                kwargs["grammar"] = gbnf_for(fmt, self.style, cap)
+                kwargs.setdefault("max_tokens", max_tokens_for(fmt, self.style, cap))
         if self._send_seed and request.seed is not None:
             kwargs["seed"] = int(request.seed)
         return kwargs

@@ -143,7 +143,7 @@ class DecisionMaker:
                 reply, key, hit = await self._ask(agent, request, attempt)
                 text = reply.text
                 try:
-                    parsed = parse_answer(answer_format, text, lenient=self.lenient_contract_ints)
+                    parsed = self._parse(answer_format, text)
                     error = ""
                 except AnswerError as exc:
                     parsed, error = None, str(exc)
@@ -175,6 +175,15 @@ class DecisionMaker:
         if self.journal:
             self.journal({"type": "failed_decision", "position": dict(position), "decision_id": decision_id, "error": error})
         return DecisionOutcome(decision_id, "failed", None, text, error, attempts)
+
+    def _parse(self, answer_format: AnswerFormat, text: str) -> dict[str, Any]:
+        """Validate ``text``: a format with its own ``parse(text)`` method (a study's format
+        class, e.g. :mod:`coopeval.studies.gossip.formats`) validates itself; an
+        :class:`AnswerFormat` goes through :func:`parse_answer`. Raises :class:`AnswerError`."""
+        own = getattr(answer_format, "parse", None)
+        if callable(own):
+            return dict(own(text))
+        return parse_answer(answer_format, text, lenient=self.lenient_contract_ints)
 
     async def _ask(self, agent: Agent, request: DecisionRequest, attempt: int) -> tuple[Reply, str, bool]:
         key = call_key(agent.model, request.messages, agent.params, request.position, attempt)
