@@ -175,9 +175,9 @@ class RunLoop:
             information = self.prompts.render("information_signal", who_posts=WHO_POSTS[self.key], convention=convention)
         return self.prompts.render(
             "rules",
-            name=name,
+            agent=name,
             n_agents=len(self.names),
-            horizon_phrase=f"{horizon}-horizon, multi-round",
+            horizon_phrase=("an infinite-horizon" if horizon == "infinite" else "a finite-horizon") + ", multi-round",
             game_title=GAME_TITLES[self.key],
             gamma=f"{tb.gamma:g}",
             overview=overview,
@@ -327,7 +327,7 @@ class RunLoop:
             forced = "praising" if subject in self.attackers else "criticism"
             fmt = GossipFormat(tones=(forced,))
             body = self.prompts.render(
-                "attacker_gossip", round=round_, name=witness, partner=subject, tone=forced,
+                "attacker_gossip", round=round_, agent=witness, partner=subject, tone=forced,
                 tone_meaning=TONE_MEANINGS[forced], output=fmt.instruction(),
             )
             outcome = await self.decide(witness, body, fmt, round_, "witness", "gossip", state, agent=self.message_agent)
