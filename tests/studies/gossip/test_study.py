@@ -217,3 +217,44 @@ def test_memory_cap_warns() -> None:
         tables = _play(cell)
     last = json.loads(tables["llm_calls"]["prompt"][-1])[0]["content"]
     assert "older entries not shown" in last
+
+
+ALL_CONDITIONS = [
+    "align", "no_gossip", "no_equilibrium", "no_reflection", "binary_no_convention", "binary_convention",
+    "tone_hidden", "finite", "infinite",
+]
+
+
+@pytest.mark.parametrize("testbed", ["pd", "trust", "market"])
+@pytest.mark.parametrize("condition", ALL_CONDITIONS)
+def test_other_testbeds_under_every_condition(testbed: str, condition: str) -> None:
+    tables = _play(_one(testbed, condition, "fake/gossip"), agent=FakeGossipLLM())
+    rounds = tables["gossip_rounds"]
+    assert set(rounds["status"]) == {"ok"}
+    assert rounds.height == {"pd": 10, "trust": 10, "market": 36}[testbed]
+    assert tables["decisions"]["decision_id"].n_unique() == tables["decisions"].height
+
+
+@pytest.mark.parametrize("condition", ["max", "collusive", "collusive_llm_messages", "max_no_gossip"])
+def test_pd_attackers(condition: str) -> None:
+    tables = _play(_one("pd", condition, "fake/gossip"), agent=FakeGossipLLM())
+    rounds = tables["gossip_rounds"]
+    if condition.startswith("max"):
+        assert rounds["donor"].to_list() == ["Max"] * 4
+        assert rounds["partner_action"].is_not_null().all() and set(rounds["action"]) == {"D"}
+
+
+def test_llm_written_attacker_messages_keep_the_forced_tone() -> None:
+    llm = FakeGossipLLM()
+    tables = _play(_one("donation", "collusive_llm_messages", "fake/gossip"), agent=llm)
+    rounds = tables["gossip_rounds"].filter(pl.col("recipient_kind") == "attacker")
+    for row in rounds.iter_rows(named=True):
+        assert row["tone"] == ("praising" if row["donor_kind"] == "attacker" else "criticism")
+    prompts = [json.loads(p)[0]["content"] for p in tables["llm_calls"]["prompt"]]
+    assert any('in the tone "criticism"' in p for p in prompts)
+
+
+def test_decision_ids_unique_across_conditions() -> None:
+    a = _play(_one("donation", "align", "bot/always-cooperate"))["decisions"]
+    b = _play(_one("donation", "tone_hidden", "bot/always-cooperate"))["decisions"]
+    assert not set(a["decision_id"]) & set(b["decision_id"])

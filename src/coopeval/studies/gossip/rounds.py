@@ -3,7 +3,9 @@
 A run is strictly sequential: each round's prompts read the public log and the memories the
 previous rounds wrote (parallelism is across runs, cells and models only). Every decision —
 LLM or bot — goes through :meth:`DecisionMaker.decide` with a position of
-``(study, testbed, seed, replicate, round, player, role, kind)``; the maker adds the attempt.
+``(study, testbed, condition, matching, agent, seed, replicate, round, player, role, kind)``
+(spec §12: seed, round, role, call kind; the maker adds the attempt). The condition and agent
+make decision ids unique across the cells of one store.
 
 Failure policy ([decision], spec §4.5: a failed row, never a substitute):
 
@@ -278,6 +280,9 @@ class RunLoop:
         position = {
             "study": "gossip",
             "testbed": self.key,
+            "condition": self.cond.name,
+            "matching": self.matching,
+            "agent": agent.name,
             "seed": self.seed,
             "replicate": self.replicate,
             "round": round_,
