@@ -652,11 +652,17 @@ async def play_market(loop: RunLoop) -> RunRecords:
         s, b = loop.names[si], loop.names[bi]
         res = (loop.resources[s], loop.resources[b])
         situation = f"You are {s}, a seller; this round your buyer is {b}."
-        choice = 'Your choice: "H" (high quality, costs you 1) or "L" (low quality, costs nothing). The buyer chooses at the same time.'
+        choice = (
+            f'Your choice: "H" (high quality, costs you {_u(game.cost_h)}) or "L" (low quality, costs you {_u(game.cost_l)}). '
+            "The buyer chooses at the same time."
+        )
         body = loop.action_body(s, b, t, situation, choice, SELLER.instruction(), observed=True)
         out_s = await loop.decide(s, body, SELLER, t, "seller", "action", loop.bot_state(s, b, "seller"))
         situation = f"You are {b}, a buyer; this round your seller is {s}."
-        choice = 'Your choice: "c" (the expensive product, price 3), "s" (the cheap product, price 1) or "none" (buy nothing). The seller chooses the quality at the same time.'
+        choice = (
+            f'Your choice: "c" (the expensive product, price {_u(game.price_c)}), "s" (the cheap product, price '
+            f'{_u(game.price_s)}) or "none" (buy nothing). The seller chooses the quality at the same time.'
+        )
         body = loop.action_body(b, s, t, situation, choice, BUYER.instruction(), observed=False)
         out_b = await loop.decide(b, body, BUYER, t, "buyer", "action", loop.bot_state(b, s, "buyer"))
         if not (out_s.ok and out_b.ok) or out_s.parsed is None or out_b.parsed is None:
