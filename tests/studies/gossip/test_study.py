@@ -193,7 +193,7 @@ def test_cells_enumeration_and_hash() -> None:
         ({"tone_set": "emoji"}, "gossip.tone_set"),
         ({"matching": "shuffle"}, "gossip.matching"),
         ({"testbed_params": {"donation": {"n": 13}}}, "gossip.testbed_params.donation.n"),
-        ({"testbeds": ["trust"], "conditions": ["max"]}, "gossip.conditions"),
+        ({"testbeds": ["trust", "market"], "conditions": ["max"]}, "gossip.conditions"),
         ({"testbed_params": {"donation": {"n": 3}}, "conditions": ["collusive"]}, "gossip.testbed_params.donation.n"),
         ({"models": [{"model": "bot/tit-for-tat"}]}, "gossip.models[0].model"),
         ({"condition_defs": {"x": {"signal": "smoke"}}, "conditions": ["x"]}, "gossip.condition_defs.x"),
@@ -258,3 +258,33 @@ def test_decision_ids_unique_across_conditions() -> None:
     a = _play(_one("donation", "align", "bot/always-cooperate"))["decisions"]
     b = _play(_one("donation", "tone_hidden", "bot/always-cooperate"))["decisions"]
     assert not set(a["decision_id"]) & set(b["decision_id"])
+
+
+CONFIGS = Path(__file__).resolve().parents[3] / "src" / "coopeval" / "studies" / "gossip" / "configs"
+
+
+@pytest.mark.parametrize("name", ["smoke", "default", "paper"])
+def test_example_sections_validate(name: str) -> None:
+    import yaml
+
+    config = yaml.safe_load((CONFIGS / f"{name}.yaml").read_text())
+    cells = STUDY.cells(config)
+    assert cells
+    if name == "smoke":
+        assert {c["testbed"] for c in cells} == {"donation", "pd", "trust", "market"}
+        assert not any(c["condition"]["attacker"] != "none" for c in cells if c["testbed"] in ("trust", "market"))
+
+
+def test_smoke_section_plays_with_oracles() -> None:
+    import yaml
+
+    cells = STUDY.cells(yaml.safe_load((CONFIGS / "smoke.yaml").read_text()))
+    runs = []
+    for cell in cells:
+        runs.append(_play(cell)["gossip_run_metrics"])
+    frame = pl.concat(runs)
+    donation = frame.filter((pl.col("testbed") == "donation") & (pl.col("condition") == "align"))
+    coop = donation.filter(pl.col("model") == "bot/always-cooperate").row(0, named=True)
+    assert coop["discounted_return_mean"] == pytest.approx(15.4381, abs=5e-5) and coop["gini"] == pytest.approx(0.0037, abs=5e-5)
+    defect = donation.filter(pl.col("model") == "bot/always-defect").row(0, named=True)
+    assert defect["discounted_return_mean"] == 0 and math.isnan(defect["gini"])

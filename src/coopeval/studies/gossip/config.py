@@ -55,6 +55,17 @@ def _validator(schema: Mapping[str, Any]) -> Any:
     return validators.extend(Draft202012Validator, {"properties": set_defaults})(schema)
 
 
+ATTACKER_TESTBEDS = ("donation", "pd")
+"""Testbeds with attackers: Max exists in the reference for these two only (spec §1, §8.1); the
+collusive attackers are specified for the donation game (§8.2) and we add the PD."""
+
+
+def applies(condition: Condition, testbed: str) -> bool:
+    """Whether ``condition`` has cells on ``testbed``: attacker conditions only on
+    :data:`ATTACKER_TESTBEDS` (they are skipped elsewhere, so one condition list serves all)."""
+    return condition.attacker == "none" or testbed in ATTACKER_TESTBEDS
+
+
 def resolve_conditions(section: Mapping[str, Any]) -> list[Condition]:
     """The conditions named in ``section["conditions"]``, in order (``gamma_sweep`` expands).
 
@@ -94,9 +105,9 @@ def validate_gossip_config(section: Mapping[str, Any] | None) -> dict[str, Any]:
     ------
     GossipConfigError
         Naming the key: schema violations (unknown testbed, tone set, matching policy, unknown
-        parameter), unknown conditions, attackers on a testbed without them (Max: donation and
-        PD only; collusive attackers: donation and PD), an ``n`` for which the schedule cannot
-        exist or that leaves too few honest agents.
+        parameter), unknown conditions, an attacker condition that applies to none of the
+        testbeds (see :func:`applies`), an ``n`` for which the schedule cannot exist or that
+        leaves too few honest agents.
     """
     data = copy.deepcopy(dict(section or {}))
     errors = sorted(_validator(load_schema()).iter_errors(data), key=lambda e: list(e.absolute_path))
@@ -123,14 +134,18 @@ def validate_gossip_config(section: Mapping[str, Any] | None) -> dict[str, Any]:
             except ScheduleError as exc:
                 raise GossipConfigError(f"{where}.n: {exc}") from None
         for cond in conditions:
-            if cond.attacker == "max" and key not in ("donation", "pd"):
-                raise GossipConfigError(f"gossip.conditions: {cond.name!r} (Max) exists for the donation game and PD only, not {key!r}")
-            if cond.attacker == "collusive" and key not in ("donation", "pd"):
-                raise GossipConfigError(f"gossip.conditions: {cond.name!r} (collusive attackers) is defined for the donation game and PD only, not {key!r}")
+            if not applies(cond, key):
+                continue
             if cond.attacker == "collusive" and n < 4:
                 raise GossipConfigError(f"{where}.n: the collusive attackers need n >= 4 (two attackers, two honest agents), not {n}")
             if cond.attacker == "max" and n < 2:
                 raise GossipConfigError(f"{where}.n: Max needs at least one other agent")
+    for i, cond in enumerate(conditions):
+        if not any(applies(cond, key) for key in data["testbeds"]):
+            raise GossipConfigError(
+                f"gossip.conditions: {cond.name!r} has attackers, which exist for the donation game and PD only; "
+                f"the testbeds are {', '.join(data['testbeds'])}"
+            )
     for i, entry in enumerate(data["models"]):
         model = str(entry["model"])
         if model.startswith("bot/"):

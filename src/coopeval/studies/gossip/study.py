@@ -33,7 +33,7 @@ from coopeval.decisions.parsing import PARSER_VERSION
 from coopeval.studies.base import PlayInputs
 from coopeval.studies.gossip.bots import CollusiveAttacker, Max, make_gossip_bot
 from coopeval.studies.gossip.conditions import Condition
-from coopeval.studies.gossip.config import resolve_conditions, validate_gossip_config
+from coopeval.studies.gossip.config import applies, resolve_conditions, validate_gossip_config
 from coopeval.studies.gossip.metrics import agent_metrics, attack_metrics, market_metrics, run_metrics
 from coopeval.studies.gossip.names import MAX_NAME, agent_names
 from coopeval.studies.gossip.records import frame
@@ -133,7 +133,8 @@ class GossipStudy:
 
     # -- cells -------------------------------------------------------------------------------
     def cells(self, config: Mapping[str, Any]) -> list[dict[str, Any]]:
-        """Cells of ``config["gossip"]``: testbed → condition → model → replicate.
+        """Cells of ``config["gossip"]``: testbed → condition → model → replicate (attacker
+        conditions only on the testbeds that have attackers).
 
         Raises
         ------
@@ -147,6 +148,8 @@ class GossipStudy:
         for key in section["testbeds"]:
             params = dict(section["testbed_params"].get(key, {}))
             for cond in resolve_conditions(section):
+                if not applies(cond, key):
+                    continue
                 testbed = resolve_testbed(key, params, cond)
                 for entry in section["models"]:
                     for replicate in range(1, int(section["replicates"]) + 1):
