@@ -45,3 +45,20 @@ def test_paper_table_layout(runs: pl.DataFrame) -> None:
     assert "| Model |" in md and "†" in md
     tex = to_latex(table)
     assert r"\toprule" in tex and r"$^\dagger$" in tex
+
+
+def test_figure_frames() -> None:
+    from coopeval.studies.gossip.summary import cooperation_by_interaction_index, cooperation_by_round, tone_distribution
+
+    study = GossipStudy()
+    prompts = study.prompt_library()
+    cells = study.cells({"gossip": {"conditions": ["max", "align"], "models": [{"model": "bot/discriminator"}]}})
+    rounds = pl.concat(
+        [study.play(c, PlayInputs(DecisionMaker(None, study.style_instructions(prompts)), prompts))["gossip_rounds"] for c in cells]
+    )
+    by_index = cooperation_by_interaction_index(rounds)
+    assert by_index["recipient_index"].to_list() == [2, 4, 6, 8] and by_index["cooperation"].to_list() == [0.0] * 4
+    tones = tone_distribution(rounds)
+    assert tones.filter(pl.col("action") == "cooperate")["tone"].to_list() == ["praising"]
+    per_round = cooperation_by_round(rounds)
+    assert set(per_round["condition"]) == {"max", "align"}

@@ -40,11 +40,11 @@ _REASONING_CHAR = r"[\x20-\x7A\x7C-\x7E\n]"
 # printable ASCII minus '"', '\', '{', '}': safe inside a JSON string without escapes
 _TEXT_CHAR = r"[\x20\x21\x23-\x5B\x5D-\x7A\x7C\x7E]"
 
-JUSTIFICATION_CHARS = 240
+JUSTIFICATION_CHARS = 160
 """Grammar cap on the justification string (characters)."""
 
-MESSAGE_CHARS = 400
-"""Grammar cap on a gossip message (characters; about 70 words, below the 150-word limit)."""
+MESSAGE_CHARS = 240
+"""Grammar cap on a gossip message (characters; about 40 words, below the 150-word limit; bounds the embedded model's cost)."""
 
 WORD_LIMIT = 150
 """Gossip messages longer than this many words are flagged (spec §4.5)."""

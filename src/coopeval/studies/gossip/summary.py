@@ -110,3 +110,39 @@ def to_latex(table: pl.DataFrame) -> str:
     lines += [" & ".join(esc(str(v)) for v in row) + r" \\" for row in table.iter_rows()]
     lines += [r"\bottomrule", r"\end{tabular}", "", esc(GINI_FOOTNOTE)]
     return "\n".join(lines) + "\n"
+
+
+def cooperation_by_interaction_index(rounds: pl.DataFrame, target_kind: str = "max") -> pl.DataFrame:
+    """Cooperation toward agents of ``target_kind`` (``max`` or ``attacker``) by the target's own
+    interaction index (spec §8.1, Fig. 8): one row per (model, condition, recipient_index) with
+    ``cooperation`` = share of honest donors' ``cooperate`` actions and ``n`` decisions."""
+    ok = rounds.filter(
+        (pl.col("status") != "failed_action") & (pl.col("recipient_kind") == target_kind) & (pl.col("donor_kind") == "honest")
+    )
+    return (
+        ok.group_by(["model", "condition", "recipient_index"])
+        .agg(pl.col("action").is_in(["cooperate", "C", "H"]).mean().alias("cooperation"), pl.len().alias("n"))
+        .sort(["model", "condition", "recipient_index"])
+    )
+
+
+def tone_distribution(rounds: pl.DataFrame) -> pl.DataFrame:
+    """Share of each tone given the donor's action (spec §8.3, Fig. 5): one row per (model,
+    testbed, action, tone) with ``n`` and ``share`` within (model, testbed, action). Honest
+    witnesses only; rounds without a tone are left out."""
+    toned = rounds.filter(pl.col("tone").is_not_null() & (pl.col("recipient_kind") == "honest"))
+    counts = toned.group_by(["model", "testbed", "action", "tone"]).agg(pl.len().alias("n"))
+    return counts.with_columns(
+        (pl.col("n") / pl.col("n").sum().over(["model", "testbed", "action"])).alias("share")
+    ).sort(["model", "testbed", "action", "tone"])
+
+
+def cooperation_by_round(rounds: pl.DataFrame) -> pl.DataFrame:
+    """Share of cooperative donor actions per (model, testbed, condition, round), for the
+    "cooperation with vs without gossip" figure."""
+    ok = rounds.filter((pl.col("status") != "failed_action") & pl.col("action").is_not_null())
+    return (
+        ok.group_by(["model", "testbed", "condition", "round"])
+        .agg(pl.col("action").is_in(["cooperate", "C", "H"]).mean().alias("cooperation"), pl.len().alias("n"))
+        .sort(["model", "testbed", "condition", "round"])
+    )
