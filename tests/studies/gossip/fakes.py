@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from coopeval.agents.protocol import DecisionRequest, ErrorClass, Reply
-from coopeval.studies.gossip.formats import AmountFormat, ChoiceFormat, GossipFormat, SignalFormat
+from coopeval.studies.gossip.formats import AmountFormat, ChoiceFormat, GossipFormat, ReflectionFormat, SignalFormat
 
 
 class FakeGossipLLM:
@@ -41,6 +41,8 @@ class FakeGossipLLM:
             answer = fmt.bot_answer(fmt.tones[digest[0] % len(fmt.tones)], "A message.", "because")
         elif isinstance(fmt, SignalFormat):
             answer = fmt.bot_answer(digest[0] % 2)
+        elif isinstance(fmt, ReflectionFormat):
+            answer = fmt.bot_answer("I should weigh my reputation.")
         elif isinstance(fmt, AmountFormat):
             answer = fmt.bot_answer(fmt.high * (digest[0] % 5) / 4)
         else:

@@ -12,6 +12,7 @@ from coopeval.studies.gossip.formats import (
     DONOR,
     GOSSIP,
     PD_ACTION,
+    REFLECTION,
     SELLER,
     SIGNAL,
     GossipFormat,
@@ -19,7 +20,7 @@ from coopeval.studies.gossip.formats import (
     responder_format,
 )
 
-ALL = [DONOR, PD_ACTION, SELLER, BUYER, GOSSIP, SIGNAL, investor_format(5.0), responder_format(7.5), GossipFormat(tones=("praising",))]
+ALL = [DONOR, PD_ACTION, SELLER, BUYER, GOSSIP, SIGNAL, REFLECTION, investor_format(5.0), responder_format(7.5), GossipFormat(tones=("praising",))]
 
 
 def test_donor_action_normalised() -> None:
@@ -73,11 +74,13 @@ def test_bot_answers_are_valid(fmt: object) -> None:
         answer = fmt.bot_answer(fmt.tones[0], "fine")
     elif fmt is SIGNAL:
         answer = fmt.bot_answer(1)
+    elif fmt is REFLECTION:
+        answer = fmt.bot_answer("think")
     else:
         answer = fmt.bot_answer(1.234)  # type: ignore[attr-defined]
     fmt.parse(json.dumps(answer))  # type: ignore[attr-defined]
     assert hash(fmt)  # hashable (grammar caches)
-    assert "justification" in fmt.instruction()  # type: ignore[attr-defined]
+    assert fmt.keys[0] in fmt.instruction()  # type: ignore[attr-defined]
 
 
 @pytest.fixture(scope="module")
@@ -104,3 +107,11 @@ def test_llama_cpp_parses_grammar(vocab: object, fmt: object, style: str) -> Non
     assert sampler, text
     llama_cpp.llama_sampler_free(sampler)
     assert fmt.max_tokens(style, 200) > 20  # type: ignore[attr-defined]
+
+
+def test_reflection_format() -> None:
+    assert REFLECTION.parse('{"reflection": "hm"}') == {"reflection": "hm"}
+    with pytest.raises(AnswerError):
+        REFLECTION.parse('{"reflection": "  "}')
+    with pytest.raises(AnswerError):
+        REFLECTION.parse('{"reflection": "a", "b": 1}')

@@ -288,3 +288,17 @@ def test_smoke_section_plays_with_oracles() -> None:
     assert coop["discounted_return_mean"] == pytest.approx(15.4381, abs=5e-5) and coop["gini"] == pytest.approx(0.0037, abs=5e-5)
     defect = donation.filter(pl.col("model") == "bot/always-defect").row(0, named=True)
     assert defect["discounted_return_mean"] == 0 and math.isnan(defect["gini"])
+
+
+def test_separate_reflection_call() -> None:
+    tables = _play(_one("donation", "reflection_call", "fake/gossip"), agent=FakeGossipLLM())
+    assert tables["llm_calls"].height == 36 * 3
+    assert set(tables["decisions"]["kind"]) == {"reflection", "donor_action", "gossip"}
+    actions = [json.loads(p)[0]["content"] for p, k in zip(tables["llm_calls"]["prompt"], tables["llm_calls"]["kind"]) if k == "donor_action"]
+    assert all("Your reflection before this decision: I should weigh my reputation." in a for a in actions)
+
+
+def test_third_party_praise_flag() -> None:
+    rounds = _play(_one("donation", "collusive_third_party", "bot/always-cooperate"))["gossip_rounds"]
+    against_honest = rounds.filter((pl.col("recipient_kind") == "attacker") & (pl.col("donor_kind") == "honest"))
+    assert against_honest.height and all("By contrast" in m for m in against_honest["message"])

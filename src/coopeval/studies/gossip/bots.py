@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from coopeval.agents.protocol import DecisionRequest, ErrorClass, Reply
-from coopeval.studies.gossip.formats import AmountFormat, ChoiceFormat, GossipFormat, SignalFormat
+from coopeval.studies.gossip.formats import AmountFormat, ChoiceFormat, GossipFormat, ReflectionFormat, SignalFormat
 from coopeval.studies.gossip.tones import NEGATIVE_TONES, honest_tone
 
 _COOPERATIVE = {
@@ -84,6 +84,8 @@ class GossipBot:
             answer = fmt.bot_answer(tone, self.message(state, tone))
         elif isinstance(fmt, SignalFormat):
             answer = fmt.bot_answer(self.signal(state))
+        elif isinstance(fmt, ReflectionFormat):
+            answer = fmt.bot_answer("scripted")
         else:
             raise ValueError(f"{self.name} cannot answer format {fmt!r}")
         return Reply(text=json.dumps(answer), model_resolved=self.name)

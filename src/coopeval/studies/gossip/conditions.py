@@ -47,6 +47,9 @@ class Condition:
         ``scripted`` templates or ``llm`` (the cell's model writes the message in the forced tone).
     attacker_third_party_praise:
         Attackers also praise their partner in messages about third parties (§8.2; off).
+    reflection_call:
+        A separate reflection call before each action of an honest agent, whose text the action
+        prompt then shows (spec §11; off: the reference's single call).
     """
 
     name: str
@@ -60,6 +63,7 @@ class Condition:
     attacker: str = "none"
     attacker_messages: str = "scripted"
     attacker_third_party_praise: bool = False
+    reflection_call: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """Plain dict (for the cell spec)."""
@@ -106,6 +110,8 @@ BUILTIN_CONDITIONS: dict[str, Condition] = {
         Condition("max_no_gossip", gossip=False, attacker="max"),
         Condition("collusive", attacker="collusive"),
         Condition("collusive_llm_messages", attacker="collusive", attacker_messages="llm"),
+        Condition("collusive_third_party", attacker="collusive", attacker_third_party_praise=True),
+        Condition("reflection_call", reflection_call=True),
     )
 }
 """Named conditions of the config's ``gossip.conditions`` list (plus ``gamma_sweep``)."""

@@ -326,12 +326,53 @@ class AmountFormat(_FormatBase):
         return {"justification": justification, self.key: round(min(max(amount, self.low), self.high), 2)}
 
 
+@dataclass(frozen=True)
+class ReflectionFormat(_FormatBase):
+    """A separate reflection before an action (spec §11, condition flag ``reflection_call``):
+    ``{"reflection": "<text>"}``; ``validate`` returns ``{"reflection": str}``."""
+
+    kind: str = "reflection"
+
+    @property
+    def keys(self) -> tuple[str, ...]:  # type: ignore[override]
+        return ("reflection",)
+
+    def validate(self, obj: Mapping[str, Any]) -> dict[str, Any]:
+        if not isinstance(obj, Mapping) or set(obj) != {"reflection"} or getattr(obj, "duplicate_keys", ()):
+            raise AnswerError('the JSON object must have exactly the key "reflection"', code="keys")
+        if not isinstance(obj["reflection"], str) or not obj["reflection"].strip():
+            raise AnswerError('"reflection" must be a non-empty string', code="type")
+        return {"reflection": obj["reflection"]}
+
+    def grammar(self, style: str = "IO", max_reasoning_chars: int = DEFAULT_MAX_REASONING_CHARS) -> str:
+        head = "root ::= answer"
+        if style == "CoT":
+            head = f'root ::= {_REASONING_CHAR}{{0,{max_reasoning_chars}}} "\\n" answer'
+        body = " ".join([_lit('{"reflection": "'), "rtext", _lit('"}')])
+        return "\n".join([head, f"answer ::= {body}", f"rtext ::= {_TEXT_CHAR}{{1,{MESSAGE_CHARS}}}"]) + "\n"
+
+    def max_tokens(self, style: str = "IO", max_reasoning_chars: int = DEFAULT_MAX_REASONING_CHARS) -> int:
+        chars = len('{"reflection": ""}') + MESSAGE_CHARS
+        if style == "CoT":
+            chars += max_reasoning_chars + 1
+        return chars + 1
+
+    def instruction(self) -> str:
+        """The verbatim output shape."""
+        return '{"reflection": "<a few sentences>"}'
+
+    def bot_answer(self, text: str = "scripted") -> dict[str, Any]:
+        """A valid answer."""
+        return {"reflection": text}
+
+
 DONOR = ChoiceFormat("donor_action", "donor_action", ("cooperate", "defect"))
 PD_ACTION = ChoiceFormat("player_action", "player_action", ("C", "D"))
 SELLER = ChoiceFormat("seller_action", "seller_action", ("H", "L"))
 BUYER = ChoiceFormat("buyer_action", "buyer_action", ("c", "s", "none"))
 GOSSIP = GossipFormat()
 SIGNAL = SignalFormat()
+REFLECTION = ReflectionFormat()
 
 
 def investor_format(resources: float) -> AmountFormat:

@@ -35,6 +35,7 @@ from coopeval.studies.gossip.formats import (
     DONOR,
     GOSSIP,
     PD_ACTION,
+    REFLECTION,
     SELLER,
     SIGNAL,
     GossipFormat,
@@ -212,8 +213,11 @@ class RunLoop:
             "guidelines": guidelines,
         }
 
-    def action_body(self, name: str, partner: str, round_: int, situation: str, choice: str, output: str, observed: bool) -> str:
-        """Rules + the action prompt (one user message; the maker appends the style line)."""
+    def action_body(
+        self, name: str, partner: str, round_: int, situation: str, choice: str, output: str, observed: bool, reflection: str = ""
+    ) -> str:
+        """Rules + the action prompt (one user message; the maker appends the style line).
+        ``reflection`` is the agent's own reflection of a separate call (``reflection_call``)."""
         if observed and self.cond.gossip:
             word = "message" if self.signal_mode == "tone" else "signal (1 or 0)"
             accountability = self.prompts.render("accountability_observed", partner=partner, signal_word=word)
@@ -226,9 +230,49 @@ class RunLoop:
             choice=choice,
             output=output,
             accountability=accountability,
+            reflection=f"\nYour reflection before this decision: {reflection}\n" if reflection else "",
             **self._common(name, partner),
         )
         return self.rules(name) + "\n\n" + body
+
+    def reflection_body(self, name: str, partner: str, round_: int, situation: str) -> str:
+        """Rules + the separate reflection prompt (spec §11, ``reflection_call``)."""
+        common = self._common(name, partner)
+        body = self.prompts.render(
+            "reflect",
+            round=round_,
+            situation=situation,
+            partner=partner,
+            memory=common["memory"],
+            community=common["community"],
+            equilibrium=common["equilibrium"],
+            output=REFLECTION.instruction(),
+        )
+        return self.rules(name) + "\n\n" + body
+
+    async def act(
+        self,
+        name: str,
+        partner: str,
+        round_: int,
+        situation: str,
+        choice: str,
+        fmt: Any,
+        role: str,
+        observed: bool,
+        state: Mapping[str, Any],
+    ) -> DecisionOutcome:
+        """An action decision, preceded by a separate reflection call under ``reflection_call``
+        (honest agents only). A failed reflection is recorded and the action is asked without
+        it (the reflection is an input, not an answer, so nothing is substituted)."""
+        reflection = ""
+        if self.cond.reflection_call and self.kinds.get(name, "honest") == "honest":
+            body = self.reflection_body(name, partner, round_, situation)
+            out = await self.decide(name, body, REFLECTION, round_, role, "reflection", state)
+            if out.ok and out.parsed is not None:
+                reflection = str(out.parsed["reflection"])
+        body = self.action_body(name, partner, round_, situation, choice, fmt.instruction(), observed, reflection)
+        return await self.decide(name, body, fmt, round_, role, "action", state)
 
     def witness_body(self, name: str, partner: str, round_: int, situation: str, fmt: Any) -> str:
         """Rules + the gossip (or signal) prompt."""
@@ -429,8 +473,7 @@ async def play_donation(loop: RunLoop) -> RunRecords:
             f'Your choice: "cooperate" (you pay {_u(game.c)} unit(s) and {r} receives {_u(game.b)}) '
             f'or "defect" (nothing is transferred).'
         )
-        body = loop.action_body(d, r, t, situation, choice, DONOR.instruction(), observed=True)
-        act = await loop.decide(d, body, DONOR, t, "donor", "action", loop.bot_state(d, r, "donor"))
+        act = await loop.act(d, r, t, situation, choice, DONOR, "donor", True, loop.bot_state(d, r, "donor"))
         if not act.ok or act.parsed is None:
             loop.records.rounds.append(loop.round_row(t, d, r, res, "failed_action", donor_action_justification=None))
             continue
@@ -502,8 +545,7 @@ async def play_pd(loop: RunLoop) -> RunRecords:
         for me, other, mine, theirs in ((a, b, res[0], res[1]), (b, a, res[1], res[0])):
             situation = f"You are {me} and you play {other} this round. You have {_u(mine)} units and {other} has {_u(theirs)} units."
             choice = f'Your choice: "C" (you pay {_u(game.c)} unit(s) and {other} receives {_u(game.b)}) or "D" (nothing is transferred). {other} chooses at the same time.'
-            body = loop.action_body(me, other, t, situation, choice, PD_ACTION.instruction(), observed=True)
-            out = await loop.decide(me, body, PD_ACTION, t, "player", "action", loop.bot_state(me, other, "player"))
+            out = await loop.act(me, other, t, situation, choice, PD_ACTION, "player", True, loop.bot_state(me, other, "player"))
             if not out.ok or out.parsed is None:
                 failed = True
             else:
@@ -572,8 +614,7 @@ async def play_trust(loop: RunLoop) -> RunRecords:
         fmt_i = investor_format(max(res[0], 0.0))
         situation = f"You are {inv}, the investor this round; the responder is {resp}. You have {_u(res[0])} units and {resp} has {_u(res[1])} units."
         choice = f"Your choice: an amount I between 0 and {_u(max(res[0], 0.0))} to send to {resp}, who receives {_u(m)} times I and then decides how much of it to send back."
-        body = loop.action_body(inv, resp, t, situation, choice, fmt_i.instruction(), observed=True)
-        out_i = await loop.decide(inv, body, fmt_i, t, "investor", "action", loop.bot_state(inv, resp, "investor"))
+        out_i = await loop.act(inv, resp, t, situation, choice, fmt_i, "investor", True, loop.bot_state(inv, resp, "investor"))
         if not out_i.ok or out_i.parsed is None:
             loop.records.rounds.append(loop.round_row(t, inv, resp, res, "failed_action"))
             continue
@@ -585,8 +626,9 @@ async def play_trust(loop: RunLoop) -> RunRecords:
             fmt_r = responder_format(received)
             situation = f"You are {resp}, the responder this round; the investor {inv} sent you {_u(invest)} units, so you received {_u(received)}. Before the round you had {_u(res[1])} units and {inv} had {_u(res[0])}."
             choice = f"Your choice: an amount R between 0 and {_u(received)} to send back to {inv}."
-            body = loop.action_body(resp, inv, t, situation, choice, fmt_r.instruction(), observed=True)
-            out_r = await loop.decide(resp, body, fmt_r, t, "responder", "action", loop.bot_state(resp, inv, "responder", received=received))
+            out_r = await loop.act(
+                resp, inv, t, situation, choice, fmt_r, "responder", True, loop.bot_state(resp, inv, "responder", received=received)
+            )
             if not out_r.ok or out_r.parsed is None:
                 loop.records.rounds.append(loop.round_row(t, inv, resp, res, "failed_action", amount=invest))
                 continue
@@ -656,15 +698,13 @@ async def play_market(loop: RunLoop) -> RunRecords:
             f'Your choice: "H" (high quality, costs you {_u(game.cost_h)}) or "L" (low quality, costs you {_u(game.cost_l)}). '
             "The buyer chooses at the same time."
         )
-        body = loop.action_body(s, b, t, situation, choice, SELLER.instruction(), observed=True)
-        out_s = await loop.decide(s, body, SELLER, t, "seller", "action", loop.bot_state(s, b, "seller"))
+        out_s = await loop.act(s, b, t, situation, choice, SELLER, "seller", True, loop.bot_state(s, b, "seller"))
         situation = f"You are {b}, a buyer; this round your seller is {s}."
         choice = (
             f'Your choice: "c" (the expensive product, price {_u(game.price_c)}), "s" (the cheap product, price '
             f'{_u(game.price_s)}) or "none" (buy nothing). The seller chooses the quality at the same time.'
         )
-        body = loop.action_body(b, s, t, situation, choice, BUYER.instruction(), observed=False)
-        out_b = await loop.decide(b, body, BUYER, t, "buyer", "action", loop.bot_state(b, s, "buyer"))
+        out_b = await loop.act(b, s, t, situation, choice, BUYER, "buyer", False, loop.bot_state(b, s, "buyer"))
         if not (out_s.ok and out_b.ok) or out_s.parsed is None or out_b.parsed is None:
             loop.records.rounds.append(loop.round_row(t, s, b, res, "failed_action"))
             continue
