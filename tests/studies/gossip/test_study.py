@@ -302,3 +302,24 @@ def test_third_party_praise_flag() -> None:
     rounds = _play(_one("donation", "collusive_third_party", "bot/always-cooperate"))["gossip_rounds"]
     against_honest = rounds.filter((pl.col("recipient_kind") == "attacker") & (pl.col("donor_kind") == "honest"))
     assert against_honest.height and all("By contrast" in m for m in against_honest["message"])
+
+
+def test_memory_is_first_person_with_own_justification_and_donor_stock_ratio() -> None:
+    tables = _play(_one("donation", "align", "bot/honest-gossiper", matching="align_sweep"))
+    prompts = [json.loads(p)[0]["content"] for p in tables["llm_calls"]["prompt"]]
+    # round 3 donor prompt (John) holds his round-1 donor and round-2 recipient entries
+    third = prompts[4]
+    assert "1. Round 1: I was the donor and Kate the recipient" in third
+    assert "I paid 1 unit(s) (10% of my units)" in third and "My reasoning then: scripted" in third
+    assert "2. Round 2: I was the recipient and Jack the donor" in third and "(10% of Jack's units)" in third
+    assert "Round 1, Kate about John: [praising]" in third
+
+
+def test_pd_full_cooperation_returns() -> None:
+    tables = _play(_one("pd", "align", "bot/always-cooperate", matching="align_sweep"))
+    agents = tables["gossip_agent_metrics"]
+    expected = 4 * (1 + 0.99 + 0.99**2 + 0.99**3)
+    assert all(abs(g - expected) < 1e-9 for g in agents["discounted_return"])
+    assert set(agents["image_score"]) == {4.0} and set(agents["return"]) == {16.0}
+    rounds = tables["gossip_rounds"]
+    assert rounds["partner_tone"].is_not_null().all() and rounds["tone"].is_not_null().all()
