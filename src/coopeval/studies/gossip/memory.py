@@ -1,0 +1,118 @@
+"""Private memory and the public log, rendered as clean numbered text (spec §4.4).
+
+Two channels:
+
+* the **public log**: one entry per published assessment (round, author = witness, subject =
+  the judged agent, tone or signal, message), shown to everyone with gossip on;
+* **private memory**: first-person entries of each agent's own interactions, including its own
+  justification (the paper's reflection memory) when reflection is on.
+
+Both are rendered as numbered lines. A cap (``max_entries``, 0 = unlimited) keeps only the most
+recent entries in a prompt and warns once per run when it truncates.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    """One public assessment: ``author`` judged ``subject`` in ``round``.
+
+    ``tone`` is the tone token ("" for Max's "No comment" and for binary signals); ``signal`` 1/0
+    for binary conditions (None otherwise).
+    """
+
+    round: int
+    author: str
+    subject: str
+    message: str
+    tone: str = ""
+    signal: int | None = None
+
+    def render(self, show_tone: bool) -> str:
+        """``Round 3, Kate about Jack: [praising] Thanks!`` (tone hidden: message only;
+        binary: ``signal 1``)."""
+        head = f"Round {self.round}, {self.author} about {self.subject}: "
+        if self.signal is not None:
+            return head + f"signal {self.signal}"
+        if show_tone and self.tone:
+            return head + f"[{self.tone}] {self.message}"
+        return head + self.message
+
+
+@dataclass
+class Channel:
+    """An append-only list of text entries with a capped, numbered rendering."""
+
+    max_entries: int = 0
+    empty_text: str = "(nothing yet)"
+    warned: bool = False
+    entries: list[str] = field(default_factory=list)
+
+    def add(self, text: str) -> None:
+        self.entries.append(text)
+
+    def render(self) -> str:
+        """Numbered lines ``1. …``; the most recent ``max_entries`` only if capped."""
+        shown = self.entries
+        skipped = 0
+        if self.max_entries and len(shown) > self.max_entries:
+            skipped = len(shown) - self.max_entries
+            shown = shown[-self.max_entries :]
+            if not self.warned:
+                self.warned = True
+                warnings.warn(
+                    f"gossip memory/log cap reached: showing the last {self.max_entries} of "
+                    f"{len(self.entries)} entries",
+                    stacklevel=2,
+                )
+        if not shown:
+            return self.empty_text
+        lines = [f"{skipped + i}. {text}" for i, text in enumerate(shown, start=1)]
+        if skipped:
+            lines.insert(0, f"({skipped} older entries not shown)")
+        return "\n".join(lines)
+
+
+@dataclass
+class PublicLog:
+    """The community log (spec §4.4)."""
+
+    show_tone: bool = True
+    max_entries: int = 0
+    entries: list[LogEntry] = field(default_factory=list)
+    _channel: Channel = field(init=False)
+
+    def __post_init__(self) -> None:
+        self._channel = Channel(self.max_entries, "(no messages yet)")
+
+    def add(self, entry: LogEntry) -> None:
+        self.entries.append(entry)
+        self._channel.add(entry.render(self.show_tone))
+
+    def render(self) -> str:
+        return self._channel.render()
+
+    def about(self, subject: str) -> list[LogEntry]:
+        """Entries judging ``subject``."""
+        return [e for e in self.entries if e.subject == subject]
+
+    def state(self) -> list[dict[str, object]]:
+        """Structured form for bots."""
+        return [
+            {"round": e.round, "author": e.author, "subject": e.subject, "tone": e.tone, "signal": e.signal}
+            for e in self.entries
+        ]
+
+
+def fmt_units(x: float) -> str:
+    """Units without a trailing ``.0`` (``10``, ``2.5``)."""
+    return f"{x:g}" if abs(x - round(x, 2)) < 1e-9 else f"{x:.2f}"
+
+
+def percent(part: float, whole: float) -> str:
+    """``part`` as a percentage of ``whole`` (``10%``); ``n/a`` when ``whole`` ≤ 0."""
+    return f"{100 * part / whole:.0f}%" if whole > 0 else "n/a"

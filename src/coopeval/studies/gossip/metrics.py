@@ -1,0 +1,190 @@
+"""Metrics of one run, exactly as spec §5 (and the attack metrics of §8.1–8.2).
+
+The unit of account is the **interaction event**: one agent's part in one round, in round order.
+For agent i, ``r_i^(k)``, k = 0..K_i − 1, are its rewards in the order of its *own* interactions
+in both roles (k is not the global round), and its donor turns carry a cooperation value.
+
+Formulas (spec §5):
+
+* cooperation ratio = #C / |D_i| over the donor turns (PD: over all actions; trust game: the mean
+  invested share I / resources over investor turns; market: share of H for sellers, of c for
+  buyers). NaN when the agent had no donor turn.
+* image score = #C − #D over the same turns (range [−4, 4] for n = 9); NaN for the trust game.
+* return = Σ_k r_i^(k) (= resources_end − resources_start).
+* reward per round = mean_k r_i^(k) ((b − c)/2 = 2.0 under full cooperation).
+* discounted return G_i = Σ_k γ^k r_i^(k).
+* Gini of G = (1/(2 n² μ)) Σ_i Σ_j |G_i − G_j| with the i = j pairs included, μ = mean_i G_i;
+  **NaN when μ ≤ 0** (all-defect gives 0/0).
+* run aggregation: mean over agents and standard error std(ddof = 0)/√n.
+* market: deal rate, pair shares (unconditional and given a deal), welfare per round and
+  discounted welfare over the *global* round index.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+NAN = float("nan")
+
+
+@dataclass(frozen=True)
+class AgentEvent:
+    """One agent's part in one round.
+
+    Attributes
+    ----------
+    agent:
+        The agent's name.
+    round:
+        Global 1-based round.
+    role:
+        ``donor`` / ``recipient`` (donation), ``player`` (PD), ``investor`` / ``responder``
+        (trust), ``seller`` / ``buyer`` (market).
+    partner:
+        The other agent of the round.
+    reward:
+        Immediate reward of this interaction (units).
+    cooperation:
+        1.0 cooperate / 0.0 defect for an action turn (trust: I / resources), None for a turn
+        without an own action (recipient, responder).
+    image:
+        +1 for C, −1 for D on an action turn; None otherwise (and in the trust game).
+    """
+
+    agent: str
+    round: int
+    role: str
+    partner: str
+    reward: float
+    cooperation: float | None = None
+    image: int | None = None
+
+
+def discounted_return(rewards: Sequence[float], gamma: float) -> float:
+    """G = Σ_{k=0}^{K−1} γ^k r^(k) over the agent's own interaction index (spec §5)."""
+    return float(sum(gamma**k * r for k, r in enumerate(rewards)))
+
+
+def gini(values: Sequence[float]) -> float:
+    """Gini of discounted returns, (1/(2n²μ)) Σ_i Σ_j |G_i − G_j| (spec §5).
+
+    Returns NaN for an empty input or when the mean μ ≤ 0 (all-defect gives 0/0; the paper's
+    "0.00" for such rows contradicts the formula, spec §9).
+    """
+    arr = np.asarray(values, dtype=float)
+    if arr.size == 0:
+        return NAN
+    mu = float(arr.mean())
+    if not mu > 0:
+        return NAN
+    diff = np.abs(arr[:, None] - arr[None, :]).sum()
+    return float(diff / (2 * arr.size**2 * mu))
+
+
+def mean_se(values: Iterable[float]) -> tuple[float, float]:
+    """(mean, standard error std(ddof = 0)/√n) over the finite values; (NaN, NaN) if none."""
+    arr = np.asarray([v for v in values if v is not None and math.isfinite(v)], dtype=float)
+    if arr.size == 0:
+        return NAN, NAN
+    return float(arr.mean()), float(arr.std(ddof=0) / math.sqrt(arr.size))
+
+
+def agent_metrics(events: Sequence[AgentEvent], agents: Sequence[str], gamma: float) -> list[dict[str, float | int | str]]:
+    """Per-agent §5 metrics from the run's events (in round order).
+
+    Returns
+    -------
+    One dict per agent in ``agents`` order with ``agent``, ``n_interactions``, ``n_actions``,
+    ``cooperation_ratio``, ``image_score``, ``return``, ``reward_per_round`` and
+    ``discounted_return`` (NaN where undefined: no interactions, no action turns).
+    """
+    rows: list[dict[str, float | int | str]] = []
+    ordered = sorted(events, key=lambda e: e.round)
+    for name in agents:
+        own = [e for e in ordered if e.agent == name]
+        rewards = [e.reward for e in own]
+        coop = [e.cooperation for e in own if e.cooperation is not None]
+        image = [e.image for e in own if e.image is not None]
+        rows.append(
+            {
+                "agent": name,
+                "n_interactions": len(own),
+                "n_actions": len(coop),
+                "cooperation_ratio": float(np.mean(coop)) if coop else NAN,
+                "image_score": float(sum(image)) if image else NAN,
+                "return": float(sum(rewards)),
+                "reward_per_round": float(np.mean(rewards)) if rewards else NAN,
+                "discounted_return": discounted_return(rewards, gamma),
+            }
+        )
+    return rows
+
+
+RUN_METRICS = ("cooperation_ratio", "image_score", "return", "reward_per_round", "discounted_return")
+
+
+def run_metrics(rows: Sequence[Mapping[str, float | int | str]]) -> dict[str, float]:
+    """Run-level summary: ``<metric>_mean`` and ``<metric>_se`` over agents for every metric of
+    :data:`RUN_METRICS`, plus ``gini`` of the discounted returns (spec §5)."""
+    out: dict[str, float] = {}
+    for metric in RUN_METRICS:
+        mean, se = mean_se(float(r[metric]) for r in rows)
+        out[f"{metric}_mean"] = mean
+        out[f"{metric}_se"] = se
+    out["gini"] = gini([float(r["discounted_return"]) for r in rows])
+    return out
+
+
+def market_metrics(
+    outcomes: Sequence[tuple[str, str, float, float]], gamma: float
+) -> dict[str, float]:
+    """Market extras (spec §5) from ``(quality, choice, seller reward, buyer reward)`` per round.
+
+    Returns ``deal_rate`` (share of rounds with choice ≠ none), ``share_<Q><c>`` for Hc, Hs, Lc,
+    Ls over all rounds, ``deal_share_<Q><c>`` given a deal (NaN without deals),
+    ``welfare_per_round`` = mean(seller + buyer reward) and ``discounted_welfare`` =
+    Σ_t γ^(t−1)(seller + buyer reward) over the global round t = 1..T.
+    """
+    total = len(outcomes)
+    out: dict[str, float] = {}
+    deals = [o for o in outcomes if o[1] != "none"]
+    out["deal_rate"] = len(deals) / total if total else NAN
+    for pair in ("Hc", "Hs", "Lc", "Ls"):
+        hits = sum(1 for q, c, _, _ in outcomes if q + c == pair)
+        out[f"share_{pair}"] = hits / total if total else NAN
+        out[f"deal_share_{pair}"] = hits / len(deals) if deals else NAN
+    welfare = [s + b for _, _, s, b in outcomes]
+    out["welfare_per_round"] = float(np.mean(welfare)) if welfare else NAN
+    out["discounted_welfare"] = discounted_return(welfare, gamma)
+    return out
+
+
+def attack_metrics(
+    rows: Sequence[Mapping[str, float | int | str]],
+    events: Sequence[AgentEvent],
+    attackers: Sequence[str],
+) -> dict[str, float]:
+    """Attack metrics (spec §8.1–8.2): honest vs attacker discounted returns and cooperation.
+
+    Returns ``honest_G_mean``, ``attacker_G_mean``, ``utility_gap`` (honest − attacker),
+    ``coop_toward_attackers`` and ``coop_toward_honest`` (mean cooperation of honest agents'
+    action turns whose partner is an attacker / an honest agent; NaN where no such turn).
+    """
+    bad = set(attackers)
+    honest_g = [float(r["discounted_return"]) for r in rows if r["agent"] not in bad]
+    attacker_g = [float(r["discounted_return"]) for r in rows if r["agent"] in bad]
+    honest_mean = float(np.mean(honest_g)) if honest_g else NAN
+    attacker_mean = float(np.mean(attacker_g)) if attacker_g else NAN
+    toward_bad = [e.cooperation for e in events if e.agent not in bad and e.partner in bad and e.cooperation is not None]
+    toward_good = [e.cooperation for e in events if e.agent not in bad and e.partner not in bad and e.cooperation is not None]
+    return {
+        "honest_G_mean": honest_mean,
+        "attacker_G_mean": attacker_mean,
+        "utility_gap": honest_mean - attacker_mean,
+        "coop_toward_attackers": float(np.mean(toward_bad)) if toward_bad else NAN,
+        "coop_toward_honest": float(np.mean(toward_good)) if toward_good else NAN,
+    }

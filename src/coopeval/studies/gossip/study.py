@@ -1,0 +1,262 @@
+"""``GossipStudy``: the ALIGN gossip study behind the :class:`~coopeval.studies.base.Study`
+contract (issue 10; spec gossip.md).
+
+Usage::
+
+    study = GossipStudy()
+    cells = study.cells(config)              # config holds a top-level ``gossip:`` section
+    maker = DecisionMaker(cache, study.style_instructions())
+    tables = study.play(cells[0], PlayInputs(maker, study.prompt_library()))
+
+A cell is one (testbed × condition × model × replicate); its id is sha256[:12] of the canonical
+JSON of its spec (everything that determines its results, including the matching policy, the
+prompts' content hash, the parser and cache schema versions).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import math
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from coopeval.agents.protocol import Agent
+from coopeval.cache.response_cache import CACHE_SCHEMA_VERSION
+from coopeval.core.hashing import canonical_json
+from coopeval.core.prompts import PromptLibrary
+from coopeval.core.rng import rng_for
+from coopeval.core.schemas import conform
+from coopeval.decisions.parsing import PARSER_VERSION
+from coopeval.studies.base import PlayInputs
+from coopeval.studies.gossip.bots import CollusiveAttacker, Max, make_gossip_bot
+from coopeval.studies.gossip.conditions import Condition
+from coopeval.studies.gossip.config import applies, resolve_conditions, validate_gossip_config
+from coopeval.studies.gossip.metrics import agent_metrics, attack_metrics, market_metrics, run_metrics
+from coopeval.studies.gossip.names import MAX_NAME, agent_names
+from coopeval.studies.gossip.records import frame
+from coopeval.studies.gossip.rounds import PLAYERS, RunLoop
+from coopeval.studies.gossip.schedules import (
+    Pair,
+    align_sweep,
+    circle_schedule,
+    market_schedule,
+    max_schedule,
+    random_alternating,
+)
+from coopeval.studies.gossip.testbeds import Market, Testbed, make_testbed
+
+PROMPTS_DIR = Path(__file__).with_name("prompts")
+STUDY = "gossip"
+
+
+def cell_hash(spec: Mapping[str, Any]) -> str:
+    """First 12 hex chars of sha256 over the canonical JSON of ``spec``."""
+    return hashlib.sha256(canonical_json(dict(spec)).encode("utf-8")).hexdigest()[:12]
+
+
+def model_entry(entry: Mapping[str, Any]) -> dict[str, Any]:
+    """The hashed part of a model entry."""
+    out: dict[str, Any] = {"model": str(entry["model"]), "style": entry.get("style", "IO"), "params": dict(entry.get("params") or {})}
+    if entry.get("label"):
+        out["label"] = entry["label"]
+    return out
+
+
+def model_name(entry: Mapping[str, Any]) -> str:
+    """Display name: ``bot/<name>`` or ``<label or model>(<style>)``."""
+    if str(entry["model"]).startswith("bot/"):
+        return str(entry["model"])
+    return f"{entry.get('label') or entry['model']}({entry.get('style', 'IO')})"
+
+
+def resolve_testbed(key: str, params: Mapping[str, Any], condition: Condition) -> Testbed:
+    """The testbed with the condition's horizon and γ applied."""
+    merged = dict(params)
+    if condition.horizon is not None:
+        merged["horizon"] = condition.horizon
+    if condition.gamma is not None:
+        merged["gamma"] = condition.gamma
+    return make_testbed(key, **merged)
+
+
+def population(testbed: Testbed, condition: Condition, seed: int, replicate: int, matching: str) -> tuple[tuple[str, ...], dict[str, str], list[Pair]]:
+    """Names in seat order, kind per name and the schedule of one run.
+
+    * Max (§8.1): n − 1 agents plus ``Max`` in the last seat; only Max's interactions are played.
+    * Collusive attackers (§8.2): two seats drawn from the named stream ``"attackers"``.
+    * Schedules: donation/trust ``align_sweep`` or ``random_alternating`` (stream ``"matching"``);
+      PD the circle method under ``align_sweep``, else a random alternating order; market always
+      a seeded shuffle of all seller–buyer pairs.
+    """
+    key = testbed.key
+    stream = lambda purpose: rng_for(seed, STUDY, key, replicate, purpose)  # noqa: E731
+    n = testbed.n
+    if condition.attacker == "max":
+        names = (*agent_names(n)[: n - 1], MAX_NAME) if n - 1 >= 2 else (agent_names(2)[0], MAX_NAME)
+        kinds = {name: "honest" for name in names}
+        kinds[MAX_NAME] = "max"
+        return names, kinds, max_schedule(len(names) - 1, len(names) - 1, pd=key == "pd")
+    names = agent_names(n)
+    kinds = {name: "honest" for name in names}
+    if condition.attacker == "collusive":
+        for seat in sorted(int(s) for s in stream("attackers").choice(n, size=2, replace=False)):
+            kinds[names[seat]] = "attacker"
+    if isinstance(testbed, Market):
+        schedule = market_schedule(range(testbed.n_sellers), range(testbed.n_sellers, n), stream("matching"))
+    elif matching == "align_sweep":
+        schedule = circle_schedule(n) if key == "pd" else align_sweep(n)
+    else:
+        schedule = random_alternating(n, stream("matching"))
+    return names, kinds, schedule
+
+
+class GossipStudy:
+    """The ALIGN gossip study (see the module docstring)."""
+
+    name = STUDY
+    play_tables: tuple[str, ...] = ("gossip_rounds", "gossip_agent_metrics", "gossip_run_metrics", "decisions", "llm_calls")
+
+    # -- resources ---------------------------------------------------------------------------
+    @staticmethod
+    def prompt_library() -> PromptLibrary:
+        """The study's prompt templates (``studies/gossip/prompts/*.txt``)."""
+        return PromptLibrary(PROMPTS_DIR)
+
+    @staticmethod
+    def style_instructions(prompts: PromptLibrary | None = None) -> dict[str, str]:
+        """The IO and CoT lines the maker appends to every prompt (none for bots)."""
+        lib = prompts or PromptLibrary(PROMPTS_DIR)
+        return {"IO": lib.render("style_IO"), "CoT": lib.render("style_CoT"), "scripted": ""}
+
+    # -- cells -------------------------------------------------------------------------------
+    def cells(self, config: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """Cells of ``config["gossip"]``: testbed → condition → model → replicate (attacker
+        conditions only on the testbeds that have attackers).
+
+        Raises
+        ------
+        coopeval.studies.gossip.config.GossipConfigError
+            Invalid section (naming the key).
+        """
+        section = validate_gossip_config(config.get("gossip"))
+        seed = int(section.get("seed", config.get("seed", 0)))
+        prompt_hash = self.prompt_library().content_hash()
+        out = []
+        for key in section["testbeds"]:
+            params = dict(section["testbed_params"].get(key, {}))
+            for cond in resolve_conditions(section):
+                if not applies(cond, key):
+                    continue
+                testbed = resolve_testbed(key, params, cond)
+                for entry in section["models"]:
+                    for replicate in range(1, int(section["replicates"]) + 1):
+                        spec = {
+                            "study": STUDY,
+                            "testbed": key,
+                            "testbed_params": {k: v for k, v in vars(testbed).items()},
+                            "condition": cond.to_json(),
+                            "model": model_entry(entry),
+                            "replicate": replicate,
+                            "seed": seed,
+                            "matching": section["matching"],
+                            "tone_set": section["tone_set"],
+                            "memory_cap": int(section["memory_cap"]),
+                            "log_cap": int(section["log_cap"]),
+                            "prompt_hash": prompt_hash,
+                            "parser_version": PARSER_VERSION,
+                            "cache_schema_version": CACHE_SCHEMA_VERSION,
+                        }
+                        cell_id = cell_hash(spec)
+                        out.append({**spec, "cell_id": cell_id, "path": f"{key}/{cond.name}/{cell_id}"})
+        return out
+
+    def label(self, spec: Mapping[str, Any]) -> str:
+        """``gossip/<testbed>/<condition>/<model>/r<replicate>``."""
+        return f"{STUDY}/{spec['testbed']}/{spec['condition']['name']}/{model_name(spec['model'])}/r{spec['replicate']}"
+
+    # -- play --------------------------------------------------------------------------------
+    def play(self, spec: Mapping[str, Any], inputs: PlayInputs, agents: Mapping[str, Agent] | None = None) -> dict[str, pl.DataFrame]:
+        """Play one cell; return the frames of :attr:`play_tables`.
+
+        ``agents`` optionally maps the population's model name to a ready agent (tests).
+        """
+        return asyncio.run(self.play_async(spec, inputs, agents))
+
+    async def play_async(self, spec: Mapping[str, Any], inputs: PlayInputs, agents: Mapping[str, Agent] | None = None) -> dict[str, pl.DataFrame]:
+        """Async form of :meth:`play` (for callers that already run an event loop)."""
+        cond = Condition.from_json(spec["condition"])
+        params = {k: v for k, v in spec["testbed_params"].items()}
+        testbed = make_testbed(spec["testbed"], **params)
+        seed, replicate, matching = int(spec["seed"]), int(spec["replicate"]), str(spec["matching"])
+        names, kinds, schedule = population(testbed, cond, seed, replicate, matching)
+        entry = spec["model"]
+        mname = model_name(entry)
+        if agents and mname in agents:
+            pop_agent: Agent = agents[mname]
+        elif str(entry["model"]).startswith("bot/"):
+            pop_agent = make_gossip_bot(entry["model"])  # type: ignore[assignment]
+        else:
+            from coopeval.agents.registry import make_agent
+
+            pop_agent = make_agent(entry)
+        cast: dict[str, Agent] = {}
+        for name in names:
+            if kinds[name] == "max":
+                cast[name] = Max()  # type: ignore[assignment]
+            elif kinds[name] == "attacker":
+                cast[name] = CollusiveAttacker()  # type: ignore[assignment]
+            else:
+                cast[name] = pop_agent
+        run_label = f"{spec['testbed']}/{cond.name}/r{replicate}"
+        loop = RunLoop(
+            testbed, cond, names, cast, kinds, schedule, inputs.maker, inputs.prompts, seed, replicate, matching,
+            run_label, int(spec.get("memory_cap", 0)), int(spec.get("log_cap", 0)),
+            message_agent=None if str(entry["model"]).startswith("bot/") else pop_agent,
+        )
+        records = await PLAYERS[testbed.key](loop)
+        ids = {
+            "cell_id": spec.get("cell_id"),
+            "run": f"r{replicate}",
+            "testbed": testbed.key,
+            "condition": cond.name,
+            "model": mname,
+            "replicate": replicate,
+            "matching": matching,
+        }
+        agent_rows = agent_metrics(records.events, names, testbed.gamma)
+        run = run_metrics(agent_rows)
+        for row in agent_rows:
+            row.update(ids, kind=kinds[str(row["agent"])], gini=run["gini"])
+        run_row: dict[str, Any] = {
+            **ids,
+            **run,
+            "gamma": testbed.gamma,
+            "horizon": testbed.horizon,
+            "n_agents": len(names),
+            "n_rounds": len(schedule),
+            "n_failed_rounds": sum(1 for r in records.rounds if r["status"] == "failed_action"),
+        }
+        if isinstance(testbed, Market):
+            run_row.update(market_metrics(records.market, testbed.gamma))
+        bad = [n for n in names if kinds[n] != "honest"]
+        if bad:
+            run_row.update(attack_metrics(agent_rows, records.events, bad))
+        shared_ids = {"cell_id": spec.get("cell_id"), "source": "ours", "run": f"r{replicate}", "mechanism": cond.name, "game": testbed.key}
+        tables = {
+            "gossip_rounds": frame("gossip_rounds", [{**ids, **r} for r in records.rounds]),
+            "gossip_agent_metrics": frame("gossip_agent_metrics", agent_rows),  # type: ignore[arg-type]
+            "gossip_run_metrics": frame("gossip_run_metrics", [run_row]),
+        }
+        for table, rows in (("decisions", records.decisions), ("llm_calls", records.llm_calls)):
+            data = pl.DataFrame([{**shared_ids, **r} for r in rows], infer_schema_length=None) if rows else pl.DataFrame()
+            tables[table] = conform(table, data).with_columns(pl.lit(STUDY).alias("study"))
+        return tables
+
+
+def is_nan(x: object) -> bool:
+    """True for a float NaN (helper for tables that footnote NaN Gini)."""
+    return isinstance(x, float) and math.isnan(x)

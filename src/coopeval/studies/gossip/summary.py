@@ -1,0 +1,148 @@
+"""Across-replicate summaries and the layout of the paper's Tables 1–2 (spec §5, §9; issue 10
+items 5 and 7).
+
+Aggregation (spec §5): within a run, mean ± s.e. over agents (``gossip_run_metrics``); across
+runs, the mean of the run means with the standard error std(ddof = 0)/√k over the k replicates.
+With a single replicate the table shows the run's over-agent s.e. instead.
+
+Gini: NaN when a run's mean G ≤ 0 (spec §5). The summary averages the finite Gini values and
+counts the NaN runs (``gini_nan_runs``); the rendered tables print ``NaN†`` with a footnote
+when every run is NaN, and mark partial cases with ``†``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import polars as pl
+
+GROUP = ("testbed", "condition", "model", "gamma", "horizon", "matching")
+METRICS = ("cooperation_ratio", "image_score", "return", "reward_per_round", "discounted_return")
+TABLE_COLUMNS = {
+    "cooperation_ratio": "Cooperation",
+    "image_score": "Image score",
+    "return": "Return",
+    "reward_per_round": "Reward per round",
+    "discounted_return": "Discounted return",
+    "gini": "Gini",
+}
+GINI_FOOTNOTE = (
+    "† Gini of discounted returns is undefined (NaN) when the mean discounted return is ≤ 0, as "
+    "under universal defection (0/0); the paper prints 0.00 for such rows."
+)
+
+
+def _finite(values: list[float | None]) -> list[float]:
+    return [float(v) for v in values if v is not None and math.isfinite(v)]
+
+
+def replicate_summary(run_metrics: pl.DataFrame) -> pl.DataFrame:
+    """One row per (testbed, condition, model, γ, horizon, matching) from ``gossip_run_metrics``.
+
+    Columns: the group keys, ``n_replicates``, ``<metric>`` and ``<metric>_se`` for every metric
+    of :data:`METRICS`, ``gini``, ``gini_se`` and ``gini_nan_runs``.
+    """
+    rows = []
+    for keys, group in run_metrics.group_by(list(GROUP), maintain_order=True):
+        row: dict[str, object] = dict(zip(GROUP, keys))
+        k = group.height
+        row["n_replicates"] = k
+        for metric in (*METRICS, "gini"):
+            column = metric if metric == "gini" else f"{metric}_mean"
+            values = _finite(group[column].to_list())
+            mean = float(np.mean(values)) if values else math.nan
+            if k > 1:
+                se = float(np.std(values, ddof=0) / math.sqrt(len(values))) if values else math.nan
+            elif metric != "gini":
+                se = float(group[f"{metric}_se"][0]) if group[f"{metric}_se"][0] is not None else math.nan
+            else:
+                se = math.nan
+            row[metric] = mean
+            row[f"{metric}_se"] = se
+        row["gini_nan_runs"] = sum(1 for v in group["gini"].to_list() if v is None or not math.isfinite(v))
+        rows.append(row)
+    return pl.DataFrame(rows)
+
+
+def _cell(mean: float, se: float, digits: int = 2) -> str:
+    if not math.isfinite(mean):
+        return "NaN†"
+    if not math.isfinite(se) or se == 0:
+        return f"{mean:.{digits}f}"
+    return f"{mean:.{digits}f} ± {se:.{digits}f}"
+
+
+def paper_table(summary: pl.DataFrame, testbed: str = "donation") -> pl.DataFrame:
+    """The layout of Tables 1–2: Model, Condition, then Cooperation, Image score, Return, Reward
+    per round, Discounted return and Gini as ``mean ± s.e.`` strings (NaN Gini as ``NaN†``)."""
+    rows = []
+    for r in summary.filter(pl.col("testbed") == testbed).iter_rows(named=True):
+        out = {"Model": r["model"], "Condition": r["condition"]}
+        for metric, title in TABLE_COLUMNS.items():
+            text = _cell(r[metric], r[f"{metric}_se"])
+            if metric == "gini" and r["gini_nan_runs"] and math.isfinite(r["gini"]):
+                text += "†"
+            out[title] = text
+        rows.append(out)
+    return pl.DataFrame(rows, schema={"Model": pl.String, "Condition": pl.String, **{t: pl.String for t in TABLE_COLUMNS.values()}})
+
+
+def to_markdown(table: pl.DataFrame) -> str:
+    """GitHub Markdown with the NaN footnote."""
+    header = "| " + " | ".join(table.columns) + " |"
+    rule = "|" + "|".join("---" for _ in table.columns) + "|"
+    lines = [header, rule] + ["| " + " | ".join(str(v) for v in row) + " |" for row in table.iter_rows()]
+    return "\n".join(lines) + "\n\n" + GINI_FOOTNOTE + "\n"
+
+
+def to_latex(table: pl.DataFrame) -> str:
+    """A booktabs tabular with the NaN footnote."""
+
+    def esc(text: str) -> str:
+        return (
+            text.replace("\\", r"\textbackslash{}").replace("&", r"\&").replace("%", r"\%").replace("_", r"\_")
+            .replace("±", r"$\pm$").replace("†", r"$^\dagger$")
+        )
+
+    spec = "ll" + "r" * (len(table.columns) - 2)
+    lines = [rf"\begin{{tabular}}{{{spec}}}", r"\toprule", " & ".join(esc(c) for c in table.columns) + r" \\", r"\midrule"]
+    lines += [" & ".join(esc(str(v)) for v in row) + r" \\" for row in table.iter_rows()]
+    lines += [r"\bottomrule", r"\end{tabular}", "", esc(GINI_FOOTNOTE)]
+    return "\n".join(lines) + "\n"
+
+
+def cooperation_by_interaction_index(rounds: pl.DataFrame, target_kind: str = "max") -> pl.DataFrame:
+    """Cooperation toward agents of ``target_kind`` (``max`` or ``attacker``) by the target's own
+    interaction index (spec §8.1, Fig. 8): one row per (model, condition, recipient_index) with
+    ``cooperation`` = share of honest donors' ``cooperate`` actions and ``n`` decisions."""
+    ok = rounds.filter(
+        (pl.col("status") != "failed_action") & (pl.col("recipient_kind") == target_kind) & (pl.col("donor_kind") == "honest")
+    )
+    return (
+        ok.group_by(["model", "condition", "recipient_index"])
+        .agg(pl.col("action").is_in(["cooperate", "C", "H"]).mean().alias("cooperation"), pl.len().alias("n"))
+        .sort(["model", "condition", "recipient_index"])
+    )
+
+
+def tone_distribution(rounds: pl.DataFrame) -> pl.DataFrame:
+    """Share of each tone given the donor's action (spec §8.3, Fig. 5): one row per (model,
+    testbed, action, tone) with ``n`` and ``share`` within (model, testbed, action). Honest
+    witnesses only; rounds without a tone are left out."""
+    toned = rounds.filter(pl.col("tone").is_not_null() & (pl.col("recipient_kind") == "honest"))
+    counts = toned.group_by(["model", "testbed", "action", "tone"]).agg(pl.len().alias("n"))
+    return counts.with_columns(
+        (pl.col("n") / pl.col("n").sum().over(["model", "testbed", "action"])).alias("share")
+    ).sort(["model", "testbed", "action", "tone"])
+
+
+def cooperation_by_round(rounds: pl.DataFrame) -> pl.DataFrame:
+    """Share of cooperative donor actions per (model, testbed, condition, round), for the
+    "cooperation with vs without gossip" figure."""
+    ok = rounds.filter((pl.col("status") != "failed_action") & pl.col("action").is_not_null())
+    return (
+        ok.group_by(["model", "testbed", "condition", "round"])
+        .agg(pl.col("action").is_in(["cooperate", "C", "H"]).mean().alias("cooperation"), pl.len().alias("n"))
+        .sort(["model", "testbed", "condition", "round"])
+    )

@@ -1,0 +1,43 @@
+"""The gossip tones (spec §4.3) and the binary signal of the ablations (spec §8.3).
+
+The raw token is the source of truth; ``tone_rank`` is our [decision] ordinal summary
+(+2 praising, 0 neutral, −1 mocking, −1 complaint, −2 criticism). No source orders the negative
+tones among themselves.
+"""
+
+from __future__ import annotations
+
+TONES: tuple[str, ...] = ("praising", "neutral", "mocking", "complaint", "criticism")
+"""The five tones, exact tokens, in the order the prompts list them."""
+
+TONE_MEANINGS: dict[str, str] = {
+    "praising": "thanks and a favourable judgement",
+    "neutral": "a factual, matter-of-fact account",
+    "mocking": "sarcastic ridicule",
+    "complaint": "mild disappointment",
+    "criticism": "a harsh unfavourable judgement",
+}
+"""What each tone means, in our own words (shown to the model)."""
+
+TONE_RANK: dict[str, int] = {"praising": 2, "neutral": 0, "mocking": -1, "complaint": -1, "criticism": -2}
+
+NEGATIVE_TONES = frozenset(t for t, r in TONE_RANK.items() if r < 0)
+
+TONE_SETS: dict[str, tuple[str, ...]] = {"align5": TONES}
+"""Known tone sets (config ``gossip.tone_set``)."""
+
+SIGNAL_MODES = ("tone", "binary", "binary_convention")
+"""Reputation signal of a condition: toned message (ALIGN), a bare 1/0, or 1/0 with the stated
+convention 1 = good, 0 = bad (spec §8.3)."""
+
+
+def tone_rank(tone: str | None) -> int | None:
+    """The rank of ``tone``; None for no tone (e.g. Max's empty tone, binary signals)."""
+    if not tone:
+        return None
+    return TONE_RANK[tone]
+
+
+def honest_tone(cooperated: bool) -> str:
+    """The tone an honest witness gives: praising after cooperation, criticism after defection."""
+    return "praising" if cooperated else "criticism"

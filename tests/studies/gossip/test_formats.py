@@ -1,0 +1,117 @@
+"""Gossip answer formats: normalisation, validation errors, grammars, bot answers (spec §4.5)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from coopeval.decisions.errors import AnswerError
+from coopeval.studies.gossip.formats import (
+    BUYER,
+    DONOR,
+    GOSSIP,
+    PD_ACTION,
+    REFLECTION,
+    SELLER,
+    SIGNAL,
+    GossipFormat,
+    investor_format,
+    responder_format,
+)
+
+ALL = [DONOR, PD_ACTION, SELLER, BUYER, GOSSIP, SIGNAL, REFLECTION, investor_format(5.0), responder_format(7.5), GossipFormat(tones=("praising",))]
+
+
+def test_donor_action_normalised() -> None:
+    out = DONOR.parse('Thinking... {"justification": "x", "donor_action": "  Cooperate "}')
+    assert out == {"justification": "x", "donor_action": "cooperate"}
+    assert PD_ACTION.parse('{"justification": "", "player_action": "c"}')["player_action"] == "C"
+    assert BUYER.parse('{"justification": "", "buyer_action": "NONE"}')["buyer_action"] == "none"
+
+
+@pytest.mark.parametrize(
+    "text, code",
+    [
+        ("no json", "no_json"),
+        ('{"justification": "x", "donor_action": "maybe"}', "label"),
+        ('{"donor_action": "defect"}', "keys"),
+        ('{"justification": "x", "donor_action": "defect", "extra": 1}', "keys"),
+        ('{"justification": 3, "donor_action": "defect"}', "type"),
+    ],
+)
+def test_donor_action_errors(text: str, code: str) -> None:
+    with pytest.raises(AnswerError) as info:
+        DONOR.parse(text)
+    assert info.value.code == code
+
+
+def test_gossip_tone_and_word_flag() -> None:
+    long = " ".join(["word"] * 151)
+    out = GOSSIP.parse(json.dumps({"justification": "j", "tone": "Criticism", "gossip": long}))
+    assert out["tone"] == "criticism" and out["word_count"] == 151 and out["over_word_limit"]
+    with pytest.raises(AnswerError, match="tone"):
+        GOSSIP.parse(json.dumps({"justification": "j", "tone": "angry", "gossip": "m"}))
+
+
+def test_signal_and_amounts() -> None:
+    assert SIGNAL.parse('{"justification": "", "signal": "1"}')["signal"] == 1
+    with pytest.raises(AnswerError):
+        SIGNAL.parse('{"justification": "", "signal": true}')
+    fmt = investor_format(5.0)
+    assert fmt.parse('{"justification": "", "investor_action": 2.5}')["investor_action"] == 2.5
+    with pytest.raises(AnswerError, match="between 0 and 5"):
+        fmt.parse('{"justification": "", "investor_action": 6}')
+    with pytest.raises(AnswerError, match="number"):
+        fmt.parse('{"justification": "", "investor_action": "2"}')
+
+
+@pytest.mark.parametrize("fmt", ALL, ids=lambda f: f.kind)
+def test_bot_answers_are_valid(fmt: object) -> None:
+    if fmt in (DONOR, PD_ACTION, SELLER, BUYER):
+        answer = fmt.bot_answer(fmt.options[-1])  # type: ignore[attr-defined]
+    elif isinstance(fmt, GossipFormat):
+        answer = fmt.bot_answer(fmt.tones[0], "fine")
+    elif fmt is SIGNAL:
+        answer = fmt.bot_answer(1)
+    elif fmt is REFLECTION:
+        answer = fmt.bot_answer("think")
+    else:
+        answer = fmt.bot_answer(1.234)  # type: ignore[attr-defined]
+    fmt.parse(json.dumps(answer))  # type: ignore[attr-defined]
+    assert hash(fmt)  # hashable (grammar caches)
+    assert fmt.keys[0] in fmt.instruction()  # type: ignore[attr-defined]
+
+
+@pytest.fixture(scope="module")
+def vocab() -> object:
+    llama_cpp = pytest.importorskip("llama_cpp")
+    from coopeval.agents.local import LocalModelMissingError, local_model_path
+
+    try:
+        path = local_model_path("smollm2-135m")
+    except LocalModelMissingError as exc:
+        pytest.skip(str(exc))
+    llm = llama_cpp.Llama(model_path=str(path), vocab_only=True, n_ctx=256, verbose=False)
+    yield llm
+    llm.close()
+
+
+@pytest.mark.parametrize("style", ["IO", "CoT"])
+@pytest.mark.parametrize("fmt", ALL, ids=lambda f: f.kind)
+def test_llama_cpp_parses_grammar(vocab: object, fmt: object, style: str) -> None:
+    from llama_cpp import llama_cpp
+
+    text = fmt.grammar(style, 200)  # type: ignore[attr-defined]
+    sampler = llama_cpp.llama_sampler_init_grammar(vocab._model.vocab, text.encode(), b"root")  # type: ignore[attr-defined]
+    assert sampler, text
+    llama_cpp.llama_sampler_free(sampler)
+    assert fmt.max_tokens(style, 200) > 20  # type: ignore[attr-defined]
+
+
+def test_reflection_format() -> None:
+    assert REFLECTION.parse('{"reflection": "hm"}') == {"reflection": "hm"}
+    with pytest.raises(AnswerError):
+        REFLECTION.parse('{"reflection": "  "}')
+    with pytest.raises(AnswerError):
+        REFLECTION.parse('{"reflection": "a", "b": 1}')
