@@ -7,10 +7,11 @@ from typing import Any
 
 from coopeval.studies.base import Study
 from coopeval.studies.coopeval.study import CoopEvalStudy
+from coopeval.studies.gossip.study import GossipStudy
 from coopeval.agents.registry import required_env as model_env
 from coopeval.agents.registry import uses_local_llm
 
-STUDIES: dict[str, Study] = {study.name: study for study in (CoopEvalStudy(),)}
+STUDIES: dict[str, Study] = {study.name: study for study in (CoopEvalStudy(), GossipStudy())}
 """Name → study, in the order ``all`` lists them."""
 
 
