@@ -10,13 +10,15 @@ def _play_output(study):
 
 
 for _study in STUDIES.values():
+    # a study whose prompts ship as package data names their directory (gossip); else the config's
+    _prompts_dir = getattr(_study, "prompts_dir", None) or config["prompts_dir"]
 
     rule:
         name:
             f"play_{_study.name}"
         input:
-            prompts=PROMPT_FILES,
-            prompts_dir=config["prompts_dir"],
+            prompts=sorted(str(p) for p in Path(_prompts_dir).glob("*.txt")),
+            prompts_dir=_prompts_dir,
         output:
             **_play_output(_study),
         log:
