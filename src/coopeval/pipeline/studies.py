@@ -47,3 +47,10 @@ def required_env(config: Mapping[str, Any]) -> list[str]:
 def cell_uses_local_llm(study: Study, spec: Mapping[str, Any]) -> bool:
     """Whether playing ``spec`` runs the embedded model (the job takes the ``local_llm`` resource)."""
     return any(uses_local_llm(model) for model in study.cell_models(spec))
+
+
+def prompts_dir(study: Study, config: Mapping[str, Any]) -> str:
+    """The folder of ``study``'s prompt templates: its own ``prompts_dir`` (prompts shipped as
+    package data with the study) or else the config's ``prompts_dir``."""
+    own = getattr(study, "prompts_dir", None)
+    return str(own) if own else str(config["prompts_dir"])
