@@ -10,7 +10,6 @@ from coopeval.studies.gossip.catalog import (
 )
 
 
-
 def gossip_reported(path, caption, subcategory):
     """``path`` flagged for the Snakemake report under the category Gossip."""
     return report(
@@ -24,7 +23,9 @@ def gossip_reported(path, caption, subcategory):
 if "gossip" in STUDIES:
     GOSSIP_CELLS = CELLS_BY_STUDY["gossip"]
     GOSSIP_STEMS = gossip_table_stems(config["gossip"]["testbeds"])
-    GOSSIP_SHOWN = next(f for f in ("svg", "png", "html") if f in config["figures"]["formats"])
+    GOSSIP_SHOWN = next(
+        f for f in ("svg", "png", "html") if f in config["figures"]["formats"]
+    )
 
     # Shared tables (decisions, llm_calls) get the gossip files appended to other studies' files.
     for _table in STUDIES["gossip"].play_tables:
@@ -49,7 +50,9 @@ if "gossip" in STUDIES:
         for fmt in GOSSIP_TABLE_FORMATS
     ]
     GOSSIP_TABLE_PAGES = [
-        gossip_reported(f"results/report/tables/{stem}.html", "gossip_table.rst", "Tables")
+        gossip_reported(
+            f"results/report/tables/{stem}.html", "gossip_table.rst", "Tables"
+        )
         for stem in GOSSIP_STEMS
     ]
 
