@@ -161,7 +161,9 @@ class GossipStudy:
         _, _, schedule = population(testbed, cond, int(spec["seed"]), int(spec["replicate"]), str(spec["matching"]))
         per_round = {"donation": 1, "pd": 2, "trust": 2, "market": 2}[testbed.key]
         witnesses = {"donation": 1, "pd": 2, "trust": 2, "market": 1}[testbed.key] if cond.gossip else 0
-        return len(schedule) * (per_round + witnesses) * (2 if cond.reflection_call else 1)
+        if cond.attacker == "max":  # only the honest side of Max's rounds calls the model
+            per_round, witnesses = (0.5, 0.5 if cond.gossip else 0.0) if testbed.key == "donation" else (1, 1 if cond.gossip else 0)
+        return math.ceil(len(schedule) * (per_round + witnesses) * (2 if cond.reflection_call else 1))
 
     def manifest(self, cells: list[dict[str, Any]]) -> str:
         """``results/gossip_cells.tsv`` (store table ``gossip_cells``): one line per cell."""
