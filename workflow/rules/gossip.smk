@@ -9,15 +9,13 @@ from coopeval.studies.gossip.catalog import (
     table_stems as gossip_table_stems,
 )
 
-
-def gossip_reported(path, caption, subcategory):
-    """``path`` flagged for the Snakemake report under the category Gossip."""
-    return report(
-        path,
-        caption=report_caption(caption),
-        category=GOSSIP_CATEGORY,
-        subcategory=subcategory,
-    )
+# `path` flagged for the Snakemake report under the category Gossip
+gossip_reported = lambda path, caption, subcategory: report(
+    path,
+    caption=report_caption(caption),
+    category=GOSSIP_CATEGORY,
+    subcategory=subcategory,
+)
 
 
 if "gossip" in STUDIES:
