@@ -103,7 +103,9 @@ def cooperation_by_round_chart(rounds: pl.DataFrame, flags: pl.DataFrame) -> Any
             x=alt.X("round:Q", title="round"),
             y=alt.Y("cooperation:Q", title="share of cooperative actions", scale=alt.Scale(domain=[0, 1])),
             color=alt.Color("condition:N"),
-            strokeDash=alt.StrokeDash("gossip:N", title="gossip"),
+            strokeDash=alt.StrokeDash(
+                "gossip:N", title="gossip", scale=alt.Scale(domain=["gossip on", "gossip off"], range=[[1, 0], [6, 4]])
+            ),
             tooltip=["model", "testbed", "condition", "round", alt.Tooltip("cooperation:Q", format=".2f"), "n"],
         )
         .properties(width=300, height=180)
