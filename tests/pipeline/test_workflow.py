@@ -3,6 +3,7 @@ second run has nothing to do; the store holds the documented tables (engineering
 
 from __future__ import annotations
 
+import math
 import shutil
 import subprocess
 import sys
@@ -40,7 +41,7 @@ def test_store_tables(smoke_run):
     con = duckdb.connect(str(work / "results" / "coopeval.duckdb"), read_only=True)
     tables = {row[0] for row in con.execute("SHOW TABLES").fetchall()}
     assert {"llm_calls", "decisions", "matchups", "scores", "metrics", "trajectories", "cells", "provenance"} <= tables
-    mechanisms = {row[0] for row in con.execute("SELECT DISTINCT mechanism FROM decisions").fetchall()}
+    mechanisms = {row[0] for row in con.execute("SELECT DISTINCT mechanism FROM decisions WHERE study = 'coopeval'").fetchall()}
     expected = {row[0] for row in con.execute("SELECT DISTINCT mechanism FROM cells").fetchall()}
     assert mechanisms == expected
     # Every decision of a bot is valid and sampled; draws lie in [0, 1).
@@ -52,6 +53,18 @@ def test_store_tables(smoke_run):
         "AND matchup_id = 'bot/tit-for-tat|bot/always-defect' AND seat = 1"
     ).fetchone()[0]
     assert score == pytest.approx(0.8)
+    # Gossip (spec §5 oracles under align_sweep, n = 9): all-cooperate mean G and Gini; all-defect.
+    gossip = dict(
+        (model, (g, gini, image))
+        for model, g, gini, image in con.execute(
+            "SELECT model, discounted_return_mean, gini, image_score_mean FROM gossip_run_metrics "
+            "WHERE testbed = 'donation' AND condition = 'align'"
+        ).fetchall()
+    )
+    assert gossip["bot/always-cooperate"][0] == pytest.approx(15.4381, abs=5e-5)
+    assert gossip["bot/always-cooperate"][1] == pytest.approx(0.0037, abs=5e-5)
+    assert gossip["bot/always-defect"][0] == 0 and math.isnan(gossip["bot/always-defect"][1])
+    assert gossip["bot/always-defect"][2] == -4
     con.close()
     figures = list((work / "results" / "figures").glob("*.png"))
     assert figures and all(f.stat().st_size > 1000 for f in figures)

@@ -42,6 +42,7 @@ SCHEMAS: dict[str, dict[str, pl.DataType]] = {
     # One row per decision (action, design, vote, sign).
     "decisions": {
         **CELL_COLUMNS,
+        "study": pl.String(),  # the study that made the decision: "coopeval", "gossip", …
         "decision_id": pl.String(),
         "matchup_id": pl.String(),
         "match_id": pl.String(),  # who played whom this round (reputation: "r<round>m<i>"); else = matchup_id
@@ -64,6 +65,7 @@ SCHEMAS: dict[str, dict[str, pl.DataType]] = {
     # One row per call attempt (LLM or bot).
     "llm_calls": {
         **CELL_COLUMNS,
+        "study": pl.String(),  # the study that made the call: "coopeval", "gossip", …
         "decision_id": pl.String(),
         "matchup_id": pl.String(),
         "round": pl.Int64(),

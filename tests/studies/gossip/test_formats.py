@@ -102,11 +102,13 @@ def vocab() -> object:
 def test_llama_cpp_parses_grammar(vocab: object, fmt: object, style: str) -> None:
     from llama_cpp import llama_cpp
 
-    text = fmt.grammar(style, 200)  # type: ignore[attr-defined]
+    from coopeval.agents.grammar import gbnf_for, max_tokens_for
+
+    text = gbnf_for(fmt, style, 200)  # type: ignore[arg-type]
     sampler = llama_cpp.llama_sampler_init_grammar(vocab._model.vocab, text.encode(), b"root")  # type: ignore[attr-defined]
     assert sampler, text
     llama_cpp.llama_sampler_free(sampler)
-    assert fmt.max_tokens(style, 200) > 20  # type: ignore[attr-defined]
+    assert max_tokens_for(fmt, style, 200) > 20  # type: ignore[arg-type]
 
 
 def test_reflection_format() -> None:
@@ -115,3 +117,29 @@ def test_reflection_format() -> None:
         REFLECTION.parse('{"reflection": "  "}')
     with pytest.raises(AnswerError):
         REFLECTION.parse('{"reflection": "a", "b": 1}')
+
+
+@pytest.mark.parametrize("fmt", ALL, ids=lambda f: f.kind)
+def test_formats_are_engine_answer_formats(fmt: object) -> None:
+    """Every gossip format is an AnswerFormat: the engine's grammar and token budget apply, and
+    the longest admitted object fits the budget."""
+    from coopeval.agents.grammar import gbnf_for, max_output_chars
+    from coopeval.decisions.formats import AnswerFormat
+    from coopeval.decisions.parsing import parse_answer
+
+    assert isinstance(fmt, AnswerFormat)
+    assert gbnf_for(fmt, "IO").startswith("root ::= answer")
+    assert "answer ::=" in gbnf_for(fmt, "CoT")
+    longest = {k: ("x" * 240 if k in ("justification", "gossip", "reflection") else None) for k in fmt.keys}
+    if "justification" in longest:
+        longest["justification"] = "x" * 160
+    for key, value in [("donor_action", "cooperate"), ("player_action", "C"), ("seller_action", "H"), ("buyer_action", "none"),
+                       ("tone", max(getattr(fmt, "tones", ("x",)), key=len)), ("signal", 1)]:
+        if key in longest:
+            longest[key] = value
+    for key in ("investor_action", "responder_action"):
+        if key in longest:
+            longest[key] = 7.25 if key == "responder_action" else 5.0
+    text = json.dumps(longest)
+    assert parse_answer(fmt, text)
+    assert len(text) <= max_output_chars(fmt, "IO")

@@ -11,7 +11,6 @@ from typing import Any
 import polars as pl
 import pytest
 
-from coopeval.agents.maker import DecisionMaker
 from coopeval.cache.response_cache import ResponseCache
 from coopeval.studies.base import PlayInputs
 from coopeval.studies.gossip.config import GossipConfigError, validate_gossip_config
@@ -29,9 +28,9 @@ def _cells(**section: Any) -> list[dict[str, Any]]:
 
 
 def _play(cell: dict[str, Any], cache: ResponseCache | None = None, agent: Any = None) -> dict[str, pl.DataFrame]:
-    maker = DecisionMaker(cache, STUDY.style_instructions(PROMPTS))
     agents = {agent.name: agent} if agent is not None else None
-    return STUDY.play(cell, PlayInputs(maker, PROMPTS), agents=agents)
+    tables, _ = STUDY.play(cell, PlayInputs(cache, PROMPTS), agents=agents)
+    return tables
 
 
 def _one(testbed: str, condition: str, model: str, **extra: Any) -> dict[str, Any]:

@@ -7,7 +7,6 @@ import math
 import polars as pl
 import pytest
 
-from coopeval.agents.maker import DecisionMaker
 from coopeval.studies.base import PlayInputs
 from coopeval.studies.gossip.study import GossipStudy
 from coopeval.studies.gossip.summary import paper_table, replicate_summary, to_latex, to_markdown
@@ -21,7 +20,7 @@ def runs() -> pl.DataFrame:
         "matching": "align_sweep", "replicates": 2, "conditions": ["align"],
         "models": [{"model": "bot/always-cooperate"}, {"model": "bot/always-defect"}],
     }})
-    frames = [study.play(c, PlayInputs(DecisionMaker(None, study.style_instructions(prompts)), prompts))["gossip_run_metrics"] for c in cells]
+    frames = [study.play(c, PlayInputs(None, prompts))[0]["gossip_run_metrics"] for c in cells]
     return pl.concat(frames)
 
 
@@ -54,7 +53,7 @@ def test_figure_frames() -> None:
     prompts = study.prompt_library()
     cells = study.cells({"gossip": {"conditions": ["max", "align"], "models": [{"model": "bot/discriminator"}]}})
     rounds = pl.concat(
-        [study.play(c, PlayInputs(DecisionMaker(None, study.style_instructions(prompts)), prompts))["gossip_rounds"] for c in cells]
+        [study.play(c, PlayInputs(None, prompts))[0]["gossip_rounds"] for c in cells]
     )
     by_index = cooperation_by_interaction_index(rounds)
     assert by_index["recipient_index"].to_list() == [2, 4, 6, 8] and by_index["cooperation"].to_list() == [0.0] * 4

@@ -17,6 +17,7 @@ from coopeval.cache.response_cache import ResponseCache
 from coopeval.games import get_game
 from coopeval.studies.coopeval.mechanisms import get_mechanism
 from coopeval.studies.coopeval.mechanisms.base import CellContext, CellRecords
+from coopeval.studies.coopeval import STUDY_NAME
 from coopeval.agents.maker import CallStats, DecisionMaker
 from coopeval.core.prompts import PromptLibrary
 from coopeval.core.journal import Journal
@@ -73,6 +74,7 @@ def play_cell(
     ids = {
         "cell_id": spec["cell_id"],
         "source": "ours",
+        "study": STUDY_NAME,
         "run": f"r{spec['replicate']}",
         "mechanism": spec["mechanism"],
         "game": ctx.game.name,

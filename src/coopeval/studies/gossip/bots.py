@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from coopeval.agents.protocol import DecisionRequest, ErrorClass, Reply
+from coopeval.agents.registry import BOT
 from coopeval.studies.gossip.formats import AmountFormat, ChoiceFormat, GossipFormat, ReflectionFormat, SignalFormat
 from coopeval.studies.gossip.tones import NEGATIVE_TONES, honest_tone
 
@@ -38,7 +39,7 @@ class GossipBot:
     bot_name: ClassVar[str] = ""
 
     def __init__(self) -> None:
-        self.name = f"bot/{self.bot_name}"
+        self.name = f"{BOT.prefix}{self.bot_name}"
         self.model = self.name
         self.style = "scripted"
         self.params: dict[str, Any] = {}
@@ -185,17 +186,23 @@ class CollusiveAttacker(GossipBot):
 GOSSIP_BOTS: dict[str, type[GossipBot]] = {
     cls.bot_name: cls for cls in (AlwaysCooperate, AlwaysDefect, HonestGossiper, Discriminator, Max, CollusiveAttacker)
 }
+"""Short name → class."""
+
+GOSSIP_BOT_MODELS: dict[str, type[GossipBot]] = {cls().model: cls for cls in GOSSIP_BOTS.values()}
+"""The study's bot factory, keyed by the full model string of a config entry
+(``bot/always-cooperate`` …). The gossip study asks the provider registry whether a model is
+scripted (:func:`coopeval.agents.registry.is_scripted`) and then builds its bot from this table
+instead of the registry's CoopEval bots, which answer action distributions, not gossip formats."""
 
 
-def make_gossip_bot(name: str) -> GossipBot:
-    """Instantiate ``bot/<name>`` or ``<name>``.
+def make_gossip_bot(model: str) -> GossipBot:
+    """The gossip bot of a config model string (``bot/<name>``).
 
     Raises
     ------
     KeyError
         Naming the known gossip bots.
     """
-    short = name.removeprefix("bot/")
-    if short not in GOSSIP_BOTS:
-        raise KeyError(f"unknown gossip bot {name!r}; known: {', '.join('bot/' + b for b in GOSSIP_BOTS)}")
-    return GOSSIP_BOTS[short]()
+    if model not in GOSSIP_BOT_MODELS:
+        raise KeyError(f"unknown gossip bot {model!r}; known: {', '.join(GOSSIP_BOT_MODELS)}")
+    return GOSSIP_BOT_MODELS[model]()

@@ -14,6 +14,8 @@ from typing import Any
 
 import yaml
 
+from coopeval.agents.registry import is_scripted, model_error
+from coopeval.core.errors import ConfigError
 from coopeval.studies.gossip.conditions import (
     BUILTIN_CONDITIONS,
     GAMMA_SWEEP,
@@ -26,8 +28,9 @@ from coopeval.studies.gossip.testbeds import make_testbed
 SCHEMA_PATH = Path(__file__).with_name("config.schema.yaml")
 
 
-class GossipConfigError(ValueError):
-    """An invalid ``gossip:`` section; the message names the key."""
+class GossipConfigError(ConfigError):
+    """An invalid ``gossip:`` section; the message names the key (a
+    :class:`~coopeval.core.errors.ConfigError`, so the workflow reports it before any call)."""
 
 
 def load_schema() -> dict[str, Any]:
@@ -148,11 +151,13 @@ def validate_gossip_config(section: Mapping[str, Any] | None) -> dict[str, Any]:
             )
     for i, entry in enumerate(data["models"]):
         model = str(entry["model"])
-        if model.startswith("bot/"):
-            from coopeval.studies.gossip.bots import GOSSIP_BOTS
+        if is_scripted(model):
+            from coopeval.studies.gossip.bots import GOSSIP_BOT_MODELS
 
-            if model.removeprefix("bot/") not in GOSSIP_BOTS:
+            if model not in GOSSIP_BOT_MODELS:
                 raise GossipConfigError(
-                    f"gossip.models[{i}].model: unknown gossip bot {model!r}; known: {', '.join('bot/' + b for b in GOSSIP_BOTS)}"
+                    f"gossip.models[{i}].model: unknown gossip bot {model!r}; use one of {', '.join(GOSSIP_BOT_MODELS)}"
                 )
+        elif (problem := model_error(model)) is not None:
+            raise GossipConfigError(f"gossip.models[{i}].model: {problem}")
     return data

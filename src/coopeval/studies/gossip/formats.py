@@ -1,12 +1,12 @@
 """Answer formats of the gossip study, one class per output shape (spec §4.2, §4.5, §6, §8.3).
 
-Each format owns its contract: :meth:`parse` (extract the last JSON object, then
-:meth:`validate`, raising :class:`~coopeval.decisions.errors.AnswerError` with a message fit to
-show the model in a re-ask), :meth:`grammar` (a llama.cpp GBNF grammar admitting only valid
-answers, for the embedded model), :meth:`max_tokens`, :meth:`instruction` (the verbatim output
-shape shown in prompts) and :meth:`bot_answer` (a valid answer built from semantic values, used by
-scripted bots). The decision loop (:class:`coopeval.agents.maker.DecisionMaker`) and the LLM agent
-use ``parse``/``grammar``/``max_tokens`` when a format has them.
+Each format is an :class:`~coopeval.decisions.formats.AnswerFormat` (a frozen dataclass), so the
+engine needs no hook for it: :meth:`parse` extracts the last JSON object and validates it
+(:meth:`check`, raising :class:`~coopeval.decisions.errors.AnswerError` with a message fit to show
+the model in a re-ask); :meth:`answer_rules` / :meth:`max_value_chars` give the GBNF rules of the
+object that :func:`coopeval.agents.grammar.gbnf_for` wraps with the CoT/IO head for the embedded
+model. Study helpers: :meth:`instruction` (the verbatim output shape shown in prompts) and
+:meth:`bot_answer` (a valid answer built from semantic values, used by the gossip bots).
 
 Shapes (verbatim keys and tokens, spec §4.2, §6):
 
@@ -30,13 +30,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from coopeval.agents.grammar import DEFAULT_MAX_REASONING_CHARS
 from coopeval.decisions.errors import AnswerError
-from coopeval.decisions.extract import extract_last_json_object
+from coopeval.decisions.formats import AnswerFormat
 
 from coopeval.studies.gossip.tones import TONES
 
-_REASONING_CHAR = r"[\x20-\x7A\x7C-\x7E\n]"
 # printable ASCII minus '"', '\', '{', '}': safe inside a JSON string without escapes
 _TEXT_CHAR = r"[\x20\x21\x23-\x5B\x5D-\x7A\x7C\x7E]"
 
@@ -69,33 +67,25 @@ def word_count(message: str) -> int:
     return len(message.split())
 
 
-class _FormatBase:
-    """Shared machinery: key checks, the justification field, grammar framing."""
+class _FormatBase(AnswerFormat):
+    """Shared machinery: key checks and the justification field (every gossip answer is a JSON
+    object whose first member is ``"justification"``).
+
+    Subclasses implement :meth:`_check` (the rules after the key checks), :meth:`_value_rules`
+    (the grammar after the justification) and :meth:`_value_chars`.
+    """
 
     kind: str
     keys: tuple[str, ...]
 
-    # -- parsing ---------------------------------------------------------------------------
-    def parse(self, text: str) -> dict[str, Any]:
-        """Extract the last JSON object of ``text`` and validate it.
+    def check(self, obj: Mapping[str, Any], *, lenient: bool = False) -> dict[str, Any]:
+        """Exact key set, a string justification, then the format's own rules."""
+        return self._check(obj, self._check_keys(obj))
 
-        Raises
-        ------
-        AnswerError
-            No JSON object, or the object breaks the contract (message says why).
-        """
-        return self.validate(extract_last_json_object(text))
-
-    def validate(self, obj: Mapping[str, Any]) -> dict[str, Any]:
-        """Validate a decoded object; see the subclass for the returned shape."""
+    def _check(self, obj: Mapping[str, Any], justification: str) -> dict[str, Any]:
         raise NotImplementedError
 
     def _check_keys(self, obj: Mapping[str, Any]) -> str:
-        if not isinstance(obj, Mapping):
-            raise AnswerError("the answer must be a JSON object", code="type")
-        duplicates = tuple(getattr(obj, "duplicate_keys", ()))
-        if duplicates:
-            raise AnswerError("the JSON object repeats the key " + ", ".join(f'"{k}"' for k in duplicates), code="keys")
         missing = [k for k in self.keys if k not in obj]
         extra = [k for k in obj if k not in self.keys]
         if missing or extra:
@@ -111,31 +101,29 @@ class _FormatBase:
             raise AnswerError('"justification" must be a string', code="type")
         return justification
 
-    # -- grammar ---------------------------------------------------------------------------
+    # -- grammar (wrapped with the CoT/IO head by coopeval.agents.grammar.gbnf_for) ----------
     def _value_rules(self) -> tuple[list[str], list[str]]:
         """(rules, members): grammar rules and the object's members after the justification."""
         raise NotImplementedError
 
-    def grammar(self, style: str = "IO", max_reasoning_chars: int = DEFAULT_MAX_REASONING_CHARS) -> str:
-        """GBNF grammar (start symbol ``root``) admitting only valid answers; ``"CoT"`` allows
-        up to ``max_reasoning_chars`` characters of reasoning and a newline before the object."""
+    def answer_rules(self) -> list[str]:
+        """Rule ``answer``: ``{"justification": "<text>", …}`` in the one whitespace form shown
+        in the prompts; the justification is at most :data:`JUSTIFICATION_CHARS` characters."""
         rules, members = self._value_rules()
-        body = " ".join([_lit('{"justification": "'), "jtext", *members, _lit("}")])
-        head = "root ::= answer"
-        if style == "CoT":
-            head = f'root ::= {_REASONING_CHAR}{{0,{max_reasoning_chars}}} "\\n" answer'
-        return "\n".join([head, f"answer ::= {body}", f"jtext ::= {_TEXT_CHAR}{{1,{JUSTIFICATION_CHARS}}}", *rules]) + "\n"
+        body = " ".join([_lit('{"justification": "'), "gjtext", *members, _lit("}")])
+        return [f"answer ::= {body}", f"gjtext ::= {_TEXT_CHAR}{{1,{JUSTIFICATION_CHARS}}}", *rules]
 
     def _value_chars(self) -> int:
+        """Upper bound on the characters of the values after the justification (quotes included)."""
         raise NotImplementedError
 
-    def max_tokens(self, style: str = "IO", max_reasoning_chars: int = DEFAULT_MAX_REASONING_CHARS) -> int:
-        """A token budget that can never cut a grammar-constrained answer short (one byte per
-        admitted character, at least one byte per token, plus the end token)."""
-        chars = len('{"justification": ""}') + JUSTIFICATION_CHARS + self._value_chars()
-        if style == "CoT":
-            chars += max_reasoning_chars + 1
-        return chars + 1
+    def max_value_chars(self) -> int:
+        return 2 + JUSTIFICATION_CHARS + self._value_chars()
+
+    # -- scripted bots -----------------------------------------------------------------------
+    def bot_default(self, state: Mapping[str, Any], *, cooperative: bool) -> dict[str, Any] | None:
+        """No default: the gossip bots (:mod:`.bots`) answer every format from their strategy."""
+        return None
 
 
 @dataclass(frozen=True)
@@ -153,8 +141,7 @@ class ChoiceFormat(_FormatBase):
     def keys(self) -> tuple[str, ...]:  # type: ignore[override]
         return ("justification", self.key)
 
-    def validate(self, obj: Mapping[str, Any]) -> dict[str, Any]:
-        justification = self._check_keys(obj)
+    def _check(self, obj: Mapping[str, Any], justification: str) -> dict[str, Any]:
         value = obj[self.key]
         lookup = {_norm(o): o for o in self.options}
         if not isinstance(value, str) or _norm(value) not in lookup:
@@ -167,7 +154,7 @@ class ChoiceFormat(_FormatBase):
         return [f"option ::= {options}"], [_lit(f'", "{self.key}": '), "option"]
 
     def _value_chars(self) -> int:
-        return len(f', "{self.key}": ') + 2 + max(len(o) for o in self.options)
+        return 2 + max(len(o) for o in self.options)
 
     def instruction(self) -> str:
         """The verbatim output shape."""
@@ -198,8 +185,7 @@ class GossipFormat(_FormatBase):
     def keys(self) -> tuple[str, ...]:  # type: ignore[override]
         return ("justification", "tone", "gossip")
 
-    def validate(self, obj: Mapping[str, Any]) -> dict[str, Any]:
-        justification = self._check_keys(obj)
+    def _check(self, obj: Mapping[str, Any], justification: str) -> dict[str, Any]:
         tone = obj["tone"]
         lookup = {_norm(t): t for t in self.tones}
         if not isinstance(tone, str) or _norm(tone) not in lookup:
@@ -225,7 +211,7 @@ class GossipFormat(_FormatBase):
         )
 
     def _value_chars(self) -> int:
-        return len('", "tone": , "gossip": ""') + 2 + max(len(t) for t in self.tones) + MESSAGE_CHARS
+        return 2 + max(len(t) for t in self.tones) + 2 + MESSAGE_CHARS
 
     def instruction(self) -> str:
         """The verbatim output shape."""
@@ -253,8 +239,7 @@ class SignalFormat(_FormatBase):
     def keys(self) -> tuple[str, ...]:  # type: ignore[override]
         return ("justification", "signal")
 
-    def validate(self, obj: Mapping[str, Any]) -> dict[str, Any]:
-        justification = self._check_keys(obj)
+    def _check(self, obj: Mapping[str, Any], justification: str) -> dict[str, Any]:
         value = obj["signal"]
         if isinstance(value, str) and value.strip() in ("0", "1"):
             value = int(value.strip())
@@ -266,7 +251,7 @@ class SignalFormat(_FormatBase):
         return [], [_lit('", "signal": '), '("1" | "0")']
 
     def _value_chars(self) -> int:
-        return len('", "signal": 1')
+        return 1
 
     def instruction(self) -> str:
         """The verbatim output shape."""
@@ -295,8 +280,7 @@ class AmountFormat(_FormatBase):
     def keys(self) -> tuple[str, ...]:  # type: ignore[override]
         return ("justification", self.key)
 
-    def validate(self, obj: Mapping[str, Any]) -> dict[str, Any]:
-        justification = self._check_keys(obj)
+    def _check(self, obj: Mapping[str, Any], justification: str) -> dict[str, Any]:
         value = obj[self.key]
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
             raise AnswerError(f'"{self.key}" must be a number, not {_show(value)}', code="type")
@@ -315,7 +299,7 @@ class AmountFormat(_FormatBase):
         )
 
     def _value_chars(self) -> int:
-        return len(f'", "{self.key}": ') + len(str(max(int(math.floor(self.high)), 0))) + 3
+        return len(str(max(int(math.floor(self.high)), 0))) + 3
 
     def instruction(self) -> str:
         """The verbatim output shape."""
@@ -337,25 +321,19 @@ class ReflectionFormat(_FormatBase):
     def keys(self) -> tuple[str, ...]:  # type: ignore[override]
         return ("reflection",)
 
-    def validate(self, obj: Mapping[str, Any]) -> dict[str, Any]:
-        if not isinstance(obj, Mapping) or set(obj) != {"reflection"} or getattr(obj, "duplicate_keys", ()):
+    def check(self, obj: Mapping[str, Any], *, lenient: bool = False) -> dict[str, Any]:
+        if set(obj) != {"reflection"}:
             raise AnswerError('the JSON object must have exactly the key "reflection"', code="keys")
         if not isinstance(obj["reflection"], str) or not obj["reflection"].strip():
             raise AnswerError('"reflection" must be a non-empty string', code="type")
         return {"reflection": obj["reflection"]}
 
-    def grammar(self, style: str = "IO", max_reasoning_chars: int = DEFAULT_MAX_REASONING_CHARS) -> str:
-        head = "root ::= answer"
-        if style == "CoT":
-            head = f'root ::= {_REASONING_CHAR}{{0,{max_reasoning_chars}}} "\\n" answer'
-        body = " ".join([_lit('{"reflection": "'), "rtext", _lit('"}')])
-        return "\n".join([head, f"answer ::= {body}", f"rtext ::= {_TEXT_CHAR}{{1,{MESSAGE_CHARS}}}"]) + "\n"
+    def answer_rules(self) -> list[str]:
+        body = " ".join([_lit('{"reflection": "'), "grtext", _lit('"}')])
+        return [f"answer ::= {body}", f"grtext ::= {_TEXT_CHAR}{{1,{MESSAGE_CHARS}}}"]
 
-    def max_tokens(self, style: str = "IO", max_reasoning_chars: int = DEFAULT_MAX_REASONING_CHARS) -> int:
-        chars = len('{"reflection": ""}') + MESSAGE_CHARS
-        if style == "CoT":
-            chars += max_reasoning_chars + 1
-        return chars + 1
+    def max_value_chars(self) -> int:
+        return 2 + MESSAGE_CHARS
 
     def instruction(self) -> str:
         """The verbatim output shape."""

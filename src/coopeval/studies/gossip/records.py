@@ -1,8 +1,9 @@
 """Store tables of the gossip study (issue 10 item 6; spec §12).
 
-``TABLES`` maps each table to its polars schema; the lead wires them into
-:data:`coopeval.core.schemas.SCHEMAS`. The study also returns rows of the shared ``decisions``
-and ``llm_calls`` tables (their schema plus a ``study`` column = ``"gossip"``).
+``TABLES`` maps each table to its polars schema; importing this module registers them in
+:data:`coopeval.core.schemas.SCHEMAS` (the registry the store reads). The study also returns rows
+of the shared ``decisions`` and ``llm_calls`` tables with ``study`` = ``"gossip"``,
+``mechanism`` = condition and ``game`` = testbed.
 
 Identity columns of every gossip table: ``cell_id``, ``run`` (``r<replicate>``), ``testbed``
 (donation | pd | trust | market), ``condition``, ``model`` (the population's agent name),
@@ -18,6 +19,8 @@ before the round; ``*_index`` the agent's own 1-based interaction index.
 from __future__ import annotations
 
 import polars as pl
+
+from coopeval.core.schemas import register_tables
 
 ID_COLUMNS: dict[str, pl.DataType] = {
     "cell_id": pl.String(),
@@ -101,6 +104,8 @@ TABLES: dict[str, dict[str, pl.DataType]] = {
         "coop_toward_honest": pl.Float64(),
     },
 }
+
+register_tables(TABLES)
 
 
 def frame(table: str, rows: list[dict[str, object]]) -> pl.DataFrame:

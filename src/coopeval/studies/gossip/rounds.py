@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from coopeval.agents.maker import DecisionMaker, DecisionOutcome
+from coopeval.agents.progress import Progress
 from coopeval.agents.protocol import Agent
 from coopeval.core.prompts import PromptLibrary
 from coopeval.core.rng import seed_int_for
@@ -139,6 +140,7 @@ class RunLoop:
         self.interactions = {n: 0 for n in self.names}
         self.records = RunRecords()
         self.attackers = [n for n in self.names if self.kinds.get(n) == "attacker"]
+        self.progress = Progress(run_label, len(self.schedule), maker, unit="rounds", interval=10.0)
 
     # -- prompt pieces -----------------------------------------------------------------------
     @property
@@ -419,7 +421,9 @@ class RunLoop:
         }
 
     def round_row(self, round_: int, first: str, second: str, res: tuple[float, float], status: str, **values: Any) -> dict[str, Any]:
-        """A ``gossip_rounds`` row (other columns filled by the study)."""
+        """A ``gossip_rounds`` row (other columns filled by the study); every round builds exactly
+        one, so this also advances the job's progress line."""
+        self.progress.step()
         return {
             "round": round_,
             "donor": first,

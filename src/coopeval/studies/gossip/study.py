@@ -5,8 +5,7 @@ Usage::
 
     study = GossipStudy()
     cells = study.cells(config)              # config holds a top-level ``gossip:`` section
-    maker = DecisionMaker(cache, study.style_instructions())
-    tables = study.play(cells[0], PlayInputs(maker, study.prompt_library()))
+    tables, stats = study.play(cells[0], PlayInputs(cache, study.prompt_library(), journal))
 
 A cell is one (testbed × condition × model × replicate); its id is sha256[:12] of the canonical
 JSON of its spec (everything that determines its results, including the matching policy, the
@@ -24,7 +23,9 @@ from typing import Any
 
 import polars as pl
 
+from coopeval.agents.maker import CallStats, DecisionMaker
 from coopeval.agents.protocol import Agent
+from coopeval.agents.registry import agent_name, is_scripted, make_agent
 from coopeval.cache.response_cache import CACHE_SCHEMA_VERSION
 from coopeval.core.hashing import canonical_json
 from coopeval.core.prompts import PromptLibrary
@@ -34,7 +35,7 @@ from coopeval.decisions.parsing import PARSER_VERSION
 from coopeval.studies.base import PlayInputs
 from coopeval.studies.gossip.bots import CollusiveAttacker, Max, make_gossip_bot
 from coopeval.studies.gossip.conditions import Condition
-from coopeval.studies.gossip.config import applies, resolve_conditions, validate_gossip_config
+from coopeval.studies.gossip.config import applies, load_schema, resolve_conditions, validate_gossip_config
 from coopeval.studies.gossip.metrics import agent_metrics, attack_metrics, market_metrics, run_metrics
 from coopeval.studies.gossip.names import MAX_NAME, agent_names
 from coopeval.studies.gossip.records import frame
@@ -67,10 +68,16 @@ def model_entry(entry: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def model_name(entry: Mapping[str, Any]) -> str:
-    """Display name: ``bot/<name>`` or ``<label or model>(<style>)``."""
-    if str(entry["model"]).startswith("bot/"):
-        return str(entry["model"])
-    return f"{entry.get('label') or entry['model']}({entry.get('style', 'IO')})"
+    """Display name: ``bot/<name>`` or ``<label or model>(<style>)`` (the registry's agent name)."""
+    return agent_name(entry)
+
+
+def population_agent(entry: Mapping[str, Any]) -> Agent:
+    """The agent of a population entry: a scripted model (the registry says which) is built by
+    the study's bot factory (:data:`.bots.GOSSIP_BOT_MODELS`), anything else by the registry."""
+    if is_scripted(str(entry["model"])):
+        return make_gossip_bot(str(entry["model"]))  # type: ignore[return-value]
+    return make_agent(entry)
 
 
 def resolve_testbed(key: str, params: Mapping[str, Any], condition: Condition) -> Testbed:
@@ -119,6 +126,59 @@ class GossipStudy:
 
     name = STUDY
     play_tables: tuple[str, ...] = ("gossip_rounds", "gossip_agent_metrics", "gossip_run_metrics", "decisions", "llm_calls")
+    manifest_path = "results/gossip_cells.tsv"
+    manifest_table = "gossip_cells"
+    default_enabled = True
+    prompts_dir = str(PROMPTS_DIR)
+    """The prompt templates ship as package data; the ``play_gossip`` rule reads them from here."""
+
+    # -- config ------------------------------------------------------------------------------
+    def config_schema(self) -> dict[str, Any]:
+        """The ``gossip:`` section (``config.schema.yaml`` beside this module, with defaults)."""
+        section = {k: v for k, v in load_schema().items() if k != "$schema"}
+        section["default"] = {}
+        section.setdefault("description", "The ALIGN gossip study (src/coopeval/studies/gossip/README.md).")
+        return {"properties": {STUDY: section}, "required": []}
+
+    def check_config(self, config: Mapping[str, Any]) -> None:
+        """See :func:`~.config.validate_gossip_config` (raises a ``ConfigError`` naming the key)."""
+        validate_gossip_config(config.get(STUDY))
+
+    def models(self, config: Mapping[str, Any]) -> list[str]:
+        """Every population model of the section (attackers and Max are built in, never called)."""
+        return [str(e["model"]) for e in validate_gossip_config(config.get(STUDY))["models"]]
+
+    def cell_models(self, spec: Mapping[str, Any]) -> list[str]:
+        """The one population model of a cell."""
+        return [str(spec["model"]["model"])]
+
+    def cost(self, spec: Mapping[str, Any]) -> int:
+        """Decisions of the population model in the cell (rounds × calls per round; bots 0)."""
+        if is_scripted(str(spec["model"]["model"])):
+            return 0
+        cond = Condition.from_json(spec["condition"])
+        testbed = make_testbed(spec["testbed"], **spec["testbed_params"])
+        _, _, schedule = population(testbed, cond, int(spec["seed"]), int(spec["replicate"]), str(spec["matching"]))
+        per_round = {"donation": 1, "pd": 2, "trust": 2, "market": 2}[testbed.key]
+        witnesses = {"donation": 1, "pd": 2, "trust": 2, "market": 1}[testbed.key] if cond.gossip else 0
+        if cond.attacker == "max":  # only the honest side of Max's rounds calls the model
+            per_round, witnesses = (0.5, 0.5 if cond.gossip else 0.0) if testbed.key == "donation" else (1, 1 if cond.gossip else 0)
+        return math.ceil(len(schedule) * (per_round + witnesses) * (2 if cond.reflection_call else 1))
+
+    def manifest(self, cells: list[dict[str, Any]]) -> str:
+        """``results/gossip_cells.tsv`` (store table ``gossip_cells``): one line per cell."""
+        header = ["cell_id", "testbed", "condition", "model", "replicate", "matching", "seed", "gamma", "horizon", "n_agents", "path", "condition_flags", "testbed_params"]
+        lines = ["\t".join(header)]
+        for c in cells:
+            tp = c["testbed_params"]
+            n = tp.get("n", (tp.get("n_sellers") or 0) + (tp.get("n_buyers") or 0))
+            row = [
+                c["cell_id"], c["testbed"], c["condition"]["name"], model_name(c["model"]), str(c["replicate"]), c["matching"],
+                str(c["seed"]), f"{tp['gamma']:g}", str(tp["horizon"]), str(n), c["path"],
+                canonical_json(c["condition"]), canonical_json(tp),
+            ]
+            lines.append("\t".join(row))
+        return "\n".join(lines) + "\n"
 
     # -- resources ---------------------------------------------------------------------------
     @staticmethod
@@ -171,7 +231,7 @@ class GossipStudy:
                             "cache_schema_version": CACHE_SCHEMA_VERSION,
                         }
                         cell_id = cell_hash(spec)
-                        out.append({**spec, "cell_id": cell_id, "path": f"{key}/{cond.name}/{cell_id}"})
+                        out.append({**spec, "cell_id": cell_id, "path": f"{STUDY}/{key}/{cond.name}/{cell_id}"})
         return out
 
     def label(self, spec: Mapping[str, Any]) -> str:
@@ -179,15 +239,27 @@ class GossipStudy:
         return f"{STUDY}/{spec['testbed']}/{spec['condition']['name']}/{model_name(spec['model'])}/r{spec['replicate']}"
 
     # -- play --------------------------------------------------------------------------------
-    def play(self, spec: Mapping[str, Any], inputs: PlayInputs, agents: Mapping[str, Agent] | None = None) -> dict[str, pl.DataFrame]:
-        """Play one cell; return the frames of :attr:`play_tables`.
+    def play(
+        self, spec: Mapping[str, Any], inputs: PlayInputs, agents: Mapping[str, Agent] | None = None
+    ) -> tuple[dict[str, pl.DataFrame], CallStats]:
+        """Play one cell; return the frames of :attr:`play_tables` and the call counters.
 
         ``agents`` optionally maps the population's model name to a ready agent (tests).
         """
-        return asyncio.run(self.play_async(spec, inputs, agents))
+        maker = DecisionMaker(
+            inputs.cache,
+            self.style_instructions(inputs.prompts),
+            journal=inputs.journal,
+            max_concurrency=inputs.max_concurrency,
+            max_usd=inputs.max_usd,
+        )
+        tables = asyncio.run(self.play_async(spec, maker, inputs.prompts, agents))
+        return tables, maker.stats
 
-    async def play_async(self, spec: Mapping[str, Any], inputs: PlayInputs, agents: Mapping[str, Agent] | None = None) -> dict[str, pl.DataFrame]:
-        """Async form of :meth:`play` (for callers that already run an event loop)."""
+    async def play_async(
+        self, spec: Mapping[str, Any], maker: DecisionMaker, prompts: PromptLibrary, agents: Mapping[str, Agent] | None = None
+    ) -> dict[str, pl.DataFrame]:
+        """Async form of :meth:`play` with a ready decision maker."""
         cond = Condition.from_json(spec["condition"])
         params = {k: v for k, v in spec["testbed_params"].items()}
         testbed = make_testbed(spec["testbed"], **params)
@@ -195,14 +267,7 @@ class GossipStudy:
         names, kinds, schedule = population(testbed, cond, seed, replicate, matching)
         entry = spec["model"]
         mname = model_name(entry)
-        if agents and mname in agents:
-            pop_agent: Agent = agents[mname]
-        elif str(entry["model"]).startswith("bot/"):
-            pop_agent = make_gossip_bot(entry["model"])  # type: ignore[assignment]
-        else:
-            from coopeval.agents.registry import make_agent
-
-            pop_agent = make_agent(entry)
+        pop_agent = agents[mname] if agents and mname in agents else population_agent(entry)
         cast: dict[str, Agent] = {}
         for name in names:
             if kinds[name] == "max":
@@ -213,9 +278,9 @@ class GossipStudy:
                 cast[name] = pop_agent
         run_label = f"{spec['testbed']}/{cond.name}/r{replicate}"
         loop = RunLoop(
-            testbed, cond, names, cast, kinds, schedule, inputs.maker, inputs.prompts, seed, replicate, matching,
+            testbed, cond, names, cast, kinds, schedule, maker, prompts, seed, replicate, matching,
             run_label, int(spec.get("memory_cap", 0)), int(spec.get("log_cap", 0)),
-            message_agent=None if str(entry["model"]).startswith("bot/") else pop_agent,
+            message_agent=None if is_scripted(str(entry["model"])) else pop_agent,
         )
         records = await PLAYERS[testbed.key](loop)
         ids = {
@@ -245,7 +310,9 @@ class GossipStudy:
         bad = [n for n in names if kinds[n] != "honest"]
         if bad:
             run_row.update(attack_metrics(agent_rows, records.events, bad))
-        shared_ids = {"cell_id": spec.get("cell_id"), "source": "ours", "run": f"r{replicate}", "mechanism": cond.name, "game": testbed.key}
+        shared_ids = {
+            "cell_id": spec.get("cell_id"), "source": "ours", "run": f"r{replicate}", "mechanism": cond.name, "game": testbed.key, "study": STUDY,
+        }
         tables = {
             "gossip_rounds": frame("gossip_rounds", [{**ids, **r} for r in records.rounds]),
             "gossip_agent_metrics": frame("gossip_agent_metrics", agent_rows),  # type: ignore[arg-type]
@@ -253,7 +320,7 @@ class GossipStudy:
         }
         for table, rows in (("decisions", records.decisions), ("llm_calls", records.llm_calls)):
             data = pl.DataFrame([{**shared_ids, **r} for r in rows], infer_schema_length=None) if rows else pl.DataFrame()
-            tables[table] = conform(table, data).with_columns(pl.lit(STUDY).alias("study"))
+            tables[table] = conform(table, data)
         return tables
 
 

@@ -29,6 +29,7 @@ from coopeval.studies.coopeval.judge.selection import cot_agent_names, eligible_
 from coopeval.agents.maker import CallStats, DecisionMaker
 from coopeval.agents.progress import Progress
 from coopeval.core.schemas import CELL_COLUMNS, SCHEMAS, conform, empty_frame
+from coopeval.studies.coopeval import STUDY_NAME
 from coopeval.core.rng import seed_int_for
 from coopeval.games import get_game
 from coopeval.core.io import write_parquet_atomic
@@ -86,6 +87,7 @@ async def _judge_all(
         calls = [
             {
                 **ids,
+                "study": STUDY_NAME,
                 "matchup_id": row.get("matchup_id"),
                 "round": row.get("round"),
                 "seat": row.get("seat"),

@@ -13,6 +13,7 @@ from typing import Any
 
 import polars as pl
 
+from coopeval.studies.coopeval import STUDY_NAME
 from coopeval.studies.coopeval.reference.schemas import conform_any, empty_any
 
 __all__ = ["IMPORTED_TABLES", "TableRows", "to_frames"]
@@ -29,6 +30,9 @@ IMPORTED_TABLES = (
     "import_flags",
 )
 """Tables returned by :func:`~coopeval.studies.coopeval.reference.importer.import_reference`, in write order."""
+
+STUDY_TABLES = ("decisions", "llm_calls")
+"""Shared tables whose rows name their study (``study`` = ``"coopeval"``)."""
 
 
 @dataclass
@@ -49,6 +53,8 @@ def to_frames(rows: TableRows) -> dict[str, pl.DataFrame]:
         data = rows.tables.get(table, [])
         if data:
             frame = pl.DataFrame(data, infer_schema_length=None)
+            if table in STUDY_TABLES:
+                frame = frame.with_columns(pl.lit(STUDY_NAME).alias("study"))
             frames[table] = conform_any(table, frame)
         else:
             frames[table] = empty_any(table)

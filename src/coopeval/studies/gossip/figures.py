@@ -1,0 +1,284 @@
+"""Figures and tables of the gossip study, read-only from the store (issue 10 item 7).
+
+:func:`render_figures` writes every figure of :data:`.catalog.FIGURES` (Altair; PNG, SVG, HTML);
+:func:`render_tables` the Tables 1–2 layout per testbed as CSV, Markdown and LaTeX plus an HTML
+page for the Snakemake report. A figure without data (e.g. no Max cells in the config) is written
+as a one-line chart saying so, so every declared output exists.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import polars as pl
+
+from coopeval.studies.gossip.catalog import FIGURES, TABLE_FORMATS
+from coopeval.studies.gossip.summary import (
+    GINI_FOOTNOTE,
+    cooperation_by_interaction_index,
+    cooperation_by_round,
+    paper_table,
+    replicate_summary,
+    to_latex,
+    to_markdown,
+    tone_distribution,
+)
+from coopeval.studies.gossip.tones import TONES
+
+COOPERATIVE_TOKENS = ("cooperate", "C", "H")
+
+
+def load_tables(store: str | Path) -> dict[str, pl.DataFrame]:
+    """``gossip_rounds``, ``gossip_agent_metrics``, ``gossip_run_metrics`` and ``gossip_cells``
+    (with the condition flags ``gossip`` and ``attacker`` unpacked) from the store, read-only."""
+    con = duckdb.connect(str(store), read_only=True)
+    try:
+        names = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+        out = {
+            name: con.sql(f"SELECT * FROM {name}").pl()
+            for name in ("gossip_rounds", "gossip_agent_metrics", "gossip_run_metrics", "gossip_cells")
+            if name in names
+        }
+    finally:
+        con.close()
+    cells = out.get("gossip_cells", pl.DataFrame({"cell_id": [], "condition_flags": []}, schema={"cell_id": pl.String, "condition_flags": pl.String}))
+    flags = [json.loads(f) for f in cells["condition_flags"].to_list()]
+    out["flags"] = pl.DataFrame(
+        {
+            "cell_id": cells["cell_id"].cast(pl.String).to_list(),
+            "gossip": [bool(f.get("gossip", True)) for f in flags],
+            "attacker": [str(f.get("attacker", "none")) for f in flags],
+        },
+        schema={"cell_id": pl.String, "gossip": pl.Boolean, "attacker": pl.String},
+    )
+    return out
+
+
+def save_chart(chart: Any, stem: str | Path, formats: Iterable[str]) -> list[Path]:
+    """Save ``chart`` as ``stem.<fmt>`` for each format (PNG at scale 2)."""
+    paths = []
+    stem = Path(stem)
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    for fmt in formats:
+        path = stem.with_suffix(f".{fmt}")
+        chart.save(str(path), **({"scale_factor": 2} if fmt == "png" else {}))
+        paths.append(path)
+    return paths
+
+
+def note_chart(text: str) -> Any:
+    """A one-line chart explaining why a figure has no data."""
+    import altair as alt
+
+    return alt.Chart(pl.DataFrame({"note": [text]})).mark_text(size=13).encode(text="note:N").properties(width=420, height=60)
+
+
+def _honest_conditions(rounds: pl.DataFrame, flags: pl.DataFrame) -> pl.DataFrame:
+    joined = rounds.join(flags, on="cell_id", how="left")
+    return joined.filter(pl.col("attacker").fill_null("none") == "none")
+
+
+def cooperation_by_round_chart(rounds: pl.DataFrame, flags: pl.DataFrame) -> Any:
+    """Share of cooperative actions per round, gossip on (solid) vs off (dashed); one line per
+    condition without attackers (γ-sweep conditions left out), facets model × testbed."""
+    import altair as alt
+
+    honest = _honest_conditions(rounds, flags).filter(~pl.col("condition").str.starts_with("gamma="))
+    frame = cooperation_by_round(honest)
+    if frame.height == 0:
+        return note_chart("Cooperation by round: no rounds without attackers in the store")
+    gossip = honest.select("condition", pl.col("gossip").fill_null(True)).unique("condition")
+    frame = frame.join(gossip, on="condition", how="left").with_columns(
+        pl.when(pl.col("gossip")).then(pl.lit("gossip on")).otherwise(pl.lit("gossip off")).alias("gossip")
+    )
+    return (
+        alt.Chart(frame)
+        .mark_line(point=True)
+        .encode(
+            x=alt.X("round:Q", title="round"),
+            y=alt.Y("cooperation:Q", title="share of cooperative actions", scale=alt.Scale(domain=[0, 1])),
+            color=alt.Color("condition:N"),
+            strokeDash=alt.StrokeDash(
+                "gossip:N", title="gossip", scale=alt.Scale(domain=["gossip on", "gossip off"], range=[[1, 0], [6, 4]])
+            ),
+            tooltip=["model", "testbed", "condition", "round", alt.Tooltip("cooperation:Q", format=".2f"), "n"],
+        )
+        .properties(width=300, height=180)
+        .facet(column=alt.Column("model:N", title=None), row=alt.Row("testbed:N", title=None))
+        .properties(title="Cooperation by round with vs without gossip")
+    )
+
+
+def tone_by_action_chart(rounds: pl.DataFrame) -> Any:
+    """Tone distribution of honest witnesses given the donor's action, per model and testbed."""
+    import altair as alt
+
+    frame = tone_distribution(rounds.filter(pl.col("action").is_not_null()))
+    if frame.height == 0:
+        return note_chart("Tone by action: no toned gossip in the store")
+    return (
+        alt.Chart(frame)
+        .mark_bar()
+        .encode(
+            x=alt.X("action:N", title="donor's action"),
+            y=alt.Y("share:Q", title="share of messages", stack="normalize"),
+            color=alt.Color("tone:N", sort=list(TONES), scale=alt.Scale(domain=list(TONES))),
+            tooltip=["model", "testbed", "action", "tone", "n", alt.Tooltip("share:Q", format=".2f")],
+        )
+        .properties(width=140, height=180)
+        .facet(column=alt.Column("model:N", title=None), row=alt.Row("testbed:N", title=None))
+        .properties(title="Gossip tone given the donor's action")
+    )
+
+
+def max_cooperation_chart(rounds: pl.DataFrame) -> Any:
+    """Honest donors' cooperation toward Max by Max's interaction index (spec §8.1)."""
+    import altair as alt
+
+    frame = cooperation_by_interaction_index(rounds, "max")
+    if frame.height == 0:
+        return note_chart("Cooperation toward Max: no Max cells in the store")
+    return (
+        alt.Chart(frame)
+        .mark_line(point=True)
+        .encode(
+            x=alt.X("recipient_index:Q", title="Max's interaction index"),
+            y=alt.Y("cooperation:Q", title="share of donors cooperating with Max", scale=alt.Scale(domain=[0, 1])),
+            color=alt.Color("condition:N"),
+            tooltip=["model", "condition", "recipient_index", alt.Tooltip("cooperation:Q", format=".2f"), "n"],
+        )
+        .properties(width=300, height=180)
+        .facet(column=alt.Column("model:N", title=None))
+        .properties(title="Cooperation toward Max by interaction index")
+    )
+
+
+def attack_returns_chart(agent_metrics: pl.DataFrame) -> Any:
+    """Mean discounted return G of honest agents vs attackers (Max, collusive), per condition."""
+    import altair as alt
+
+    attacked = agent_metrics.filter(pl.col("kind") != "honest").select("cell_id").unique()
+    frame = (
+        agent_metrics.join(attacked, on="cell_id")
+        .with_columns(pl.when(pl.col("kind") == "honest").then(pl.lit("honest")).otherwise(pl.lit("attacker")).alias("side"))
+        .group_by(["model", "testbed", "condition", "side"])
+        .agg(pl.col("discounted_return").mean().alias("G"), pl.len().alias("n_agents"))
+        .sort(["model", "testbed", "condition", "side"])
+    )
+    if frame.height == 0:
+        return note_chart("Honest vs attacker returns: no attacker cells in the store")
+    return (
+        alt.Chart(frame)
+        .mark_bar()
+        .encode(
+            x=alt.X("side:N", title=None, sort=["honest", "attacker"]),
+            y=alt.Y("G:Q", title="mean discounted return G"),
+            color=alt.Color("side:N", sort=["honest", "attacker"]),
+            column=alt.Column("condition:N", title=None),
+            row=alt.Row("model:N", title=None),
+            tooltip=["model", "testbed", "condition", "side", alt.Tooltip("G:Q", format=".3f"), "n_agents"],
+        )
+        .properties(width=90, height=160, title="Honest vs attacker returns")
+    )
+
+
+def ablations_chart(summary: pl.DataFrame) -> Any:
+    """Cooperation ratio (mean ± s.e.) per condition, per model and testbed (γ sweep apart)."""
+    import altair as alt
+
+    frame = summary.filter(~pl.col("condition").str.starts_with("gamma=")).with_columns(
+        (pl.col("cooperation_ratio") - pl.col("cooperation_ratio_se").fill_nan(0)).alias("low"),
+        (pl.col("cooperation_ratio") + pl.col("cooperation_ratio_se").fill_nan(0)).alias("high"),
+    )
+    if frame.height == 0:
+        return note_chart("Ablations: no runs in the store")
+    base = alt.Chart().encode(x=alt.X("condition:N", title=None))
+    bars = base.mark_bar().encode(
+        y=alt.Y("cooperation_ratio:Q", title="cooperation ratio"),
+        color=alt.Color("condition:N", legend=None),
+        tooltip=["model", "testbed", "condition", alt.Tooltip("cooperation_ratio:Q", format=".3f"), "n_replicates"],
+    )
+    errors = base.mark_rule().encode(y="low:Q", y2="high:Q")
+    return (
+        alt.layer(bars, errors, data=frame)
+        .properties(width=260, height=180)
+        .facet(column=alt.Column("model:N", title=None), row=alt.Row("testbed:N", title=None))
+        .properties(title="Cooperation ratio by condition (ablations)")
+    )
+
+
+def gamma_sweep_chart(summary: pl.DataFrame) -> Any:
+    """Cooperation ratio against the discount factor γ of the γ-sweep conditions."""
+    import altair as alt
+
+    frame = summary.filter(pl.col("condition").str.starts_with("gamma="))
+    if frame.height == 0:
+        return note_chart("γ sweep: no gamma_sweep cells in the store")
+    return (
+        alt.Chart(frame)
+        .mark_line(point=True)
+        .encode(
+            x=alt.X("gamma:Q", title="γ", scale=alt.Scale(type="log")),
+            y=alt.Y("cooperation_ratio:Q", title="cooperation ratio", scale=alt.Scale(domain=[0, 1])),
+            color=alt.Color("model:N"),
+            tooltip=["model", "testbed", "gamma", alt.Tooltip("cooperation_ratio:Q", format=".3f")],
+        )
+        .properties(width=300, height=180)
+        .facet(column=alt.Column("testbed:N", title=None))
+        .properties(title="Cooperation ratio across the γ sweep")
+    )
+
+
+def render_figures(store: str | Path, out_dir: str | Path, formats: Sequence[str]) -> list[Path]:
+    """Write every figure of :data:`.catalog.FIGURES` into ``out_dir``."""
+    tables = load_tables(store)
+    rounds, flags = tables["gossip_rounds"], tables["flags"]
+    summary = replicate_summary(tables["gossip_run_metrics"]) if tables["gossip_run_metrics"].height else pl.DataFrame(
+        schema={"condition": pl.String}
+    )
+    charts = {
+        "gossip_cooperation_by_round": lambda: cooperation_by_round_chart(rounds, flags),
+        "gossip_tone_by_action": lambda: tone_by_action_chart(rounds),
+        "gossip_max_cooperation": lambda: max_cooperation_chart(rounds),
+        "gossip_attack_returns": lambda: attack_returns_chart(tables["gossip_agent_metrics"]),
+        "gossip_ablations": lambda: ablations_chart(summary),
+        "gossip_gamma_sweep": lambda: gamma_sweep_chart(summary),
+    }
+    written: list[Path] = []
+    for entry in FIGURES:
+        written += save_chart(charts[entry.stem](), Path(out_dir) / entry.stem, formats)
+    return written
+
+
+def render_tables(store: str | Path, testbeds: Sequence[str], table_dir: str | Path, page_dir: str | Path) -> list[Path]:
+    """The Tables 1–2 layout per testbed: ``<table_dir>/gossip_<testbed>.{csv,md,tex}`` and the
+    report page ``<page_dir>/gossip_<testbed>.html``."""
+    runs = load_tables(store)["gossip_run_metrics"]
+    summary = replicate_summary(runs) if runs.height else None
+    written = []
+    for testbed in testbeds:
+        table = paper_table(summary, testbed) if summary is not None else paper_table(pl.DataFrame(schema={"testbed": pl.String}), testbed)
+        stem = f"gossip_{testbed}"
+        texts = {"csv": table.write_csv(), "md": to_markdown(table), "tex": to_latex(table)}
+        for fmt in TABLE_FORMATS:
+            path = Path(table_dir) / f"{stem}.{fmt}"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(texts[fmt], encoding="utf-8")
+            written.append(path)
+        page = Path(page_dir) / f"{stem}.html"
+        page.parent.mkdir(parents=True, exist_ok=True)
+        head = "".join(f"<th>{html.escape(c)}</th>" for c in table.columns)
+        body = "".join("<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in row) + "</tr>" for row in table.iter_rows())
+        page.write_text(
+            f"<!doctype html><meta charset='utf-8'><title>{stem}</title>"
+            f"<h1>Gossip · {html.escape(testbed)}: Tables 1–2 layout (mean ± s.e.)</h1>"
+            f"<table border='1' cellpadding='4'><tr>{head}</tr>{body}</table><p>{html.escape(GINI_FOOTNOTE)}</p>\n",
+            encoding="utf-8",
+        )
+        written.append(page)
+    return written

@@ -1,0 +1,9 @@
+"""Snakemake adapter: the gossip study's figures from the store (opened read-only)."""
+
+from coopeval.pipeline.joblog import log_to
+
+log_to(snakemake.log[0])
+
+from coopeval.studies.gossip.figures import render_figures  # noqa: E402
+
+render_figures(snakemake.input[0], "results/figures", snakemake.params.formats)

@@ -1,0 +1,9 @@
+"""Snakemake adapter: the gossip study's Tables 1-2 layout (CSV, Markdown, LaTeX, report page)."""
+
+from coopeval.pipeline.joblog import log_to
+
+log_to(snakemake.log[0])
+
+from coopeval.studies.gossip.figures import render_tables  # noqa: E402
+
+render_tables(snakemake.input[0], snakemake.params.testbeds, "results/tables", "results/report/tables")
