@@ -51,7 +51,7 @@ class FakeLLM:
         fmt: Any = request.answer_format
         if fmt.kind == "strategy":
             return Reply(text=self._strategy(request))
-        return Reply(text=fmt.bot_default({**request.state, "bot_percent": self._percent(request.state)}))
+        return Reply(text=fmt.bot_text({**request.state, "bot_percent": self._percent(request.state)}))
 
     def classify_error(self, exc: BaseException) -> ErrorClass:
         return ErrorClass.FATAL

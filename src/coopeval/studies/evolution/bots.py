@@ -40,12 +40,9 @@ class EvoBot:
 
     async def generate(self, request: DecisionRequest) -> Reply:
         """Answer a strategy or donation request in the format's own text form."""
-        fmt: Any = request.answer_format
-        if fmt.kind == "strategy":
-            text = fmt.bot_default({"bot_strategy": self.description})
-        else:
-            text = fmt.bot_default({**request.state, "bot_percent": self.percent(request.state)})
-        return Reply(text=text, model_resolved=self.name)
+        fmt: Any = request.answer_format  # a TextAnswerFormat of this study (its bot_text decides)
+        state = {**request.state, "bot_strategy": self.description, "bot_percent": self.percent(request.state)}
+        return Reply(text=fmt.bot_text(state), model_resolved=self.name)
 
     def classify_error(self, exc: BaseException) -> ErrorClass:
         """Bots raise no transport errors; anything raised is a bug."""
