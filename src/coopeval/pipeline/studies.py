@@ -7,10 +7,11 @@ from typing import Any
 
 from coopeval.studies.base import Study
 from coopeval.studies.coopeval.study import CoopEvalStudy
+from coopeval.studies.evolution.study import EvolutionStudy
 from coopeval.agents.registry import required_env as model_env
 from coopeval.agents.registry import uses_local_llm
 
-STUDIES: dict[str, Study] = {study.name: study for study in (CoopEvalStudy(),)}
+STUDIES: dict[str, Study] = {study.name: study for study in (CoopEvalStudy(), EvolutionStudy())}
 """Name → study, in the order ``all`` lists them."""
 
 
@@ -46,3 +47,10 @@ def required_env(config: Mapping[str, Any]) -> list[str]:
 def cell_uses_local_llm(study: Study, spec: Mapping[str, Any]) -> bool:
     """Whether playing ``spec`` runs the embedded model (the job takes the ``local_llm`` resource)."""
     return any(uses_local_llm(model) for model in study.cell_models(spec))
+
+
+def prompts_dir(study: Study, config: Mapping[str, Any]) -> str:
+    """The folder of ``study``'s prompt templates: its own ``prompts_dir`` (prompts shipped as
+    package data with the study) or else the config's ``prompts_dir``."""
+    own = getattr(study, "prompts_dir", None)
+    return str(own) if own else str(config["prompts_dir"])

@@ -18,8 +18,10 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from coopeval.agents.protocol import DecisionRequest, ErrorClass, Reply
+from coopeval.agents.registry import scripted_name
 
-BOT_PREFIX = "bot/evo-"
+NAME_PREFIX = "evo-"
+"""Evolution bots are the scripted models whose bot name starts with this."""
 
 
 class EvoBot:
@@ -104,8 +106,9 @@ class Malformed(EvoBot):
 
 
 def is_evo_bot(model: str) -> bool:
-    """True for ``bot/evo-…`` model strings."""
-    return model.startswith(BOT_PREFIX)
+    """True for ``bot/evo-…`` model strings (scripted models of this study)."""
+    name = scripted_name(model)
+    return name is not None and name.startswith(NAME_PREFIX)
 
 
 def make_evo_bot(model: str) -> EvoBot:
@@ -116,7 +119,7 @@ def make_evo_bot(model: str) -> EvoBot:
     KeyError
         Naming the known bots, for an unknown name or a bad constant percentage.
     """
-    short = model.removeprefix("bot/")
+    short = scripted_name(model) or ""
     if short == "evo-zero":
         return AlwaysZero()
     if short == "evo-reciprocal":
