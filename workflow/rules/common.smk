@@ -16,6 +16,7 @@ from coopeval.pipeline.studies import (
     configured_studies,
     required_env,
 )
+from coopeval.pipeline.studies import prompts_dir as study_prompts_dir
 
 try:
     _validated = validate_config(config)

@@ -1,5 +1,10 @@
 # play: one job per cell of every configured study; every model call is cached.
 # The cell manifests (results/cells.tsv for CoopEval) are written by the `manifest` rule.
+# A study shipping its own prompt templates (package data) is played with those.
+
+
+def study_prompt_files(study):
+    return sorted(str(p) for p in Path(study_prompts_dir(study, config)).glob("*.txt"))
 
 
 def _play_output(study):
@@ -15,8 +20,8 @@ for _study in STUDIES.values():
         name:
             f"play_{_study.name}"
         input:
-            prompts=PROMPT_FILES,
-            prompts_dir=config["prompts_dir"],
+            prompts=study_prompt_files(_study),
+            prompts_dir=study_prompts_dir(_study, config),
         output:
             **_play_output(_study),
         log:

@@ -170,3 +170,31 @@ def test_tables_do_not_depend_on_completion_order() -> None:
         llm = Jittery(seed)
         outs.append(EvolutionStudy(agent_factory=lambda e, s, llm=llm: RunAgents(llm, llm, llm, AlwaysZero())).play(cell, inputs())[0])
     _frames_equal(outs[0], outs[1])
+
+
+def test_models_and_replicates_per_protocol() -> None:
+    cfg = _config(
+        replicates={"vh": 2, "horibe": 3},
+        models=[{"model": "bot/evo-reciprocal", "protocols": ["horibe"]}, {"model": "bot/evo-constant-50"}],
+    )
+    cells = EvolutionStudy().cells(cfg)
+    count = {(c["protocol"], c["model_label"]): 0 for c in cells}
+    for c in cells:
+        count[(c["protocol"], c["model_label"])] += 1
+    assert count == {("vh", "bot/evo-constant-50"): 2, ("horibe", "bot/evo-reciprocal"): 3, ("horibe", "bot/evo-constant-50"): 3}
+    plain = EvolutionStudy().cells(_config())
+    assert "protocols" not in plain[0]["model"]  # cell hashes do not depend on the new keys
+
+
+def test_the_composed_config_validates_the_section() -> None:
+    from coopeval.pipeline.config import validate_config
+    from coopeval.pipeline.studies import STUDIES, all_cells
+
+    assert "evolution" in STUDIES and STUDIES["evolution"].default_enabled
+    agents = {"agents": [{"model": "bot/tit-for-tat"}]}
+    config = validate_config({**agents, "evolution": {"models": [{"model": "bot/evo-zero"}], "n_agents": 4, "generations": 1}})
+    assert config["studies"] == ["coopeval", "evolution"] and config["evolution"]["matrix"]["x_c"] == 50
+    assert len(all_cells(config)["evolution"]) == 2
+    for bad, key in (({"n_agents": 5}, "evolution.n_agents"), ({"models": [{"model": "bot/tit-for-tat"}]}, "evolution.models[0].model")):
+        with pytest.raises(ConfigError, match=key.replace("[", r"\[").replace("]", r"\]")):
+            validate_config({**agents, "evolution": bad})

@@ -67,11 +67,13 @@ rule design_quality:
         "../../scripts/design_quality.py"
 
 
-STORE_INPUTS.update(
-    {table: cell_files("play", [table]) for table in STUDIES["coopeval"].play_tables}
-)
-STORE_INPUTS["scores"] = cell_files("parse", ["scores"])
-STORE_INPUTS["metrics"] = cell_files("evaluate", ["metrics"])
-STORE_INPUTS["trajectories"] = cell_files("evaluate", ["trajectory"])
-STORE_INPUTS["design_quality"] = [rules.design_quality.output.rows]
-STORE_INPUTS["design_quality_summary"] = [rules.design_quality.output.summary]
+# (only when CoopEval is among the configured studies, e.g. not with `studies: [evolution]`)
+if "coopeval" in STUDIES:
+    STORE_INPUTS.update(
+        {table: cell_files("play", [table]) for table in STUDIES["coopeval"].play_tables}
+    )
+    STORE_INPUTS["scores"] = cell_files("parse", ["scores"])
+    STORE_INPUTS["metrics"] = cell_files("evaluate", ["metrics"])
+    STORE_INPUTS["trajectories"] = cell_files("evaluate", ["trajectory"])
+    STORE_INPUTS["design_quality"] = [rules.design_quality.output.rows]
+    STORE_INPUTS["design_quality_summary"] = [rules.design_quality.output.summary]

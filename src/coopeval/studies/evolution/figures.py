@@ -42,6 +42,14 @@ OES_PAGE = "results/report/evolution/oes.html"
 STORE_TABLES = ("evo_generations", "evo_strategies", "invasion_tests", "strategy_matrix", "matrix_features")
 
 
+def report_format(formats: Sequence[str]) -> str:
+    """The one format per figure embedded in the report: SVG, else PNG, else HTML."""
+    for fmt in ("svg", "png", "html"):
+        if fmt in formats:
+            return fmt
+    raise ValueError(f"no figure format among {list(formats)}")
+
+
 def has_feature_figure(n_models: int) -> bool:
     """The feature-vs-robustness scatter needs three or more models (a fitted line with n − 2 ≥ 1)."""
     return n_models >= 3

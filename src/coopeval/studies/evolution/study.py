@@ -74,6 +74,13 @@ def checkpoint_key(spec: Mapping[str, Any]) -> str:
     return short_hash({**core, "params": params})
 
 
+def replicates(section: Mapping[str, Any], protocol: str) -> int:
+    """Runs per protocol × model × variant: ``replicates`` (an integer, or per protocol, 1 if
+    the protocol is not listed)."""
+    value = section["replicates"]
+    return int(value.get(protocol, 1)) if isinstance(value, Mapping) else int(value)
+
+
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_") or "model"
 
@@ -175,6 +182,8 @@ class EvolutionStudy:
         cells = []
         for protocol in section["protocols"]:
             for entry in section["models"]:
+                if protocol not in entry.get("protocols", section["protocols"]):
+                    continue
                 model = {"model": entry["model"], "params": dict(entry.get("params") or {})}
                 if entry.get("label"):
                     model["label"] = entry["label"]
@@ -182,7 +191,7 @@ class EvolutionStudy:
                     if protocol not in variant_protocols(variant):
                         continue
                     params = EvolutionSettings.from_params(run_settings(section, protocol, variant)).as_dict()
-                    for replicate in range(1, int(section["replicates"]) + 1):
+                    for replicate in range(1, replicates(section, protocol) + 1):
                         spec: dict[str, Any] = {
                             "study": "evolution",
                             "protocol": protocol,
