@@ -3,29 +3,26 @@
 # Target: `snakemake --cores 8 evolution`. Generations are checkpointed in results/.state/.
 
 from coopeval.studies.evolution.figures import OES_PAGE, figure_files
-from coopeval.studies.evolution.figures import report_format as evolution_report_format
+from coopeval.studies.evolution.figures import is_reported
 
 EVOLUTION_CELLS = CELLS_BY_STUDY.get("evolution", [])
 EVOLUTION_FILES = figure_files(
     config["figures"]["formats"], len(config["evolution"]["models"])
 )
-EVOLUTION_SHOWN = evolution_report_format(config["figures"]["formats"])
 
 
-def evolution_figure(stem, path):
-    """A figure file, flagged for the report (category Evolution) in the one shown format."""
-    if path.endswith(f"{stem}.{EVOLUTION_SHOWN}") or stem == "evo_lineage":
-        return report(
+# every figure file; the one shown format of each (and the lineage HTML) goes to the report
+EVOLUTION_FIGURES = [
+    (
+        path
+        if not is_reported(stem, path, config["figures"]["formats"])
+        else report(
             path,
             caption=report_caption(f"evolution/{stem}.rst"),
             category="Evolution",
             subcategory="Figures",
         )
-    return path
-
-
-EVOLUTION_FIGURES = [
-    evolution_figure(stem, path)
+    )
     for stem, paths in EVOLUTION_FILES.items()
     for path in paths
 ]

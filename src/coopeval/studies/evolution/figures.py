@@ -50,6 +50,12 @@ def report_format(formats: Sequence[str]) -> str:
     raise ValueError(f"no figure format among {list(formats)}")
 
 
+def is_reported(stem: str, path: str, formats: Sequence[str]) -> bool:
+    """Whether the file ``path`` of figure ``stem`` is the one embedded in the report (the
+    :func:`report_format` file; the lineage chart exists as HTML only)."""
+    return stem == LINEAGE_FIGURE or path.endswith(f"{stem}.{report_format(formats)}")
+
+
 def has_feature_figure(n_models: int) -> bool:
     """The feature-vs-robustness scatter needs three or more models (a fitted line with n − 2 ≥ 1)."""
     return n_models >= 3
