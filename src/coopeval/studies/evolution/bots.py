@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from coopeval.agents.protocol import DecisionRequest, ErrorClass, Reply
-from coopeval.agents.registry import scripted_name
+from coopeval.agents.registry import BOT, scripted_name
 
 NAME_PREFIX = "evo-"
 """Evolution bots are the scripted models whose bot name starts with this."""
@@ -31,7 +31,7 @@ class EvoBot:
     description: str = ""
 
     def __init__(self) -> None:
-        self.name = self.model = f"bot/{self.bot_name}"
+        self.name = self.model = f"{BOT.prefix}{self.bot_name}"
         self.style = "scripted"
         self.params: dict[str, Any] = {}
         self.cacheable = False
@@ -88,7 +88,7 @@ class AlwaysZero(ConstantFraction):
     def __init__(self) -> None:
         super().__init__(0.0)
         self.bot_name = "evo-zero"
-        self.name = self.model = "bot/evo-zero"
+        self.name = self.model = f"{BOT.prefix}evo-zero"
         self.description = "to donate nothing, ever."
 
 
