@@ -100,6 +100,11 @@ def _panel(frame: pl.DataFrame, with_model: bool = False) -> pl.DataFrame:
     return frame.with_columns(pl.concat_str(parts).alias("panel"))
 
 
+def _generations(frame: pl.DataFrame) -> list[int]:
+    """Integer axis ticks: the generations present (no 1.5)."""
+    return sorted({int(g) for g in frame["generation"].to_list()})
+
+
 def runs_and_mean(per_run: pl.DataFrame, value: str) -> pl.DataFrame:
     """Long frame for a runs-thin / mean-bold line chart: one line per run (``kind`` = run,
     ``line`` = cell id) and one per protocol × model × variant (``kind`` = mean)."""
@@ -124,7 +129,7 @@ def generation_chart(frame: pl.DataFrame, y_title: str, title: str, domain: tupl
         alt.Chart(frame)
         .mark_line(point=True)
         .encode(
-            x=alt.X("generation:Q", title="generation", axis=alt.Axis(tickMinStep=1, format="d")),
+            x=alt.X("generation:Q", title="generation", axis=alt.Axis(values=_generations(frame), format="d")),
             y=y,
             color=alt.Color("model:N", title="model"),
             detail="line:N",
@@ -237,14 +242,14 @@ def lineage_chart(strategies: pl.DataFrame) -> Any:
     )
     populations = sorted(set(nodes["population"].to_list()))
     pick = alt.param(name="population", value=populations[0], bind=alt.binding_select(options=populations, name="run: "))
-    y = alt.Y("child_y:Q", title="rank in its generation (1 = best)", scale=alt.Scale(reverse=True))
+    y = alt.Y("child_y:Q", title="rank in its generation (1 = best)", scale=alt.Scale(reverse=True, zero=False, padding=12))
     edge_chart = (
         alt.Chart(edges)
         .mark_rule()
         .encode(
-            x=alt.X("parent_generation:Q", title="generation", axis=alt.Axis(tickMinStep=1, format="d")),
+            x=alt.X("parent_generation:Q", title="generation", axis=alt.Axis(values=_generations(nodes), format="d"), scale=alt.Scale(zero=False, padding=20)),
             x2="generation:Q",
-            y=alt.Y("parent_y:Q", title="rank in its generation (1 = best)", scale=alt.Scale(reverse=True)),
+            y=alt.Y("parent_y:Q", title="rank in its generation (1 = best)", scale=alt.Scale(reverse=True, zero=False, padding=12)),
             y2="child_y:Q",
             color=alt.Color("relation:N", scale=alt.Scale(domain=["offspring", "survivor", "advice"], range=["#1f77b4", "#2ca02c", "#cccccc"])),
             opacity=alt.condition("datum.relation == 'advice'", alt.value(0.35), alt.value(0.9)),
