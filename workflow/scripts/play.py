@@ -17,7 +17,6 @@ run_cell(
     outputs=dict(snakemake.output.items()),
     cache_dir=snakemake.params.cache_dir,
     journal_dir="results/.journal",
-    state_dir="results/.state",
     prompts_dir=snakemake.input.prompts_dir,
     max_concurrency=snakemake.params.max_concurrency,
     max_usd=snakemake.params.max_usd,

@@ -36,8 +36,9 @@ def run_cell(
 ) -> CallStats:
     """Snakemake entry point: play the cell of ``study`` and write one Parquet file per table.
 
-    ``outputs`` maps each of the study's ``play_tables`` to its path; ``state_dir`` (if given)
-    is where the study may keep resumable state, below ``<state_dir>/<study>/``. Prints one progress line
+    ``outputs`` maps each of the study's ``play_tables`` to its path; the study may keep
+    resumable state below ``<state_dir>/<study>/`` (default ``state_dir``: ``.state`` beside
+    ``journal_dir``, i.e. ``results/.state`` in the workflow). Prints one progress line
     with the call counters when the cell is done.
 
     Raises
@@ -50,7 +51,7 @@ def run_cell(
     journal = Journal(Path(journal_dir) / f"{spec['cell_id']}.jsonl")
     cache = ResponseCache(cache_dir)
     try:
-        own_state = str(Path(state_dir) / study) if state_dir else None
+        own_state = str(Path(state_dir or Path(journal_dir).parent / ".state") / study)
         inputs = PlayInputs(cache, PromptLibrary(prompts_dir), journal, max_concurrency, max_usd, own_state)
         tables, stats = runner.play(spec, inputs)
     finally:
