@@ -3,6 +3,10 @@
 # A study shipping its own prompt templates (package data) is played with those.
 
 
+def study_prompt_files(study):
+    return sorted(str(p) for p in Path(study_prompts_dir(study, config)).glob("*.txt"))
+
+
 def _play_output(study):
     return {
         table: f"results/play/{study.name}/{{cellpath}}/{{cell}}/{table}.parquet"
@@ -16,9 +20,7 @@ for _study in STUDIES.values():
         name:
             f"play_{_study.name}"
         input:
-            prompts=sorted(
-                str(p) for p in Path(study_prompts_dir(_study, config)).glob("*.txt")
-            ),
+            prompts=study_prompt_files(_study),
             prompts_dir=study_prompts_dir(_study, config),
         output:
             **_play_output(_study),

@@ -168,6 +168,7 @@ class EvolutionRun:
             "run": self.base.get("run"),
             "mechanism": f"evolution/{settings.protocol}",
             "game": "donor_game",
+            "study": "evolution",  # the shared tables' study column, where the schema has it
         }
 
     # ------------------------------------------------------------------------------------
