@@ -435,3 +435,56 @@ def test_llama_cpp_rejects_broken_grammar(vocab: object) -> None:
 
     sampler = llama_cpp.llama_sampler_init_grammar(vocab._model.vocab, b'root ::= "x', b"root")  # type: ignore[attr-defined]
     assert not sampler
+
+
+def test_a_text_format_brings_its_complete_grammar_and_bound():
+    """Free-text formats (TextAnswerFormat) are used as they are, whatever the style; the
+    shared decision loop parses them with their own parse."""
+    import asyncio
+    from dataclasses import dataclass
+
+    from coopeval.agents.maker import DecisionMaker
+    from coopeval.agents.protocol import DecisionRequest, ErrorClass, Reply
+    from coopeval.decisions.errors import AnswerError
+    from coopeval.decisions.formats import TextAnswerFormat
+
+    @dataclass(frozen=True)
+    class YesNo(TextAnswerFormat):
+        kind = "yes_no"
+
+        def parse(self, text, *, lenient=False):
+            if text not in ("yes", "no"):
+                raise AnswerError("answer yes or no", code="invalid")
+            return {"yes": text == "yes"}
+
+        def complete_grammar(self):
+            return 'root ::= "yes" | "no"\n'
+
+        def max_output_chars(self):
+            return 3
+
+        def bot_text(self, state):
+            return "yes"
+
+    fmt = YesNo()
+    assert gbnf_for(fmt, "CoT", 50) == gbnf_for(fmt, "IO") == 'root ::= "yes" | "no"\n'
+    assert max_tokens_for(fmt, "CoT", 50) == max_tokens_for(fmt) == 4
+    assert fmt.bot_default({}, cooperative=True) is None
+    with pytest.raises(TypeError):
+        fmt.validate({"yes": True})
+
+    class Flaky:
+        name = model = "fake/yes-no"
+        style = "IO"
+        params: dict = {}
+        cacheable = False
+
+        async def generate(self, request: DecisionRequest) -> Reply:
+            return Reply(text="maybe" if request.state["attempt"] == 0 else "no")
+
+        def classify_error(self, exc):
+            return ErrorClass.FATAL
+
+    outcome = asyncio.run(DecisionMaker(None, {}).decide(Flaky(), "Yes or no?", fmt, {"k": 1}))
+    assert outcome.ok and outcome.parsed == {"yes": False} and len(outcome.attempts) == 2
+    assert outcome.attempts[0]["error"] == "answer yes or no"

@@ -44,6 +44,13 @@ def test_store_tables(smoke_run):
     mechanisms = {row[0] for row in con.execute("SELECT DISTINCT mechanism FROM decisions WHERE study = 'coopeval'").fetchall()}
     expected = {row[0] for row in con.execute("SELECT DISTINCT mechanism FROM cells").fetchall()}
     assert mechanisms == expected
+    # The evolution study's part: both protocols, every variant, its own tables filled.
+    evo = {row[0] for row in con.execute("SELECT DISTINCT mechanism FROM decisions WHERE cell_id IN (SELECT cell_id FROM evolution_cells)").fetchall()}
+    assert evo == {"evolution/vh", "evolution/horibe"}
+    variants = {row[0] for row in con.execute("SELECT DISTINCT variant FROM evolution_cells").fetchall()}
+    assert variants == {"default", "costly_punishment", "partner_choice"}
+    for table in ("evo_events", "evo_strategies", "evo_generations", "invasion_tests", "strategy_matrix", "matrix_features"):
+        assert con.execute(f"SELECT count(*) FROM {table}").fetchone()[0] > 0, table
     # Every decision of a bot is valid and sampled; draws lie in [0, 1).
     bad = con.execute("SELECT count(*) FROM decisions WHERE kind = 'action' AND (status <> 'ok' OR draw < 0 OR draw >= 1)").fetchone()[0]
     assert bad == 0
@@ -84,6 +91,8 @@ def test_report_builds(smoke_run):
                   "voting_Contracting_trust_game.svg", "payoffs_Mediation_prisoners_dilemma.svg", "per_game_NoMechanism_trust_game.html"):
         assert entry in text
     assert "Seed 7, 1 replicate(s)" in text  # the top-level page rendered from the config
+    for entry in ("evo_resources.svg", "evo_matrices.svg", "evo_features.svg", "evo_lineage.html", "oes.html"):
+        assert entry in text
     con = duckdb.connect(str(work / "results" / "coopeval.duckdb"), read_only=True)
     assert con.execute("SELECT count(*) FROM judgements").fetchone()[0] == 0
     assert con.execute("SELECT count(*) FROM llm_calls WHERE kind = 'judge'").fetchone()[0] == 0

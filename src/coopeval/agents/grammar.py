@@ -10,7 +10,9 @@ whitespace form, as the prompts show it; see the format classes in
 
 Style ``"IO"``: the JSON object only. Style ``"CoT"``: free reasoning of at most
 ``max_reasoning_chars`` printable-ASCII characters (never ``{``), a newline, then the JSON object.
-All characters the grammar admits are single-byte, so a completion has at most
+A :class:`~coopeval.decisions.formats.TextAnswerFormat` (free text) brings its complete
+grammar and length bound, used as they are whatever the style. All characters the grammar
+admits are single-byte, so a completion has at most
 :func:`max_output_chars` tokens (every token decodes to at least one byte); a ``max_tokens`` of
 :func:`max_tokens_for` therefore can never cut an answer short.
 """
@@ -25,6 +27,7 @@ from coopeval.decisions.formats import (
     DEFAULT_JUDGE_REASONING_CHARS,
     JUDGE_MAX_LABELS,
     AnswerFormat,
+    TextAnswerFormat,
 )
 
 __all__ = [
@@ -85,6 +88,8 @@ def gbnf_for(
         raise ValueError(f"style must be 'IO' or 'CoT', not {style!r}")
     if max_reasoning_chars < 0:
         raise ValueError("max_reasoning_chars must be >= 0")
+    if isinstance(fmt, TextAnswerFormat):  # a free-text format's grammar is complete as it is
+        return fmt.complete_grammar()
     return _cached_gbnf(fmt, str(style), max_reasoning_chars if style == "CoT" else 0)
 
 
@@ -94,6 +99,8 @@ def max_output_chars(
     max_reasoning_chars: int = DEFAULT_MAX_REASONING_CHARS,
 ) -> int:
     """Upper bound on the length (characters = bytes) of any string :func:`gbnf_for` admits."""
+    if isinstance(fmt, TextAnswerFormat):
+        return fmt.max_output_chars()
     json_chars = fmt.max_json_chars()
     if style == "CoT":
         return max_reasoning_chars + 1 + json_chars

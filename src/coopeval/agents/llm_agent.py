@@ -325,13 +325,8 @@ class LiteLLMAgent:
         }
         if self.is_local:
             cap = int(self.params.get("max_reasoning_chars", DEFAULT_MAX_REASONING_CHARS))
-            fmt = request.answer_format
-            if callable(getattr(fmt, "grammar", None)):  # a study's own format class owns its grammar
-                kwargs["grammar"] = fmt.grammar(self.style, cap)  # type: ignore[attr-defined]
-                kwargs.setdefault("max_tokens", fmt.max_tokens(self.style, cap))  # type: ignore[attr-defined]
-            else:
-                kwargs["grammar"] = gbnf_for(fmt, self.style, cap)
-                kwargs.setdefault("max_tokens", max_tokens_for(fmt, self.style, cap))
+            kwargs["grammar"] = gbnf_for(request.answer_format, self.style, cap)
+            kwargs.setdefault("max_tokens", max_tokens_for(request.answer_format, self.style, cap))
         if self._send_seed and request.seed is not None:
             kwargs["seed"] = int(request.seed)
         return kwargs

@@ -143,11 +143,7 @@ class DecisionMaker:
                 reply, key, hit = await self._ask(agent, request, attempt)
                 text = reply.text
                 try:
-                    own_parse = getattr(answer_format, "parse", None)  # a study's own format class
-                    if callable(own_parse):
-                        parsed = own_parse(text)
-                    else:
-                        parsed = parse_answer(answer_format, text, lenient=self.lenient_contract_ints)
+                    parsed = parse_answer(answer_format, text, lenient=self.lenient_contract_ints)
                     error = ""
                 except AnswerError as exc:
                     parsed, error = None, str(exc)

@@ -84,6 +84,13 @@ def is_scripted(model: str) -> bool:
     return provider_for(model).scripted
 
 
+def scripted_name(model: str) -> str | None:
+    """The bot name of a scripted model string (``bot/tit-for-tat`` → ``tit-for-tat``), or
+    ``None`` for any other provider. A study with bots of its own looks their names up with it."""
+    provider = provider_for(model)
+    return model.removeprefix(provider.prefix) if provider.scripted else None
+
+
 def uses_local_llm(model: str) -> bool:
     """Whether ``model`` runs the embedded llama.cpp model in the job's process."""
     return provider_for(model).uses_local_llm

@@ -32,10 +32,13 @@ def run_cell(
     prompts_dir: str,
     max_concurrency: int = 8,
     max_usd: float = 0.0,
+    state_dir: str | None = None,
 ) -> CallStats:
     """Snakemake entry point: play the cell of ``study`` and write one Parquet file per table.
 
-    ``outputs`` maps each of the study's ``play_tables`` to its path. Prints one progress line
+    ``outputs`` maps each of the study's ``play_tables`` to its path; the study may keep
+    resumable state below ``<state_dir>/<study>/`` (default ``state_dir``: ``.state`` beside
+    ``journal_dir``, i.e. ``results/.state`` in the workflow). Prints one progress line
     with the call counters when the cell is done.
 
     Raises
@@ -48,7 +51,8 @@ def run_cell(
     journal = Journal(Path(journal_dir) / f"{spec['cell_id']}.jsonl")
     cache = ResponseCache(cache_dir)
     try:
-        inputs = PlayInputs(cache, PromptLibrary(prompts_dir), journal, max_concurrency, max_usd)
+        own_state = str(Path(state_dir or Path(journal_dir).parent / ".state") / study)
+        inputs = PlayInputs(cache, PromptLibrary(prompts_dir), journal, max_concurrency, max_usd, own_state)
         tables, stats = runner.play(spec, inputs)
     finally:
         journal.close()

@@ -7,11 +7,12 @@ from typing import Any
 
 from coopeval.studies.base import Study
 from coopeval.studies.coopeval.study import CoopEvalStudy
+from coopeval.studies.evolution.study import EvolutionStudy
 from coopeval.studies.gossip.study import GossipStudy
 from coopeval.agents.registry import required_env as model_env
 from coopeval.agents.registry import uses_local_llm
 
-STUDIES: dict[str, Study] = {study.name: study for study in (CoopEvalStudy(), GossipStudy())}
+STUDIES: dict[str, Study] = {study.name: study for study in (CoopEvalStudy(), GossipStudy(), EvolutionStudy())}
 """Name → study, in the order ``all`` lists them."""
 
 

@@ -32,7 +32,9 @@ class PlayInputs:
     ask → validate → re-ask → cache → record) from these. ``cache`` is the shared response
     cache (``None`` disables caching in tests); ``prompts`` the study's prompt templates;
     ``journal`` the per-cell attempt journal; ``max_concurrency`` the calls in flight at once;
-    ``max_usd`` the job's budget in US dollars (0 = no limit).
+    ``max_usd`` the job's budget in US dollars (0 = no limit); ``state_dir`` a folder where the
+    study may keep resumable state between runs of the same cell (e.g. per-generation
+    checkpoints; never a declared output; ``None`` = keep nothing).
     """
 
     cache: ResponseCache | None
@@ -40,6 +42,7 @@ class PlayInputs:
     journal: Journal | None = None
     max_concurrency: int = 8
     max_usd: float = 0.0
+    state_dir: str | None = None
 
 
 class Study(Protocol):
@@ -57,6 +60,10 @@ class Study(Protocol):
         The store table the manifest becomes (``cells`` for CoopEval).
     default_enabled:
         Whether the config's ``studies`` list includes it by default.
+
+    A study whose prompt templates ship with it (package data) may also set ``prompts_dir``
+    (a folder path); the play rule then reads its prompts there instead of the config's
+    ``prompts_dir`` (:func:`coopeval.pipeline.studies.prompts_dir`).
     """
 
     name: str

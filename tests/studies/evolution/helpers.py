@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from coopeval.agents.maker import DecisionMaker
+from coopeval.cache.response_cache import ResponseCache
 from coopeval.agents.protocol import DecisionRequest, ErrorClass, Reply
 from coopeval.core.prompts import PromptLibrary
 from coopeval.studies.base import PlayInputs
@@ -51,7 +52,7 @@ class FakeLLM:
         fmt: Any = request.answer_format
         if fmt.kind == "strategy":
             return Reply(text=self._strategy(request))
-        return Reply(text=fmt.bot_default({**request.state, "bot_percent": self._percent(request.state)}))
+        return Reply(text=fmt.bot_text({**request.state, "bot_percent": self._percent(request.state)}))
 
     def classify_error(self, exc: BaseException) -> ErrorClass:
         return ErrorClass.FATAL
@@ -71,5 +72,5 @@ def bot_agents(bot: EvoBot) -> RunAgents:
     return RunAgents(bot, bot, bot, AlwaysZero())
 
 
-def inputs(maker: DecisionMaker | None = None) -> PlayInputs:
-    return PlayInputs(maker or DecisionMaker(None, {}), PromptLibrary(PROMPTS_DIR))
+def inputs(cache: ResponseCache | None = None) -> PlayInputs:
+    return PlayInputs(cache, PromptLibrary(PROMPTS_DIR))

@@ -67,25 +67,25 @@ def test_rendered_answers_round_trip(variant: str) -> None:
     fmt = DonationFormat("units", 499.375, variant)
     for value in (0.0, 91.484375, 249.6875):
         assert fmt.parse(fmt.render("donate", value))["value"] == value
-    assert fmt.parse(fmt.bot_default({"bot_percent": 50, "donor_resources": 182.96875}))["value"] == 91.484375
+    assert fmt.parse(fmt.bot_text({"bot_percent": 50, "donor_resources": 182.96875}))["value"] == 91.484375
 
 
 def test_grammars_are_text_and_bounded() -> None:
-    g = DonationFormat("percent", 100.0, max_justification_chars=80).grammar()
+    g = DonationFormat("percent", 100.0, max_justification_chars=80).complete_grammar()
     assert g.startswith('root ::= "Justification: "') and "{0,80}" in g and '"100"' in g
-    assert "My strategy will be" in StrategyFormat("vh").grammar()
-    assert StrategyFormat("horibe", max_chars=300).grammar().startswith('root ::= "Strategy: "')
-    assert DonationFormat("units", 1234.5).max_tokens() > 160
+    assert "My strategy will be" in StrategyFormat("vh").complete_grammar()
+    assert StrategyFormat("horibe", max_chars=300).complete_grammar().startswith('root ::= "Strategy: "')
+    assert DonationFormat("units", 1234.5).max_output_chars() > 160
 
 
 def test_grammars_compile_with_llama_cpp() -> None:
     llama_grammar = pytest.importorskip("llama_cpp.llama_grammar")
     for text in (
-        DonationFormat("percent").grammar(),
-        DonationFormat("units", 42.0, "costly_punishment").grammar(),
-        DonationFormat("units", 42.0, "partner_choice").grammar(),
-        StrategyFormat("vh").grammar(),
-        StrategyFormat("horibe").grammar(),
+        DonationFormat("percent").complete_grammar(),
+        DonationFormat("units", 42.0, "costly_punishment").complete_grammar(),
+        DonationFormat("units", 42.0, "partner_choice").complete_grammar(),
+        StrategyFormat("vh").complete_grammar(),
+        StrategyFormat("horibe").complete_grammar(),
     ):
         assert llama_grammar.LlamaGrammar.from_string(text, verbose=False) is not None
 
@@ -120,7 +120,8 @@ def test_int_upto_is_exact(bound: int) -> None:
 
 
 def test_local_agent_sends_the_formats_own_grammar() -> None:
-    from coopeval.agents.local_provider import LocalModelMissingError
+    from coopeval.agents.grammar import max_tokens_for
+    from coopeval.agents.local import LocalModelMissingError
     from coopeval.agents.protocol import DecisionRequest
     from coopeval.studies.evolution.agents import role_agent
 
@@ -130,5 +131,25 @@ def test_local_agent_sends_the_formats_own_grammar() -> None:
         pytest.skip("the embedded model is not installed")
     fmt = DonationFormat("percent", max_justification_chars=80)
     kwargs = agent.inner.call_kwargs(DecisionRequest(messages=({"role": "user", "content": "x"},), answer_format=fmt))  # type: ignore[attr-defined]
-    assert kwargs["grammar"] == fmt.grammar() and kwargs["max_tokens"] == fmt.max_tokens()
+    assert kwargs["grammar"] == fmt.complete_grammar() and kwargs["max_tokens"] == max_tokens_for(fmt) == fmt.max_output_chars() + 1
     assert kwargs["temperature"] == 0.3 and agent.style == "evolution"
+
+
+@pytest.mark.parametrize(
+    ("fmt", "longest"),
+    [
+        (DonationFormat("percent", max_justification_chars=80), "Justification: " + "j" * 80 + "\nAnswer: 99.99"),
+        (DonationFormat("units", 1234.5, max_justification_chars=20), "Justification: " + "j" * 20 + "\nAnswer: 1234.49"),
+        (DonationFormat("units", 42.0, "costly_punishment", 10), "Justification: " + "j" * 10 + "\nAnswer: Punish, 42.00"),
+        (DonationFormat("units", 9.0, "partner_choice", 10), "Justification: " + "j" * 10 + "\nAnswer: Refuse to play"),
+        (StrategyFormat("vh", max_chars=50, max_reasoning_chars=30), "r" * 30 + "\nMy strategy will be " + "s" * 50),
+        (StrategyFormat("horibe", max_chars=50), "Strategy: " + "s" * 50),
+    ],
+)
+def test_max_output_chars_is_the_longest_admitted_answer(fmt: object, longest: str) -> None:
+    from coopeval.agents.grammar import gbnf_for, max_tokens_for
+
+    assert fmt.max_output_chars() == len(longest)  # type: ignore[attr-defined]
+    fmt.parse(longest)  # type: ignore[attr-defined]
+    assert gbnf_for(fmt, "CoT") == gbnf_for(fmt, "IO") == fmt.complete_grammar()  # type: ignore[arg-type,attr-defined]
+    assert max_tokens_for(fmt, "CoT") == len(longest) + 1  # type: ignore[arg-type]

@@ -8,10 +8,10 @@ from typing import Any
 import polars as pl
 import pytest
 
-from coopeval.agents.maker import DecisionMaker
 from coopeval.cache.response_cache import ResponseCache
 from coopeval.studies.evolution.bots import AlwaysZero
-from coopeval.studies.evolution.config import EvolutionConfigError, validate_evolution_config
+from coopeval.core.errors import ConfigError
+from coopeval.studies.evolution.config import validate_evolution_config
 from coopeval.studies.evolution.records import TABLES
 from coopeval.studies.evolution.runner import RunAgents
 from coopeval.studies.evolution.study import EvolutionStudy, run_key
@@ -39,7 +39,7 @@ def _config(**evo: Any) -> dict[str, Any]:
     ],
 )
 def test_bad_config_names_the_key(evo: dict[str, Any], key: str, words: str) -> None:
-    with pytest.raises(EvolutionConfigError) as err:
+    with pytest.raises(ConfigError) as err:
         EvolutionStudy().cells(_config(**evo))
     assert f"config {key}" in str(err.value) and words in str(err.value)
 
@@ -82,7 +82,7 @@ def test_cells_enumeration_and_hashes() -> None:
 def test_play_returns_every_table_with_its_schema() -> None:
     study = EvolutionStudy()
     cell = study.cells(_config(generations=2, n_agents=4, invasion={"per_generation": 1}, matrix={"per_generation": 1}))[0]
-    out = study.play(cell, inputs())
+    out = study.play(cell, inputs())[0]
     assert set(out) == set(study.play_tables)
     for name, schema in TABLES.items():
         assert dict(out[name].schema) == schema, name
@@ -115,20 +115,20 @@ def test_kill_during_generation_2_then_rerun(tmp_path: Path) -> None:
     cell = EvolutionStudy().cells(cfg)[0]
 
     clean = _Factory()
-    reference = EvolutionStudy(agent_factory=clean).play(cell, inputs())
+    reference = EvolutionStudy(agent_factory=clean).play(cell, inputs())[0]
     total = clean.llm.calls
 
     cache = ResponseCache(tmp_path / "cache")
     killer = _Factory(fail_after=total // 3 + 10)  # inside generation 2
     study = EvolutionStudy(checkpoint_root=tmp_path / "ckpt", agent_factory=killer)
     with pytest.raises(SimulatedKill):
-        study.play(cell, inputs(DecisionMaker(cache, {})))
+        study.play(cell, inputs(cache))[0]
     done_before_kill = killer.llm.calls
     folders = sorted(p.name for p in next((tmp_path / "ckpt").iterdir()).iterdir())
     assert folders == ["gen_0001"]
 
     resume = _Factory()
-    out = EvolutionStudy(checkpoint_root=tmp_path / "ckpt", agent_factory=resume).play(cell, inputs(DecisionMaker(cache, {})))
+    out = EvolutionStudy(checkpoint_root=tmp_path / "ckpt", agent_factory=resume).play(cell, inputs(cache))[0]
     assert resume.llm.calls + done_before_kill == total  # no repeated model call
     _frames_equal(reference, out)
     cache.close()
@@ -140,12 +140,12 @@ def test_extend_generations_without_replaying(tmp_path: Path) -> None:
     long = EvolutionStudy().cells({**base, "evolution": {**base["evolution"], "generations": 3}})[0]
 
     full = _Factory()
-    reference = EvolutionStudy(agent_factory=full).play(long, inputs())
+    reference = EvolutionStudy(agent_factory=full).play(long, inputs())[0]
 
     first = _Factory()
-    EvolutionStudy(checkpoint_root=tmp_path, agent_factory=first).play(short, inputs())
+    EvolutionStudy(checkpoint_root=tmp_path, agent_factory=first).play(short, inputs())[0]
     second = _Factory()
-    out = EvolutionStudy(checkpoint_root=tmp_path, agent_factory=second).play(long, inputs())
+    out = EvolutionStudy(checkpoint_root=tmp_path, agent_factory=second).play(long, inputs())[0]
     assert first.llm.calls + second.llm.calls == full.llm.calls
     assert set(out["evo_events"]["cell_id"].unique()) == {long["cell_id"]}
     _frames_equal(reference, out)
@@ -168,5 +168,33 @@ def test_tables_do_not_depend_on_completion_order() -> None:
     outs = []
     for seed in (1, 2):
         llm = Jittery(seed)
-        outs.append(EvolutionStudy(agent_factory=lambda e, s, llm=llm: RunAgents(llm, llm, llm, AlwaysZero())).play(cell, inputs()))
+        outs.append(EvolutionStudy(agent_factory=lambda e, s, llm=llm: RunAgents(llm, llm, llm, AlwaysZero())).play(cell, inputs())[0])
     _frames_equal(outs[0], outs[1])
+
+
+def test_models_and_replicates_per_protocol() -> None:
+    cfg = _config(
+        replicates={"vh": 2, "horibe": 3},
+        models=[{"model": "bot/evo-reciprocal", "protocols": ["horibe"]}, {"model": "bot/evo-constant-50"}],
+    )
+    cells = EvolutionStudy().cells(cfg)
+    count = {(c["protocol"], c["model_label"]): 0 for c in cells}
+    for c in cells:
+        count[(c["protocol"], c["model_label"])] += 1
+    assert count == {("vh", "bot/evo-constant-50"): 2, ("horibe", "bot/evo-reciprocal"): 3, ("horibe", "bot/evo-constant-50"): 3}
+    plain = EvolutionStudy().cells(_config())
+    assert "protocols" not in plain[0]["model"]  # cell hashes do not depend on the new keys
+
+
+def test_the_composed_config_validates_the_section() -> None:
+    from coopeval.pipeline.config import validate_config
+    from coopeval.pipeline.studies import STUDIES, all_cells
+
+    assert "evolution" in STUDIES and STUDIES["evolution"].default_enabled
+    agents = {"agents": [{"model": "bot/tit-for-tat"}]}
+    config = validate_config({**agents, "evolution": {"models": [{"model": "bot/evo-zero"}], "n_agents": 4, "generations": 1}})
+    assert config["studies"] == ["coopeval", "evolution"] and config["evolution"]["matrix"]["x_c"] == 50
+    assert len(all_cells(config)["evolution"]) == 2
+    for bad, key in (({"n_agents": 5}, "evolution.n_agents"), ({"models": [{"model": "bot/tit-for-tat"}]}, "evolution.models[0].model")):
+        with pytest.raises(ConfigError, match=key.replace("[", r"\[").replace("]", r"\]")):
+            validate_config({**agents, "evolution": bad})

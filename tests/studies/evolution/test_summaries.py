@@ -14,7 +14,7 @@ def _run(protocol: str) -> dict[str, pl.DataFrame]:
     study = EvolutionStudy()
     cfg = {"evolution": {"models": [{"model": "bot/evo-reciprocal"}], "protocols": [protocol], "n_agents": 4, "generations": 3,
                          "replicates": 2, "invasion": {"per_generation": 1}, "matrix": {"per_generation": 1}}}
-    frames = [study.play(c, inputs()) for c in study.cells(cfg)]
+    frames = [study.play(c, inputs())[0] for c in study.cells(cfg)]
     return {t: pl.concat([f[t] for f in frames]) for t in frames[0]}
 
 

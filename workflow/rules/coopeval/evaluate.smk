@@ -70,7 +70,10 @@ rule design_quality:
 # (only when CoopEval is among the configured studies, e.g. not with `studies: [evolution]`)
 if "coopeval" in STUDIES:
     STORE_INPUTS.update(
-        {table: cell_files("play", [table]) for table in STUDIES["coopeval"].play_tables}
+        {
+            table: cell_files("play", [table])
+            for table in STUDIES["coopeval"].play_tables
+        }
     )
     STORE_INPUTS["scores"] = cell_files("parse", ["scores"])
     STORE_INPUTS["metrics"] = cell_files("evaluate", ["metrics"])

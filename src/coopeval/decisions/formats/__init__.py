@@ -14,6 +14,9 @@ class                     kind                    JSON answer (spec §3.2, §9.2
 :class:`JudgeLabels`      ``judge``               ``{"reasoning": "…", "confidence": 0.85,
                                                   "justification_type": "Label, Label"}``
 ========================  ======================  ===========================================
+
+Free-text answers (a study's prose formats) subclass :class:`TextAnswerFormat`: they own their
+parser, their complete grammar and their token bound.
 """
 
 from coopeval.decisions.formats.action import TOTAL_PERCENT, ActionDistribution
@@ -28,6 +31,7 @@ from coopeval.decisions.formats.judge import (
 )
 from coopeval.decisions.formats.mediator_design import MediatorDesign
 from coopeval.decisions.formats.signature import Signature
+from coopeval.decisions.formats.text import TextAnswerFormat
 from coopeval.decisions.formats.vote import ApprovalVote, ContractVote, MediatorVote
 
 __all__ = [
@@ -46,5 +50,6 @@ __all__ = [
     "MediatorDesign",
     "MediatorVote",
     "Signature",
+    "TextAnswerFormat",
     "normalise_label",
 ]

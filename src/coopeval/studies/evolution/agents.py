@@ -52,10 +52,11 @@ def role_agent(entry: Mapping[str, Any], role: str, temperature: float) -> Agent
     KeyError
         An unknown ``bot/evo-…`` name.
     """
+    from coopeval.agents.registry import is_scripted, make_agent
+
     model = str(entry["model"])
-    if model.startswith("bot/"):
+    if is_scripted(model):
         return make_evo_bot(model)
-    from coopeval.agents.registry import make_agent
 
     params = {**dict(entry.get("params") or {}), "temperature": temperature}
     inner = make_agent({"model": model, "style": "IO", "params": params, "label": entry.get("label")})

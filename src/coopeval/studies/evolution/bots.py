@@ -18,8 +18,10 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from coopeval.agents.protocol import DecisionRequest, ErrorClass, Reply
+from coopeval.agents.registry import BOT, scripted_name
 
-BOT_PREFIX = "bot/evo-"
+NAME_PREFIX = "evo-"
+"""Evolution bots are the scripted models whose bot name starts with this."""
 
 
 class EvoBot:
@@ -29,7 +31,7 @@ class EvoBot:
     description: str = ""
 
     def __init__(self) -> None:
-        self.name = self.model = f"bot/{self.bot_name}"
+        self.name = self.model = f"{BOT.prefix}{self.bot_name}"
         self.style = "scripted"
         self.params: dict[str, Any] = {}
         self.cacheable = False
@@ -40,12 +42,9 @@ class EvoBot:
 
     async def generate(self, request: DecisionRequest) -> Reply:
         """Answer a strategy or donation request in the format's own text form."""
-        fmt: Any = request.answer_format
-        if fmt.kind == "strategy":
-            text = fmt.bot_default({"bot_strategy": self.description})
-        else:
-            text = fmt.bot_default({**request.state, "bot_percent": self.percent(request.state)})
-        return Reply(text=text, model_resolved=self.name)
+        fmt: Any = request.answer_format  # a TextAnswerFormat of this study (its bot_text decides)
+        state = {**request.state, "bot_strategy": self.description, "bot_percent": self.percent(request.state)}
+        return Reply(text=fmt.bot_text(state), model_resolved=self.name)
 
     def classify_error(self, exc: BaseException) -> ErrorClass:
         """Bots raise no transport errors; anything raised is a bug."""
@@ -89,7 +88,7 @@ class AlwaysZero(ConstantFraction):
     def __init__(self) -> None:
         super().__init__(0.0)
         self.bot_name = "evo-zero"
-        self.name = self.model = "bot/evo-zero"
+        self.name = self.model = f"{BOT.prefix}evo-zero"
         self.description = "to donate nothing, ever."
 
 
@@ -107,8 +106,9 @@ class Malformed(EvoBot):
 
 
 def is_evo_bot(model: str) -> bool:
-    """True for ``bot/evo-…`` model strings."""
-    return model.startswith(BOT_PREFIX)
+    """True for ``bot/evo-…`` model strings (scripted models of this study)."""
+    name = scripted_name(model)
+    return name is not None and name.startswith(NAME_PREFIX)
 
 
 def make_evo_bot(model: str) -> EvoBot:
@@ -119,7 +119,7 @@ def make_evo_bot(model: str) -> EvoBot:
     KeyError
         Naming the known bots, for an unknown name or a bad constant percentage.
     """
-    short = model.removeprefix("bot/")
+    short = scripted_name(model) or ""
     if short == "evo-zero":
         return AlwaysZero()
     if short == "evo-reciprocal":

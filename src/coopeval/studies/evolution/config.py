@@ -10,21 +10,26 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterator, Mapping
-from pathlib import Path
+from importlib.resources import files
 from typing import Any
 
 import yaml
 
-SCHEMA_PATH = Path(__file__).resolve().parent / "config.schema.yaml"
+from coopeval.core.errors import ConfigError
+
 VH_ONLY_VARIANTS = ("costly_punishment", "partner_choice")
 
 
-class EvolutionConfigError(ValueError):
-    """The ``evolution`` section is invalid; the message names the key."""
-
-
 def _schema() -> dict[str, Any]:
-    return yaml.safe_load(SCHEMA_PATH.read_text(encoding="utf-8"))
+    text = files("coopeval.studies.evolution").joinpath("config.schema.yaml").read_text(encoding="utf-8")
+    schema: dict[str, Any] = yaml.safe_load(text)
+    return schema
+
+
+def config_schema_part() -> dict[str, Any]:
+    """The study's part of the composed config schema: the ``evolution`` section with its
+    defaults (``{"properties": {"evolution": …}, "required": []}``)."""
+    return {"properties": dict(_schema()["properties"]), "required": []}
 
 
 def _where(error: Any) -> str:
@@ -39,7 +44,7 @@ def validate_evolution_config(config: Mapping[str, Any]) -> dict[str, Any]:
 
     Raises
     ------
-    EvolutionConfigError
+    ConfigError
         Naming the key: odd or small ``n_agents``, an unknown protocol, variant, punishment or
         percent base, an unknown key, a bad bot name, duplicate variant names.
     """
@@ -76,37 +81,38 @@ def validate_evolution_config(config: Mapping[str, Any]) -> dict[str, Any]:
                     lines.append(f"config {where}: the population size must be even, got {error.instance}.")
                 else:
                     lines.append(f"config {where}: {error.message}.")
-            raise EvolutionConfigError("invalid configuration:\n  " + "\n  ".join(lines))
+            raise ConfigError("invalid configuration:\n  " + "\n  ".join(lines))
     section = instance["evolution"]
     _semantic_checks(section)
     return {**dict(config), "evolution": section}
 
 
 def _semantic_checks(section: Mapping[str, Any]) -> None:
+    from coopeval.agents.registry import is_scripted, model_error
     from coopeval.studies.evolution.bots import is_evo_bot, make_evo_bot
 
     for index, entry in enumerate(section["models"]):
         model = str(entry["model"])
-        if model.startswith("bot/"):
+        if is_scripted(model):
             if not is_evo_bot(model):
-                raise EvolutionConfigError(
+                raise ConfigError(
                     f"config evolution.models[{index}].model: {model!r} is not an evolution bot; use bot/evo-constant-<p>, "
                     "bot/evo-reciprocal or bot/evo-zero."
                 )
             try:
                 make_evo_bot(model)
             except KeyError as exc:
-                raise EvolutionConfigError(f"config evolution.models[{index}].model: {exc.args[0]}") from None
-        elif "/" not in model:
-            raise EvolutionConfigError(f"config evolution.models[{index}].model: {model!r} is not a litellm model string (provider/model).")
+                raise ConfigError(f"config evolution.models[{index}].model: {exc.args[0]}") from None
+        elif (problem := model_error(model)) is not None:
+            raise ConfigError(f"config evolution.models[{index}].model: {problem}.")
     names = [variant_name(v) for v in section["variants"]]
     for index, name in enumerate(names):
         if names.index(name) != index:
-            raise EvolutionConfigError(f"config evolution.variants[{index}]: the variant name {name!r} is used twice.")
+            raise ConfigError(f"config evolution.variants[{index}]: the variant name {name!r} is used twice.")
     labels = [model_label(e) for e in section["models"]]
     for index, label in enumerate(labels):
         if labels.index(label) != index:
-            raise EvolutionConfigError(f"config evolution.models[{index}]: duplicates models[{labels.index(label)}] ({label}); add a label.")
+            raise ConfigError(f"config evolution.models[{index}]: duplicates models[{labels.index(label)}] ({label}); add a label.")
 
 
 def variant_name(variant: str | Mapping[str, Any]) -> str:

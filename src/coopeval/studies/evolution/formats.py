@@ -4,13 +4,15 @@ Each format owns
 
 * ``parse(text)``: validation of a raw answer, returning a normalised dict or raising
   :class:`~coopeval.decisions.errors.AnswerError` with a message fit for a re-ask;
-* ``grammar(style, max_reasoning_chars)``: a llama.cpp GBNF grammar admitting only parseable
-  answers, for the embedded model; ``max_tokens(...)`` a token budget that never cuts one short;
-* ``render(...)`` / ``bot_default(state)``: the text a scripted bot answers.
+* ``complete_grammar()``: a llama.cpp GBNF grammar admitting only parseable answers, for the
+  embedded model; ``max_output_chars()`` the longest answer it admits;
+* ``render(...)`` / ``bot_text(state)``: the text a scripted bot answers.
 
-The :class:`~coopeval.agents.maker.DecisionMaker` calls ``parse`` and the local provider calls
-``grammar`` when a format has them (duck typing), so these formats need no engine registry.
-Formats are frozen dataclasses: hashable and comparable, so grammars are cached per format.
+Both formats subclass the engine's :class:`~coopeval.decisions.formats.TextAnswerFormat`: the
+shared :class:`~coopeval.agents.maker.DecisionMaker` calls their ``parse`` like any format's, and
+the embedded model decodes under their ``complete_grammar`` with a ``max_tokens`` bounded by
+``max_output_chars`` (:mod:`coopeval.agents.grammar`). Formats are frozen dataclasses: hashable
+and comparable, so grammars are cached per format.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from coopeval.decisions.errors import AnswerError
+from coopeval.decisions.formats import TextAnswerFormat
 
 VH_MARKER = "My strategy will be"
 HORIBE_MARKER = "Strategy:"
@@ -47,7 +50,7 @@ def truncate_words(text: str, limit: int) -> str:
 
 
 @dataclass(frozen=True)
-class StrategyFormat:
+class StrategyFormat(TextAnswerFormat):
     """A strategy text (spec §2.3 V&H, §3.2 Horibe).
 
     ``protocol`` ``"vh"``: split at the first ``My strategy will be``; the text before is the
@@ -72,7 +75,7 @@ class StrategyFormat:
     def marker(self) -> str:
         return VH_MARKER if self.protocol == "vh" else HORIBE_MARKER
 
-    def parse(self, text: str) -> dict[str, Any]:
+    def parse(self, text: str, *, lenient: bool = False) -> dict[str, Any]:
         before, found, after = text.partition(self.marker)
         if not found:
             justification, strategy = "", text.strip()
@@ -85,11 +88,12 @@ class StrategyFormat:
             raise AnswerError(f"the strategy is empty; write it after '{self.marker}'", code="invalid")
         return {"strategy": strategy, "justification": justification, "words": word_count(strategy)}
 
-    def grammar(self, style: str = "IO", max_reasoning_chars: int = 0) -> str:
+    def complete_grammar(self) -> str:
         return _strategy_grammar(self.protocol, self.max_chars, self.max_reasoning_chars)
 
-    def max_tokens(self, style: str = "IO", max_reasoning_chars: int = 0) -> int:
-        return self.max_chars + self.max_reasoning_chars + len(self.marker) + 8
+    def max_output_chars(self) -> int:
+        reasoning = self.max_reasoning_chars + 1 if self.protocol == "vh" and self.max_reasoning_chars > 0 else 0
+        return reasoning + len(self.marker) + 1 + self.max_chars
 
     def render(self, strategy: str, justification: str = "") -> str:
         """A well-formed answer around ``strategy`` (the V&H phrase is added when missing)."""
@@ -99,7 +103,7 @@ class StrategyFormat:
             body = f"{HORIBE_MARKER} {strategy}"
         return f"{justification}\n{body}" if justification else body
 
-    def bot_default(self, state: Mapping[str, Any]) -> str:
+    def bot_text(self, state: Mapping[str, Any]) -> str:
         """A bot's strategy: its ``state["bot_strategy"]`` description."""
         return self.render(str(state.get("bot_strategy", "to follow my scripted rule.")))
 
@@ -113,7 +117,7 @@ def _strategy_grammar(protocol: str, max_chars: int, max_reasoning_chars: int) -
 
 
 @dataclass(frozen=True)
-class DonationFormat:
+class DonationFormat(TextAnswerFormat):
     """A donation answer ``Justification: <text> Answer: <answer>`` (spec §2.3, §2.4, §3.2).
 
     ``unit`` ``"units"`` (V&H: a real number of units in [0, ``max_value``], the donor's
@@ -154,7 +158,7 @@ class DonationFormat:
     def _what(self) -> str:
         return "percentage" if self.unit == "percent" else "number of units"
 
-    def parse(self, text: str) -> dict[str, Any]:
+    def parse(self, text: str, *, lenient: bool = False) -> dict[str, Any]:
         before, found, answer = text.partition(ANSWER_MARKER)
         if not found:
             raise AnswerError("the reply has no 'Answer:' part; end with 'Answer:' followed by your answer", code="invalid")
@@ -181,7 +185,7 @@ class DonationFormat:
             raise AnswerError(f"the {self._what()} {raw} is outside the allowed range 0 to {limit}", code="range")
         return {"action": action, "value": value, "justification": justification}
 
-    def grammar(self, style: str = "IO", max_reasoning_chars: int = 0) -> str:
+    def complete_grammar(self) -> str:
         """GBNF: ``Justification: `` up to ``max_justification_chars`` characters without ``:``,
         a newline, ``Answer: `` and the answer. Percent numbers are exactly 0–100 (two
         decimals at most); unit numbers have an integer part of at most ``floor(max_value)``
@@ -189,8 +193,11 @@ class DonationFormat:
         bound = 100 if self.unit == "percent" else int(self.limit)
         return _donation_grammar(self.unit, bound, self.variant, self.max_justification_chars)
 
-    def max_tokens(self, style: str = "IO", max_reasoning_chars: int = 0) -> int:
-        return self.max_justification_chars + 48
+    def max_output_chars(self) -> int:
+        # the integer part (percent: at most 2 digits before a decimal part, "100" has none), "." and two decimals
+        number = 5 if self.unit == "percent" else len(str(int(self.limit))) + 3
+        answer = {"costly_punishment": len("Punish, ") + number, "partner_choice": max(len("Refuse to play"), number)}
+        return len("Justification: ") + self.max_justification_chars + len("\nAnswer: ") + answer.get(self.variant, number)
 
     def render(self, action: str, value: float, justification: str = "I follow my strategy.") -> str:
         """A well-formed answer (``value`` in this format's unit)."""
@@ -204,7 +211,7 @@ class DonationFormat:
             answer = number
         return f"Justification: {justification}\nAnswer: {answer}"
 
-    def bot_default(self, state: Mapping[str, Any]) -> str:
+    def bot_text(self, state: Mapping[str, Any]) -> str:
         """A bot's answer: donate ``state["bot_percent"]`` % of the donor's current resources,
         converted to this format's unit (spec §1 amounts)."""
         percent = float(state.get("bot_percent", 0.0))

@@ -55,11 +55,11 @@ class DonationContext:
 
 @dataclass(frozen=True)
 class Action:
-    """A donor's resolved action: ``kind`` in ``donate | punish | refuse | invalid`` and
+    """A donor's resolved action: ``move`` in ``donate | punish | refuse | invalid`` and
     ``amount`` the units given or spent (0 ≤ amount ≤ donor's resources; 0 for refuse/invalid).
     ``record`` carries the decision's columns into the event row."""
 
-    kind: str
+    move: str
     amount: float = 0.0
     record: dict[str, Any] = field(default_factory=dict)
 
@@ -111,19 +111,19 @@ async def play_game(names: Sequence[str], rules: GameRules, game: int, decide: D
         for ctx, action in zip(contexts, actions, strict=True):
             d, r = ctx.donor, ctx.recipient
             before_d, before_r = resources[d], resources[r]
-            amount = float(action.amount) if action.kind in ("donate", "punish") else 0.0
+            amount = float(action.amount) if action.move in ("donate", "punish") else 0.0
             if not 0.0 <= amount <= before_d:
                 raise ValueError(f"round {round_index}: {names[d]} cannot give {amount} of {before_d} units")
-            if action.kind == "donate":
+            if action.move == "donate":
                 resources[d] -= amount
                 resources[r] += rules.multiplier * amount
-            elif action.kind == "punish":
+            elif action.move == "punish":
                 resources[d] -= amount
                 resources[r] = max(0.0, resources[r] - rules.punishment_loss * amount)
-            elif action.kind not in ("refuse", "invalid"):
-                raise ValueError(f"unknown action kind {action.kind!r}")
+            elif action.move not in ("refuse", "invalid"):
+                raise ValueError(f"unknown action kind {action.move!r}")
             percent = 100.0 * amount / before_d if before_d > 0 else 0.0
-            event = TraceEvent(round_index, names[d], names[r], action.kind, percent, amount)
+            event = TraceEvent(round_index, names[d], names[r], action.move, percent, amount)
             traces[d] = traces[r].extended(event, rules.trace_length)
             events.append(
                 {
@@ -133,7 +133,7 @@ async def play_game(names: Sequence[str], rules: GameRules, game: int, decide: D
                     "donor": names[d],
                     "recipient": names[r],
                     "donor_half": half_of(n, d),
-                    "action": action.kind,
+                    "action": action.move,
                     "amount": amount,
                     "percentage": percent,
                     "donor_resources_before": before_d,

@@ -1,7 +1,7 @@
 """Tables of the evolution study (evolution spec §6; issue 11 §7).
 
-``TABLES`` maps each table to its polars schema; the lead registers them beside
-:data:`coopeval.core.schemas.SCHEMAS`. Every row starts with :data:`BASE_COLUMNS`. The calls
+``TABLES`` maps each table to its polars schema; importing this module registers them in
+:data:`coopeval.core.schemas.SCHEMAS` (so ``conform``, ``empty_frame`` and the store know them). Every row starts with :data:`BASE_COLUMNS`. The calls
 themselves go to the shared ``llm_calls`` and ``decisions`` tables, with ``mechanism`` =
 ``evolution/<protocol>`` and ``game`` = ``donor_game``.
 
@@ -15,6 +15,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 import polars as pl
+
+from coopeval.core.schemas import register_tables
 
 BASE_COLUMNS: dict[str, pl.DataType] = {
     "cell_id": pl.String(),
@@ -142,6 +144,8 @@ TABLES: dict[str, dict[str, pl.DataType]] = {
 }
 
 SHARED_TABLES = ("llm_calls", "decisions")
+
+register_tables(TABLES)
 
 
 def frame(table: str, rows: Iterable[Mapping[str, Any]]) -> pl.DataFrame:

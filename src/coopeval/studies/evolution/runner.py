@@ -168,6 +168,7 @@ class EvolutionRun:
             "run": self.base.get("run"),
             "mechanism": f"evolution/{settings.protocol}",
             "game": "donor_game",
+            "study": "evolution",  # the shared tables' study column, where the schema has it
         }
 
     # ------------------------------------------------------------------------------------
@@ -386,7 +387,7 @@ class EvolutionRun:
                 return Action("invalid", 0.0, {**record, "stated_value": None, "justification": None})
             action = self.resolve(outcome.parsed, fmt, ctx.donor_resources)
             record.update(stated_value=float(outcome.parsed["value"]), justification=outcome.parsed.get("justification"))
-            return Action(action.kind, action.amount, record)
+            return Action(action.move, action.amount, record)
 
         async def decide(contexts: Sequence[DonationContext]) -> list[Action]:
             return list(await asyncio.gather(*(one(c) for c in contexts)))

@@ -1,9 +1,10 @@
 """The evolution study: cultural evolution of donation strategies (issue 11; evolution spec).
 
 ``EvolutionStudy().cells(config)`` enumerates one cell per protocol × model × variant ×
-replicate of the validated ``evolution:`` section; ``play(spec, inputs)`` runs the cell's
-generations (resuming from per-generation checkpoints when a ``checkpoint_root`` is given) and
-returns the frames of :attr:`EvolutionStudy.play_tables`.
+replicate of the validated ``evolution:`` section; ``play(spec, inputs)`` builds the shared
+decision loop from ``inputs``, runs the cell's generations (resuming from per-generation
+checkpoints below ``inputs.state_dir`` or the study's ``checkpoint_root``) and returns the frames
+of :attr:`EvolutionStudy.play_tables` and the call counters.
 """
 
 from __future__ import annotations
@@ -17,19 +18,22 @@ from typing import Any
 
 import polars as pl
 
+from coopeval.agents.maker import CallStats, DecisionMaker
+from coopeval.agents.registry import is_scripted
 from coopeval.cache.response_cache import CACHE_SCHEMA_VERSION
 from coopeval.core.hashing import canonical_json
 from coopeval.studies.base import PlayInputs
 from coopeval.studies.evolution.agents import run_agents
 from coopeval.studies.evolution.checkpoint import Checkpoints, relabel
 from coopeval.studies.evolution.config import (
+    config_schema_part,
     model_label,
     run_settings,
     validate_evolution_config,
     variant_name,
     variant_protocols,
 )
-from coopeval.studies.evolution.prompting import EvolutionPrompts, evolution_prompts
+from coopeval.studies.evolution.prompting import PROMPTS_DIR, EvolutionPrompts, evolution_prompts
 from coopeval.studies.evolution.records import TABLES, frame
 from coopeval.studies.evolution.runner import EvolutionRun, Member, RunAgents
 from coopeval.studies.evolution.settings import EvolutionSettings
@@ -70,6 +74,13 @@ def checkpoint_key(spec: Mapping[str, Any]) -> str:
     return short_hash({**core, "params": params})
 
 
+def replicates(section: Mapping[str, Any], protocol: str) -> int:
+    """Runs per protocol × model × variant: ``replicates`` (an integer, or per protocol, 1 if
+    the protocol is not listed)."""
+    value = section["replicates"]
+    return int(value.get(protocol, 1)) if isinstance(value, Mapping) else int(value)
+
+
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_") or "model"
 
@@ -91,6 +102,9 @@ class EvolutionStudy:
 
     name = "evolution"
     play_tables: tuple[str, ...] = (*TABLES, "llm_calls", "decisions")
+    manifest_path = "results/evolution/cells.tsv"
+    manifest_table = "evolution_cells"
+    default_enabled = True
 
     def __init__(
         self,
@@ -99,13 +113,55 @@ class EvolutionStudy:
         agent_factory: Callable[[Mapping[str, Any], EvolutionSettings], RunAgents] | None = None,
     ) -> None:
         self.checkpoint_root = Path(checkpoint_root) if checkpoint_root is not None else None
-        self.prompts_dir = prompts_dir
+        self.prompts_dir = str(prompts_dir) if prompts_dir is not None else str(PROMPTS_DIR)
         self.agent_factory = agent_factory or run_agents
 
     def _library(self) -> Any:
         from coopeval.core.prompts import PromptLibrary
 
-        return PromptLibrary(self.prompts_dir) if self.prompts_dir else evolution_prompts()
+        return PromptLibrary(self.prompts_dir)
+
+    # -- the Study contract: config ---------------------------------------------------------------
+
+    def config_schema(self) -> dict[str, Any]:
+        """The ``evolution:`` section (``config.schema.yaml`` beside this module)."""
+        return config_schema_part()
+
+    def check_config(self, config: Mapping[str, Any]) -> None:
+        """Known ``bot/evo-…`` bots and model strings, unique variant names and model labels
+        (raises :class:`~coopeval.core.errors.ConfigError` naming the key)."""
+        validate_evolution_config(config)
+
+    def models(self, config: Mapping[str, Any]) -> list[str]:
+        """Every model string of ``evolution.models``."""
+        return [str(entry["model"]) for entry in (config.get("evolution") or {}).get("models", [])]
+
+    def cell_models(self, spec: Mapping[str, Any]) -> list[str]:
+        """The one model a cell's population runs on (the free rider is a bot)."""
+        return [str(spec["model"]["model"])]
+
+    def cost(self, spec: Mapping[str, Any]) -> int:
+        """Estimated model calls / 5 (strategies, donations, invasion games, matrix probes);
+        scripted populations cost 1."""
+        if is_scripted(str(spec["model"]["model"])):
+            return 1
+        p = spec["params"]
+        n = int(p["n_agents"])
+        per_generation = n + n * n * (1 + int(p["invasion_per_generation"])) + 121 * int(p["matrix_per_generation"]) * int(p["matrix_samples"])
+        return max(1, per_generation * int(p["generations"]) // 5)
+
+    def manifest(self, cells: list[dict[str, Any]]) -> str:
+        """One line per cell: cell_id, protocol, model, variant, replicate, seed, n_agents,
+        generations, invasion and matrix sizes, path."""
+        columns = ("cell_id", "protocol", "model", "variant", "replicate", "seed", "n_agents", "generations",
+                   "invasion_per_generation", "matrix_per_generation", "path")
+        lines = ["\t".join(columns)]
+        for c in cells:
+            p = c["params"]
+            values = (c["cell_id"], c["protocol"], c["model_label"], c["variant"], c["replicate"], c["seed"], p["n_agents"],
+                      p["generations"], p["invasion_per_generation"], p["matrix_per_generation"], c["path"])
+            lines.append("\t".join(str(v) for v in values))
+        return "\n".join(lines) + "\n"
 
     def cells(self, config: Mapping[str, Any]) -> list[dict[str, Any]]:
         """One spec per protocol × model × variant × replicate, in that nesting order.
@@ -113,11 +169,11 @@ class EvolutionStudy:
         Each spec: study, protocol, model (``{"model", "label"?, "params"}``), model_label,
         variant, replicate, seed, params (every :class:`EvolutionSettings` field, resolved),
         prompt_hash, parser_version, cache_schema_version, cell_id (sha256[:12] of the rest),
-        path (``<protocol>/<variant>/<model>/r<replicate>/<cell_id>``).
+        path (``evolution/<protocol>/<variant>/<model>/r<replicate>/<cell_id>``).
 
         Raises
         ------
-        EvolutionConfigError
+        ConfigError
             An invalid ``evolution`` section (naming the key).
         """
         section = validate_evolution_config(config)["evolution"]
@@ -126,6 +182,8 @@ class EvolutionStudy:
         cells = []
         for protocol in section["protocols"]:
             for entry in section["models"]:
+                if protocol not in entry.get("protocols", section["protocols"]):
+                    continue
                 model = {"model": entry["model"], "params": dict(entry.get("params") or {})}
                 if entry.get("label"):
                     model["label"] = entry["label"]
@@ -133,7 +191,7 @@ class EvolutionStudy:
                     if protocol not in variant_protocols(variant):
                         continue
                     params = EvolutionSettings.from_params(run_settings(section, protocol, variant)).as_dict()
-                    for replicate in range(1, int(section["replicates"]) + 1):
+                    for replicate in range(1, replicates(section, protocol) + 1):
                         spec: dict[str, Any] = {
                             "study": "evolution",
                             "protocol": protocol,
@@ -148,7 +206,7 @@ class EvolutionStudy:
                             "cache_schema_version": CACHE_SCHEMA_VERSION,
                         }
                         cell_id = short_hash(spec)
-                        path = f"{protocol}/{spec['variant']}/{_slug(spec['model_label'])}/r{replicate}/{cell_id}"
+                        path = f"{self.name}/{protocol}/{spec['variant']}/{_slug(spec['model_label'])}/r{replicate}/{cell_id}"
                         cells.append({**spec, "cell_id": cell_id, "path": path})
         return cells
 
@@ -156,14 +214,23 @@ class EvolutionStudy:
         """E.g. ``"evolution/vh/default/local_smollm2-135m/r1"``."""
         return f"evolution/{spec['protocol']}/{spec['variant']}/{_slug(spec['model_label'])}/r{spec['replicate']}"
 
-    def play(self, spec: Mapping[str, Any], inputs: PlayInputs) -> dict[str, pl.DataFrame]:
-        """Play (or resume) every generation of the cell; one frame per :attr:`play_tables`."""
-        return asyncio.run(self.play_async(spec, inputs))
+    def play(self, spec: Mapping[str, Any], inputs: PlayInputs) -> tuple[dict[str, pl.DataFrame], CallStats]:
+        """Play (or resume) every generation of the cell; one frame per :attr:`play_tables`
+        and the call counters."""
+        maker = DecisionMaker(
+            inputs.cache, {}, journal=inputs.journal, max_concurrency=inputs.max_concurrency, max_usd=inputs.max_usd
+        )
+        root = self.checkpoint_root or (Path(inputs.state_dir) if inputs.state_dir else None)
+        tables = asyncio.run(self.play_async(spec, maker, evolution_prompts(inputs.prompts), root))
+        return tables, maker.stats
 
-    async def play_async(self, spec: Mapping[str, Any], inputs: PlayInputs) -> dict[str, pl.DataFrame]:
-        """:meth:`play` inside a running event loop."""
+    async def play_async(
+        self, spec: Mapping[str, Any], maker: DecisionMaker, library: Any, checkpoint_root: Path | None = None
+    ) -> dict[str, pl.DataFrame]:
+        """:meth:`play` inside a running event loop, with the decision loop ``maker``, the
+        prompt templates ``library`` and per-generation checkpoints below ``checkpoint_root``."""
         settings = EvolutionSettings.from_params(spec["params"])
-        prompts = EvolutionPrompts(evolution_prompts(inputs.prompts) if not self.prompts_dir else self._library(), settings)
+        prompts = EvolutionPrompts(library, settings)
         base = {
             "cell_id": spec["cell_id"],
             "source": "ours",
@@ -173,9 +240,9 @@ class EvolutionStudy:
             "variant": spec["variant"],
         }
         run = EvolutionRun(
-            settings, inputs.maker, prompts, self.agent_factory(spec["model"], settings), int(spec["seed"]), run_key(spec), base, self.label(spec)
+            settings, maker, prompts, self.agent_factory(spec["model"], settings), int(spec["seed"]), run_key(spec), base, self.label(spec)
         )
-        checkpoints = Checkpoints(self.checkpoint_root, checkpoint_key(spec)) if self.checkpoint_root is not None else None
+        checkpoints = Checkpoints(checkpoint_root, checkpoint_key(spec)) if checkpoint_root is not None else None
         finished = checkpoints.finished() if checkpoints is not None else 0
         parts: dict[str, list[pl.DataFrame]] = {t: [] for t in self.play_tables}
         members: list[Member] | None = None

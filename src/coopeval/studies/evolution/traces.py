@@ -23,13 +23,13 @@ class TraceEvent:
 
     ``round`` is 1-based within the game; ``percent`` is the share of the actor's pre-decision
     resources given or spent (0–100, shown with two decimals); ``amount`` the units given or
-    spent; ``kind`` one of :data:`EVENT_KINDS`.
+    spent; ``move`` one of :data:`EVENT_KINDS`.
     """
 
     round: int
     actor: str
     target: str
-    kind: str
+    move: str
     percent: float
     amount: float
 
@@ -63,7 +63,7 @@ class Trace:
         if not self.events:
             return None
         event = self.events[0]
-        return event.percent if event.kind == "donate" else 0.0
+        return event.percent if event.move == "donate" else 0.0
 
 
 def render_trace(trace: Trace, templates: Mapping[str, str], punishment_loss: float = 2.0) -> str:
@@ -76,7 +76,7 @@ def render_trace(trace: Trace, templates: Mapping[str, str], punishment_loss: fl
     """
     lines = []
     for index, event in enumerate(trace.events, start=1):
-        text = string.Template(templates[event.kind]).substitute(
+        text = string.Template(templates[event.move]).substitute(
             round=event.round,
             actor=event.actor,
             target=event.target,

@@ -1,0 +1,9 @@
+"""Snakemake adapter: the evolution study's figures and OES page from the store (read-only)."""
+
+from coopeval.pipeline.joblog import log_to
+
+log_to(snakemake.log[0])
+
+from coopeval.studies.evolution.figures import render_figures  # noqa: E402
+
+render_figures(snakemake.input[0], snakemake.params.formats, snakemake.params.n_models)
