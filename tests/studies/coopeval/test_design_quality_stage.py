@@ -15,9 +15,6 @@ import polars as pl
 import pytest
 
 from coopeval.games import get_game
-from coopeval.core.prompts import PromptLibrary
-from coopeval.pipeline.cells import build_cells
-from coopeval.pipeline.config import validate_config
 from coopeval.studies.coopeval.design_quality import (
     DESIGN_QUALITY_SCHEMA,
     DESIGN_QUALITY_SUMMARY_SCHEMA,
@@ -25,7 +22,7 @@ from coopeval.studies.coopeval.design_quality import (
     design_quality_summary,
 )
 from coopeval.core.io import write_parquet_atomic
-from coopeval.studies.coopeval.play import play_cell
+from tests.helpers import play_bots
 
 REPO = Path(__file__).resolve().parents[3]
 CELL = {"cell_id": "c1", "source": "ours", "run": "r1"}
@@ -92,10 +89,7 @@ def test_pooled_across_runs_and_seats() -> None:
 def test_bot_designs_from_play() -> None:
     frames = []
     for mechanism in ("Mediation", "Contracting"):
-        config = validate_config(
-            {"agents": [{"model": "bot/always-cooperate"}, {"model": "bot/malformed"}], "games": ["trust_game"], "mechanisms": [mechanism]}
-        )
-        tables, _ = play_cell(build_cells(config)[0], None, PromptLibrary())
+        tables = play_bots(mechanism, "trust_game", ["always-cooperate", "malformed"])
         frames.append(tables["designs"])
     designs = pl.concat(frames)
     rows = design_quality_rows(designs)
