@@ -129,9 +129,9 @@ def test_snakemake_script(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
 # Released run1 designs, reasoned by hand
 
 
-def run1_designs(shared: Path, folder: str) -> pl.DataFrame:
+def run1_designs(run1: Path, folder: str) -> pl.DataFrame:
     """A ``designs`` frame from a run1 ``*_design.json`` (enum reprs → tokens via the game)."""
-    path = shared / "data" / "coopeval_run1" / folder
+    path = run1 / folder
     config = json.loads((path / "config.json").read_text())
     game = get_game(config["game"]["type"])
     token = {m: f"A{i}" for i, m in enumerate(game.enum_members)}
@@ -223,8 +223,8 @@ def run1_designs(shared: Path, folder: str) -> pl.DataFrame:
         ),
     ],
 )
-def test_run1_designs_by_hand(shared_dir: Path, folder: str, expected: dict[str, tuple[bool, bool]]) -> None:
-    designs = run1_designs(shared_dir, folder)
+def test_run1_designs_by_hand(run1_dir: Path, folder: str, expected: dict[str, tuple[bool, bool]]) -> None:
+    designs = run1_designs(run1_dir, folder)
     rows = design_quality_rows(designs)
     assert rows.height == designs.height  # every released design evaluates
     got = quality(rows)

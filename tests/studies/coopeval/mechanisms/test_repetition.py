@@ -32,8 +32,8 @@ def transcript(tables, matchup):
     ["TitForTat vs Defector", "TitForTat vs Cooperator", "TitForTat vs Grudger", "Defector vs Grudger",
      "Defector vs Cooperator", "Grudger vs Grudger", "Defector vs Defector"],
 )
-def test_matches_axelrod_oracle(shared_dir, pair):
-    oracle = json.loads((shared_dir / "oracles" / "dev_vectors.json").read_text())["sets"]["axelrod_matches"]["vectors"][pair]
+def test_matches_axelrod_oracle(oracles, pair):
+    oracle = oracles["sets"]["axelrod_matches"]["vectors"][pair]
     left, right = (AXELROD[p] for p in pair.split(" vs "))
     bots = [left] if left == right else [left, right]
     tables = versus(bots)
