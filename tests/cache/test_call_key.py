@@ -123,20 +123,21 @@ def uncached(agent: MockLLM, **kwargs: Any) -> dict[str, int]:
 @pytest.mark.parametrize(
     ("first", "second"),
     [
-        (MockLLM("mock/a"), MockLLM("mock/b")),  # same messages, params, position: model differs
-        (MockLLM("mock/a", params={"temperature": 1.0}), MockLLM("mock/a", params={"temperature": 0.2})),
+        ({"model": "mock/a"}, {"model": "mock/b"}),  # same messages, params, position: model differs
+        ({"model": "mock/a", "params": {"temperature": 1.0}}, {"model": "mock/a", "params": {"temperature": 0.2}}),
     ],
     ids=["model", "params"],
 )
-def test_cache_keeps_models_and_params_apart(tmp_path, first: MockLLM, second: MockLLM) -> None:
-    expected_first, expected_second = uncached(MockLLM(first.model, params=first.params)), uncached(MockLLM(second.model, params=second.params))
+def test_cache_keeps_models_and_params_apart(tmp_path, first: dict[str, Any], second: dict[str, Any]) -> None:
+    expected_first, expected_second = uncached(MockLLM(**first)), uncached(MockLLM(**second))
     assert expected_first != expected_second  # the mock answers differently, so a shared key would show
     cache = ResponseCache(tmp_path / "cache")
-    assert decide(first, cache).parsed == expected_first
-    outcome = decide(second, cache)
+    assert decide(MockLLM(**first), cache).parsed == expected_first
+    agent = MockLLM(**second)
+    outcome = decide(agent, cache)
     assert outcome.parsed == expected_second
-    assert second.calls == 1 and outcome.attempts[0]["cache_hit"] is False
-    replay = MockLLM(second.model, params=second.params)
+    assert agent.calls == 1 and outcome.attempts[0]["cache_hit"] is False
+    replay = MockLLM(**second)
     assert decide(replay, cache).parsed == expected_second and replay.calls == 0
     cache.close()
 

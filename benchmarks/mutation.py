@@ -1,0 +1,280 @@
+"""Mutation testing on demand (mutmut 3) over the modules whose bugs would silently change results.
+
+Usage (from the repository root, with the dev dependencies installed)::
+
+    python benchmarks/mutation.py                    # every module below
+    python benchmarks/mutation.py cache extract      # some modules (keys of MODULES)
+    python benchmarks/mutation.py --report benchmarks/mutation_report.md --jobs 2
+
+For each module the script builds a scratch copy of the repository (``src/``, ``tests/``,
+``workflow/``, ``resources/``, ``config/``, ``pyproject.toml``) in a temporary folder, adds a
+``[tool.mutmut]`` section that mutates only that module and runs only its test subset, runs
+``mutmut run`` there and reads ``mutmut results --all true``. Nothing is written into the
+repository except the optional Markdown report. A mutant is *killed* when a test fails on it
+(or it times out); *survived* means every selected test passed; *no tests* means no selected
+test reached the mutated function. Targets (issue 9 item 7): no survivor in the cache key and
+the answer extraction, at least 90 % killed elsewhere.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+COPY = ("src", "tests", "workflow", "resources", "config", "pyproject.toml")
+
+
+@dataclass(frozen=True)
+class Target:
+    """One module under mutation and the tests that guard it."""
+
+    label: str
+    module: str
+    tests: tuple[str, ...]
+    strict: bool  # target: no survivor (True) or ≥ 90 % killed (False)
+
+
+MODULES: dict[str, Target] = {
+    "cache": Target("cache key", "src/coopeval/cache/response_cache.py", ("tests/cache",), True),
+    "extract": Target(
+        "answer extraction",
+        "src/coopeval/decisions/extract.py",
+        ("tests/decisions/test_decisions_extract.py", "tests/decisions/test_parse_roundtrip.py",
+         "tests/decisions/test_decisions_validators.py"),
+        True,
+    ),
+    "scores": Target("scores", "src/coopeval/evaluation/scores.py", ("tests/evaluation/test_scores.py",), False),
+    "replicator": Target(
+        "replicator dynamics",
+        "src/coopeval/evaluation/replicator.py",
+        ("tests/evaluation/test_replicator.py", "tests/evaluation/test_evaluation_properties.py"),
+        False,
+    ),
+    "deviation": Target(
+        "deviation ratings",
+        "src/coopeval/evaluation/deviation.py",
+        ("tests/evaluation/test_deviation.py", "tests/evaluation/test_evaluation_properties.py"),
+        False,
+    ),
+    "bootstrap": Target(
+        "bootstrap",
+        "src/coopeval/studies/coopeval/tables/bootstrap.py",
+        ("tests/studies/coopeval/tables",),
+        False,
+    ),
+}
+
+KILLED = {"killed", "timeout", "caught by type check", "segfault"}
+
+EQUIVALENT: tuple[tuple[str, str, str], ...] = (
+    # (removed line contains, added line contains, why the mutant cannot change behaviour)
+    ('.encode("utf-8")', '.encode("UTF-8")', "codec names are case-insensitive"),
+    ("ensure_ascii=False", "ensure_ascii=None", "json.dumps tests the flag for truth; None is False"),
+    ("allow_nan=False", "allow_nan=None", "json.dumps tests the flag for truth; None is False"),
+    ("self._cache.get(key, default=None)", "self._cache.get(key, )", "diskcache's default is None"),
+)
+"""Surviving mutants that are provably equivalent to the original (reported, not counted)."""
+
+
+def equivalence(diff: str) -> str:
+    """The reason a survivor's diff is an equivalent mutant, or "" if it is not one."""
+    removed = [line[1:] for line in diff.splitlines() if line.startswith("-") and not line.startswith("---")]
+    added = [line[1:] for line in diff.splitlines() if line.startswith("+") and not line.startswith("+++")]
+    for old, new, why in EQUIVALENT:
+        if len(removed) == len(added) == 1 and old in removed[0] and new in added[0]:
+            if removed[0].replace(old, new) == added[0]:
+                return why
+    return ""
+
+
+@dataclass
+class Outcome:
+    """mutmut's verdicts for one module."""
+
+    target: Target
+    status: dict[str, str] = field(default_factory=dict)
+    diffs: dict[str, str] = field(default_factory=dict)
+    equivalent: dict[str, str] = field(default_factory=dict)
+    seconds: float = 0.0
+    error: str = ""
+
+    @property
+    def killed(self) -> int:
+        return sum(s in KILLED for s in self.status.values())
+
+    @property
+    def total(self) -> int:
+        """Mutants counted: all but the equivalent ones."""
+        return len(self.status) - len(self.equivalent)
+
+    @property
+    def survivors(self) -> list[str]:
+        return sorted(k for k, s in self.status.items() if s not in KILLED and k not in self.equivalent)
+
+    @property
+    def rate(self) -> float:
+        return self.killed / self.total if self.total else 0.0
+
+    @property
+    def meets_target(self) -> bool:
+        return bool(self.status) and (not self.survivors if self.target.strict else self.rate >= 0.9)
+
+
+def toml_list(items: list[str] | tuple[str, ...]) -> str:
+    return "[" + ", ".join(f'"{i}"' for i in items) + "]"
+
+
+def workspace(target: Target, root: Path) -> Path:
+    """A scratch copy of the repository whose pyproject mutates only ``target.module``."""
+    work = root / target.module.replace("/", "_")
+    work.mkdir(parents=True)
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", "mutants")
+    for name in COPY:
+        src = REPO / name
+        if src.is_dir():
+            shutil.copytree(src, work / name, ignore=ignore)
+        elif src.is_file():
+            shutil.copy2(src, work / name)
+    pyproject = (work / "pyproject.toml").read_text(encoding="utf-8")
+    pyproject = re.sub(r"(?ms)^\[tool\.mutmut\].*?(?=^\[|\Z)", "", pyproject)
+    pyproject += (
+        "\n[tool.mutmut]\n"
+        'source_paths = ["src"]\n'
+        f"only_mutate = {toml_list([target.module])}\n"
+        f"pytest_add_cli_args_test_selection = {toml_list(target.tests)}\n"
+        'pytest_add_cli_args = ["-p", "no:cacheprovider", "-m", "not slow and not local_llm", "-x", "-q"]\n'
+        'also_copy = ["workflow", "resources", "config"]\n'
+        "use_git_change_detection = false\n"
+    )
+    (work / "pyproject.toml").write_text(pyproject, encoding="utf-8")
+    return work
+
+
+def run_target(target: Target, root: Path, jobs: int, timeout: float) -> Outcome:
+    """Run mutmut on one module and collect every mutant's verdict (and survivors' diffs)."""
+    outcome = Outcome(target)
+    work = workspace(target, root)
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "CI")}
+    started = time.perf_counter()
+    try:
+        run = subprocess.run(
+            [sys.executable, "-m", "mutmut", "run", "--max-children", str(jobs)],
+            cwd=work, env=env, capture_output=True, text=True, timeout=timeout,
+        )
+        if run.returncode != 0:
+            outcome.error = (run.stdout + run.stderr)[-2000:]
+    except subprocess.TimeoutExpired:
+        outcome.error = f"stopped after {timeout:.0f} s; verdicts so far are partial"
+    outcome.seconds = time.perf_counter() - started
+    listing = subprocess.run(
+        [sys.executable, "-m", "mutmut", "results", "--all", "true"], cwd=work, env=env, capture_output=True, text=True
+    )
+    for line in listing.stdout.splitlines():
+        name, sep, status = line.strip().rpartition(": ")
+        if sep and name:
+            outcome.status[name] = status
+    for name in outcome.survivors:
+        shown = subprocess.run([sys.executable, "-m", "mutmut", "show", name], cwd=work, env=env, capture_output=True, text=True)
+        outcome.diffs[name] = shown.stdout.strip()
+        why = equivalence(outcome.diffs[name])
+        if why:
+            outcome.equivalent[name] = why
+    return outcome
+
+
+def report(outcomes: list[Outcome]) -> str:
+    """The Markdown report: a per-module table, then every survivor with its diff."""
+    lines = [
+        "# Mutation report (mutmut)",
+        "",
+        "Produced by `python benchmarks/mutation.py` (mutmut "
+        f"{_mutmut_version()}, Python {sys.version.split()[0]}). Target: no survivor in the cache key and "
+        "the answer extraction, ≥ 90 % killed elsewhere.",
+        "",
+        "Equivalent mutants (provably unable to change behaviour; listed at the end) are not counted.",
+        "",
+        "| module | tests | killed / total | killed % | survived | no tests | equivalent | time | target |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for o in outcomes:
+        survived = sum(o.status[k] == "survived" for k in o.survivors)
+        untested = sum(o.status[k] == "no tests" for k in o.survivors)
+        verdict = "met" if o.meets_target else ("error" if o.error and not o.status else "not met")
+        lines.append(
+            f"| {o.target.label} (`{o.target.module.removeprefix('src/')}`) | {', '.join(f'`{t}`' for t in o.target.tests)} "
+            f"| {o.killed} / {o.total} | {100 * o.rate:.1f} | {survived} | {untested} | {len(o.equivalent)} "
+            f"| {o.seconds:.0f} s | {verdict} |"
+        )
+    for o in outcomes:
+        if o.error:
+            lines += ["", f"**{o.target.label}**: {o.error.strip().splitlines()[-1] if o.error.strip() else 'error'}"]
+    for o in outcomes:
+        if not o.survivors:
+            continue
+        lines += ["", f"## Surviving mutants: {o.target.label}", ""]
+        for name in o.survivors:
+            lines += [f"### `{name}` ({o.status[name]})", "", "```diff", o.diffs.get(name, ""), "```", ""]
+    equivalent = [(o, name) for o in outcomes for name in sorted(o.equivalent)]
+    if equivalent:
+        lines += ["", "## Equivalent mutants (not counted)", ""]
+        for o, name in equivalent:
+            changed = [line for line in o.diffs[name].splitlines() if line[:1] in "+-" and line[:3] not in ("---", "+++")]
+            lines.append(f"- `{name}`: `{changed[-1][1:].strip()}` ({o.equivalent[name]})")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _mutmut_version() -> str:
+    from importlib.metadata import version
+
+    return version("mutmut")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("modules", nargs="*", choices=[[], *MODULES], help="keys of MODULES (default: all)")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="mutmut --max-children")
+    parser.add_argument("--timeout", type=float, default=3600.0, help="seconds per module before stopping")
+    parser.add_argument("--report", type=Path, help="write the Markdown report here")
+    parser.add_argument("--keep", action="store_true", help="keep the scratch folders (printed)")
+    args = parser.parse_args(argv)
+    keys = args.modules or list(MODULES)
+    root = Path(tempfile.mkdtemp(prefix="coopeval-mutation-"))
+    outcomes = []
+    try:
+        for key in keys:
+            target = MODULES[key]
+            print(f"== {target.label}: mutating {target.module} against {' '.join(target.tests)}", flush=True)
+            outcome = run_target(target, root, args.jobs, args.timeout)
+            outcomes.append(outcome)
+            print(
+                f"   {outcome.killed}/{len(outcome.status)} killed ({100 * outcome.rate:.1f} %), "
+                f"survivors: {', '.join(outcome.survivors) or 'none'} [{outcome.seconds:.0f} s]",
+                flush=True,
+            )
+            if outcome.error:
+                print(f"   note: {outcome.error.strip().splitlines()[-1] if outcome.error.strip() else 'error'}", flush=True)
+    finally:
+        if args.keep:
+            print(f"scratch folders kept in {root}")
+        else:
+            shutil.rmtree(root, ignore_errors=True)
+    text = report(outcomes)
+    if args.report:
+        args.report.write_text(text, encoding="utf-8")
+        print(f"report written to {args.report}")
+    else:
+        print(text)
+    return 0 if all(o.meets_target for o in outcomes) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
