@@ -1,6 +1,7 @@
 """Rebuild ``tests/data`` from the full reference folder (``../shared`` beside the clone).
 
-Usage: ``python tests/data/make_sample.py [SHARED_DIR]``. Copies the oracle vectors and a small
+Usage: ``python tests/data/make_sample.py [SHARED_DIR]`` (default ``$COOPEVAL_SHARED_DIR`` or
+``../shared``). Copies the oracle vectors and a small
 sample of the released run1 data (Xiao215/CoopEval, arXiv 2604.15267; see
 ``SHARED_DIR/data/README.md`` for provenance), so that a fresh clone runs the tests without
 ``../shared``:
@@ -62,8 +63,6 @@ def main(shared: Path) -> None:
             (target / "population_checkpoints.json").write_text(json.dumps(checkpoints, indent=1) + "\n")
         if folder.name in RECORD_EXPERIMENTS:
             shutil.copyfile(folder / "records.jsonl", target / "records.jsonl")
-    sys.path.insert(0, str(REPO / "src"))
-    sys.path.insert(0, str(REPO))
     from tests.decisions.test_decisions_run1 import sample_moves
 
     moves = [dataclasses.asdict(m) for m in sample_moves(run1)]
@@ -72,4 +71,7 @@ def main(shared: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else REPO.parent / "shared")
+    sys.path[:0] = [str(REPO / "src"), str(REPO)]
+    from tests.shared_data import shared_path
+
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else shared_path())
