@@ -52,11 +52,17 @@ MODULES: dict[str, Target] = {
          "tests/decisions/test_decisions_validators.py"),
         True,
     ),
-    "scores": Target("scores", "src/coopeval/evaluation/scores.py", ("tests/evaluation/test_scores.py",), False),
+    "scores": Target(
+        "scores",
+        "src/coopeval/evaluation/scores.py",
+        ("tests/evaluation/test_scores.py", "tests/evaluation/test_evaluation_errors.py"),
+        False,
+    ),
     "replicator": Target(
         "replicator dynamics",
         "src/coopeval/evaluation/replicator.py",
-        ("tests/evaluation/test_replicator.py", "tests/evaluation/test_evaluation_properties.py"),
+        ("tests/evaluation/test_replicator.py", "tests/evaluation/test_evaluation_properties.py",
+         "tests/evaluation/test_evaluation_errors.py"),
         False,
     ),
     "deviation": Target(
