@@ -85,22 +85,35 @@ MODULES: dict[str, Target] = {
 
 KILLED = {"killed", "timeout", "caught by type check", "segfault"}
 
-EQUIVALENT: tuple[tuple[str, str, str], ...] = (
-    # (removed line contains, added line contains, why the mutant cannot change behaviour)
-    ('.encode("utf-8")', '.encode("UTF-8")', "codec names are case-insensitive"),
-    ("ensure_ascii=False", "ensure_ascii=None", "json.dumps tests the flag for truth; None is False"),
-    ("allow_nan=False", "allow_nan=None", "json.dumps tests the flag for truth; None is False"),
-    ("self._cache.get(key, default=None)", "self._cache.get(key, )", "diskcache's default is None"),
+EQUIVALENT: tuple[tuple[str, str, str, str], ...] = (
+    # (module key, removed line contains, added line contains, why the mutant cannot change behaviour)
+    ("cache", '.encode("utf-8")', '.encode("UTF-8")', "codec names are case-insensitive"),
+    ("cache", "ensure_ascii=False", "ensure_ascii=None", "json.dumps tests the flag for truth; None is False"),
+    ("cache", "allow_nan=False", "allow_nan=None", "json.dumps tests the flag for truth; None is False"),
+    ("cache", "self._cache.get(key, default=None)", "self._cache.get(key, )", "diskcache's default is None"),
+    # scores: the weights list has one entry per payoff by construction, so zip never truncates
+    ("scores", "values, strict=True)", "values, strict=None)", "weights and values have equal length by construction"),
+    ("scores", "values, strict=True)", "values, strict=False)", "weights and values have equal length by construction"),
+    ("scores", "values, strict=True)", "values, )", "weights and values have equal length by construction"),
+    # replicator: the tensor is checked cubic first, so every axis has the same length
+    ("replicator", "t.shape[0]", "t.shape[1]", "the tensor is checked to be cubic before (all axes equal)"),
+    # replicator: p.sum() − 1.0 is a multiple of 2^−52 and never equals the double 1e−9
+    ("replicator", "abs(p.sum() - 1.0) > 1e-9", "abs(p.sum() - 1.0) >= 1e-9", "the difference can never equal 1e-9 exactly"),
+    # replicator: the population is float (checked), so tensor × population is float already
+    ("replicator", "t = np.asarray(tensor, dtype=float)", "t = np.asarray(tensor, dtype=None)", "for numeric input, products with the float population are float"),
+    ("replicator", "t = np.asarray(tensor, dtype=float)", "t = np.asarray(tensor, )", "for numeric input, products with the float population are float"),
+    ("replicator", "return np.asarray(f, dtype=float)", "return np.asarray(f, dtype=None)", "for numeric input, f is a product with the float population"),
+    ("replicator", "return np.asarray(f, dtype=float)", "return np.asarray(f, )", "for numeric input, f is a product with the float population"),
 )
 """Surviving mutants that are provably equivalent to the original (reported, not counted)."""
 
 
-def equivalence(diff: str) -> str:
-    """The reason a survivor's diff is an equivalent mutant, or "" if it is not one."""
+def equivalence(key: str, diff: str) -> str:
+    """The reason a survivor's diff (in module ``key``) is an equivalent mutant, or ""."""
     removed = [line[1:] for line in diff.splitlines() if line.startswith("-") and not line.startswith("---")]
     added = [line[1:] for line in diff.splitlines() if line.startswith("+") and not line.startswith("+++")]
-    for old, new, why in EQUIVALENT:
-        if len(removed) == len(added) == 1 and old in removed[0] and new in added[0]:
+    for module, old, new, why in EQUIVALENT:
+        if module == key and len(removed) == len(added) == 1 and old in removed[0] and new in added[0]:
             if removed[0].replace(old, new) == added[0]:
                 return why
     return ""
@@ -178,7 +191,7 @@ def workspace(target: Target, root: Path) -> Path:
     return work
 
 
-def run_target(target: Target, root: Path, jobs: int, timeout: float) -> Outcome:
+def run_target(key: str, target: Target, root: Path, jobs: int, timeout: float) -> Outcome:
     """Run mutmut on one module and collect every mutant's verdict (and survivors' diffs)."""
     outcome = Outcome(target)
     work = workspace(target, root)
@@ -212,7 +225,7 @@ def run_target(target: Target, root: Path, jobs: int, timeout: float) -> Outcome
     for name in outcome.survivors:
         shown = subprocess.run([sys.executable, "-m", "mutmut", "show", name], cwd=work, env=env, capture_output=True, text=True)
         outcome.diffs[name] = shown.stdout.strip()
-        why = equivalence(outcome.diffs[name])
+        why = equivalence(key, outcome.diffs[name])
         if why:
             outcome.equivalent[name] = why
     return outcome
@@ -285,7 +298,7 @@ def main(argv: list[str] | None = None) -> int:
         for key in keys:
             target = MODULES[key]
             print(f"== {target.label}: mutating {target.module} against {' '.join(target.tests)}", flush=True)
-            outcome = run_target(target, root, args.jobs, args.timeout)
+            outcome = run_target(key, target, root, args.jobs, args.timeout)
             outcomes.append(outcome)
             print(
                 f"   {outcome.killed}/{len(outcome.status)} killed ({100 * outcome.rate:.1f} %), "

@@ -103,3 +103,22 @@ def test_population_checks_in_fitness_and_tolerance() -> None:
     still = replicator_dynamics(PD, steps=3, lr=0.0, tol=0.0)
     assert still.n_updates == 3 and not still.stopped_early
     np.testing.assert_allclose(still.history, [[0.5, 0.5]] * 4, atol=0, rtol=0)
+
+
+def test_extinct_types_are_valid_and_stay_extinct() -> None:
+    result = replicator_dynamics(PD, initial=[1.0, 0.0], steps=3)
+    assert result.history.tolist() == [[1.0, 0.0]] * 4
+    assert result.fitness.tolist() == [2.0, 3.0]  # the cooperator alone: f = T @ (1, 0)
+
+
+def test_integer_inputs_give_float_results() -> None:
+    result = replicator_dynamics([[2, 0], [3, 1]], initial=[1, 0], steps=0)
+    assert result.final_population.dtype == np.float64 and result.history.dtype == np.float64
+    assert result.final_population.tolist() == [1.0, 0.0]
+
+
+def test_early_stop_is_strictly_below_the_tolerance() -> None:
+    flat = np.ones((2, 2))  # every type earns 1: the advantage is exactly 0
+    assert replicator_dynamics(flat, steps=5, tol=0.0).n_updates == 5  # 0 < 0 is false: no stop
+    stopped = replicator_dynamics(flat, steps=5, tol=1e-12)
+    assert stopped.n_updates == 0 and stopped.stopped_early
