@@ -7,7 +7,7 @@ import polars as pl
 
 from coopeval.studies.coopeval.judge.stage import JUDGEMENT_SCHEMA, run_judge
 from coopeval.core.schemas import SCHEMAS
-from tests.conftest import REPO
+from tests.shared_data import REPO
 from tests.fakes import ScriptedJudge, decision_rows, judge_answer
 
 LONG = (
