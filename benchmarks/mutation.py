@@ -43,6 +43,7 @@ class Target:
     tests: tuple[str, ...]
     strict: bool  # target: no survivor (True) or ≥ 90 % killed (False)
     timeout_multiplier: float = 15.0  # mutmut's: a mutant may take this × the clean tests' time
+    isolation: str = "fork"  # mutmut's process_isolation; "forkserver" for tests using polars
 
 
 MODULES: dict[str, Target] = {
@@ -80,7 +81,9 @@ MODULES: dict[str, Target] = {
         "src/coopeval/studies/coopeval/tables/bootstrap.py",
         ("tests/studies/coopeval/tables",),
         False,
-        4.0,  # mutants of the batched replicator loop run until the CPU limit: keep it short
+        4.0,
+        # polars' thread pool does not survive fork: forked workers hang until the CPU limit
+        "forkserver",
     ),
 }
 
@@ -212,6 +215,8 @@ def workspace(target: Target, root: Path) -> Path:
         'also_copy = ["workflow", "resources", "config"]\n'
         "use_git_change_detection = false\n"
         f"timeout_multiplier = {target.timeout_multiplier}\n"
+        f'process_isolation = "{target.isolation}"\n'
+        + ('forkserver_warmup = "none"\n' if target.isolation == "forkserver" else "")
     )
     (work / "pyproject.toml").write_text(pyproject, encoding="utf-8")
     return work
@@ -222,6 +227,9 @@ def run_target(key: str, target: Target, root: Path, jobs: int, timeout: float) 
     outcome = Outcome(target)
     work = workspace(target, root)
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "CI")}
+    # One BLAS/OpenMP thread: mutmut forks its workers, and a BLAS thread pool inherited across
+    # fork spins until the CPU limit (every bootstrap mutant "timed out" before this).
+    env.update(OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
     started = time.perf_counter()
     # Own process group, so a timeout stops mutmut's forked workers too.
     proc = subprocess.Popen(
