@@ -90,3 +90,16 @@ def test_duplicate_keys_are_remembered() -> None:
 def test_huge_integer_does_not_crash() -> None:
     text = '{"A0": ' + "9" * 5000 + '} then {"A0": 100}'
     assert extract_last_json_object(text) == {"A0": 100}
+
+
+def test_first_object_error_code() -> None:
+    """The judge path (first object) reports the same ``no_json`` code as the last-object path."""
+    with pytest.raises(AnswerError) as info:
+        extract_first_json_object("no braces at all")
+    assert info.value.code == "no_json" and str(info.value) == "no JSON object found"
+
+
+def test_scan_retries_at_the_very_next_brace() -> None:
+    # "{" at 0 does not decode; the answer starts at index 1 and must be found.
+    assert extract_last_json_object('{{"A0": 100}') == {"A0": 100}
+    assert extract_first_json_object('{{"reasoning": "x"}') == {"reasoning": "x"}

@@ -4,7 +4,9 @@ The moves of the contracting, mediation, repetition and reputation (higher-order
 the raw LLM text of the final, accepted answer in ``response``. Our strict parser must accept
 each of them and give positive probability to the recorded action (to the delegate token for
 moves played by the mediator). A small trimmed copy of varied answers lives in
-``fixtures/run1_responses.json`` so the core cases run without the reference folder.
+``fixtures/run1_responses.json`` and the 203 sampled moves in
+``tests/data/run1_responses_sample.json.gz``, so all but the full-run checks run without the
+full reference folder.
 """
 
 from __future__ import annotations
@@ -12,7 +14,6 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,12 +23,9 @@ import pytest
 
 from coopeval.decisions import ActionDistribution, AnswerError, ContractDesign, parse_answer
 
+from tests.shared_data import RESPONSES_SAMPLE
+
 HERE = Path(__file__).resolve().parent
-REPO = HERE.parents[1]
-SHARED = Path(os.environ.get("COOPEVAL_SHARED", REPO.parent / "shared"))
-RUN1 = SHARED / "data" / "coopeval_run1"
-SKIP_REASON = f"reference data not available: {RUN1} is absent (set COOPEVAL_SHARED to the shared folder)"
-needs_run1 = pytest.mark.skipif(not RUN1.is_dir(), reason=SKIP_REASON)
 
 # Enum members in declaration order, as the released records name them: the position is the
 # token index (spec §10). Note the Traveller's Dilemma members are CLAIM_0..CLAIM_3 (indices),
@@ -95,8 +93,9 @@ def _moves(value: Any) -> Iterator[dict[str, Any]]:
             yield from _moves(item)
 
 
-def read_moves(folder: str) -> list[Move]:
-    base = RUN1 / folder
+def read_moves(run1: Path, folder: str) -> list[Move]:
+    """Every move with a recorded ``response`` in one experiment's records."""
+    base = run1 / folder
     path = base / "records.jsonl" if (base / "records.jsonl").exists() else base / "records.jsonl.gz"
     opener = gzip.open if path.suffix == ".gz" else open
     out = []
@@ -109,22 +108,22 @@ def read_moves(folder: str) -> list[Move]:
     return out
 
 
-def folders_with_responses() -> list[str]:
+def folders_with_responses(run1: Path) -> list[str]:
     """Folders whose moves carry ``response`` and whose records were copied (3 are missing)."""
     return sorted(
         p.name
-        for p in RUN1.iterdir()
+        for p in run1.iterdir()
         if p.is_dir()
         and not p.name.startswith(("no_mechanism", "reputation_first_order"))
         and any((p / name).exists() for name in ("records.jsonl", "records.jsonl.gz"))
     )
 
 
-def sample_moves() -> list[Move]:
+def sample_moves(run1: Path) -> list[Move]:
     """A deterministic sample: per folder, the PER_FOLDER moves with the smallest position hash."""
     sample = []
     for folder in SAMPLE_FOLDERS:
-        moves = read_moves(folder)
+        moves = read_moves(run1, folder)
         moves.sort(key=lambda m: hashlib.sha256(f"{m.folder}:{m.position}".encode()).hexdigest())
         sample.extend(moves[:PER_FOLDER])
     return sample
@@ -157,20 +156,30 @@ def test_fixture_response(case: dict[str, Any]) -> None:
     assert dist == case["expected"]
 
 
-# ---------------------------------------------------------------- reference folder
+# ---------------------------------------------------------------- sampled moves (tests/data)
 
-if RUN1.is_dir():
-    SAMPLE: list[Any] = sample_moves()
-    SAMPLE_IDS = [f"{m.folder}@{m.position}" for m in SAMPLE]
-else:
-    SAMPLE = [pytest.param(None, marks=pytest.mark.skip(reason=SKIP_REASON))]
-    SAMPLE_IDS = ["run1-absent"]
+def stored_sample() -> list[Move]:
+    """The sampled moves stored in ``tests/data`` (empty while ``make_sample.py`` builds them)."""
+    if not RESPONSES_SAMPLE.is_file():
+        return []
+    with gzip.open(RESPONSES_SAMPLE, "rt", encoding="utf-8") as handle:
+        return [Move(**m) for m in json.load(handle)]
 
 
-@needs_run1
+SAMPLE = stored_sample()
+SAMPLE_IDS = [f"{m.folder}@{m.position}" for m in SAMPLE]
+
+
 def test_sample_size() -> None:
     assert len(SAMPLE) == PER_FOLDER * len(SAMPLE_FOLDERS)
     assert len({(m.folder, m.position) for m in SAMPLE}) == len(SAMPLE)
+    assert {m.folder for m in SAMPLE} == set(SAMPLE_FOLDERS)
+
+
+def test_stored_sample_is_the_sample_of_the_full_data(full_run1_dir: Path) -> None:
+    """Full-run check: ``tests/data/run1_responses_sample.json.gz`` is exactly what
+    :func:`sample_moves` draws from the full run1 folder."""
+    assert sample_moves(full_run1_dir) == SAMPLE
 
 
 @pytest.mark.parametrize("move", SAMPLE, ids=SAMPLE_IDS)
@@ -178,13 +187,16 @@ def test_sampled_real_response(move: Move) -> None:
     check_consistent(move.action, move.mediated, move.n_tokens, move.response)
 
 
-@needs_run1
-def test_every_real_response_parses() -> None:
-    """All 6,426 run1 answers with a recorded response: strict parse, consistent with the move."""
+# ---------------------------------------------------------------- full reference folder
+
+
+def test_every_real_response_parses(full_run1_dir: Path) -> None:
+    """Full-run check: all 6,426 run1 answers with a recorded response: strict parse, consistent
+    with the move."""
     failures: list[str] = []
     total = 0
-    for folder in folders_with_responses():
-        for move in read_moves(folder):
+    for folder in folders_with_responses(full_run1_dir):
+        for move in read_moves(full_run1_dir, folder):
             total += 1
             try:
                 check_consistent(move.action, move.mediated, move.n_tokens, move.response)
@@ -194,11 +206,11 @@ def test_every_real_response_parses() -> None:
     assert not failures, f"{len(failures)} of {total} rejected or inconsistent:\n" + "\n".join(failures[:20])
 
 
-@needs_run1
-def test_fixture_comes_from_the_data() -> None:
+def test_fixture_comes_from_the_data(full_run1_dir: Path) -> None:
+    """Full-run check: every trimmed fixture answer is the tail of a recorded response."""
     for case in FIXTURE:
         tail = case["response"].split("\n[...]\n")[-1]
-        matches = [m for m in read_moves(case["folder"])
+        matches = [m for m in read_moves(full_run1_dir, case["folder"])
                    if m.player == case["player"] and m.action == case["action"] and m.response.endswith(tail)]
         assert matches, f"fixture answer of {case['player']} in {case['folder']} not found in the data"
 
@@ -211,13 +223,12 @@ LENIENT_ONLY = {
 }
 
 
-@needs_run1
-def test_real_contract_designs() -> None:
+def test_real_contract_designs(run1_dir: Path) -> None:
     """Strict integers reject exactly the two gpt-4o designs with ``-0.5``; lenient mode (the
     reference's truncation, ``compat.lenient_contract_ints``) reproduces all 78 recorded contracts."""
     strict_rejected: set[tuple[str, str]] = set()
     n = 0
-    for path in sorted(RUN1.glob("contracting_*/contract_design.json")):
+    for path in sorted(run1_dir.glob("contracting_*/contract_design.json")):
         folder = path.parent.name
         enum = GAME_ENUM[folder.removeprefix("contracting_")]
         for designer, entry in json.loads(path.read_text(encoding="utf-8")).items():

@@ -212,10 +212,11 @@ def test_no_decision_kind_switch_outside_the_format_classes() -> None:
     """Behaviour per kind lives in the format classes; elsewhere a kind is only a stored value."""
     src = Path(__file__).resolve().parents[2] / "src" / "coopeval"
     formats = src / "decisions" / "formats"
+    mock = src / "agents" / "mock.py"  # the shipped test double answers every CoopEval kind on purpose
     offenders = [
         f"{path.relative_to(src)}:{n}"
         for path in src.rglob("*.py")
-        if formats not in path.parents
+        if formats not in path.parents and path != mock
         for n, line in enumerate(path.read_text().splitlines(), start=1)
         if re.search(r"DecisionKind\.|\.kind\s*(==|is|in\b)", line)
     ]

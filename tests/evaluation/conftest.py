@@ -1,8 +1,8 @@
 """Shared fixtures for the evaluation tests.
 
-Reference material lives in ``../shared`` next to the repository root (oracle vectors in
-``oracles/dev_vectors.json``, the released run1 data in ``data/coopeval_run1``). Tests that
-need it are skipped with a clear reason when it is absent.
+Reference material comes from ``tests/data`` (oracle vectors and the run1 sample, always
+present; see :mod:`tests.shared_data`). The ``shared_dir``, ``full_run1_dir``, ``run1_dir``
+and ``oracles`` fixtures are in ``tests/conftest.py``.
 
 Parametrisation happens in :func:`pytest_generate_tests` (so test modules never import from
 this file):
@@ -15,21 +15,13 @@ this file):
 
 from __future__ import annotations
 
-import functools
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-SHARED_DIR = REPO_ROOT.parent / "shared"
-ORACLE_FILE = SHARED_DIR / "oracles" / "dev_vectors.json"
-RUN1_DIR = SHARED_DIR / "data" / "coopeval_run1"
-
-MISSING_SHARED = (
-    f"reference material not found at {SHARED_DIR} (expected ../shared next to the repo)"
-)
+from tests.shared_data import oracle_vectors
 
 GAMES = (
     "prisoners_dilemma",
@@ -52,15 +44,6 @@ _ORACLE_ARGS = {
 }
 
 
-@functools.cache
-def _oracles() -> dict[str, Any] | None:
-    if not ORACLE_FILE.is_file():
-        return None
-    with ORACLE_FILE.open(encoding="utf-8") as handle:
-        data: dict[str, Any] = json.load(handle)
-    return data
-
-
 _EXPERIMENT_ARGS = {
     "matchup_experiment": MATCHUP_EXPERIMENTS,
     "reputation_experiment": REPUTATION_EXPERIMENTS,
@@ -74,40 +57,10 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     for argname, set_name in _ORACLE_ARGS.items():
         if argname not in metafunc.fixturenames:
             continue
-        oracles = _oracles()
-        if oracles is None:
-            skip = pytest.mark.skip(reason=f"oracle file missing: {ORACLE_FILE}")
-            metafunc.parametrize(argname, [pytest.param(None, marks=skip, id="no-oracles")])
-            continue
-        vectors = oracles["sets"][set_name]["vectors"]
+        vectors = oracle_vectors()["sets"][set_name]["vectors"]
         metafunc.parametrize(
             argname, [pytest.param((name, vectors[name]), id=name) for name in vectors]
         )
-
-
-@pytest.fixture(scope="session")
-def shared_dir() -> Path:
-    """The read-only reference folder ``../shared`` (skip if absent)."""
-    if not SHARED_DIR.is_dir():
-        pytest.skip(MISSING_SHARED)
-    return SHARED_DIR
-
-
-@pytest.fixture(scope="session")
-def oracles() -> dict[str, Any]:
-    """The parsed ``dev_vectors.json`` (skip if absent)."""
-    data = _oracles()
-    if data is None:
-        pytest.skip(f"oracle file missing: {ORACLE_FILE}")
-    return data
-
-
-@pytest.fixture(scope="session")
-def run1_dir(shared_dir: Path) -> Path:
-    """The released run1 data folder (skip if absent)."""
-    if not RUN1_DIR.is_dir():
-        pytest.skip(f"run1 data not found at {RUN1_DIR}")
-    return RUN1_DIR
 
 
 @pytest.fixture(scope="session")

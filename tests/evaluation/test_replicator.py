@@ -141,10 +141,22 @@ def test_run1_rd_reproduces(run1_dir: Path, load_json: Any, matchup_experiment: 
         assert result.final_population[i] == pytest.approx(
             recorded[agent]["final_population"], abs=1e-9, rel=0
         )
-    history = load_json(folder / "population_history.json")
-    assert len(history) == result.history.shape[0] == 1001
-    recorded_history = np.array([[snapshot[a] for a in agents] for snapshot in history])
-    np.testing.assert_allclose(result.history, recorded_history, atol=1e-9, rtol=0)
+    checkpoints = load_json(folder / "population_checkpoints.json")
+    assert checkpoints["steps"] == [0, 1, 2, 10, 100, 1000]
+    recorded = np.array([[snapshot[a] for a in agents] for snapshot in checkpoints["populations"]])
+    np.testing.assert_allclose(result.history[checkpoints["steps"]], recorded, atol=1e-9, rtol=0)
+
+
+def test_run1_rd_full_history(full_run1_dir: Path, load_json: Any, experiment_names: dict[str, tuple[str, ...]]) -> None:
+    """Full-run check: every step of the 24 recorded ``population_history.json`` trajectories."""
+    for experiment in experiment_names["matchup"]:
+        folder = full_run1_dir / experiment
+        agents, tensor = build_payoff_tensor(load_reference_matchups(folder / "matchup_payoffs.json"))
+        result = replicator_dynamics(tensor, steps=1000, lr=0.1)
+        history = load_json(folder / "population_history.json")
+        assert len(history) == result.history.shape[0] == 1001, experiment
+        recorded_history = np.array([[snapshot[a] for a in agents] for snapshot in history])
+        np.testing.assert_allclose(result.history, recorded_history, atol=1e-9, rtol=0, err_msg=experiment)
 
 
 def test_released_vector_rd(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from fractions import Fraction
 
 import nashpy
@@ -74,8 +73,8 @@ def test_normalisation_constants(key, expected):
 
 
 @pytest.mark.parametrize("key", list(ORACLE_NAMES))
-def test_nash_equilibria_match_oracle(shared_dir, key):
-    vectors = json.loads((shared_dir / "oracles" / "dev_vectors.json").read_text())["sets"]["nash_equilibria"]["vectors"]
+def test_nash_equilibria_match_oracle(oracles, key):
+    vectors = oracles["sets"]["nash_equilibria"]["vectors"]
     oracle = vectors[ORACLE_NAMES[key]]
     game = get_game(key)
     a, b = bimatrix(game)

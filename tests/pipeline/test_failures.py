@@ -9,27 +9,16 @@ import polars as pl
 import pytest
 
 from coopeval.decisions.reask import MAX_ATTEMPTS
-from coopeval.core.prompts import PromptLibrary
-from coopeval.studies.coopeval.cells import build_cells
 from coopeval.pipeline.checks import FailedDecisionsError, check_failed_decisions
-from coopeval.pipeline.config import validate_config
 from coopeval.studies.coopeval.parse import matchup_scores
-from coopeval.studies.coopeval.play import play_cell
 from coopeval.pipeline.store import build_store
+from tests.helpers import make_cell, play_bots, play_spec
 
 
 @pytest.fixture
 def malformed_cell():
-    config = validate_config(
-        {
-            "agents": [{"model": "bot/malformed"}, {"model": "bot/always-cooperate"}],
-            "games": ["prisoners_dilemma"],
-            "mechanisms": ["Repetition"],
-            "mechanism_params": {"Repetition": {"num_rounds": 3}},
-        }
-    )
-    spec = build_cells(config)[0]
-    tables, stats = play_cell(spec, None, PromptLibrary())
+    spec = make_cell("Repetition", "prisoners_dilemma", ["malformed", "always-cooperate"], num_rounds=3)
+    tables, stats = play_spec(spec)
     return spec, tables, stats
 
 
@@ -77,15 +66,7 @@ def test_final_check_names_failed_decisions(malformed_cell, tmp_path):
 
 
 def test_retry_failed_asks_only_failed_decisions_again():
-    config = validate_config(
-        {
-            "agents": [{"model": "bot/malformed"}, {"model": "bot/always-cooperate"}],
-            "games": ["prisoners_dilemma"],
-            "mechanisms": ["NoMechanism"],
-            "retry_failed": 1,
-        }
-    )
-    tables, _ = play_cell(build_cells(config)[0], None, PromptLibrary())
+    tables = play_bots("NoMechanism", "prisoners_dilemma", ["malformed", "always-cooperate"], config={"retry_failed": 1})
     failed = tables["decisions"].filter(pl.col("status") == "failed")
     assert set(failed["n_attempts"].to_list()) == {2 * MAX_ATTEMPTS}
     ok = tables["decisions"].filter(pl.col("status") == "ok")
@@ -99,9 +80,9 @@ def test_budget_guard_stops_the_job_after_caching(tmp_path):
     from coopeval.cache.response_cache import ResponseCache
     from coopeval.decisions.formats import ActionDistribution
     from coopeval.agents.maker import BudgetExceededError, DecisionMaker
-    from tests.fakes import FakeLLM
+    from coopeval.agents.mock import MockLLM
 
-    class Pricey(FakeLLM):
+    class Pricey(MockLLM):
         async def generate(self, request):
             reply = await super().generate(request)
             return Reply(text=reply.text, cost_usd=0.6)

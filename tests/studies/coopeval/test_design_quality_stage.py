@@ -16,9 +16,6 @@ import pytest
 
 from coopeval.studies.coopeval.reference.importer.layout import reference_enum_members
 from coopeval.games import get_game
-from coopeval.core.prompts import PromptLibrary
-from coopeval.studies.coopeval.cells import build_cells
-from coopeval.pipeline.config import validate_config
 from coopeval.studies.coopeval.design_quality import (
     DESIGN_QUALITY_SCHEMA,
     DESIGN_QUALITY_SUMMARY_SCHEMA,
@@ -26,7 +23,7 @@ from coopeval.studies.coopeval.design_quality import (
     design_quality_summary,
 )
 from coopeval.core.io import write_parquet_atomic
-from coopeval.studies.coopeval.play import play_cell
+from tests.helpers import play_bots
 
 REPO = Path(__file__).resolve().parents[3]
 CELL = {"cell_id": "c1", "source": "ours", "run": "r1"}
@@ -93,10 +90,7 @@ def test_pooled_across_runs_and_seats() -> None:
 def test_bot_designs_from_play() -> None:
     frames = []
     for mechanism in ("Mediation", "Contracting"):
-        config = validate_config(
-            {"agents": [{"model": "bot/always-cooperate"}, {"model": "bot/malformed"}], "games": ["trust_game"], "mechanisms": [mechanism]}
-        )
-        tables, _ = play_cell(build_cells(config)[0], None, PromptLibrary())
+        tables = play_bots(mechanism, "trust_game", ["always-cooperate", "malformed"])
         frames.append(tables["designs"])
     designs = pl.concat(frames)
     rows = design_quality_rows(designs)
@@ -136,9 +130,9 @@ def test_snakemake_script(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
 # Released run1 designs, reasoned by hand
 
 
-def run1_designs(shared: Path, folder: str) -> pl.DataFrame:
+def run1_designs(run1: Path, folder: str) -> pl.DataFrame:
     """A ``designs`` frame from a run1 ``*_design.json`` (enum reprs → tokens via the game)."""
-    path = shared / "data" / "coopeval_run1" / folder
+    path = run1 / folder
     config = json.loads((path / "config.json").read_text())
     game = get_game(config["game"]["type"])
     token = {m: f"A{i}" for i, m in enumerate(reference_enum_members(game))}
@@ -230,8 +224,8 @@ def run1_designs(shared: Path, folder: str) -> pl.DataFrame:
         ),
     ],
 )
-def test_run1_designs_by_hand(shared_dir: Path, folder: str, expected: dict[str, tuple[bool, bool]]) -> None:
-    designs = run1_designs(shared_dir, folder)
+def test_run1_designs_by_hand(run1_dir: Path, folder: str, expected: dict[str, tuple[bool, bool]]) -> None:
+    designs = run1_designs(run1_dir, folder)
     rows = design_quality_rows(designs)
     assert rows.height == designs.height  # every released design evaluates
     got = quality(rows)

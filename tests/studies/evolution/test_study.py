@@ -193,7 +193,7 @@ def test_the_composed_config_validates_the_section() -> None:
     assert "evolution" in STUDIES and STUDIES["evolution"].default_enabled
     agents = {"agents": [{"model": "bot/tit-for-tat"}]}
     config = validate_config({**agents, "evolution": {"models": [{"model": "bot/evo-zero"}], "n_agents": 4, "generations": 1}})
-    assert config["studies"] == ["coopeval", "evolution"] and config["evolution"]["matrix"]["x_c"] == 50
+    assert config["studies"] == ["coopeval", "gossip", "evolution"] and config["evolution"]["matrix"]["x_c"] == 50
     assert len(all_cells(config)["evolution"]) == 2
     for bad, key in (({"n_agents": 5}, "evolution.n_agents"), ({"models": [{"model": "bot/tit-for-tat"}]}, "evolution.models[0].model")):
         with pytest.raises(ConfigError, match=key.replace("[", r"\[").replace("]", r"\]")):

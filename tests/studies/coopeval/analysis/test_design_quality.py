@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import itertools
 import json
-from pathlib import Path
 
 import pytest
 
@@ -22,9 +21,9 @@ from coopeval.games.designs import (
     parse_mediator,
 )
 from coopeval.games import Game, get_game
+from tests.shared_data import RUN1_SAMPLE
 
 PD, PGG, TD, TG, SH = (get_game(k) for k in ("prisoners_dilemma", "public_goods", "travellers_dilemma", "trust_game", "stag_hunt"))
-RUN1 = Path(__file__).resolve().parents[4].parent / "shared" / "data" / "coopeval_run1"
 
 
 # ----------------------------------------------------------------------------------------------
@@ -156,9 +155,7 @@ def test_design_checks_on_stored_json() -> None:
 
 
 def _run1_design(experiment: str, designer: str) -> dict[str, object]:
-    path = RUN1 / experiment / ("contract_design.json" if experiment.startswith("contracting") else "mediator_design.json")
-    if not path.is_file():
-        pytest.skip(f"released run1 data not found at {RUN1}")
+    path = RUN1_SAMPLE / experiment / ("contract_design.json" if experiment.startswith("contracting") else "mediator_design.json")
     return json.loads(path.read_text())[designer]  # type: ignore[no-any-return]
 
 

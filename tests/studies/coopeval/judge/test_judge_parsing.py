@@ -15,7 +15,7 @@ from coopeval.studies.coopeval.judge.prompt import JudgePrompt
 from coopeval.studies.coopeval.judge.stage import JUDGEMENT_SCHEMA, judge_decisions
 from coopeval.agents.maker import DecisionMaker
 from coopeval.core.schemas import SCHEMAS
-from tests.studies.coopeval.judge.fakes import ScriptedJudge, decision_rows, judge_answer
+from tests.fakes import ScriptedJudge, decision_rows, judge_answer
 
 TAXONOMY = load_taxonomy()
 PROMPT = JudgePrompt(TAXONOMY)

@@ -22,7 +22,7 @@ from coopeval.decisions.taxonomy import load_taxonomy  # noqa: E402
 from coopeval.studies.coopeval.judge.prompt import JudgePrompt  # noqa: E402
 from coopeval.studies.coopeval.judge.stage import judge_decisions  # noqa: E402
 from coopeval.studies.coopeval.play import style_instructions  # noqa: E402
-from tests.studies.coopeval.judge.fakes import decision_rows  # noqa: E402
+from tests.fakes import decision_rows  # noqa: E402
 
 
 def test_local_model_judges_one_decision():

@@ -10,7 +10,7 @@ from coopeval.decisions.errors import AnswerError
 from coopeval.decisions.parsing import parse_answer
 from coopeval.decisions.taxonomy import load_taxonomy
 from coopeval.studies.coopeval.judge.prompt import DEFAULT_TEMPLATE, JudgePrompt, category_lines
-from tests.studies.coopeval.judge.fakes import judge_answer
+from tests.fakes import judge_answer
 
 
 def test_default_prompt_lists_every_category_in_order():

@@ -7,7 +7,7 @@ from __future__ import annotations
 import polars as pl
 
 from coopeval.studies.coopeval.judge.selection import cot_agent_names, eligible_decisions, sample_decisions
-from tests.studies.coopeval.judge.fakes import decision_rows
+from tests.fakes import decision_rows
 
 COT = ["x(CoT)", "Claude(CoT)"]
 TEXT80 = "y" * 80

@@ -7,8 +7,8 @@ import polars as pl
 
 from coopeval.studies.coopeval.judge.stage import JUDGEMENT_SCHEMA, run_judge
 from coopeval.core.schemas import SCHEMAS
-from tests.conftest import REPO
-from tests.studies.coopeval.judge.fakes import ScriptedJudge, decision_rows, judge_answer
+from tests.shared_data import REPO
+from tests.fakes import ScriptedJudge, decision_rows, judge_answer
 
 LONG = (
     "Defecting pays more whatever the other player does, so I maximise my own payoff by defecting. "

@@ -7,24 +7,15 @@ from typing import Any
 
 import polars as pl
 
-from coopeval.agents.bots import BOTS, Bot, make_bot
-from coopeval.core.prompts import PromptLibrary
-from coopeval.studies.coopeval.cells import build_cells
-from coopeval.pipeline.config import validate_config
-from coopeval.studies.coopeval.play import play_cell
+from coopeval.agents.bots import Bot, make_bot
+from tests.helpers import play_bots
 
 
 def play_design_cell(
     mechanism: str, roster: list[Bot], game: str, seed: int = 42, compat: dict[str, Any] | None = None
 ) -> dict[str, pl.DataFrame]:
     """Play one cell with ``roster`` (test-only bots included; the config only names the cell)."""
-    known = [{"model": b.name} for b in roster if b.name.removeprefix("bot/") in BOTS]
-    config = validate_config({"agents": known, "games": [game], "mechanisms": [mechanism], "seed": seed})
-    spec = build_cells(config)[0]
-    if compat:
-        spec = {**spec, "compat": {**spec["compat"], **compat}}
-    tables, _ = play_cell(spec, None, PromptLibrary(), agents=roster)
-    return tables
+    return play_bots(mechanism, game, roster, seed=seed, compat=compat)
 
 
 def bots(*names: str) -> list[Bot]:

@@ -7,30 +7,17 @@ import json
 import polars as pl
 import pytest
 
-from coopeval.agents.bots import make_bot
 from coopeval.evaluation.scores import discounted_average
-from coopeval.core.prompts import PromptLibrary
-from coopeval.studies.coopeval.cells import build_cells
-from coopeval.pipeline.config import validate_config
 from coopeval.studies.coopeval.parse import matchup_scores
-from coopeval.studies.coopeval.play import play_cell
+from tests.helpers import play_bots
 
 AXELROD = {"TitForTat": "tit-for-tat", "Defector": "always-defect", "Cooperator": "always-cooperate", "Grudger": "grim-trigger"}
 
 
 def versus(bots, game="prisoners_dilemma", mechanism="Repetition", rounds=15, seed=42):
-    config = validate_config(
-        {
-            "agents": [{"model": f"bot/{b}"} for b in bots],
-            "games": [game],
-            "mechanisms": [mechanism],
-            "mechanism_params": {"Repetition": {"num_rounds": rounds}} if mechanism == "Repetition" else {},
-            "seed": seed,
-        }
-    )
-    spec = build_cells(config)[0]
-    tables, _ = play_cell(spec, None, PromptLibrary(), agents=[make_bot(b) for b in bots])
-    return tables
+    """Play ``bots`` in one cell (Repetition with ``rounds`` rounds) and return its tables."""
+    params = {"num_rounds": rounds} if mechanism == "Repetition" else {}
+    return play_bots(mechanism, game, bots, seed=seed, **params)
 
 
 def transcript(tables, matchup):
@@ -45,8 +32,8 @@ def transcript(tables, matchup):
     ["TitForTat vs Defector", "TitForTat vs Cooperator", "TitForTat vs Grudger", "Defector vs Grudger",
      "Defector vs Cooperator", "Grudger vs Grudger", "Defector vs Defector"],
 )
-def test_matches_axelrod_oracle(shared_dir, pair):
-    oracle = json.loads((shared_dir / "oracles" / "dev_vectors.json").read_text())["sets"]["axelrod_matches"]["vectors"][pair]
+def test_matches_axelrod_oracle(oracles, pair):
+    oracle = oracles["sets"]["axelrod_matches"]["vectors"][pair]
     left, right = (AXELROD[p] for p in pair.split(" vs "))
     bots = [left] if left == right else [left, right]
     tables = versus(bots)

@@ -15,7 +15,6 @@ transcripts below were worked out by hand from the bots' rules and the seeded ma
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -29,14 +28,12 @@ from coopeval.studies.coopeval.mechanisms.base import action_instruction
 from coopeval.agents.maker import DecisionMaker
 from coopeval.core.prompts import PromptLibrary
 from coopeval.studies.coopeval.mechanisms.reputation import build_population, draw_matching
-from coopeval.studies.coopeval.cells import build_cells
-from coopeval.pipeline.config import validate_config
 from coopeval.studies.coopeval.evaluate import evaluate_cell
 from coopeval.studies.coopeval.parse import matchup_scores
-from coopeval.studies.coopeval.play import build_context, play_cell
+from coopeval.studies.coopeval.play import build_context
 from coopeval.core.rng import rng_for
+from tests.helpers import make_cell, play_spec
 
-REPO_ROOT = Path(__file__).resolve().parents[4]
 PROMPTS = PromptLibrary()
 ID_COLUMNS = ["cell_id", "source", "run", "mechanism", "game"]
 FIVE_BOTS = ["always-cooperate", "always-defect", "tit-for-tat", "grim-trigger", "uniform-random"]
@@ -44,20 +41,12 @@ FIVE_BOTS = ["always-cooperate", "always-defect", "tit-for-tat", "grim-trigger",
 
 def cell(bots: list[str], game: str, mechanism: str, seed: int = 42, **params: Any) -> dict[str, Any]:
     """The cell spec of one (game, mechanism) with a bot roster, built as the workflow does."""
-    config: dict[str, Any] = {
-        "agents": [{"model": f"bot/{b}"} for b in bots],
-        "games": [game],
-        "mechanisms": [mechanism],
-        "seed": seed,
-    }
-    if params:
-        config["mechanism_params"] = {mechanism: params}
-    (spec,) = build_cells(validate_config(config), repo_root=REPO_ROOT)
-    return spec
+    return make_cell(mechanism, game, bots, seed=seed, **params)
 
 
 def play(spec: dict[str, Any]) -> tuple[dict[str, pl.DataFrame], Any]:
-    return play_cell(spec, cache=None, prompts=PROMPTS)
+    """Play a cell spec with the agents it names."""
+    return play_spec(spec)
 
 
 def transcript(tables: dict[str, pl.DataFrame]) -> list[tuple[Any, ...]]:

@@ -1,5 +1,6 @@
-"""Fixtures for the reference-import tests: the released run1 data (skipped when absent) and a
-builder of small synthetic run folders in the reference layout, one per schema variant."""
+"""Fixtures for the reference-import tests: ``reproduce`` on the full released run1 data (a
+full-run check, skipped when the full folder is absent) and a builder of small synthetic run
+folders in the reference layout, one per schema variant."""
 
 from __future__ import annotations
 
@@ -19,33 +20,14 @@ from coopeval.evaluation.scores import discounted_average
 from coopeval.evaluation.tensor import build_payoff_tensor, mean_payoff
 from coopeval.games import Game, get_game
 
-REPO = Path(__file__).resolve().parents[4]
-RUN1 = REPO.parent / "shared" / "data" / "coopeval_run1"
-ORACLES = REPO.parent / "shared" / "oracles" / "dev_vectors.json"
-
-
 @pytest.fixture(scope="session")
-def run1_dir() -> Path:
-    """The released run1 copy in ``../shared``; skip with a reason when it is absent."""
-    if not RUN1.is_dir():
-        pytest.skip(f"released run1 data not found at {RUN1} (../shared is not checked out beside the repo)")
-    return RUN1
-
-
-@pytest.fixture(scope="session")
-def run1_reproduced(run1_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Any:
-    """``reproduce`` on run1 once per session (100 bootstrap resamples to keep the suite light)."""
+def run1_reproduced(full_run1_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """``reproduce`` on the full run1 once per session (100 bootstrap resamples to keep the
+    suite light). Full-run check: it needs every experiment's records."""
     from coopeval.studies.coopeval.reference.cli import reproduce
 
     out = tmp_path_factory.mktemp("run1_out")
-    return reproduce(run1_dir, out, n_bootstrap=100, progress=None)
-
-
-@pytest.fixture(scope="session")
-def oracle_vectors() -> dict[str, Any]:
-    if not ORACLES.is_file():
-        pytest.skip(f"oracle vectors not found at {ORACLES}")
-    return json.loads(ORACLES.read_text())
+    return reproduce(full_run1_dir, out, n_bootstrap=100, progress=None)
 
 
 # ----------------------------------------------------------------------------------------------

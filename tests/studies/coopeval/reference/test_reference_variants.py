@@ -389,13 +389,13 @@ def test_selection_details_match_our_runs_payload(tmp_path: Path, make_experimen
     assert json.loads(row["design"]) == {"A0": 2, "A1": 0}
 
 
-def test_missing_experiment_folder_is_flagged(shared_dir, tmp_path):
+def test_missing_experiment_folder_is_flagged(run1_dir, tmp_path):
     import shutil
 
     from coopeval.studies.coopeval.reference.importer import import_reference
 
     run = tmp_path / "run1_copy"
-    shutil.copytree(shared_dir / "data" / "coopeval_run1", run)
+    shutil.copytree(run1_dir, run)
     shutil.rmtree(run / "reputation_trust_game")
     messages: list[str] = []
     data = import_reference(run, progress=messages.append)
