@@ -6,7 +6,8 @@
   replicator checkpoints, and 203 sampled answers). ``tests/data/make_sample.py`` rebuilds it.
 * The full reference folder: ``$COOPEVAL_SHARED_DIR``, else ``../shared`` beside the clone.
   Only full-run checks need it; they skip when it is absent, with a reason naming it, except
-  in CI (``CI`` set in the environment), where its absence fails the test.
+  when ``COOPEVAL_REQUIRE_SHARED`` is set (``.ci/run`` sets it whenever ``../shared`` is beside
+  the clone), where its absence fails the test instead of passing silently.
 """
 
 from __future__ import annotations
@@ -38,8 +39,8 @@ def full_run1_path() -> Path:
 
 
 def in_ci() -> bool:
-    """True when the ``CI`` environment variable is set (to anything but empty, 0 or false)."""
-    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+    """True when ``COOPEVAL_REQUIRE_SHARED`` is set (to anything but empty, 0 or false)."""
+    return os.environ.get("COOPEVAL_REQUIRE_SHARED", "").strip().lower() not in ("", "0", "false", "no")
 
 
 def require_dir(path: Path, what: str) -> Path:
@@ -51,7 +52,7 @@ def require_dir(path: Path, what: str) -> Path:
         "tests/data holds only a sample"
     )
     if in_ci():
-        pytest.fail(f"CI: reference data missing. {reason}", pytrace=False)
+        pytest.fail(f"COOPEVAL_REQUIRE_SHARED: reference data missing. {reason}", pytrace=False)
     pytest.skip(reason)
 
 
