@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import collections
 import sys
+from pathlib import Path
 
 import polars as pl
 
 from coopeval.agents.bots import TitForTat
-from coopeval.agents.registry import agent_name, make_agent
+from coopeval.agents.registry import agent_name, is_scripted, make_agent
 from coopeval.core.prompts import PromptLibrary
 from coopeval.studies.coopeval.cells import build_cells
 from coopeval.pipeline.config import load_config
@@ -34,8 +35,8 @@ def main(paths: list[str]) -> None:
     config = load_config(paths or ["config/config.yaml"])
     counts: collections.Counter[tuple[str, str, str]] = collections.Counter()
     for cell in build_cells(config):
-        agents = [StandIn(agent_name(a)) if not a["model"].startswith("bot/") else make_agent(a) for a in cell["agents"]]
-        tables, _ = play_cell(cell, None, PromptLibrary(), agents=agents)
+        agents = [make_agent(a) if is_scripted(a["model"]) else StandIn(agent_name(a)) for a in cell["agents"]]
+        tables, _ = play_cell(cell, None, PromptLibrary(Path(__file__).resolve().parents[1] / "resources" / "prompts"), agents=agents)
         llm = tables["llm_calls"].filter(~pl.col("agent").str.starts_with("bot/"))
         for kind, agent in zip(llm["kind"], llm["agent"], strict=True):
             counts[(cell["mechanism"], agent, kind)] += 1

@@ -19,6 +19,7 @@ from typing import Any
 
 import polars as pl
 
+from tests.shared_data import PROMPTS_DIR
 from coopeval.agents.bots import BOTS, make_bot
 from coopeval.agents.maker import CallStats
 from coopeval.agents.protocol import Agent
@@ -29,7 +30,7 @@ from coopeval.pipeline.config import validate_config
 from coopeval.studies.coopeval.play import play_cell
 
 REPO = Path(__file__).resolve().parents[1]
-PROMPTS = PromptLibrary()
+PROMPTS = PromptLibrary(PROMPTS_DIR)
 
 Player = str | Agent
 

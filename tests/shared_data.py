@@ -21,6 +21,9 @@ from typing import Any
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+PROMPTS_DIR = REPO / "resources" / "prompts"
+"""CoopEval's prompt templates (the workflow passes config ``prompts_dir``)."""
+JUDGE_TEMPLATE = PROMPTS_DIR / "judge" / "judge.txt"
 DATA_DIR = REPO / "tests" / "data"
 ORACLE_FILE = DATA_DIR / "oracles" / "dev_vectors.json"
 RUN1_SAMPLE = DATA_DIR / "coopeval_run1"

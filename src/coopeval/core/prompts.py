@@ -11,7 +11,6 @@ import hashlib
 import string
 from pathlib import Path
 
-DEFAULT_PROMPTS_DIR = Path(__file__).resolve().parents[3] / "resources" / "prompts"
 
 
 class PromptLibrary:
@@ -23,8 +22,8 @@ class PromptLibrary:
         If the directory does not exist or holds no templates.
     """
 
-    def __init__(self, directory: str | Path | None = None) -> None:
-        self.directory = Path(directory) if directory else DEFAULT_PROMPTS_DIR
+    def __init__(self, directory: str | Path) -> None:
+        self.directory = Path(directory)
         files = sorted(self.directory.glob("*.txt"))
         if not files:
             raise FileNotFoundError(f"no prompt templates (*.txt) in {self.directory}")

@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from tests.shared_data import JUDGE_TEMPLATE
 from coopeval.cache.response_cache import ResponseCache
 from coopeval.decisions.reask import MAX_ATTEMPTS
 from coopeval.decisions.taxonomy import load_taxonomy
@@ -18,7 +19,7 @@ from coopeval.core.schemas import SCHEMAS
 from tests.fakes import ScriptedJudge, decision_rows, judge_answer
 
 TAXONOMY = load_taxonomy()
-PROMPT = JudgePrompt(TAXONOMY)
+PROMPT = JudgePrompt(TAXONOMY, JUDGE_TEMPLATE)
 STYLES = {"IO": "Reply with the final answer only.", "CoT": "Think step by step."}
 LONG = "I compare my payoffs carefully and pick the action that is best for me whatever the other does. "
 

@@ -14,6 +14,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 pytest.importorskip("llama_cpp")
 pytest.importorskip("litellm")
 
+from tests.shared_data import JUDGE_TEMPLATE, PROMPTS_DIR
 from coopeval.agents.local import LocalModelMissingError, local_model_path  # noqa: E402
 from coopeval.agents.maker import DecisionMaker  # noqa: E402
 from coopeval.agents.registry import make_agent  # noqa: E402
@@ -39,8 +40,8 @@ def test_local_model_judges_one_decision():
         ]
     )
     judge = make_agent({"model": "local/smollm2-135m", "style": "IO", "params": {"temperature": 0}})
-    maker = DecisionMaker(None, style_instructions(PromptLibrary()))
-    judgements, calls = judge_decisions(rows, judge, maker, JudgePrompt(taxonomy), seed=1)
+    maker = DecisionMaker(None, style_instructions(PromptLibrary(PROMPTS_DIR)))
+    judgements, calls = judge_decisions(rows, judge, maker, JudgePrompt(taxonomy, JUDGE_TEMPLATE), seed=1)
     row = judgements.row(0, named=True)
     assert row["status"] == "ok" and row["n_attempts"] == 1
     assert row["labels"] and set(row["labels"]) <= set(taxonomy.labels)

@@ -6,16 +6,17 @@ from __future__ import annotations
 
 import pytest
 
+from tests.shared_data import JUDGE_TEMPLATE
 from coopeval.decisions.errors import AnswerError
 from coopeval.decisions.parsing import parse_answer
 from coopeval.decisions.taxonomy import load_taxonomy
-from coopeval.studies.coopeval.judge.prompt import DEFAULT_TEMPLATE, JudgePrompt, category_lines
+from coopeval.studies.coopeval.judge.prompt import JudgePrompt, category_lines
 from tests.fakes import judge_answer
 
 
 def test_default_prompt_lists_every_category_in_order():
     taxonomy = load_taxonomy()
-    text = JudgePrompt(taxonomy).render(
+    text = JudgePrompt(taxonomy, JUDGE_TEMPLATE).render(
         "Prisoner's Dilemma", "\n   I defect because it pays more.  \n"
     )
     for n, name, definition in taxonomy.numbered():
@@ -28,7 +29,7 @@ def test_default_prompt_lists_every_category_in_order():
     assert "The game is Prisoner's Dilemma." in text
     assert "\nI defect because it pays more.\n" in text
     assert '"justification_type"' in text and '"confidence"' in text and '"reasoning"' in text
-    assert DEFAULT_TEMPLATE.name == "judge.txt" and DEFAULT_TEMPLATE.parent.name == "judge"
+    assert JUDGE_TEMPLATE.name == "judge.txt" and JUDGE_TEMPLATE.parent.name == "judge"
 
 
 def test_replaced_taxonomy_changes_prompt_and_accepted_labels(tmp_path):
@@ -45,7 +46,7 @@ def test_replaced_taxonomy_changes_prompt_and_accepted_labels(tmp_path):
         category_lines(taxonomy)
         == "1. Greed: Wants the most points.\n2. Kindness: Helps the others.\n3. Unclear: Nothing fits."
     )
-    text = JudgePrompt(taxonomy).render("Trust Game", "x")
+    text = JudgePrompt(taxonomy, JUDGE_TEMPLATE).render("Trust Game", "x")
     assert "Individual utility maximization" not in text and "pick Unclear" in text
     fmt = taxonomy.answer_format()
     assert parse_answer(fmt, judge_answer("kindness, 1"))["labels"] == ["Greed", "Kindness"]

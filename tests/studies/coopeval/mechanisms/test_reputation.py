@@ -21,6 +21,7 @@ from typing import Any
 import polars as pl
 import pytest
 
+from tests.shared_data import PROMPTS_DIR
 from coopeval.evaluation.scores import discounted_average
 from coopeval.studies.coopeval.mechanisms import get_mechanism
 from coopeval.studies.coopeval.mechanisms.catalog import mechanism_info
@@ -34,7 +35,7 @@ from coopeval.studies.coopeval.play import build_context
 from coopeval.core.rng import rng_for
 from tests.helpers import make_cell, play_spec
 
-PROMPTS = PromptLibrary()
+PROMPTS = PromptLibrary(PROMPTS_DIR)
 ID_COLUMNS = ["cell_id", "source", "run", "mechanism", "game"]
 FIVE_BOTS = ["always-cooperate", "always-defect", "tit-for-tat", "grim-trigger", "uniform-random"]
 

@@ -2,7 +2,7 @@
 and label aggregation with the correct denominator."""
 
 from coopeval.studies.coopeval.judge.aggregate import DIMENSIONS, label_shares
-from coopeval.studies.coopeval.judge.prompt import DEFAULT_TEMPLATE, JudgePrompt, category_lines
+from coopeval.studies.coopeval.judge.prompt import JudgePrompt, category_lines
 from coopeval.studies.coopeval.judge.selection import (
     DEFAULT_MIN_CHARS,
     cot_agent_names,
@@ -12,7 +12,6 @@ from coopeval.studies.coopeval.judge.selection import (
 
 __all__ = [
     "DEFAULT_MIN_CHARS",
-    "DEFAULT_TEMPLATE",
     "DIMENSIONS",
     "JudgePrompt",
     "category_lines",

@@ -16,11 +16,8 @@ from pathlib import Path
 
 from coopeval.decisions.taxonomy import Taxonomy
 
-__all__ = ["DEFAULT_TEMPLATE", "JudgePrompt", "category_lines"]
+__all__ = ["JudgePrompt", "category_lines"]
 
-DEFAULT_TEMPLATE = (
-    Path(__file__).resolve().parents[5] / "resources" / "prompts" / "judge" / "judge.txt"
-)
 _PLACEHOLDERS = ("game", "categories", "fallback", "response")
 
 
@@ -37,7 +34,7 @@ class JudgePrompt:
     taxonomy:
         The labels and definitions listed in the prompt (and accepted in answers).
     template:
-        Path of the template file (default :data:`DEFAULT_TEMPLATE`).
+        Path of the template file (the workflow passes ``<prompts_dir>/judge/judge.txt``).
 
     Raises
     ------
@@ -47,8 +44,8 @@ class JudgePrompt:
         If the template lacks ``$categories`` or ``$response``, or uses an unknown placeholder.
     """
 
-    def __init__(self, taxonomy: Taxonomy, template: str | os.PathLike[str] | None = None) -> None:
-        path = Path(template) if template is not None else DEFAULT_TEMPLATE
+    def __init__(self, taxonomy: Taxonomy, template: str | os.PathLike[str]) -> None:
+        path = Path(template)
         self.path = path
         self.text = path.read_text(encoding="utf-8").rstrip("\n")
         self.template = string.Template(self.text)
