@@ -10,6 +10,7 @@ sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 from snakemake.exceptions import WorkflowError
 
 from coopeval.pipeline.config import ConfigError, validate_config
+from coopeval.studies.coopeval.figures.catalog import report_format
 from coopeval.pipeline.studies import (
     all_cells,
     cell_uses_local_llm,
@@ -67,3 +68,50 @@ def report_caption(name):
     """Absolute path of a caption file in workflow/report/ (Snakemake resolves relative
     caption paths against the including Snakefile, not this file)."""
     return str(Path(workflow.basedir) / "workflow" / "report" / name)
+
+
+def _play_output(study):
+    return {
+        table: f"results/play/{study.name}/{{cellpath}}/{{cell}}/{table}.parquet"
+        for table in study.play_tables
+    }
+
+
+def _store_inputs(wildcards):
+    inputs = {name: sorted(set(paths)) for name, paths in STORE_INPUTS.items()}
+    inputs["manifests"] = [study.manifest_path for study in STUDIES.values()]
+    return inputs
+
+
+def reported_figures(entries):
+    """The files of catalog entries, the report format of each flagged with its caption,
+    category (mechanism) and subcategory (game)."""
+    formats = config["figures"]["formats"]
+    shown = report_format(formats)
+    files = []
+    for entry in entries:
+        for fmt in formats:
+            path = f"results/figures/{entry.stem}.{fmt}"
+            if fmt == shown:
+                path = report(
+                    path,
+                    caption=report_caption(entry.caption),
+                    category=entry.category,
+                    subcategory=entry.subcategory,
+                )
+            files.append(path)
+    return files
+
+
+def table_page(entry):
+    """The HTML page of a paper table (results/tables/*.csv), flagged for the report."""
+    return report(
+        f"results/report/tables/{entry.stem}.html",
+        caption=report_caption(entry.caption),
+        category=entry.category,
+        subcategory=entry.subcategory,
+    )
+
+
+def study_prompt_files(study):
+    return sorted(str(p) for p in Path(study_prompts_dir(study, config)).glob("*.txt"))

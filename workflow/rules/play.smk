@@ -3,17 +3,6 @@
 # A study shipping its own prompt templates (package data) is played with those.
 
 
-def study_prompt_files(study):
-    return sorted(str(p) for p in Path(study_prompts_dir(study, config)).glob("*.txt"))
-
-
-def _play_output(study):
-    return {
-        table: f"results/play/{study.name}/{{cellpath}}/{{cell}}/{table}.parquet"
-        for table in study.play_tables
-    }
-
-
 for _study in STUDIES.values():
 
     rule:
@@ -50,6 +39,8 @@ rule manifest:
     log:
         "results/logs/manifest.log",
     localrule: True
+    conda:
+        "../envs/coopeval.yaml"
     params:
         manifests={
             study.manifest_path: study.manifest(CELLS_BY_STUDY[study.name])

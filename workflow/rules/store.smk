@@ -2,12 +2,6 @@
 # check_failures: fail on too many failed decisions.
 
 
-def _store_inputs(wildcards):
-    inputs = {name: sorted(set(paths)) for name, paths in STORE_INPUTS.items()}
-    inputs["manifests"] = [study.manifest_path for study in STUDIES.values()]
-    return inputs
-
-
 rule store:
     input:
         unpack(_store_inputs),

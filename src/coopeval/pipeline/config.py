@@ -19,6 +19,7 @@ from typing import Any
 import yaml
 
 from coopeval.core.errors import ConfigError
+from coopeval.core.validation import field_path, validator_with_defaults
 from coopeval.pipeline.studies import STUDIES, configured_studies
 
 __all__ = ["ConfigError", "config_schema", "load_config", "merge_overlay", "validate_config"]
@@ -80,27 +81,6 @@ def load_config(paths: Iterable[str | Path]) -> dict[str, Any]:
     return validate_config(config)
 
 
-def _field_path(error: Any) -> str:
-    parts = []
-    for part in error.absolute_path:
-        parts.append(f"[{part}]" if isinstance(part, int) else (("." if parts else "") + str(part)))
-    return "".join(parts) or "(top level)"
-
-
-def _validator_with_defaults(schema: Mapping[str, Any]) -> Any:
-    from jsonschema import Draft202012Validator, validators
-
-    def set_defaults(validator: Any, properties: Mapping[str, Any], instance: Any, schema: Any) -> Any:
-        if isinstance(instance, dict):
-            for name, sub in properties.items():
-                if isinstance(sub, Mapping) and "default" in sub and name not in instance:
-                    instance[name] = copy.deepcopy(sub["default"])
-        yield from Draft202012Validator.VALIDATORS["properties"](validator, properties, instance, schema)
-
-    cls = validators.extend(Draft202012Validator, {"properties": set_defaults})
-    return cls(schema)
-
-
 def validate_config(config: Mapping[str, Any]) -> dict[str, Any]:
     """Validate ``config`` against the schema, fill defaults, and run semantic checks.
 
@@ -113,12 +93,12 @@ def validate_config(config: Mapping[str, Any]) -> dict[str, Any]:
     """
     schema = config_schema()
     instance = copy.deepcopy(dict(config))
-    validator = _validator_with_defaults(schema)
+    validator = validator_with_defaults(schema)
     errors = sorted(validator.iter_errors(instance), key=lambda e: list(e.absolute_path))
     if errors:
         lines = []
         for error in errors[:10]:
-            where = _field_path(error)
+            where = field_path(error)
             if error.validator == "additionalProperties":
                 allowed = ", ".join(sorted((error.schema.get("properties") or {}).keys()))
                 lines.append(f"config {where}: {error.message}. Allowed keys here: {allowed}.")

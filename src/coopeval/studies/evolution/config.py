@@ -9,12 +9,13 @@ variant into the flat parameters of :class:`~coopeval.studies.evolution.settings
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from importlib.resources import files
 from typing import Any
 
 import yaml
 
+from coopeval.core.validation import field_path, validator_with_defaults
 from coopeval.core.errors import ConfigError
 
 VH_ONLY_VARIANTS = ("costly_punishment", "partner_choice")
@@ -32,13 +33,6 @@ def config_schema_part() -> dict[str, Any]:
     return {"properties": dict(_schema()["properties"]), "required": []}
 
 
-def _where(error: Any) -> str:
-    parts = []
-    for part in error.absolute_path:
-        parts.append(f"[{part}]" if isinstance(part, int) else (("." if parts else "") + str(part)))
-    return "".join(parts) or "(top level)"
-
-
 def validate_evolution_config(config: Mapping[str, Any]) -> dict[str, Any]:
     """Return a copy of ``config`` whose ``evolution`` section is validated and defaulted.
 
@@ -48,24 +42,15 @@ def validate_evolution_config(config: Mapping[str, Any]) -> dict[str, Any]:
         Naming the key: odd or small ``n_agents``, an unknown protocol, variant, punishment or
         percent base, an unknown key, a bad bot name, duplicate variant names.
     """
-    from jsonschema import Draft202012Validator, validators
-
-    def set_defaults(validator: Any, properties: Mapping[str, Any], instance: Any, schema: Any) -> Iterator[Any]:
-        if isinstance(instance, dict):
-            for name, sub in properties.items():
-                if isinstance(sub, Mapping) and "default" in sub and name not in instance:
-                    instance[name] = copy.deepcopy(sub["default"])
-        yield from Draft202012Validator.VALIDATORS["properties"](validator, properties, instance, schema)
-
     schema = _schema()
     instance = {"evolution": copy.deepcopy(dict(config.get("evolution") or {}))}
-    validator = validators.extend(Draft202012Validator, {"properties": set_defaults})(schema)
+    validator = validator_with_defaults(schema)
     for _ in range(2):  # the second pass fills defaults inside objects created by the first
         errors = sorted(validator.iter_errors(instance), key=lambda e: list(e.absolute_path))
         if errors:
             lines = []
             for error in errors[:10]:
-                where = _where(error)
+                where = field_path(error)
                 if error.validator == "enum":
                     lines.append(f"config {where}: {error.instance!r} is not allowed; use one of {error.validator_value}.")
                 elif error.validator == "oneOf" and isinstance(error.instance, str):

@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 
+from coopeval.core.validation import field_path, validator_with_defaults
 from coopeval.agents.registry import is_scripted, model_error
 from coopeval.core.errors import ConfigError
 from coopeval.studies.gossip.conditions import (
@@ -39,23 +40,11 @@ def load_schema() -> dict[str, Any]:
 
 
 def _path(error: Any) -> str:
-    out = "gossip"
-    for part in error.absolute_path:
-        out += f"[{part}]" if isinstance(part, int) else f".{part}"
-    return out
+    return field_path(error, "gossip")
 
 
 def _validator(schema: Mapping[str, Any]) -> Any:
-    from jsonschema import Draft202012Validator, validators
-
-    def set_defaults(validator: Any, properties: Mapping[str, Any], instance: Any, sch: Any) -> Any:
-        if isinstance(instance, dict):
-            for name, sub in properties.items():
-                if isinstance(sub, Mapping) and "default" in sub and name not in instance:
-                    instance[name] = copy.deepcopy(sub["default"])
-        yield from Draft202012Validator.VALIDATORS["properties"](validator, properties, instance, sch)
-
-    return validators.extend(Draft202012Validator, {"properties": set_defaults})(schema)
+    return validator_with_defaults(schema)
 
 
 ATTACKER_TESTBEDS = ("donation", "pd")

@@ -1,0 +1,31 @@
+"""JSON-schema validation that fills defaults, shared by the engine's and every study's config."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from jsonschema import Draft202012Validator, validators
+
+
+def _set_defaults(validator: Any, properties: Mapping[str, Any], instance: Any, schema: Any) -> Iterator[Any]:
+    if isinstance(instance, dict):
+        for name, sub in properties.items():
+            if isinstance(sub, Mapping) and "default" in sub and name not in instance:
+                instance[name] = copy.deepcopy(sub["default"])
+    yield from Draft202012Validator.VALIDATORS["properties"](validator, properties, instance, schema)
+
+
+def validator_with_defaults(schema: Mapping[str, Any]) -> Any:
+    """A Draft 2020-12 validator whose ``properties`` step also writes each missing property's
+    ``default`` into the instance (run it twice to fill objects created by the first pass)."""
+    return validators.extend(Draft202012Validator, {"properties": _set_defaults})(schema)
+
+
+def field_path(error: Any, root: str = "") -> str:
+    """The dotted path of a validation error, e.g. ``agents[1].style`` (``root`` prefixed)."""
+    out = root
+    for part in error.absolute_path:
+        out += f"[{part}]" if isinstance(part, int) else (("." if out else "") + str(part))
+    return out or "(top level)"
