@@ -21,12 +21,13 @@ stem                   content
 from __future__ import annotations
 
 import html
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
+from coopeval.core.charts import note_chart, save_chart
 from coopeval.studies.evolution.robustness import FEATURES, feature_regressions, model_feature_means, oes_decomposition, robustness_by_model
 from coopeval.studies.evolution.summaries import RUN_KEYS, lineage_edges, mean_matrices
 
@@ -72,25 +73,6 @@ def figure_files(formats: Sequence[str], n_models: int) -> dict[str, list[str]]:
 # ------------------------------------------------------------------------------------------------
 # helpers
 # ------------------------------------------------------------------------------------------------
-
-
-def save_chart(chart: Any, stem: str | Path, formats: Iterable[str]) -> list[Path]:
-    """Save ``chart`` as ``stem.<fmt>`` for each format (PNG at scale 2)."""
-    stem = Path(stem)
-    stem.parent.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for fmt in formats:
-        path = stem.with_suffix(f".{fmt}")
-        chart.save(str(path), **({"scale_factor": 2} if fmt == "png" else {}))
-        paths.append(path)
-    return paths
-
-
-def note_chart(text: str) -> Any:
-    """A one-line chart saying why a figure has no data."""
-    import altair as alt
-
-    return alt.Chart(pl.DataFrame({"note": [text]})).mark_text(size=13).encode(text="note:N").properties(width=420, height=60)
 
 
 def _panel(frame: pl.DataFrame, with_model: bool = False) -> pl.DataFrame:

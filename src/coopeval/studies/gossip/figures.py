@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import html
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import polars as pl
 
+from coopeval.core.charts import note_chart, save_chart
 from coopeval.studies.gossip.catalog import FIGURES, TABLE_FORMATS
 from coopeval.studies.gossip.summary import (
     GINI_FOOTNOTE,
@@ -57,25 +58,6 @@ def load_tables(store: str | Path) -> dict[str, pl.DataFrame]:
         schema={"cell_id": pl.String, "gossip": pl.Boolean, "attacker": pl.String},
     )
     return out
-
-
-def save_chart(chart: Any, stem: str | Path, formats: Iterable[str]) -> list[Path]:
-    """Save ``chart`` as ``stem.<fmt>`` for each format (PNG at scale 2)."""
-    paths = []
-    stem = Path(stem)
-    stem.parent.mkdir(parents=True, exist_ok=True)
-    for fmt in formats:
-        path = stem.with_suffix(f".{fmt}")
-        chart.save(str(path), **({"scale_factor": 2} if fmt == "png" else {}))
-        paths.append(path)
-    return paths
-
-
-def note_chart(text: str) -> Any:
-    """A one-line chart explaining why a figure has no data."""
-    import altair as alt
-
-    return alt.Chart(pl.DataFrame({"note": [text]})).mark_text(size=13).encode(text="note:N").properties(width=420, height=60)
 
 
 def _honest_conditions(rounds: pl.DataFrame, flags: pl.DataFrame) -> pl.DataFrame:

@@ -26,7 +26,8 @@ from coopeval.studies.coopeval.figures.catalog import (
     report_format,
     table_pages,
 )
-from coopeval.studies.coopeval.figures.core import MAX_ROWS, save_chart
+from coopeval.core.charts import save_chart
+from coopeval.studies.coopeval.figures.core import MAX_ROWS
 
 LABELS = ["Reciprocity", "Risk aversion", "Trust evaluation", "Other"]
 

@@ -5,11 +5,10 @@ SVG (vl-convert, offline) and interactive HTML.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
 import polars as pl
+
 
 MAX_ROWS = 5000
 
@@ -105,21 +104,6 @@ def trajectory_chart(frame: pl.DataFrame, title: str) -> Any:
         )
         .properties(width=320, height=200, title=title)
     )
-
-
-def save_chart(chart: Any, stem: str | Path, formats: Iterable[str] = ("png", "svg", "html")) -> list[Path]:
-    """Save ``chart`` as ``stem.<fmt>`` for each format (PNG at scale 2); returns the paths."""
-    paths = []
-    stem = Path(stem)
-    stem.parent.mkdir(parents=True, exist_ok=True)
-    for fmt in formats:
-        path = stem.with_suffix(f".{fmt}")
-        if fmt == "png":
-            chart.save(str(path), scale_factor=2)
-        else:
-            chart.save(str(path))
-        paths.append(path)
-    return paths
 
 
 ABLATION_PARAMETERS = {"lookup_depth": "k (history window)", "discount": "δ (continuation probability)"}

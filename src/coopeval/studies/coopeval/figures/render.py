@@ -15,16 +15,10 @@ from coopeval.studies.coopeval.figures.core import (
     mean_fitness_frame,
     payoff_grid_frame,
     payoff_heatmap_chart,
-    save_chart,
     trajectory_chart,
 )
+from coopeval.core.charts import note_chart, save_chart
 from coopeval.games import get_game
-
-
-def _placeholder(title: str) -> object:
-    import altair as alt
-
-    return alt.Chart(pl.DataFrame({"note": [title]})).mark_text(size=13).encode(text="note:N").properties(width=420, height=60)
 
 
 def render_core_figures(
@@ -71,12 +65,12 @@ def render_core_figures(
             if frame.height:
                 chart = payoff_heatmap_chart(frame, game.ne_value, game.coop_value, f"{mechanism} · {game.title}: mean payoff of row agent")
             else:
-                chart = _placeholder(f"{mechanism} · {game.title}: no 2-player match-up grid ({game.n_players} players or no complete match-ups)")
+                chart = note_chart(f"{mechanism} · {game.title}: no 2-player match-up grid ({game.n_players} players or no complete match-ups)")
             written += save_chart(chart, out / f"payoffs_{mechanism}_{game_key}", formats)
             traj = trajectories.filter((pl.col("mechanism") == mechanism) & (pl.col("game") == game.name))
             if traj.height:
                 chart = trajectory_chart(traj.select("step", "agent", "share"), f"{mechanism} · {game.title}: replicator dynamics")
             else:
-                chart = _placeholder(f"{mechanism} · {game.title}: no replicator trajectory (no metagame or incomplete tensor)")
+                chart = note_chart(f"{mechanism} · {game.title}: no replicator trajectory (no metagame or incomplete tensor)")
             written += save_chart(chart, out / f"replicator_{mechanism}_{game_key}", formats)
     return written

@@ -29,7 +29,7 @@ from coopeval.studies.coopeval.figures.analyses import (
     voting_chart,
 )
 from coopeval.studies.coopeval.figures.catalog import analysis_figures
-from coopeval.studies.coopeval.figures.core import save_chart
+from coopeval.core.charts import save_chart
 from coopeval.games import get_game
 
 __all__ = ["load_analysis_tables", "render_analysis_figures"]

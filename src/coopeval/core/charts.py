@@ -1,0 +1,35 @@
+"""Writing Altair charts, shared by every study's figures (engineering rules §9).
+
+Charts are saved offline through vl-convert: PNG (at scale 2), SVG and interactive HTML.
+Altair is imported only when a note chart is built.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+
+def save_chart(chart: Any, stem: str | Path, formats: Iterable[str] = ("png", "svg", "html")) -> list[Path]:
+    """Save ``chart`` as ``stem.<fmt>`` for each format (PNG at scale 2); returns the paths.
+
+    Raises whatever ``chart.save`` raises for an unknown format (e.g. ``ValueError``).
+    """
+    stem = Path(stem)
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for fmt in formats:
+        path = stem.with_suffix(f".{fmt}")
+        chart.save(str(path), **({"scale_factor": 2} if fmt == "png" else {}))
+        paths.append(path)
+    return paths
+
+
+def note_chart(text: str) -> Any:
+    """A one-line chart saying why a figure has no data (written where the figure would be)."""
+    import altair as alt
+
+    return alt.Chart(pl.DataFrame({"note": [text]})).mark_text(size=13).encode(text="note:N").properties(width=420, height=60)
