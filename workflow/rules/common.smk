@@ -10,7 +10,7 @@ sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 from snakemake.exceptions import WorkflowError
 
 from coopeval.pipeline.config import ConfigError, validate_config
-from coopeval.studies.coopeval.figures.catalog import report_format
+from coopeval.core.charts import report_format
 from coopeval.pipeline.studies import (
     all_cells,
     cell_uses_local_llm,

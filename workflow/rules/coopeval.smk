@@ -5,7 +5,6 @@ from coopeval.agents.registry import uses_local_llm
 from coopeval.studies.coopeval.figures.catalog import (
     analysis_figures,
     core_figures,
-    report_format,
     table_pages,
 )
 from coopeval.studies.coopeval.judge.selection import judge_has_work

@@ -21,9 +21,7 @@ gossip_reported = lambda path, caption, subcategory: report(
 if "gossip" in STUDIES:
     GOSSIP_CELLS = CELLS_BY_STUDY["gossip"]
     GOSSIP_STEMS = gossip_table_stems(config["gossip"]["testbeds"])
-    GOSSIP_SHOWN = next(
-        f for f in ("svg", "png", "html") if f in config["figures"]["formats"]
-    )
+    GOSSIP_SHOWN = report_format(config["figures"]["formats"])
 
     # Shared tables (decisions, llm_calls) get the gossip files appended to other studies' files.
     for _table in STUDIES["gossip"].play_tables:

@@ -6,7 +6,7 @@ Altair is imported only when a note chart is built.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -33,3 +33,18 @@ def note_chart(text: str) -> Any:
     import altair as alt
 
     return alt.Chart(pl.DataFrame({"note": [text]})).mark_text(size=13).encode(text="note:N").properties(width=420, height=60)
+
+
+def report_format(formats: Sequence[str]) -> str:
+    """The one format per figure embedded in the Snakemake report: SVG, else PNG, else HTML
+    (the other formats stay in ``results/figures/``).
+
+    Raises
+    ------
+    ValueError
+        If ``formats`` holds none of the three.
+    """
+    for fmt in ("svg", "png", "html"):
+        if fmt in formats:
+            return fmt
+    raise ValueError(f"no figure format among {list(formats)}")

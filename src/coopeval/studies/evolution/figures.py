@@ -27,7 +27,7 @@ from typing import Any
 
 import polars as pl
 
-from coopeval.core.charts import note_chart, save_chart
+from coopeval.core.charts import note_chart, report_format, save_chart
 from coopeval.studies.evolution.robustness import FEATURES, feature_regressions, model_feature_means, oes_decomposition, robustness_by_model
 from coopeval.studies.evolution.summaries import RUN_KEYS, lineage_edges, mean_matrices
 
@@ -41,14 +41,6 @@ FIGURE_DIR = "results/figures/evolution"
 OES_PAGE = "results/report/evolution/oes.html"
 
 STORE_TABLES = ("evo_generations", "evo_strategies", "invasion_tests", "strategy_matrix", "matrix_features")
-
-
-def report_format(formats: Sequence[str]) -> str:
-    """The one format per figure embedded in the report: SVG, else PNG, else HTML."""
-    for fmt in ("svg", "png", "html"):
-        if fmt in formats:
-            return fmt
-    raise ValueError(f"no figure format among {list(formats)}")
 
 
 def is_reported(stem: str, path: str, formats: Sequence[str]) -> bool:

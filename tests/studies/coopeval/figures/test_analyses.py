@@ -8,6 +8,7 @@ import json
 import polars as pl
 import pytest
 
+from coopeval.core.charts import report_format
 from coopeval.studies.coopeval.figures.analyses import (
     action_probability_chart,
     conditional_chart,
@@ -23,7 +24,6 @@ from coopeval.studies.coopeval.figures.catalog import (
     ALL_MECHANISMS,
     analysis_figures,
     core_figures,
-    report_format,
     table_pages,
 )
 from coopeval.core.charts import save_chart

@@ -22,7 +22,6 @@ __all__ = [
     "analysis_figures",
     "core_figures",
     "game_title",
-    "report_format",
     "table_pages",
 ]
 
@@ -48,15 +47,6 @@ class FigureEntry:
 def game_title(key: str) -> str:
     """Human-readable game name (e.g. ``Prisoner's Dilemma``) of a config key."""
     return get_game(key).title
-
-
-def report_format(formats: Sequence[str]) -> str:
-    """The one format per figure embedded in the report: SVG, else PNG, else HTML (the other
-    formats stay in ``results/figures/``)."""
-    for fmt in ("svg", "png", "html"):
-        if fmt in formats:
-            return fmt
-    raise ValueError(f"no figure format among {list(formats)}")
 
 
 def core_figures(
