@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import time
+from email.utils import formatdate
 from collections.abc import Mapping
 from typing import Any
 
 import pytest
 
 from coopeval.agents.protocol import DecisionRequest, ErrorClass, Reply
-from coopeval.agents.retry import generate_with_retry, retry_after_seconds
+from coopeval.agents.retry import RetryPolicy, generate_with_retry, retry_after_seconds
 from coopeval.decisions.formats import ActionDistribution
 
 
@@ -128,7 +129,29 @@ def test_retry_after_sources() -> None:
     assert retry_after_seconds(RateLimited(2.5)) == 2.5
     assert retry_after_seconds(WithHeaders({"retry-after-ms": "1500"})) == 1.5
     assert retry_after_seconds(WithResponse()) == 7.0
-    assert (
-        retry_after_seconds(WithHeaders({"Retry-After": "Wed, 21 Oct 2015 07:28:00 GMT"})) is None
-    )
+    # An HTTP date (RFC 9110 §10.2.3): in the past → 0 s; 90 s ahead → 90 s (± clock tick).
+    assert retry_after_seconds(WithHeaders({"Retry-After": "Wed, 21 Oct 2015 07:28:00 GMT"})) == 0.0
+    ahead = formatdate(time.time() + 90, usegmt=True)
+    hinted = retry_after_seconds(WithHeaders({"Retry-After": ahead}))
+    assert hinted is not None and 88.0 <= hinted <= 90.0
+    assert retry_after_seconds(WithHeaders({"Retry-After": "soon"})) is None
     assert retry_after_seconds(Transient()) is None
+
+
+def test_retry_after_gets_jitter_on_top_and_the_policy_object_applies() -> None:
+    # Hint 0.05 s plus a jitter uniform in [0, 0.2 s], capped at 1 s: waits spread over
+    # [0.05, 0.25] instead of all clients returning at 0.05 s.
+    gaps = []
+    for _ in range(8):
+        agent = FakeAgent([RateLimited(retry_after=0.05)])
+        policy = RetryPolicy(initial_wait_s=0.2, max_wait_s=1.0)
+        asyncio.run(generate_with_retry(agent, REQ, policy))
+        gaps.append(agent.call_times[1] - agent.call_times[0])
+    assert min(gaps) >= 0.045
+    assert max(gaps) <= 0.35
+    assert max(gaps) - min(gaps) > 0.005  # jittered, not all equal
+    # The policy's attempt limit is used when no keyword overrides it.
+    agent = FakeAgent([Transient(str(i)) for i in range(5)])
+    with pytest.raises(Transient, match="^1$"):
+        asyncio.run(generate_with_retry(agent, REQ, RetryPolicy(max_attempts_transient=2, initial_wait_s=0.001)))
+    assert agent.calls == 2

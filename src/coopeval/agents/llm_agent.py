@@ -8,10 +8,20 @@ merely building an agent never imports it.
 
 Calls are single attempts (``num_retries=0``): retries belong to
 :func:`coopeval.agents.retry.generate_with_retry`, driven by :meth:`LiteLLMAgent.classify_error`.
+
+Provider faults the agent turns into exceptions (never into answers):
+
+* a 200 reply with no content, no completion tokens and no reasoning →
+  :class:`~coopeval.agents.protocol.EmptyReplyError` (``TRANSIENT``);
+* an attempt running past ``deadline_s`` wall seconds (a server that sends headers and then
+  drips bytes defeats httpx's per-read ``timeout``) →
+  :class:`~coopeval.agents.protocol.AttemptDeadlineError` (``TRANSIENT``);
+* HTTP 401/403 → :class:`ProviderAuthError` naming the API-key variable (``FATAL``).
 """
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
 import os
@@ -24,11 +34,20 @@ from types import ModuleType
 from typing import Any
 
 from coopeval.agents.grammar import DEFAULT_MAX_REASONING_CHARS, gbnf_for, max_tokens_for
-from coopeval.agents.protocol import DecisionRequest, ErrorClass, Reply
+from coopeval.agents.protocol import (
+    AttemptDeadlineError,
+    DecisionRequest,
+    EmptyReplyError,
+    ErrorClass,
+    Reply,
+)
 from coopeval.agents.registry import uses_local_llm
 
 __all__ = [
     "AGENT_OPTION_KEYS",
+    "DEFAULT_DEADLINE_S",
+    "ProviderAuthError",
+    "billed_usage",
     "TRANSPORT_KEYS",
     "LiteLLMAgent",
     "PriceTable",
@@ -46,10 +65,18 @@ AGENT_OPTION_KEYS = frozenset({"send_seed", "max_reasoning_chars"})
 ``send_seed`` (bool, default False): pass ``request.seed`` to API models (always sent to local
 ones). ``max_reasoning_chars`` (int): CoT reasoning cap of the local model's grammar."""
 
-TRANSPORT_KEYS = frozenset({"timeout", "api_base", "api_version", "extra_headers", "cache_prompt"})
+TRANSPORT_KEYS = frozenset(
+    {"timeout", "api_base", "api_version", "extra_headers", "cache_prompt", "deadline_s"}
+)
 """Keys of ``params`` that steer the transport only (``cache_prompt``: the local model's
-prompt-prefix reuse, default on). They are sent, but kept out of
-:attr:`LiteLLMAgent.params` (hence out of cache keys, engineering rules §4)."""
+prompt-prefix reuse, default on; ``deadline_s``: the wall-clock deadline of one attempt, never
+sent). They are kept out of :attr:`LiteLLMAgent.params` (hence out of cache keys, engineering
+rules §4)."""
+
+DEFAULT_DEADLINE_S = 600.0
+"""Wall-clock seconds one attempt of an API model may take unless ``params.deadline_s`` says
+otherwise. The embedded model has none by default: its llama.cpp call cannot be interrupted,
+so a deadline would only abandon it (set ``deadline_s`` to fail such calls anyway)."""
 
 _PROVIDER_KEYS: dict[str, list[str]] = {
     "openai": ["OPENAI_API_KEY"],
@@ -109,7 +136,10 @@ class PriceTable:
         return model in self._models
 
     def cost_usd(self, model: str, prompt_tokens: int, completion_tokens: int) -> float:
-        """Cost of one call in US dollars; ``0.0`` for unknown models (check :meth:`known`)."""
+        """Cost of one call in US dollars; ``0.0`` for unknown models (check :meth:`known`).
+
+        ``completion_tokens`` are all billed output tokens, reasoning included (see
+        :func:`billed_usage`)."""
         entry = self._models.get(model)
         if entry is None:
             return 0.0
@@ -132,9 +162,39 @@ def load_prices(path: str | None = None) -> PriceTable:
     return PriceTable(data.get("models") or {})
 
 
+def billed_usage(usage: Any) -> tuple[int, int, int]:
+    """``(prompt_tokens, billed_output_tokens, reasoning_tokens)`` of a litellm ``Usage``.
+
+    Reasoning tokens are read from ``completion_tokens_details.reasoning_tokens`` (or a
+    top-level ``reasoning_tokens``). OpenAI counts them inside ``completion_tokens``; some
+    providers report them outside it. They are taken to be outside, and added to the billed
+    output, when ``total_tokens >= prompt + completion + reasoning`` or when they exceed
+    ``completion_tokens`` (they cannot then be part of it). Example: prompt 100, completion 20,
+    reasoning 1,000, total 1,120 → ``(100, 1020, 1000)``; with OpenAI's total 1,120 for prompt
+    100, completion 1,020 (reasoning 1,000 inside) → ``(100, 1020, 1000)`` too.
+    """
+    prompt = int(getattr(usage, "prompt_tokens", 0) or 0)
+    completion = int(getattr(usage, "completion_tokens", 0) or 0)
+    details = getattr(usage, "completion_tokens_details", None)
+    reasoning = int(
+        getattr(details, "reasoning_tokens", 0) or getattr(usage, "reasoning_tokens", 0) or 0
+    )
+    total = int(getattr(usage, "total_tokens", 0) or 0)
+    outside = reasoning > 0 and (total >= prompt + completion + reasoning or reasoning > completion)
+    return prompt, completion + (reasoning if outside else 0), reasoning
+
+
 # --------------------------------------------------------------------------------------------
 # error classification
 # --------------------------------------------------------------------------------------------
+
+
+class ProviderAuthError(RuntimeError):
+    """The provider refused the credentials (HTTP 401/403); ``FATAL``, never retried.
+
+    The message names the model, the status and the environment variable(s) holding its key.
+    """
+
 
 
 def classify_error(exc: BaseException) -> ErrorClass:
@@ -146,13 +206,19 @@ def classify_error(exc: BaseException) -> ErrorClass:
       ``UnprocessableEntityError``, ``BudgetExceededError``, ``UnsupportedParamsError``, other
       HTTP 4xx, and the local provider's own errors (missing weights, invalid grammar, context
       window; found through the exception chain, since litellm wraps them) → ``FATAL``;
+    * :class:`ProviderAuthError` → ``FATAL``;
     * ``Timeout``, ``APIConnectionError``, ``ServiceUnavailableError``, ``InternalServerError``,
-      ``BadGatewayError``, HTTP 5xx/408, builtin ``TimeoutError``/``ConnectionError`` →
-      ``TRANSIENT``;
+      ``BadGatewayError``, HTTP 5xx/408, builtin ``TimeoutError``/``ConnectionError``
+      (:class:`~coopeval.agents.protocol.AttemptDeadlineError` included),
+      :class:`~coopeval.agents.protocol.EmptyReplyError` → ``TRANSIENT``;
     * anything else → ``TRANSIENT`` (a few retries, then the error propagates).
     """
     from coopeval.agents.local import LocalProviderError
 
+    if isinstance(exc, ProviderAuthError):
+        return ErrorClass.FATAL
+    if isinstance(exc, EmptyReplyError | TimeoutError):
+        return ErrorClass.TRANSIENT
     chain = _exception_chain(exc)
     if any(isinstance(e, LocalProviderError) for e in chain):
         return ErrorClass.FATAL
@@ -314,6 +380,15 @@ class LiteLLMAgent:
             self._litellm = litellm
         return self._litellm
 
+    @property
+    def deadline_s(self) -> float | None:
+        """Wall-clock seconds one attempt may take (``params.deadline_s``; default
+        :data:`DEFAULT_DEADLINE_S` for API models, none for the embedded model)."""
+        given = self._transport.get("deadline_s")
+        if given is None:
+            return None if self.is_local else DEFAULT_DEADLINE_S
+        return float(given)
+
     def call_kwargs(self, request: DecisionRequest) -> dict[str, Any]:
         """The keyword arguments :meth:`generate` passes to ``litellm.acompletion``."""
         kwargs: dict[str, Any] = {
@@ -321,7 +396,7 @@ class LiteLLMAgent:
             "messages": [dict(m) for m in request.messages],
             "num_retries": 0,
             **self._sampling,
-            **self._transport,
+            **{k: v for k, v in self._transport.items() if k != "deadline_s"},
         }
         if self.is_local:
             cap = int(self.params.get("max_reasoning_chars", DEFAULT_MAX_REASONING_CHARS))
@@ -337,25 +412,58 @@ class LiteLLMAgent:
         Returns
         -------
         Reply
-            ``text`` is the message content (``""`` if the provider returned none); tokens from
-            the provider's usage; ``latency_s`` wall seconds of the call; ``cost_usd`` from the
+            ``text`` is the message content (``""`` if the provider returned none, with
+            completion or reasoning tokens); tokens from the provider's usage (reasoning tokens
+            billed outside the completion count are added to ``cost_usd``, see
+            :func:`billed_usage`); ``finish_reason``, ``max_tokens`` and the provider's separate
+            ``reasoning`` text; ``latency_s`` wall seconds of the call; ``cost_usd`` from the
             pinned price table.
 
         Raises
         ------
+        EmptyReplyError
+            No content, no completion tokens and no reasoning (a provider fault).
+        AttemptDeadlineError
+            The call took longer than :attr:`deadline_s`.
+        ProviderAuthError
+            HTTP 401/403.
         Exception
-            litellm's transport exceptions, unchanged (see :meth:`classify_error`).
+            litellm's other transport exceptions, unchanged (see :meth:`classify_error`).
         """
         litellm = self._client()
         kwargs = self.call_kwargs(request)
+        deadline = self.deadline_s
         started = time.perf_counter()
-        response = await litellm.acompletion(**kwargs)
+        try:
+            response = await asyncio.wait_for(litellm.acompletion(**kwargs), deadline)
+        except TimeoutError as exc:
+            if deadline is None or time.perf_counter() - started < deadline:
+                raise  # a timeout raised by the transport itself, not our deadline
+            raise AttemptDeadlineError(
+                f"{self.model}: no complete reply within deadline_s = {deadline:g} s "
+                "(params.deadline_s of the agent); retried as a transient timeout"
+            ) from exc
+        except Exception as exc:
+            if _status_code(exc) in (401, 403):
+                keys = " or ".join(required_env_vars(self.model)) or "the provider's API key"
+                raise ProviderAuthError(
+                    f"{self.model}: the provider refused the credentials (HTTP {_status_code(exc)}); "
+                    f"set {keys} to a valid key for this provider (not retried, nothing cached)"
+                ) from exc
+            raise
         latency = time.perf_counter() - started
         choice = response.choices[0]
-        text = getattr(choice.message, "content", None) or ""
+        message = choice.message
+        text = getattr(message, "content", None) or ""
+        reasoning = str(getattr(message, "reasoning_content", None) or "")
         usage = getattr(response, "usage", None)
-        prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
+        prompt_tokens, billed_output, reasoning_tokens = billed_usage(usage)
         completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
+        if not text and not reasoning and completion_tokens == 0 and reasoning_tokens == 0:
+            raise EmptyReplyError(
+                f"{self.model}: the provider returned an empty reply (no content, no completion "
+                f"tokens, finish_reason {getattr(choice, 'finish_reason', None)!r}); retried"
+            )
         prices = load_prices()
         if not prices.known(self.model) and self.price_known:
             self.price_known = False
@@ -365,9 +473,13 @@ class LiteLLMAgent:
             prompt_tokens=prompt_tokens,
             completion_tokens=completion_tokens,
             latency_s=latency,
-            cost_usd=prices.cost_usd(self.model, prompt_tokens, completion_tokens),
+            cost_usd=prices.cost_usd(self.model, prompt_tokens, billed_output),
             model_resolved=str(getattr(response, "model", "") or ""),
             response_id=str(getattr(response, "id", "") or ""),
+            finish_reason=str(getattr(choice, "finish_reason", "") or ""),
+            max_tokens=int(kwargs.get("max_tokens") or kwargs.get("max_completion_tokens") or 0),
+            reasoning_tokens=reasoning_tokens,
+            reasoning=reasoning,
         )
 
     def classify_error(self, exc: BaseException) -> ErrorClass:

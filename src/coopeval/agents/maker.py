@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from coopeval.agents.protocol import Agent, DecisionRequest, Reply
-from coopeval.agents.retry import generate_with_retry
+from coopeval.agents.retry import RetryPolicy, generate_with_retry
 from coopeval.cache.response_cache import ResponseCache, call_key
 from coopeval.core.hashing import content_hash
 from coopeval.decisions.errors import AnswerError
@@ -28,7 +28,9 @@ from coopeval.decisions.reask import MAX_ATTEMPTS, reask_messages
 
 @dataclass
 class CallStats:
-    """Counters of one job: model calls made, cache hits, attempts, failures, US dollars spent."""
+    """Counters of one job: model calls made, cache hits, attempts, failures, US dollars spent,
+    answers cut off at ``max_tokens`` (``truncated``, cached ones included) and reasoning tokens
+    of the calls made."""
 
     calls_made: int = 0  # model calls actually sent (cache misses of cacheable agents)
     bot_calls: int = 0  # answers of scripted bots (never cached, free)
@@ -36,6 +38,8 @@ class CallStats:
     attempts: int = 0
     failed_decisions: int = 0
     cost_usd: float = 0.0
+    truncated: int = 0
+    reasoning_tokens: int = 0
 
 
 class BudgetExceededError(RuntimeError):
@@ -48,6 +52,7 @@ class DecisionOutcome:
 
     ``status`` is ``"ok"`` or ``"failed"``; ``parsed`` the validated answer (None if failed);
     ``attempts`` one dict per attempt with the columns of the ``llm_calls`` table.
+    :attr:`reply_columns` are the ``decisions`` columns describing the final attempt's reply.
     """
 
     decision_id: str
@@ -60,6 +65,12 @@ class DecisionOutcome:
     @property
     def ok(self) -> bool:
         return self.status == "ok"
+
+    @property
+    def reply_columns(self) -> dict[str, Any]:
+        """``finish_reason`` and ``truncated`` of the final attempt (``decisions`` columns)."""
+        last = self.attempts[-1] if self.attempts else {}
+        return {"finish_reason": last.get("finish_reason", ""), "truncated": bool(last.get("truncated", False))}
 
 
 class DecisionMaker:
@@ -82,8 +93,11 @@ class DecisionMaker:
         Number of extra retry rounds for decisions that failed all attempts (spec §3.4).
     max_usd:
         Hard budget of this job in US dollars (0 disables the guard). Cached answers cost
-        nothing; the answer that crosses the limit is cached before the job stops, so a rerun
-        with a higher budget loses nothing.
+        nothing; reasoning tokens are priced (see :func:`coopeval.agents.llm_agent.billed_usage`);
+        the answer that crosses the limit is cached before the job stops, so a rerun with a
+        higher budget loses nothing.
+    retry_policy:
+        Attempts and waits of the transport-retry loop (default :class:`RetryPolicy`).
     """
 
     def __init__(
@@ -95,6 +109,7 @@ class DecisionMaker:
         lenient_contract_ints: bool = False,
         retry_failed: int = 0,
         max_usd: float = 0.0,
+        retry_policy: RetryPolicy | None = None,
     ) -> None:
         self.cache = cache
         self.journal = journal
@@ -104,6 +119,7 @@ class DecisionMaker:
         self.lenient_contract_ints = lenient_contract_ints
         self.retry_failed = retry_failed
         self.max_usd = max_usd
+        self.retry_policy = retry_policy or RetryPolicy()
 
     def _style_text(self, agent: Agent) -> str:
         return self.style_instructions.get(agent.style, "")
@@ -163,9 +179,15 @@ class DecisionMaker:
                     "latency_s": reply.latency_s,
                     "cost_usd": reply.cost_usd,
                     "model_resolved": reply.model_resolved,
+                    "finish_reason": reply.finish_reason,
+                    "truncated": reply.truncated,
+                    "max_tokens": reply.max_tokens,
+                    "reasoning_tokens": reply.reasoning_tokens,
+                    "reasoning": reply.reasoning,
                 }
                 attempts.append(record)
                 self.stats.attempts += 1
+                self.stats.truncated += int(reply.truncated)
                 if self.journal:
                     self.journal({"type": "attempt", "position": pos, **record})
                 if parsed is not None:
@@ -182,12 +204,12 @@ class DecisionMaker:
         if use_cache:
             assert self.cache is not None
             cached = self.cache.get(key)
-            if cached is not None:
+            if cached is not None and not _empty_reply(cached):
                 self.stats.cache_hits += 1
                 return Reply.from_json(cached), key, True
         async with self.semaphore:
             started = time.perf_counter()
-            reply = await generate_with_retry(agent, request)
+            reply = await generate_with_retry(agent, request, self.retry_policy)
             if not reply.latency_s:
                 reply = Reply(**{**reply.to_json(), "latency_s": time.perf_counter() - started})
         if agent.cacheable:
@@ -195,6 +217,7 @@ class DecisionMaker:
         else:
             self.stats.bot_calls += 1
         self.stats.cost_usd += reply.cost_usd
+        self.stats.reasoning_tokens += reply.reasoning_tokens
         if use_cache:
             assert self.cache is not None
             self.cache.set(key, reply.to_json())
@@ -204,6 +227,12 @@ class DecisionMaker:
                 "raise max_usd in the config to continue (answers so far are cached)"
             )
         return reply, key, False
+
+
+def _empty_reply(cached: Mapping[str, Any]) -> bool:
+    """Whether a cached value is an empty provider reply (no text, reasoning or completion
+    tokens) stored before such replies were refused: it is asked again, never replayed."""
+    return not cached.get("text") and not cached.get("reasoning") and not cached.get("completion_tokens")
 
 
 def original_messages_body(body: str) -> tuple[dict[str, str], ...]:

@@ -12,7 +12,7 @@ class Progress:
     """Progress lines on stderr for long jobs: one line per finished unit, at most every
     ``interval`` seconds (and always for the last unit), with the maker's call counters.
 
-    Example line: ``[Repetition/stag_hunt/r1] 4/12 matchups, 30 model calls, 0 cache hits, 0 failed decisions, 41s``.
+    Example line: ``[Repetition/stag_hunt/r1] 4/12 matchups, 30 model calls, 0 cache hits, 0 failed decisions, 0 truncated, 41s``.
     """
 
     def __init__(self, label: str, total: int, maker: DecisionMaker, unit: str = "matchups", interval: float = 2.0) -> None:
@@ -31,6 +31,7 @@ class Progress:
             print(
                 f"[{self.label}] {self.done}/{self.total} {self.unit}, {s.calls_made} model calls, "
                 f"{s.cache_hits} cache hits, {s.failed_decisions} failed decisions, "
+                f"{s.truncated} truncated, "
                 f"{now - self.started:.0f}s",
                 file=sys.stderr,
                 flush=True,

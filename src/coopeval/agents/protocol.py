@@ -25,6 +25,18 @@ class ErrorClass(StrEnum):
     FATAL = "fatal"  # auth, bad request, context window: record, never retry
 
 
+class EmptyReplyError(Exception):
+    """The provider answered 200 with no content, no completion tokens and no error object.
+
+    A transient provider fault (classified ``TRANSIENT``): retried with backoff, never cached,
+    never counted as a validation attempt.
+    """
+
+
+class AttemptDeadlineError(TimeoutError):
+    """One attempt ran past its wall-clock deadline (``deadline_s``); classified ``TRANSIENT``."""
+
+
 @dataclass(frozen=True)
 class DecisionRequest:
     """One call to an agent.
@@ -61,7 +73,15 @@ class Reply:
     """What an agent returned for one request.
 
     ``text`` is the raw answer (validated later by the parser). Token counts are integers,
-    ``latency_s`` seconds, ``cost_usd`` US dollars from the pinned price table.
+    ``latency_s`` seconds, ``cost_usd`` US dollars from the pinned price table (prompt, completion
+    and any reasoning tokens billed outside the completion count).
+
+    ``finish_reason`` is the provider's (``"stop"``, ``"length"``, …; ``""`` if none was given),
+    ``max_tokens`` the completion budget the call was sent with (0 if none), ``reasoning_tokens``
+    the provider's reasoning-token count (whether or not included in ``completion_tokens``) and
+    ``reasoning`` the provider's separate reasoning text (``reasoning_content``), recorded but
+    never used as the answer. Replies cached before these fields existed read back with the
+    defaults.
     """
 
     text: str
@@ -71,6 +91,19 @@ class Reply:
     cost_usd: float = 0.0
     model_resolved: str = ""
     response_id: str = ""
+    finish_reason: str = ""
+    max_tokens: int = 0
+    reasoning_tokens: int = 0
+    reasoning: str = ""
+
+    @property
+    def truncated(self) -> bool:
+        """Whether the answer was cut off by the token budget: ``finish_reason`` is
+        ``"length"`` (or Anthropic's raw ``"max_tokens"``), or, when the provider gave no
+        finish reason, the completion used the whole ``max_tokens``."""
+        if self.finish_reason:
+            return self.finish_reason in ("length", "max_tokens")
+        return self.max_tokens > 0 and self.completion_tokens >= self.max_tokens
 
     def to_json(self) -> dict[str, Any]:
         """JSON-serialisable form for the response cache."""
@@ -82,6 +115,10 @@ class Reply:
             "cost_usd": self.cost_usd,
             "model_resolved": self.model_resolved,
             "response_id": self.response_id,
+            "finish_reason": self.finish_reason,
+            "max_tokens": self.max_tokens,
+            "reasoning_tokens": self.reasoning_tokens,
+            "reasoning": self.reasoning,
         }
 
     @staticmethod

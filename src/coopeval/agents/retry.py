@@ -1,8 +1,10 @@
 """Our own transport-retry loop (engineering rules §5): litellm is always called with
 ``num_retries=0`` and the agent classifies each exception.
 
-* ``RATE_LIMIT``: honour the exception's ``retry_after`` (seconds) or a ``Retry-After`` response
-  header, else exponential backoff with full jitter; many attempts.
+* ``RATE_LIMIT``: wait what the server asks for (the exception's ``retry_after``, or a
+  ``retry-after-ms`` / ``Retry-After`` header in seconds or as an HTTP date) plus a jitter drawn
+  like the backoff below, so clients told the same time do not return at once; without a hint,
+  the backoff alone; many attempts.
 * ``TRANSIENT``: exponential backoff with full jitter; few attempts.
 * ``FATAL``: re-raised at once.
 
@@ -14,26 +16,40 @@ decision loop).
 from __future__ import annotations
 
 import logging
-import random
+import time
+from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
 from typing import Any
 
-from tenacity import AsyncRetrying, RetryCallState
+from tenacity import AsyncRetrying, RetryCallState, wait_random_exponential
 
 from coopeval.agents.protocol import Agent, DecisionRequest, ErrorClass, Reply
 
-__all__ = ["generate_with_retry", "retry_after_seconds"]
+__all__ = ["RetryPolicy", "generate_with_retry", "retry_after_seconds"]
 
 log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Attempts and waits of :func:`generate_with_retry` (the keyword arguments, bundled so a
+    :class:`~coopeval.agents.maker.DecisionMaker` can carry one; tests use tiny waits)."""
+
+    max_attempts_transient: int = 4
+    max_attempts_rate_limit: int = 10
+    max_wait_s: float = 60.0
+    initial_wait_s: float = 1.0
 
 
 async def generate_with_retry(
     agent: Agent,
     request: DecisionRequest,
+    policy: RetryPolicy | None = None,
     *,
-    max_attempts_transient: int = 4,
-    max_attempts_rate_limit: int = 10,
-    max_wait_s: float = 60.0,
-    initial_wait_s: float = 1.0,
+    max_attempts_transient: int | None = None,
+    max_attempts_rate_limit: int | None = None,
+    max_wait_s: float | None = None,
+    initial_wait_s: float | None = None,
 ) -> Reply:
     """Call ``agent.generate(request)``, retrying transport errors by class.
 
@@ -41,6 +57,9 @@ async def generate_with_retry(
     ----------
     agent, request:
         The agent and its request.
+    policy:
+        Defaults of the four settings below (:class:`RetryPolicy` if None); a keyword given
+        here overrides its field.
     max_attempts_transient:
         Total attempts (first call included) when the latest error is ``TRANSIENT``.
     max_attempts_rate_limit:
@@ -49,7 +68,9 @@ async def generate_with_retry(
         Cap on any single wait, seconds (also caps a server's ``retry_after``).
     initial_wait_s:
         Backoff scale, seconds: the wait before attempt ``n + 1`` is uniform in
-        ``[0, min(max_wait_s, initial_wait_s * 2 ** (n - 1))]`` (full jitter).
+        ``[0, min(max_wait_s, initial_wait_s * 2 ** (n - 1))]`` (full jitter, tenacity's
+        ``wait_random_exponential``). After a rate limit with a server hint ``h`` the wait is
+        ``min(max_wait_s, h + that jitter)``.
 
     Returns
     -------
@@ -63,6 +84,16 @@ async def generate_with_retry(
         are exhausted. ``asyncio.CancelledError`` and other non-``Exception`` errors are never
         retried.
     """
+    base = policy or RetryPolicy()
+    if max_attempts_transient is None:
+        max_attempts_transient = base.max_attempts_transient
+    if max_attempts_rate_limit is None:
+        max_attempts_rate_limit = base.max_attempts_rate_limit
+    if max_wait_s is None:
+        max_wait_s = base.max_wait_s
+    if initial_wait_s is None:
+        initial_wait_s = base.initial_wait_s
+    backoff = wait_random_exponential(multiplier=initial_wait_s, max=max_wait_s)
 
     def classify(exc: BaseException | None) -> ErrorClass:
         if exc is None or not isinstance(exc, Exception):
@@ -85,14 +116,12 @@ async def generate_with_retry(
     def wait(state: RetryCallState) -> float:
         outcome = state.outcome
         exc = outcome.exception() if outcome is not None and outcome.failed else None
-        backoff = random.uniform(
-            0.0, min(max_wait_s, initial_wait_s * 2 ** (state.attempt_number - 1))
-        )
+        jitter = float(backoff(state))
         if exc is not None and classify(exc) is ErrorClass.RATE_LIMIT:
             hinted = retry_after_seconds(exc)
             if hinted is not None:
-                return min(max_wait_s, max(hinted, 0.0))
-        return backoff
+                return min(max_wait_s, max(hinted, 0.0) + jitter)
+        return jitter
 
     def before_sleep(state: RetryCallState) -> None:
         outcome = state.outcome
@@ -119,8 +148,9 @@ def retry_after_seconds(exc: BaseException) -> float | None:
     """The server's requested wait in seconds, if the exception carries one.
 
     Looks at a ``retry_after`` attribute (number of seconds), then at the ``retry-after-ms`` /
-    ``Retry-After`` headers of the exception (``exc.headers``) or of its ``response``. HTTP-date
-    values and unparsable numbers are ignored.
+    ``Retry-After`` headers of the exception (``exc.headers``) or of its ``response``.
+    ``Retry-After`` is either delay-seconds or an HTTP date (RFC 9110 §10.2.3); a date gives the
+    seconds from now until then, 0 for a date in the past. Unparsable values are ignored.
     """
     value: Any = getattr(exc, "retry_after", None)
     if value is not None:
@@ -139,7 +169,18 @@ def retry_after_seconds(exc: BaseException) -> float | None:
             if lowered.get("retry-after-ms") is not None:
                 return float(lowered["retry-after-ms"]) / 1000.0
             if lowered.get("retry-after") is not None:
-                return float(lowered["retry-after"])
+                return _retry_after_value(str(lowered["retry-after"]))
         except (TypeError, ValueError, AttributeError):
             continue
     return None
+
+
+def _retry_after_value(value: str) -> float:
+    """Seconds of a ``Retry-After`` value: delay-seconds or an HTTP date (ValueError if neither)."""
+    text = value.strip()
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    when = parsedate_to_datetime(text)  # ValueError/TypeError for a bad date
+    return max(0.0, when.timestamp() - time.time())

@@ -61,6 +61,8 @@ SCHEMAS: dict[str, dict[str, pl.DataType]] = {
         "n_attempts": pl.Int64(),
         "response": pl.String(),  # raw text of the final attempt
         "error": pl.String(),  # validation error of the final attempt, if failed
+        "finish_reason": pl.String(),  # provider's finish reason of the final attempt ("stop", "length", …)
+        "truncated": pl.Boolean(),  # the final attempt was cut off at max_tokens
     },
     # One row per call attempt (LLM or bot).
     "llm_calls": {
@@ -82,8 +84,13 @@ SCHEMAS: dict[str, dict[str, pl.DataType]] = {
         "prompt_tokens": pl.Int64(),
         "completion_tokens": pl.Int64(),
         "latency_s": pl.Float64(),
-        "cost_usd": pl.Float64(),
+        "cost_usd": pl.Float64(),  # reasoning tokens billed outside completion_tokens included
         "model_resolved": pl.String(),
+        "finish_reason": pl.String(),  # provider's: "stop", "length", … ("" if none given)
+        "truncated": pl.Boolean(),  # cut off at max_tokens (finish_reason "length")
+        "max_tokens": pl.Int64(),  # completion budget sent with the call (0 = none)
+        "reasoning_tokens": pl.Int64(),  # provider-reported reasoning tokens (inside or outside completion)
+        "reasoning": pl.String(),  # provider's separate reasoning text; never used as the answer
     },
     # Mediator and contract designs (one per seated agent per cell).
     "designs": {

@@ -29,6 +29,12 @@ Behaviour
   ``_MIN_SNAPSHOT_GAIN`` tokens) restores that snapshot into an emptied cache first, so its cells
   and positions are exactly those of a fresh evaluation and the determinism guarantee above
   still holds (tested).
+* Context window. Stock llama-cpp-python silently shortens ``max_tokens`` when prompt plus
+  ``max_tokens`` exceed ``n_ctx`` (an answer then stops early, e.g. at ~4,000 prompt tokens of
+  4,096). :meth:`CanonicalLlama.create_completion` remembers the requested ``max_tokens`` and
+  :meth:`CanonicalLlama.generate` refuses such a prompt before evaluating anything, with
+  :class:`~coopeval.agents.local.errors.LocalContextWindowError` naming the prompt tokens,
+  ``max_tokens`` and ``n_ctx``.
 * Flash attention stays off: measured ~20 % faster on 1,200-token prompts, but its logits then
   depend on how the prompt was split into batches, and a restored snapshot gave another text than
   a fresh evaluation with the same seed.
@@ -44,7 +50,7 @@ from typing import Any
 from llama_cpp import Llama, llama_cpp
 from llama_cpp.llama_grammar import LlamaGrammar
 
-from coopeval.agents.local.errors import GrammarError
+from coopeval.agents.local.errors import GrammarError, LocalContextWindowError
 
 __all__ = ["CanonicalLlama", "check_grammar", "common_prefix", "llama_grammar"]
 
@@ -79,10 +85,41 @@ class CanonicalLlama(Llama):
         self.last_restored = False  # whether the latest call restored a snapshot
         self.reuse_prompts = True  # False: evaluate the whole prompt (benchmarks only)
         self._snapshots: list[tuple[tuple[int, ...], Any]] = []  # (prompt, KV bytes)
+        self._max_tokens: int | None = None  # max_tokens of the completion being created
+
+    def create_completion(self, prompt: Any, *args: Any, **kwargs: Any) -> Any:
+        """``Llama.create_completion``, remembering ``max_tokens`` for :meth:`generate`'s check."""
+        budget = kwargs.get("max_tokens", args[1] if len(args) > 1 else 16)
+        self._max_tokens = int(budget) if budget is not None and int(budget) > 0 else None
+        try:
+            return super().create_completion(prompt, *args, **kwargs)
+        finally:
+            self._max_tokens = None
+
+    def check_context(self, prompt_tokens: int, max_tokens: int | None) -> None:
+        """Refuse a prompt whose answer budget would be shortened by the context window.
+
+        Raises
+        ------
+        LocalContextWindowError
+            If ``prompt_tokens + max_tokens > n_ctx`` (llama.cpp would cut ``max_tokens`` to
+            ``n_ctx - prompt_tokens`` without saying so).
+        """
+        n_ctx = self.n_ctx()
+        if max_tokens is not None and prompt_tokens + max_tokens > n_ctx:
+            raise LocalContextWindowError(
+                f"the prompt has {prompt_tokens} tokens and max_tokens = {max_tokens}: together "
+                f"more than the context window n_ctx = {n_ctx} of the embedded model (llama.cpp "
+                f"would silently cut the answer budget to {max(0, n_ctx - prompt_tokens)} tokens); "
+                "shorten the prompt (e.g. a shorter history window) or lower max_tokens "
+                "(or max_reasoning_chars for CoT)"
+            )
 
     def generate(self, tokens: Any, *args: Any, **kwargs: Any) -> Any:
-        """``Llama.generate`` after choosing how much of the KV cache (or a snapshot) to keep."""
+        """``Llama.generate`` after checking the context window (:meth:`check_context`) and
+        choosing how much of the KV cache (or a snapshot) to keep."""
         tokens = list(tokens)
+        self.check_context(len(tokens), self._max_tokens)
         keep = 0
         self.last_restored = False
         if kwargs.get("reset", True) and self.reuse_prompts:

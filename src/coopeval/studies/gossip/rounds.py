@@ -355,6 +355,7 @@ class RunLoop:
                 "parsed": json.dumps(outcome.parsed) if outcome.parsed is not None else None,
                 "action_token": token,
                 "n_attempts": len(outcome.attempts),
+                **outcome.reply_columns,
                 "response": outcome.response,
                 "error": outcome.error,
             }

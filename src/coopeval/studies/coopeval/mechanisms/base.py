@@ -170,6 +170,7 @@ def decision_row(
         "status": outcome.status,
         "parsed": json.dumps(outcome.parsed) if outcome.parsed is not None else None,
         "n_attempts": len(outcome.attempts),
+        **outcome.reply_columns,
         "response": outcome.response,
         "error": outcome.error,
         "draw": None,

@@ -1,0 +1,174 @@
+"""A scripted OpenAI-compatible HTTP server on 127.0.0.1 for fault-injection tests.
+
+Every POST to ``/v1/chat/completions`` takes the next behaviour from a script (the last one
+repeats once the script runs out) and records the request. Behaviours:
+
+* ``ok`` (or any text given with :func:`answer`): 200 with that content and usage;
+* ``status:<code>[:<retry-after>]``: an OpenAI-style error body with that status code and, if
+  given, a ``Retry-After`` header (seconds or an HTTP date, sent verbatim);
+* ``reset``: the connection is closed with a TCP RST before any response byte;
+* ``drip``: 200 headers with a long ``Content-Length``, then one byte per ``drip_s`` seconds
+  (bounded: at most ``drip_max`` bytes, so the handler thread always ends);
+* ``malformed``: 200 with a body that is not JSON;
+* ``empty``: 200 with ``content: null``, zero usage and no error object;
+* ``reply:<json>``: 200 with the given JSON object as the whole body.
+
+Only the standard library: the server is :class:`http.server.ThreadingHTTPServer` in a daemon
+thread, so a test controls every byte (a reset or a drip cannot be scripted through a
+framework's response objects).
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import struct
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+VALID_ANSWER = '{"A0": 60, "A1": 40}'
+
+
+def completion_body(
+    content: str | None,
+    *,
+    prompt_tokens: int = 10,
+    completion_tokens: int = 5,
+    finish_reason: str = "stop",
+    extra_usage: dict[str, Any] | None = None,
+    extra_message: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """An OpenAI chat-completion response body."""
+    return {
+        "id": "chatcmpl-fault",
+        "object": "chat.completion",
+        "created": 1_700_000_000,
+        "model": "sim",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": content, **(extra_message or {})},
+                "finish_reason": finish_reason,
+            }
+        ],
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+            **(extra_usage or {}),
+        },
+    }
+
+
+def answer(body: dict[str, Any]) -> str:
+    """The script entry that replies with ``body`` verbatim."""
+    return "reply:" + json.dumps(body)
+
+
+@dataclass
+class FaultServer:
+    """State shared with the handler: the script, the requests seen, the drip pace."""
+
+    script: list[str]
+    drip_s: float = 1.0
+    drip_max: int = 30
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    outcomes: list[str] = field(default_factory=list)
+    port: int = 0
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def api_base(self) -> str:
+        """The ``api_base`` to give litellm."""
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def next_behaviour(self, body: dict[str, Any]) -> str:
+        """Record one request and return its behaviour."""
+        with self._lock:
+            index = len(self.requests)
+            self.requests.append(body)
+            behaviour = self.script[min(index, len(self.script) - 1)]
+            self.outcomes.append(behaviour.split(":", 1)[0])
+            return behaviour
+
+
+def _handler(server: FaultServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib name
+            return
+
+        def _send(self, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            for key, value in (headers or {}).items():
+                self.send_header(key, value)
+            self.end_headers()
+            self.wfile.write(body)
+            self.wfile.flush()
+
+        def do_POST(self) -> None:  # noqa: N802 - stdlib name
+            length = int(self.headers.get("Content-Length") or 0)
+            body = json.loads(self.rfile.read(length) or b"{}")
+            behaviour = server.next_behaviour(body)
+            kind, _, arg = behaviour.partition(":")
+            if kind == "ok":
+                self._send(200, json.dumps(completion_body(arg or VALID_ANSWER)).encode())
+            elif kind == "reply":
+                self._send(200, arg.encode())
+            elif kind == "empty":
+                self._send(200, json.dumps(completion_body(None, prompt_tokens=0, completion_tokens=0)).encode())
+            elif kind == "malformed":
+                self._send(200, b'{"id": "chatcmpl-fault", "choices": [ <html>bad gateway')
+            elif kind == "status":
+                code, _, retry_after = arg.partition(":")
+                error = {"error": {"message": f"scripted {code}", "type": "scripted", "code": code}}
+                headers = {"Retry-After": retry_after} if retry_after else {}
+                self._send(int(code), json.dumps(error).encode(), headers)
+            elif kind == "reset":
+                self.connection.setsockopt(
+                    socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0)
+                )
+                self.close_connection = True
+                self.connection.close()
+            elif kind == "drip":
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", "100000")
+                self.end_headers()
+                self.wfile.flush()
+                try:
+                    for _ in range(server.drip_max):
+                        self.wfile.write(b" ")
+                        self.wfile.flush()
+                        time.sleep(server.drip_s)
+                except OSError:
+                    pass  # the client gave up: what we want
+                self.close_connection = True
+            else:  # pragma: no cover - a typo in a test script
+                raise ValueError(f"unknown behaviour {behaviour!r}")
+
+    return Handler
+
+
+@contextmanager
+def serve(script: list[str], drip_s: float = 1.0, drip_max: int = 30) -> Iterator[FaultServer]:
+    """Run a :class:`FaultServer` on a free port of 127.0.0.1 for the ``with`` block."""
+    state = FaultServer(list(script), drip_s=drip_s, drip_max=drip_max)
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
+    httpd.daemon_threads = True
+    state.port = httpd.server_address[1]
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield state
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
