@@ -1,0 +1,213 @@
+"""Provider faults over real HTTP: litellm (``openai/sim`` with ``api_base``) against the scripted
+server of :mod:`tests.agents.fault_server`, through the whole decision loop (retry loop, response
+cache, re-asks).
+
+Every test checks, from both sides: the decisions come back with the server's answer (none lost,
+none duplicated, nothing substituted), the cache holds exactly the valid replies, and the server
+saw exactly the expected number of requests. Waits are tiny (:data:`FAST`), the drip is bounded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from email.utils import formatdate
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+pytest.importorskip("litellm")
+
+from coopeval.agents.llm_agent import LiteLLMAgent, ProviderAuthError, load_prices  # noqa: E402
+from coopeval.agents.maker import BudgetExceededError, DecisionMaker, DecisionOutcome  # noqa: E402
+from coopeval.agents.protocol import Reply  # noqa: E402
+from coopeval.agents.retry import RetryPolicy  # noqa: E402
+from coopeval.cache.response_cache import ResponseCache  # noqa: E402
+from coopeval.decisions.formats import ActionDistribution  # noqa: E402
+from tests.agents.fault_server import (  # noqa: E402
+    VALID_ANSWER,
+    FaultServer,
+    answer,
+    completion_body,
+    serve,
+)
+
+FORMAT = ActionDistribution(("A0", "A1"))
+PARSED = {"A0": 60, "A1": 40}
+FAST = RetryPolicy(max_attempts_transient=3, max_attempts_rate_limit=4, initial_wait_s=0.01, max_wait_s=1.0)
+
+
+@pytest.fixture(autouse=True)
+def _api_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-secret")
+
+
+def _agent(server: FaultServer, **params: Any) -> LiteLLMAgent:
+    return LiteLLMAgent(
+        "openai/sim",
+        "IO",
+        params={"api_base": server.api_base, "timeout": 2, "deadline_s": 0.6, "temperature": 0, **params},
+    )
+
+
+def _decide(
+    server: FaultServer, cache: ResponseCache, n: int = 1, max_usd: float = 0.0, **params: Any
+) -> tuple[list[DecisionOutcome], DecisionMaker]:
+    """``n`` decisions, one call in flight at a time (so the script's order is the calls' order)."""
+    agent = _agent(server, **params)
+    maker = DecisionMaker(cache, {}, max_concurrency=1, retry_policy=FAST, max_usd=max_usd)
+
+    async def run() -> list[DecisionOutcome]:
+        return [await maker.decide(agent, "Choose.", FORMAT, {"decision": i}) for i in range(n)]
+
+    return asyncio.run(run()), maker
+
+
+def _assert_valid_and_cached(outcomes: list[DecisionOutcome], cache: ResponseCache) -> None:
+    """Every decision ok with the server's answer, ids distinct, the cache = the valid replies."""
+    assert [o.status for o in outcomes] == ["ok"] * len(outcomes)
+    assert [o.parsed for o in outcomes] == [PARSED] * len(outcomes)
+    assert len({o.decision_id for o in outcomes}) == len(outcomes)
+    keys = [a["cache_key"] for o in outcomes for a in o.attempts]
+    assert len(cache) == len(set(keys)) == len(outcomes)
+    for key in keys:
+        cached = cache.get(key)
+        assert cached is not None and cached["text"] == VALID_ANSWER
+
+
+@pytest.fixture
+def cache(tmp_path: Path) -> ResponseCache:
+    store = ResponseCache(tmp_path / "cache")
+    yield store
+    store.close()
+
+
+@pytest.mark.parametrize("fault", ["status:500", "status:503", "reset", "malformed"])
+def test_transient_fault_is_retried_once_and_never_cached(fault: str, cache: ResponseCache) -> None:
+    with serve(["ok", fault, "ok", "ok"]) as server:
+        outcomes, maker = _decide(server, cache, n=3)
+    _assert_valid_and_cached(outcomes, cache)
+    assert len(server.requests) == 4  # 3 decisions + 1 retry
+    assert [len(o.attempts) for o in outcomes] == [1, 1, 1]  # no validation attempt spent
+    assert maker.stats.calls_made == 3
+
+
+@pytest.mark.parametrize("retry_after", ["0.3", "date"])
+def test_429_waits_for_retry_after(retry_after: str, cache: ResponseCache) -> None:
+    # A date 2 s ahead (HTTP dates have whole seconds): the wait is 1–2 s, capped at max_wait_s = 1.
+    value = formatdate(time.time() + 2, usegmt=True) if retry_after == "date" else retry_after
+    with serve([f"status:429:{value}", "ok"]) as server:
+        started = time.perf_counter()
+        outcomes, _ = _decide(server, cache)
+        elapsed = time.perf_counter() - started
+    _assert_valid_and_cached(outcomes, cache)
+    assert len(server.requests) == 2
+    floor = 0.3 if retry_after == "0.3" else 0.95
+    assert floor <= elapsed < floor + 1.5
+
+
+def test_slow_drip_hits_the_attempt_deadline_and_is_retried(cache: ResponseCache) -> None:
+    # Headers, then one byte every 0.2 s: httpx's 2 s read timeout never fires; deadline_s = 0.6 does.
+    with serve(["drip", "ok"], drip_s=0.2, drip_max=50) as server:
+        started = time.perf_counter()
+        outcomes, _ = _decide(server, cache)
+        elapsed = time.perf_counter() - started
+    _assert_valid_and_cached(outcomes, cache)
+    assert len(server.requests) == 2
+    assert 0.6 <= elapsed < 2.0
+
+
+def test_empty_reply_is_retried_not_cached_and_not_a_validation_attempt(cache: ResponseCache) -> None:
+    with serve(["empty", "empty", "ok"]) as server:
+        outcomes, maker = _decide(server, cache)
+    _assert_valid_and_cached(outcomes, cache)
+    assert len(server.requests) == 3
+    assert len(outcomes[0].attempts) == 1
+    assert maker.stats.attempts == 1
+
+
+def test_empty_reply_cached_by_an_older_version_is_asked_again(cache: ResponseCache) -> None:
+    with serve(["ok"]) as server:
+        first, _ = _decide(server, cache)
+    key = first[0].attempts[0]["cache_key"]
+    cache.set(key, Reply(text="").to_json())  # what the old code cached for content: null
+    with serve(["ok"]) as server:
+        again, maker = _decide(server, cache)
+    _assert_valid_and_cached(again, cache)
+    assert len(server.requests) == 1 and maker.stats.cache_hits == 0
+    with serve(["ok"]) as server:  # now a real answer: replayed, not paid again
+        _, maker = _decide(server, cache)
+    assert len(server.requests) == 0 and maker.stats.cache_hits == 1
+
+
+def test_persistent_500_propagates_after_the_attempts_and_caches_nothing(cache: ResponseCache) -> None:
+    with serve(["status:500"]) as server, pytest.raises(Exception, match="scripted 500"):
+        _decide(server, cache)
+    assert len(server.requests) == FAST.max_attempts_transient == 3
+    assert len(cache) == 0
+
+
+def test_401_fails_fast_naming_the_key_variable(cache: ResponseCache) -> None:
+    with serve(["status:401", "ok"]) as server, pytest.raises(ProviderAuthError) as info:
+        _decide(server, cache)
+    assert "OPENAI_API_KEY" in str(info.value) and "HTTP 401" in str(info.value)
+    assert len(server.requests) == 1
+    assert len(cache) == 0
+
+
+def test_truncated_answer_is_recorded_and_re_asked(cache: ResponseCache) -> None:
+    cut = completion_body('{"A0": 6', completion_tokens=8, finish_reason="length")
+    with serve([answer(cut), "ok"]) as server:
+        outcomes, maker = _decide(server, cache, max_tokens=8)
+    first, second = outcomes[0].attempts
+    assert (first["finish_reason"], first["truncated"], first["max_tokens"]) == ("length", True, 8)
+    assert (second["finish_reason"], second["truncated"]) == ("stop", False)
+    assert server.requests[0]["max_tokens"] == 8
+    assert outcomes[0].parsed == PARSED
+    assert outcomes[0].reply_columns == {"finish_reason": "stop", "truncated": False}
+    assert maker.stats.truncated == 1
+    assert len(server.requests) == 2
+    assert len(cache) == 2  # both answers were real model output: the cut one is kept too
+
+
+def test_reasoning_tokens_are_priced_and_trip_the_budget(
+    cache: ResponseCache, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    prices = tmp_path / "prices.yaml"
+    prices.write_text(
+        "models:\n  openai/sim: {input_usd_per_mtok: 1.0, output_usd_per_mtok: 10.0}\n", encoding="utf-8"
+    )
+    monkeypatch.setenv("COOPEVAL_PRICES", str(prices))
+    load_prices.cache_clear()
+    body = completion_body(
+        VALID_ANSWER,
+        prompt_tokens=100,
+        completion_tokens=20,
+        extra_usage={"total_tokens": 1120, "completion_tokens_details": {"reasoning_tokens": 1000}},
+        extra_message={"reasoning_content": 'draft {"A0": 0, "A1": 100}'},
+    )
+    try:
+        with serve([answer(body)]) as server:
+            outcomes, maker = _decide(server, cache)
+            row = outcomes[0].attempts[0]
+            # (100 × $1 + (20 + 1,000) × $10) / 1e6 = $0.0103, not the $0.0003 of 120 tokens.
+            assert row["cost_usd"] == pytest.approx(0.0103)
+            assert row["reasoning_tokens"] == 1000
+            assert row["reasoning"] == 'draft {"A0": 0, "A1": 100}'
+            assert outcomes[0].parsed == PARSED  # the reasoning field never gives the answer
+            assert maker.stats.reasoning_tokens == 1000
+            with pytest.raises(BudgetExceededError, match="max_usd = 0.005"):
+                _budget(server, cache)
+    finally:
+        load_prices.cache_clear()
+
+
+def _budget(server: FaultServer, cache: ResponseCache) -> None:
+    """A fresh decision under max_usd = 0.005: one reasoning-heavy answer crosses it."""
+    agent = _agent(server)
+    maker = DecisionMaker(cache, {}, max_concurrency=1, retry_policy=FAST, max_usd=0.005)
+    asyncio.run(maker.decide(agent, "Choose.", FORMAT, {"decision": "budget"}))
