@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 from typing import Any
 
 import pytest
@@ -175,6 +176,15 @@ def replies() -> dict[str, Any]:
             out[f"stats_{label}"] = last_call_stats()
         fresh_cot = LiteLLMAgent(MODEL, "CoT", {"max_reasoning_chars": 200, "cache_prompt": False})
         out["seat1_round2_fresh"] = await fresh_cot.generate(_seat_request(1, 2))
+        # last (they leave other prompts in the KV cache): a prompt that fits n_ctx only
+        # without its answer budget, and an answer cut at max_tokens
+        near_full = DecisionRequest(({"role": "user", "content": "apple " * 3800},), A2, seed=1)
+        try:
+            await LiteLLMAgent(MODEL, "IO", {"max_tokens": 400}).generate(near_full)
+        except Exception as exc:  # noqa: BLE001 - inspected by the test
+            out["window_error"] = exc
+        cut = LiteLLMAgent(MODEL, "CoT", {"max_tokens": 5})
+        out["cut"] = await cut.generate(_request(CASES["action2_cot"]))
         return out
 
     return asyncio.run(play())
@@ -226,3 +236,21 @@ def test_cot_reasoning_is_capped(replies: dict[str, Reply]) -> None:
     for name in ("action2_cot", "action5_cot"):
         reasoning, _, _ = replies[name].text.rpartition("\n{")
         assert len(reasoning) <= 200
+
+
+def test_prompt_that_leaves_no_room_for_max_tokens_fails_before_generating(
+    replies: dict[str, Any],
+) -> None:
+    # llama.cpp would shorten max_tokens to n_ctx - prompt silently; the call must fail instead.
+    exc = replies["window_error"]
+    assert LiteLLMAgent(MODEL, "IO").classify_error(exc).value == "fatal"
+    match = re.search(r"the prompt has (\d+) tokens and max_tokens = 400: .* n_ctx = 4096", str(exc))
+    assert match is not None, str(exc)
+    assert int(match.group(1)) < 4096 < int(match.group(1)) + 400
+
+
+def test_answer_cut_at_max_tokens_is_flagged(replies: dict[str, Any]) -> None:
+    cut = replies["cut"]
+    assert (cut.finish_reason, cut.truncated, cut.max_tokens, cut.completion_tokens) == ("length", True, 5, 5)
+    full = replies["action2_cot"]
+    assert (full.finish_reason, full.truncated) == ("stop", False)
