@@ -330,7 +330,7 @@ class LiteLLMAgent:
     Raises
     ------
     ValueError
-        Unknown style.
+        Unknown style; ``params.deadline_s`` not a positive number.
     coopeval.agents.local.LocalModelMissingError
         A ``local/`` model whose weights are not installed.
     """
@@ -354,6 +354,13 @@ class LiteLLMAgent:
         self.uses_local_llm = self.is_local
         given = dict(params or {})
         self._transport = {k: given.pop(k) for k in list(given) if k in TRANSPORT_KEYS}
+        deadline = self._transport.get("deadline_s")
+        if deadline is not None and (
+            isinstance(deadline, bool) or not isinstance(deadline, int | float) or deadline <= 0
+        ):
+            raise ValueError(
+                f"params.deadline_s of {model} must be a positive number of seconds, not {deadline!r}"
+            )
         given.setdefault("temperature", 1.0)
         if self.is_local and style == "CoT":
             given.setdefault("max_reasoning_chars", DEFAULT_MAX_REASONING_CHARS)

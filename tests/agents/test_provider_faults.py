@@ -1,0 +1,111 @@
+"""Pure parts of the provider-fault handling: usage pricing with reasoning tokens, truncation,
+classification of the agent's own fault exceptions, old cache entries, the context check."""
+
+from __future__ import annotations
+
+import os
+from types import SimpleNamespace
+
+import pytest
+
+os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+from coopeval.agents.llm_agent import (  # noqa: E402
+    DEFAULT_DEADLINE_S,
+    LiteLLMAgent,
+    PriceTable,
+    ProviderAuthError,
+    billed_usage,
+    classify_error,
+)
+from coopeval.agents.protocol import AttemptDeadlineError, EmptyReplyError, ErrorClass, Reply  # noqa: E402
+
+
+def _usage(prompt: int, completion: int, reasoning: int, total: int | None = None) -> SimpleNamespace:
+    details = SimpleNamespace(reasoning_tokens=reasoning)
+    return SimpleNamespace(
+        prompt_tokens=prompt,
+        completion_tokens=completion,
+        total_tokens=prompt + completion if total is None else total,
+        completion_tokens_details=details,
+    )
+
+
+def test_reasoning_outside_completion_is_billed() -> None:
+    # The issue's case: prompt 100, completion 20, reasoning 1,000 reported outside (total 1,120).
+    assert billed_usage(_usage(100, 20, 1000, total=1120)) == (100, 1020, 1000)
+    # No total given, but 1,000 reasoning tokens cannot be part of 20 completion tokens.
+    assert billed_usage(_usage(100, 20, 1000, total=0)) == (100, 1020, 1000)
+    # OpenAI: reasoning inside completion_tokens (1,020 = 20 visible + 1,000), total 1,120.
+    assert billed_usage(_usage(100, 1020, 1000)) == (100, 1020, 1000)
+    # No reasoning at all; a usage object without any field.
+    assert billed_usage(_usage(100, 20, 0)) == (100, 20, 0)
+    assert billed_usage(None) == (0, 0, 0)
+    # Priced: $1 / $10 per million → (100 + 10,200) / 1e6.
+    table = PriceTable({"m": {"input_usd_per_mtok": 1.0, "output_usd_per_mtok": 10.0}})
+    assert table.cost_usd("m", 100, 1020) == pytest.approx(0.0103)
+
+
+def test_truncated_follows_finish_reason_then_the_budget() -> None:
+    assert Reply("x", finish_reason="length").truncated
+    assert Reply("x", finish_reason="max_tokens").truncated  # Anthropic's raw reason
+    assert not Reply("x", finish_reason="stop", completion_tokens=50, max_tokens=50).truncated
+    assert Reply("x", completion_tokens=50, max_tokens=50).truncated  # no reason given
+    assert not Reply("x", completion_tokens=49, max_tokens=50).truncated
+    assert not Reply("x", completion_tokens=49).truncated
+
+
+def test_reply_cached_before_the_new_fields_reads_back_with_defaults() -> None:
+    old = {"text": "{}", "prompt_tokens": 3, "completion_tokens": 2, "latency_s": 0.1, "cost_usd": 0.0,
+           "model_resolved": "m", "response_id": "r"}
+    reply = Reply.from_json(old)
+    assert (reply.finish_reason, reply.max_tokens, reply.reasoning_tokens, reply.reasoning) == ("", 0, 0, "")
+    full = Reply("a", finish_reason="length", max_tokens=9, reasoning_tokens=4, reasoning="r")
+    assert Reply.from_json(full.to_json()) == full
+
+
+def test_fault_exceptions_are_classified() -> None:
+    assert classify_error(EmptyReplyError("empty")) is ErrorClass.TRANSIENT
+    assert classify_error(AttemptDeadlineError("slow")) is ErrorClass.TRANSIENT
+    assert classify_error(ProviderAuthError("set OPENAI_API_KEY")) is ErrorClass.FATAL
+
+
+def test_deadline_is_a_transport_option_with_a_default_for_api_models() -> None:
+    agent = LiteLLMAgent("openai/gpt-4o-mini", "IO", {"deadline_s": 2.5, "temperature": 0})
+    assert agent.deadline_s == 2.5
+    assert "deadline_s" not in agent.params  # not part of the cache key
+    assert "deadline_s" not in agent.call_kwargs(_request())  # never sent to the provider
+    assert LiteLLMAgent("openai/gpt-4o-mini", "IO").deadline_s == DEFAULT_DEADLINE_S == 600.0
+    for bad in (0, -1, "10", True):
+        with pytest.raises(ValueError, match="params.deadline_s of openai/gpt-4o-mini must be a positive number"):
+            LiteLLMAgent("openai/gpt-4o-mini", "IO", {"deadline_s": bad})
+
+
+def test_context_check_names_prompt_budget_and_window() -> None:
+    pytest.importorskip("llama_cpp")
+    from coopeval.agents.local import LocalContextWindowError
+    from coopeval.agents.local.model import CanonicalLlama
+
+    llm = SimpleNamespace(n_ctx=lambda: 4096)
+    CanonicalLlama.check_context(llm, 3696, 400)  # 4,096 exactly: nothing is shortened
+    CanonicalLlama.check_context(llm, 4000, None)  # no budget given: nothing to check
+    with pytest.raises(LocalContextWindowError, match=r"4000 tokens and max_tokens = 400: .* n_ctx = 4096 .* 96 tokens"):
+        CanonicalLlama.check_context(llm, 4000, 400)
+
+
+def _request():  # type: ignore[no-untyped-def]
+    from coopeval.agents.protocol import DecisionRequest
+    from coopeval.decisions.formats import ActionDistribution
+
+    return DecisionRequest(({"role": "user", "content": "x"},), ActionDistribution(("A0", "A1")))
+
+
+def test_config_rejects_a_bad_deadline_naming_the_field() -> None:
+    from coopeval.pipeline.config import ConfigError, validate_config
+
+    agent = {"model": "openai/gpt-4o-mini", "params": {"deadline_s": 0}}
+    with pytest.raises(ConfigError, match=r"agents\[0\]\.params\.deadline_s: 0 is less than or equal to the minimum of 0"):
+        validate_config({"agents": [agent]})
+    ok = validate_config({"agents": [{**agent, "params": {"deadline_s": 30, "temperature": 0.5}}]})
+    assert ok["agents"][0]["params"] == {"deadline_s": 30, "temperature": 0.5}
