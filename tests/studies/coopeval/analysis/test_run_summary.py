@@ -61,6 +61,25 @@ def test_model_usage_splits_players_and_judge():
     ) == (3, 1, 1, 250, 25)
     assert m1["cost_usd"] == pytest.approx(0.025) and m1["new_cost_usd"] == pytest.approx(0.015)
     assert usage[("j", "judge")]["attempts"] == 1
+    assert (m1["truncated"], m1["reasoning_tokens"]) == (0, 0)  # columns absent: counted as 0
+
+
+def test_model_usage_counts_truncated_answers_and_reasoning_tokens():
+    calls = pl.DataFrame(
+        {
+            "model": ["m1", "m1", "m1"],
+            "kind": ["action"] * 3,
+            "cache_hit": [False, False, True],
+            "error": ["no JSON object found", "", ""],
+            "truncated": [True, False, None],
+            "prompt_tokens": [100, 120, 120],
+            "completion_tokens": [64, 20, 20],
+            "reasoning_tokens": [1000, 300, None],
+            "cost_usd": [0.01, 0.003, 0.003],
+        }
+    )
+    (row,) = model_usage(calls).iter_rows(named=True)
+    assert (row["attempts"], row["invalid"], row["truncated"], row["reasoning_tokens"]) == (3, 1, 1, 1300)
 
 
 def test_judge_summary():

@@ -52,9 +52,11 @@ def failed_decisions(decisions: pl.DataFrame, limit: int = 50) -> pl.DataFrame:
 
 
 def model_usage(llm_calls: pl.DataFrame) -> pl.DataFrame:
-    """Per (model, role): call attempts, cache hits, invalid answers, tokens and cost.
+    """Per (model, role): call attempts, cache hits, invalid answers, answers cut off at
+    ``max_tokens`` (``truncated``), tokens (reasoning tokens too) and cost.
 
-    ``role`` is ``judge`` for judge calls and ``player`` otherwise. ``cost_usd`` prices every
+    ``role`` is ``judge`` for judge calls and ``player`` otherwise. Frames without the
+    ``truncated`` / ``reasoning_tokens`` columns (older stores) count 0 for them. ``cost_usd`` prices every
     answer used (cached ones at the price paid when they were first received); ``new_cost_usd``
     only the answers received in this run (cache misses).
     """
@@ -64,8 +66,10 @@ def model_usage(llm_calls: pl.DataFrame) -> pl.DataFrame:
         "attempts": pl.Int64,
         "cache_hits": pl.Int64,
         "invalid": pl.Int64,
+        "truncated": pl.Int64,
         "prompt_tokens": pl.Int64,
         "completion_tokens": pl.Int64,
+        "reasoning_tokens": pl.Int64,
         "cost_usd": pl.Float64,
         "new_cost_usd": pl.Float64,
     }
@@ -78,6 +82,11 @@ def model_usage(llm_calls: pl.DataFrame) -> pl.DataFrame:
         .alias("role"),
         pl.col("cost_usd").fill_null(0.0),
         pl.col("cache_hit").fill_null(False),
+        *(
+            pl.lit(default).alias(name)
+            for name, default in (("truncated", False), ("reasoning_tokens", 0))
+            if name not in llm_calls.columns
+        ),
     )
     return (
         calls.group_by("model", "role")
@@ -85,12 +94,14 @@ def model_usage(llm_calls: pl.DataFrame) -> pl.DataFrame:
             pl.len().cast(pl.Int64).alias("attempts"),
             pl.col("cache_hit").sum().cast(pl.Int64).alias("cache_hits"),
             (pl.col("error").fill_null("") != "").sum().cast(pl.Int64).alias("invalid"),
+            pl.col("truncated").fill_null(False).sum().cast(pl.Int64).alias("truncated"),
             pl.col("prompt_tokens").fill_null(0).sum().cast(pl.Int64).alias("prompt_tokens"),
             pl.col("completion_tokens")
             .fill_null(0)
             .sum()
             .cast(pl.Int64)
             .alias("completion_tokens"),
+            pl.col("reasoning_tokens").fill_null(0).sum().cast(pl.Int64).alias("reasoning_tokens"),
             pl.col("cost_usd").sum().alias("cost_usd"),
             pl.col("cost_usd").filter(~pl.col("cache_hit")).sum().alias("new_cost_usd"),
         )

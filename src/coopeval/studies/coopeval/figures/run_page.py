@@ -103,6 +103,19 @@ def render_table_pages(
     return written
 
 
+_CALL_COLUMNS = (
+    "model", "kind", "cache_hit", "error", "truncated", "prompt_tokens", "completion_tokens",
+    "reasoning_tokens", "cost_usd",
+)
+
+
+def _present(con: Any, table: str, wanted: tuple[str, ...]) -> str:
+    """The ``wanted`` columns ``table`` has, comma-separated (a store built from Parquet files of
+    an older version lacks ``truncated`` and ``reasoning_tokens``)."""
+    have = {row[0] for row in con.execute(f"DESCRIBE {table}").fetchall()}
+    return ", ".join(c for c in wanted if c in have)
+
+
 def _read(store: str | Path) -> dict[str, pl.DataFrame]:
     import duckdb
 
@@ -113,9 +126,7 @@ def _read(store: str | Path) -> dict[str, pl.DataFrame]:
             "decisions": con.sql(
                 "SELECT mechanism, game, matchup_id, round, seat, agent, kind, status, n_attempts, error FROM decisions"
             ).pl(),
-            "llm_calls": con.sql(
-                "SELECT model, kind, cache_hit, error, prompt_tokens, completion_tokens, cost_usd FROM llm_calls"
-            ).pl(),
+            "llm_calls": con.sql(f"SELECT {_present(con, 'llm_calls', _CALL_COLUMNS)} FROM llm_calls").pl(),
             "cells": con.sql("SELECT * FROM cells").pl() if "cells" in present else pl.DataFrame(),
             "provenance": (
                 con.sql("SELECT * FROM provenance").pl()
