@@ -11,6 +11,7 @@ repeats once the script runs out) and records the request. Behaviours:
   (bounded: at most ``drip_max`` bytes, so the handler thread always ends);
 * ``malformed``: 200 with a body that is not JSON;
 * ``empty``: 200 with ``content: null``, zero usage and no error object;
+* ``context``: OpenAI's 400 ``context_length_exceeded`` error;
 * ``reply:<json>``: 200 with the given JSON object as the whole body.
 
 Only the standard library: the server is :class:`http.server.ThreadingHTTPServer` in a daemon
@@ -132,6 +133,13 @@ def _handler(server: FaultServer) -> type[BaseHTTPRequestHandler]:
                 error = {"error": {"message": f"scripted {code}", "type": "scripted", "code": code}}
                 headers = {"Retry-After": retry_after} if retry_after else {}
                 self._send(int(code), json.dumps(error).encode(), headers)
+            elif kind == "context":
+                message = (
+                    "This model's maximum context length is 8192 tokens. However, your messages "
+                    "resulted in 9000 tokens. Please reduce the length of the messages."
+                )
+                error = {"error": {"message": message, "type": "invalid_request_error", "code": "context_length_exceeded"}}
+                self._send(400, json.dumps(error).encode())
             elif kind == "reset":
                 self.connection.setsockopt(
                     socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0)

@@ -211,3 +211,23 @@ def _budget(server: FaultServer, cache: ResponseCache) -> None:
     agent = _agent(server)
     maker = DecisionMaker(cache, {}, max_concurrency=1, retry_policy=FAST, max_usd=0.005)
     asyncio.run(maker.decide(agent, "Choose.", FORMAT, {"decision": "budget"}))
+
+
+def test_prompt_too_long_fails_the_decision_and_the_job_goes_on(cache: ResponseCache) -> None:
+    # OpenAI's 400 context_length_exceeded: no retry, no re-ask, nothing cached; the decision is
+    # recorded as failed with the provider's message and the next decision is asked as usual.
+    with serve(["context", "ok"]) as server:
+        agent = _agent(server)
+        maker = DecisionMaker(cache, {}, max_concurrency=1, retry_policy=FAST, retry_failed=1)
+
+        async def run() -> list[DecisionOutcome]:
+            return [await maker.decide(agent, "Choose.", FORMAT, {"decision": i}) for i in range(2)]
+
+        failed, ok = asyncio.run(run())
+    assert (failed.status, failed.parsed, len(failed.attempts)) == ("failed", None, 1)
+    assert "maximum context length is 8192 tokens" in failed.error
+    assert failed.attempts[0]["error"] == failed.error and failed.attempts[0]["cache_key"] == ""
+    assert (ok.status, ok.parsed) == ("ok", PARSED)
+    assert len(server.requests) == 2
+    assert len(cache) == 1
+    assert maker.stats.failed_decisions == 1

@@ -23,6 +23,7 @@ pytest.importorskip("litellm")
 
 from coopeval.agents.llm_agent import LiteLLMAgent  # noqa: E402
 from coopeval.agents.local import (  # noqa: E402
+    LocalContextWindowError,
     LocalModelMissingError,
     last_call_stats,
     local_model_path,
@@ -243,6 +244,7 @@ def test_prompt_that_leaves_no_room_for_max_tokens_fails_before_generating(
 ) -> None:
     # llama.cpp would shorten max_tokens to n_ctx - prompt silently; the call must fail instead.
     exc = replies["window_error"]
+    assert isinstance(exc, LocalContextWindowError)  # unwrapped: the decision loop fails the decision
     assert LiteLLMAgent(MODEL, "IO").classify_error(exc).value == "fatal"
     match = re.search(r"the prompt has (\d+) tokens and max_tokens = 400: .* n_ctx = 4096", str(exc))
     assert match is not None, str(exc)

@@ -40,6 +40,7 @@ from coopeval.agents.protocol import (
     EmptyReplyError,
     ErrorClass,
     Reply,
+    RequestRejectedError,
 )
 from coopeval.agents.registry import uses_local_llm
 
@@ -206,7 +207,8 @@ def classify_error(exc: BaseException) -> ErrorClass:
       ``UnprocessableEntityError``, ``BudgetExceededError``, ``UnsupportedParamsError``, other
       HTTP 4xx, and the local provider's own errors (missing weights, invalid grammar, context
       window; found through the exception chain, since litellm wraps them) → ``FATAL``;
-    * :class:`ProviderAuthError` → ``FATAL``;
+    * :class:`ProviderAuthError`, :class:`~coopeval.agents.protocol.RequestRejectedError` →
+      ``FATAL``;
     * ``Timeout``, ``APIConnectionError``, ``ServiceUnavailableError``, ``InternalServerError``,
       ``BadGatewayError``, HTTP 5xx/408, builtin ``TimeoutError``/``ConnectionError``
       (:class:`~coopeval.agents.protocol.AttemptDeadlineError` included),
@@ -215,7 +217,7 @@ def classify_error(exc: BaseException) -> ErrorClass:
     """
     from coopeval.agents.local import LocalProviderError
 
-    if isinstance(exc, ProviderAuthError):
+    if isinstance(exc, ProviderAuthError | RequestRejectedError):
         return ErrorClass.FATAL
     if isinstance(exc, EmptyReplyError | TimeoutError):
         return ErrorClass.TRANSIENT
@@ -434,6 +436,11 @@ class LiteLLMAgent:
             The call took longer than :attr:`deadline_s`.
         ProviderAuthError
             HTTP 401/403.
+        RequestRejectedError
+            The prompt does not fit the model's context window with its answer budget
+            (litellm's ``ContextWindowExceededError``, or the embedded model's
+            :class:`~coopeval.agents.local.LocalContextWindowError`, unwrapped from litellm's
+            wrapper so the decision loop sees it).
         Exception
             litellm's other transport exceptions, unchanged (see :meth:`classify_error`).
         """
@@ -451,6 +458,13 @@ class LiteLLMAgent:
                 "(params.deadline_s of the agent); retried as a transient timeout"
             ) from exc
         except Exception as exc:
+            rejected = next(
+                (e for e in _exception_chain(exc) if isinstance(e, RequestRejectedError)), None
+            )
+            if rejected is not None:
+                raise rejected from None
+            if isinstance(exc, litellm.exceptions.ContextWindowExceededError):
+                raise RequestRejectedError(f"{self.model}: the prompt does not fit: {exc}") from exc
             if _status_code(exc) in (401, 403):
                 keys = " or ".join(required_env_vars(self.model)) or "the provider's API key"
                 raise ProviderAuthError(

@@ -4,7 +4,10 @@
 response cache first (a hit costs nothing and replays the cached text); a miss calls the agent
 through the retry loop and caches whatever the model returned. The verdict is recomputed from
 the text by the current parser, never cached. After :data:`MAX_ATTEMPTS` invalid answers the
-decision is recorded as failed with all its attempts; nothing is ever substituted.
+decision is recorded as failed with all its attempts; nothing is ever substituted. A request
+the model cannot take as sent (:class:`~coopeval.agents.protocol.RequestRejectedError`, e.g. a
+prompt that leaves no room for ``max_tokens`` in the context window) fails the decision at once
+with that message: no retry, no re-ask (it would only be longer), nothing cached.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from coopeval.agents.protocol import Agent, DecisionRequest, Reply
+from coopeval.agents.protocol import Agent, DecisionRequest, Reply, RequestRejectedError
 from coopeval.agents.retry import RetryPolicy, generate_with_retry
 from coopeval.cache.response_cache import ResponseCache, call_key
 from coopeval.core.hashing import content_hash
@@ -143,8 +146,10 @@ class DecisionMaker:
         style = self._style_text(agent)
         original = ({"role": "user", "content": f"{body}\n\n{style}".rstrip()},)
         attempts: list[dict[str, Any]] = []
-        text, error = "", ""
+        text, error, rejected = "", "", ""
         for retry_round in range(self.retry_failed + 1):
+            if rejected:
+                break
             # A retry round exists only for decisions that failed every attempt before it.
             pos = dict(position) if retry_round == 0 else {**position, "retry_round": retry_round}
             messages: tuple[Mapping[str, str], ...] = original
@@ -156,9 +161,14 @@ class DecisionMaker:
                     position=pos,
                     seed=seed,
                 )
-                reply, key, hit = await self._ask(agent, request, attempt)
+                try:
+                    reply, key, hit = await self._ask(agent, request, attempt)
+                except RequestRejectedError as exc:
+                    reply, key, hit, rejected = Reply(text=""), "", False, str(exc)
                 text = reply.text
                 try:
+                    if rejected:
+                        raise AnswerError(rejected)
                     parsed = parse_answer(answer_format, text, lenient=self.lenient_contract_ints)
                     error = ""
                 except AnswerError as exc:
@@ -192,6 +202,8 @@ class DecisionMaker:
                     self.journal({"type": "attempt", "position": pos, **record})
                 if parsed is not None:
                     return DecisionOutcome(decision_id, "ok", parsed, text, "", attempts)
+                if rejected:
+                    break
                 messages = reask_messages(original_messages_body(body), text, error, style)
         self.stats.failed_decisions += 1
         if self.journal:

@@ -33,6 +33,12 @@ class EmptyReplyError(Exception):
     """
 
 
+class RequestRejectedError(Exception):
+    """The model cannot take this request as sent (e.g. prompt plus ``max_tokens`` exceed its
+    context window): retrying or re-asking cannot help. Classified ``FATAL``; the decision loop
+    records the decision as failed with this message, caches nothing and goes on."""
+
+
 class AttemptDeadlineError(TimeoutError):
     """One attempt ran past its wall-clock deadline (``deadline_s``); classified ``TRANSIENT``."""
 

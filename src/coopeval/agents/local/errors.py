@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from coopeval.agents.protocol import RequestRejectedError
+
 __all__ = ["GrammarError", "LocalContextWindowError", "LocalModelMissingError", "LocalProviderError"]
 
 
@@ -22,5 +24,6 @@ class GrammarError(LocalProviderError, ValueError):
     """llama.cpp rejected a GBNF grammar."""
 
 
-class LocalContextWindowError(LocalProviderError, ValueError):
-    """Prompt plus ``max_tokens`` exceed the local model's context window."""
+class LocalContextWindowError(LocalProviderError, RequestRejectedError, ValueError):
+    """Prompt plus ``max_tokens`` exceed the local model's context window (the decision fails,
+    the job goes on: :class:`~coopeval.agents.protocol.RequestRejectedError`)."""
