@@ -46,19 +46,24 @@ def _api_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-secret")
 
 
-def _agent(server: FaultServer, **params: Any) -> LiteLLMAgent:
+def _agent(server: FaultServer, model: str = "openai/sim", **params: Any) -> LiteLLMAgent:
     return LiteLLMAgent(
-        "openai/sim",
+        model,
         "IO",
         params={"api_base": server.api_base, "timeout": 2, "deadline_s": 0.6, "temperature": 0, **params},
     )
 
 
 def _decide(
-    server: FaultServer, cache: ResponseCache, n: int = 1, max_usd: float = 0.0, **params: Any
+    server: FaultServer,
+    cache: ResponseCache,
+    n: int = 1,
+    max_usd: float = 0.0,
+    model: str = "openai/sim",
+    **params: Any,
 ) -> tuple[list[DecisionOutcome], DecisionMaker]:
     """``n`` decisions, one call in flight at a time (so the script's order is the calls' order)."""
-    agent = _agent(server, **params)
+    agent = _agent(server, model, **params)
     maker = DecisionMaker(cache, {}, max_concurrency=1, retry_policy=FAST, max_usd=max_usd)
 
     async def run() -> list[DecisionOutcome]:
@@ -110,20 +115,38 @@ def test_429_waits_for_retry_after(retry_after: str, cache: ResponseCache) -> No
     assert floor <= elapsed < floor + 1.5
 
 
-def test_slow_drip_hits_the_attempt_deadline_and_is_retried(cache: ResponseCache) -> None:
+@pytest.mark.parametrize("model", ["openai/sim", "hosted_vllm/sim"])
+def test_slow_drip_hits_the_attempt_deadline_and_is_retried(cache: ResponseCache, model: str) -> None:
     # Headers, then one byte every 0.2 s: httpx's 2 s read timeout never fires; deadline_s = 0.6 does.
     with serve(["drip", "ok"], drip_s=0.2, drip_max=50) as server:
         started = time.perf_counter()
-        outcomes, _ = _decide(server, cache)
+        outcomes, _ = _decide(server, cache, model=model)
         elapsed = time.perf_counter() - started
     _assert_valid_and_cached(outcomes, cache)
     assert len(server.requests) == 2
     assert 0.6 <= elapsed < 2.0
 
 
-def test_empty_reply_is_retried_not_cached_and_not_a_validation_attempt(cache: ResponseCache) -> None:
-    with serve(["empty", "empty", "ok"]) as server:
-        outcomes, maker = _decide(server, cache)
+def _without_choices() -> str:
+    body = completion_body(None)
+    body["choices"] = []
+    return answer(body)
+
+
+def _blank_without_usage() -> str:
+    body = completion_body("  ")
+    del body["usage"]
+    return answer(body)
+
+
+@pytest.mark.parametrize("model", ["openai/sim", "hosted_vllm/sim"])
+@pytest.mark.parametrize("empty", ["empty", "no choices", "blank, no usage"])
+def test_empty_reply_is_retried_not_cached_and_not_a_validation_attempt(
+    cache: ResponseCache, empty: str, model: str
+) -> None:
+    fault = {"empty": "empty", "no choices": _without_choices(), "blank, no usage": _blank_without_usage()}[empty]
+    with serve([fault, fault, "ok"]) as server:
+        outcomes, maker = _decide(server, cache, model=model)
     _assert_valid_and_cached(outcomes, cache)
     assert len(server.requests) == 3
     assert len(outcomes[0].attempts) == 1
@@ -231,3 +254,26 @@ def test_prompt_too_long_fails_the_decision_and_the_job_goes_on(cache: ResponseC
     assert len(server.requests) == 2
     assert len(cache) == 1
     assert maker.stats.failed_decisions == 1
+
+
+def test_mixed_faults_under_concurrency_lose_and_repeat_nothing(cache: ResponseCache) -> None:
+    # 8 decisions, 4 calls in flight, 5 faults of different kinds first: each fault costs exactly
+    # one extra request, every decision gets the server's answer once, and a rerun is all hits.
+    faults = ["status:429:0.05", "status:500", "reset", "empty", "malformed"]
+    with serve(faults + ["ok"]) as server:
+        agent = _agent(server)
+        policy = RetryPolicy(max_attempts_transient=8, max_attempts_rate_limit=8, initial_wait_s=0.01, max_wait_s=0.2)
+        maker = DecisionMaker(cache, {}, max_concurrency=4, retry_policy=policy)
+
+        async def run() -> list[DecisionOutcome]:
+            return list(
+                await asyncio.gather(*(maker.decide(agent, "Choose.", FORMAT, {"decision": i}) for i in range(8)))
+            )
+
+        outcomes = asyncio.run(run())
+        assert len(server.requests) == 8 + len(faults)
+        again = asyncio.run(run())
+        assert len(server.requests) == 8 + len(faults)  # the rerun asked nothing
+    _assert_valid_and_cached(outcomes, cache)
+    assert [o.decision_id for o in again] == [o.decision_id for o in outcomes]
+    assert all(a["cache_hit"] for o in again for a in o.attempts)

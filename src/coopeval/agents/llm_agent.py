@@ -11,7 +11,8 @@ Calls are single attempts (``num_retries=0``): retries belong to
 
 Provider faults the agent turns into exceptions (never into answers):
 
-* a 200 reply with no content, no completion tokens and no reasoning →
+* a 200 reply without choices, or with no (or blank) content, no completion tokens and no
+  reasoning →
   :class:`~coopeval.agents.protocol.EmptyReplyError` (``TRANSIENT``);
 * an attempt running past ``deadline_s`` wall seconds (a server that sends headers and then
   drips bytes defeats httpx's per-read ``timeout``) →
@@ -431,7 +432,8 @@ class LiteLLMAgent:
         Raises
         ------
         EmptyReplyError
-            No content, no completion tokens and no reasoning (a provider fault).
+            No choices, or no content (blank), no completion tokens and no reasoning (a
+            provider fault).
         AttemptDeadlineError
             The call took longer than :attr:`deadline_s`.
         ProviderAuthError
@@ -473,14 +475,17 @@ class LiteLLMAgent:
                 ) from exc
             raise
         latency = time.perf_counter() - started
-        choice = response.choices[0]
+        choices = list(getattr(response, "choices", None) or [])
+        if not choices:
+            raise EmptyReplyError(f"{self.model}: the provider returned a reply without choices; retried")
+        choice = choices[0]
         message = choice.message
         text = getattr(message, "content", None) or ""
         reasoning = str(getattr(message, "reasoning_content", None) or "")
         usage = getattr(response, "usage", None)
         prompt_tokens, billed_output, reasoning_tokens = billed_usage(usage)
         completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
-        if not text and not reasoning and completion_tokens == 0 and reasoning_tokens == 0:
+        if not text.strip() and not reasoning and completion_tokens == 0 and reasoning_tokens == 0:
             raise EmptyReplyError(
                 f"{self.model}: the provider returned an empty reply (no content, no completion "
                 f"tokens, finish_reason {getattr(choice, 'finish_reason', None)!r}); retried"
