@@ -198,7 +198,6 @@ class ProviderAuthError(RuntimeError):
     """
 
 
-
 def classify_error(exc: BaseException) -> ErrorClass:
     """Classify a transport exception for the retry loop (engineering rules §5).
 

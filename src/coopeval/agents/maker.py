@@ -167,12 +167,12 @@ class DecisionMaker:
                     reply, key, hit, rejected = Reply(text=""), "", False, str(exc)
                 text = reply.text
                 try:
-                    if rejected:
-                        raise AnswerError(rejected)
                     parsed = parse_answer(answer_format, text, lenient=self.lenient_contract_ints)
                     error = ""
                 except AnswerError as exc:
                     parsed, error = None, str(exc)
+                if rejected:
+                    parsed, error = None, rejected
                 record = {
                     "decision_id": decision_id,
                     "attempt": len(attempts),
