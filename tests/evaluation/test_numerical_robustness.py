@@ -73,6 +73,28 @@ def test_no_finite_input_gives_nan(cells: list[float], exponent: int, lr: float,
     assert np.allclose(result.history.sum(axis=1), 1.0, rtol=0, atol=1e-12)
 
 
+def test_the_batched_bootstrap_replicator_shares_the_log_space_step() -> None:
+    from coopeval.studies.coopeval.tables.bootstrap import batched_replicator
+
+    tensors = np.array([[[0.0, 0.0], [14200.0, 14200.0]], [[0.0, 0.0], [1e6, 1e6]], PD])
+    final, fit = batched_replicator(tensors)
+    assert np.isfinite(final).all() and np.isfinite(fit).all()
+    assert final[:2].tolist() == [[0.0, 1.0], [0.0, 1.0]]
+    assert fit[:2].tolist() == [[0.0, 14200.0], [0.0, 1e6]]
+    single = replicator_dynamics(PD)
+    np.testing.assert_allclose(final[2], single.final_population, rtol=1e-12, atol=1e-300)
+
+
+def test_hedge_step_on_a_batch_takes_the_limit_per_column() -> None:
+    from coopeval.evaluation.replicator import hedge_step
+
+    x = np.array([[0.5, 0.25], [0.5, 0.75]])
+    advantage = np.array([[-1.0, 1e300], [1.0, 1e300]])
+    out = hedge_step(x, advantage, 1e10)
+    # column 0: exponents 2e10 apart: all on type 1 (log-sum-exp); column 1: both +inf: equal shares
+    assert out.tolist() == [[0.0, 0.5], [1.0, 0.5]]
+
+
 def test_a_zero_share_start_warns_and_stays_extinct() -> None:
     with pytest.warns(ExtinctStartWarning, match=r"agent indices \[0, 2\] start with share 0"):
         result = replicator_dynamics(np.eye(3), initial=[0.0, 1.0, 0.0], steps=2)

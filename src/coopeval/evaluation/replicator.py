@@ -27,7 +27,7 @@ import numpy as np
 
 from coopeval.evaluation.tensor import check_payoff_span
 
-__all__ = ["ExtinctStartWarning", "ReplicatorResult", "fitness", "replicator_dynamics"]
+__all__ = ["ExtinctStartWarning", "ReplicatorResult", "fitness", "hedge_step", "replicator_dynamics"]
 
 LrMethod = Literal["constant", "sqrt"]
 
@@ -101,26 +101,41 @@ def _fitness(t: np.ndarray, p: np.ndarray) -> np.ndarray:
     return np.asarray(f, dtype=float)
 
 
-def _hedge_step(x: np.ndarray, advantage: np.ndarray, eta: float) -> np.ndarray:
-    """x_i exp(η a_i) / Σ_j x_j exp(η a_j), computed as a softmax of log x + η a.
+def hedge_step(x: np.ndarray, advantage: np.ndarray, eta: float) -> np.ndarray:
+    """One update x_i exp(η a_i) / Σ_j x_j exp(η a_j), computed as a softmax of log x + η a.
 
-    Shares that are 0 stay 0. If some exponent is +inf (η a beyond the float range), the
-    result is the limit of the map: equal shares on the surviving types with the largest
-    advantage.
+    Parameters
+    ----------
+    x:
+        Shares, shape (S,) or (S, B) (a batch of B populations, types on axis 0).
+    advantage:
+        f − f̄, same shape as ``x`` (points).
+    eta:
+        Learning rate of this step (finite, ≥ 0).
+
+    Returns
+    -------
+    numpy.ndarray
+        The updated shares, same shape, each population summing to 1. Shares that are 0 stay 0.
+        Where some η a_i is beyond the float range (+inf) the result is the limit of the map:
+        equal shares on the surviving types with the largest advantage. Never NaN.
+
+    Raises
+    ------
+    ValueError
+        If the advantage itself is NaN (payoff sums overflowed).
     """
     alive = x > 0
-    z = np.full(x.shape, -np.inf)
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
         gain = np.where(advantage == 0, 0.0, eta * advantage) if eta else np.zeros_like(x)
-        z[alive] = np.log(x[alive]) + gain[alive]
-    if np.isnan(z).any():  # inf − inf in the advantage: only for payoffs near the float limit
+        z = np.where(alive, np.log(np.where(alive, x, 1.0)) + gain, -np.inf)
+    if np.isnan(z).any():
         raise ValueError("tensor: payoffs too large for float arithmetic; rescale the payoffs")
-    top = z.max()
-    if top == np.inf:
-        best = z == np.inf
-        return best / float(best.sum())
-    weights = np.exp(z - top)
-    return weights / weights.sum()
+    top = z.max(axis=0)
+    limit = top == np.inf
+    with np.errstate(invalid="ignore"):
+        weights = np.where(limit, (z == np.inf).astype(float), np.exp(z - np.where(limit, 0.0, top)))
+    return weights / weights.sum(axis=0)
 
 
 @dataclass(frozen=True)
@@ -235,7 +250,7 @@ def replicator_dynamics(
             stopped_early = True
             break
         eta = lr if lr_method == "constant" else lr / math.sqrt(step)
-        x = _hedge_step(x, advantage, eta)
+        x = hedge_step(x, advantage, eta)
         history.append(x.copy())
     final_fitness = _fitness(t, x)
     return ReplicatorResult(
