@@ -23,6 +23,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from coopeval.agents.endpoint import request_endpoint
 from coopeval.agents.grammar import DEFAULT_MAX_REASONING_CHARS, gbnf_for, max_tokens_for
 from coopeval.agents.protocol import DecisionRequest, ErrorClass, Reply
 from coopeval.agents.registry import uses_local_llm
@@ -49,7 +50,8 @@ ones). ``max_reasoning_chars`` (int): CoT reasoning cap of the local model's gra
 TRANSPORT_KEYS = frozenset({"timeout", "api_base", "api_version", "extra_headers", "cache_prompt"})
 """Keys of ``params`` that steer the transport only (``cache_prompt``: the local model's
 prompt-prefix reuse, default on). They are sent, but kept out of
-:attr:`LiteLLMAgent.params` (hence out of cache keys, engineering rules §4)."""
+:attr:`LiteLLMAgent.params`; of them only ``api_base``/``api_version`` enter the cache key, as
+:attr:`LiteLLMAgent.endpoint` (:mod:`coopeval.agents.endpoint`)."""
 
 _PROVIDER_KEYS: dict[str, list[str]] = {
     "openai": ["OPENAI_API_KEY"],
@@ -288,6 +290,8 @@ class LiteLLMAgent:
         self.uses_local_llm = self.is_local
         given = dict(params or {})
         self._transport = {k: given.pop(k) for k in list(given) if k in TRANSPORT_KEYS}
+        # who answers (api_base/api_version or the provider's env base): part of the cache key
+        self.endpoint = {} if self.is_local else request_endpoint(model, self._transport)
         given.setdefault("temperature", 1.0)
         if self.is_local and style == "CoT":
             given.setdefault("max_reasoning_chars", DEFAULT_MAX_REASONING_CHARS)
