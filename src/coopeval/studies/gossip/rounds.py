@@ -28,6 +28,7 @@ from typing import Any
 from coopeval.agents.maker import DecisionMaker, DecisionOutcome
 from coopeval.agents.progress import Progress
 from coopeval.agents.protocol import Agent
+from coopeval.agents.seats import seat_agent
 from coopeval.core.prompts import PromptLibrary
 from coopeval.core.rng import seed_int_for
 from coopeval.studies.gossip.conditions import Condition
@@ -101,6 +102,9 @@ class RunLoop:
         Round pairs (seat indices), see :mod:`.schedules`.
     message_agent:
         Who writes attacker messages under ``attacker_messages: llm`` (the cell's model).
+
+    Each name plays with its own instance of its agent, and each attacker has its own instance
+    of the message writer (:func:`coopeval.agents.seats.seat_agent`).
     """
 
     def __init__(
@@ -124,7 +128,8 @@ class RunLoop:
         self.testbed = testbed
         self.cond = condition
         self.names = tuple(names)
-        self.agents = dict(agents)
+        # Every name is its own player: its own agent instance (issue 13 kind 9).
+        self.agents = {name: seat_agent(agent) for name, agent in agents.items()}
         self.kinds = dict(kinds)
         self.schedule = list(schedule)
         self.maker = maker
@@ -133,7 +138,9 @@ class RunLoop:
         self.replicate = replicate
         self.matching = matching
         self.run_label = run_label
-        self.message_agent = message_agent
+        self.message_agents = (
+            {} if message_agent is None else {n: seat_agent(message_agent) for n in self.names if self.kinds[n] == "attacker"}
+        )
         self.log = PublicLog(show_tone=condition.show_tone, max_entries=log_cap)
         self.memory = {n: Channel(memory_cap, "(no interactions yet)") for n in self.names}
         self.resources = {n: float(testbed.initial_resources) for n in self.names}
@@ -374,14 +381,14 @@ class RunLoop:
                 return Gossip(False)
             signal = int(outcome.parsed["signal"])
             return Gossip(True, LogEntry(round_, witness, subject, str(signal), "", signal), outcome.parsed["justification"])
-        if kind == "attacker" and self.cond.attacker_messages == "llm" and self.message_agent is not None:
+        if kind == "attacker" and self.cond.attacker_messages == "llm" and witness in self.message_agents:
             forced = "praising" if subject in self.attackers else "criticism"
             fmt = GossipFormat(tones=(forced,))
             body = self.prompts.render(
                 "attacker_gossip", round=round_, agent=witness, partner=subject, tone=forced,
                 tone_meaning=TONE_MEANINGS[forced], output=fmt.instruction(),
             )
-            outcome = await self.decide(witness, body, fmt, round_, "witness", "gossip", state, agent=self.message_agent)
+            outcome = await self.decide(witness, body, fmt, round_, "witness", "gossip", state, agent=self.message_agents[witness])
         else:
             body = self.witness_body(witness, subject, round_, situation, GOSSIP)
             outcome = await self.decide(witness, body, GOSSIP, round_, "witness", "gossip", state)

@@ -34,6 +34,7 @@ from typing import Any, ClassVar
 from coopeval.agents.protocol import Agent
 from coopeval.decisions.formats import ActionDistribution, AnswerFormat, ApprovalVote
 from coopeval.agents.progress import Progress
+from coopeval.agents.seats import seat_agent
 from coopeval.studies.coopeval.mechanisms.base import (
     CellContext,
     CellRecords,
@@ -213,7 +214,7 @@ class DesignVoteMechanism(RepeatedPlay):
         fmt = self.design_format(ctx)
         enforcing = self.enforcing_design(ctx)
         kind = str(fmt.kind)
-        seated_agents = [(agent, seat) for agent in ctx.agents for seat in range(game.n_players)]
+        seated_agents = [(seat_agent(agent), seat) for agent in ctx.agents for seat in range(game.n_players)]
 
         async def ask(agent: Agent, seat: int) -> SeatedDesign:
             pos = position(ctx, self.name, (agent,), 0, seat, kind)
