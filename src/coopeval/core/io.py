@@ -44,3 +44,19 @@ def read_delimited(path: str | Path, schema: Mapping[str, pl.DataType], separato
         return pl.read_csv(source, separator=separator, schema=dict(schema), quote_char=None if separator == "\t" else '"')
     except pl.exceptions.ComputeError as exc:
         raise ValueError(f"{source}: a value does not match the declared column types {dict(schema)}: {exc}") from None
+
+
+def write_text_if_changed(path: str | Path, text: str) -> bool:
+    """Write ``text`` to ``path`` atomically unless the file already holds exactly that text
+    (its modification time then stays, so it never makes Snakemake rerun anything).
+
+    Returns whether the file was written.
+    """
+    target = Path(path)
+    if target.is_file() and target.read_text(encoding="utf-8") == text:
+        return False
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(target.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, target)
+    return True
