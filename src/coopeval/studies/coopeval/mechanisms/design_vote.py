@@ -35,6 +35,7 @@ from coopeval.agents.protocol import Agent
 from coopeval.decisions.formats import ActionDistribution, AnswerFormat, ApprovalVote
 from coopeval.agents.progress import Progress
 from coopeval.agents.seats import seat_agent
+from coopeval.core.prompts import number_text
 from coopeval.studies.coopeval.mechanisms.base import (
     CellContext,
     CellRecords,
@@ -63,7 +64,7 @@ def seated_name(agent: Agent, seat: int) -> str:
 
 def points_text(value: float) -> str:
     """``1 point`` / ``3 points`` / ``1.5 points``."""
-    number = str(int(value)) if float(value).is_integer() else f"{value:g}"
+    number = number_text(value)  # the engine's value, never rounded (issue 13 kind 11b)
     return f"{number} point" if abs(value) == 1 else f"{number} points"
 
 
