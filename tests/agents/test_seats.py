@@ -50,3 +50,18 @@ def test_an_uncopyable_agent_is_refused_with_the_fix() -> None:
     agent.client = ModuleType("client")  # type: ignore[attr-defined]  # modules cannot be deep-copied
     with pytest.raises(TypeError, match=r"'test/diary' cannot be copied for a seat .*define for_seat\(\)"):
         seat_agent(agent)
+
+
+def test_litellm_agent_is_copied_after_its_client_was_imported() -> None:
+    """A used LiteLLM agent holds the imported litellm module, which deepcopy refuses; its
+    for_seat() shares it instead (as does the evolution study's wrapper)."""
+    from coopeval.agents.llm_agent import LiteLLMAgent
+    from coopeval.studies.evolution.agents import StudyAgent
+
+    agent = LiteLLMAgent("openai/gpt-4o", style="IO", params={"temperature": 0.3})
+    agent._litellm = ModuleType("litellm")  # as after the first call
+    copy = seat_agent(agent)
+    assert copy is not agent and copy._litellm is agent._litellm and copy.params == agent.params
+    wrapped = StudyAgent(agent, "donor", "gpt")
+    seat = seat_agent(wrapped)
+    assert seat is not wrapped and seat.inner is not agent and seat.name == "gpt[donor]"  # type: ignore[attr-defined]
