@@ -12,6 +12,7 @@ Calls are single attempts (``num_retries=0``): retries belong to
 
 from __future__ import annotations
 
+import copy
 import functools
 import logging
 import os
@@ -304,6 +305,11 @@ class LiteLLMAgent:
             from coopeval.agents.local import local_model_path
 
             local_model_path(model.split("/", 1)[1])  # fail fast, without importing llama.cpp
+
+    def for_seat(self) -> LiteLLMAgent:
+        """A copy for one seat (:func:`coopeval.agents.seats.seat_agent`): the agent keeps no
+        per-conversation state, so a shallow copy sharing the imported client suffices."""
+        return copy.copy(self)
 
     def __repr__(self) -> str:
         return f"LiteLLMAgent({self.model!r}, style={self.style!r}, params={dict(self.params)!r})"
