@@ -13,6 +13,7 @@ import json
 import math
 import os
 import sys
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -53,7 +54,16 @@ def add_evaluate_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--initial-population",
         metavar="JSON",
-        help="replicator start: a JSON list (or {agent: share}) inline or in a file; default uniform",
+        help=(
+            "replicator start: a JSON list (or {agent: share}) inline or in a file; default"
+            " uniform. Every share must be positive (a type at 0 stays at 0) unless"
+            " --allow-zero-shares is given"
+        ),
+    )
+    parser.add_argument(
+        "--allow-zero-shares",
+        action="store_true",
+        help="accept a start with zero shares (those types stay extinct in every step)",
     )
     parser.add_argument("--steps", type=int, default=1000, help="replicator steps (default 1000)")
     parser.add_argument("--lr", type=float, default=0.1, help="replicator learning rate (0.1)")
@@ -126,7 +136,7 @@ def _parse_tensor(data: Any) -> tuple[list[str], Any]:
     return agents, tensor
 
 
-def _parse_population(text: str, agents: list[str]) -> list[float]:
+def _parse_population(text: str, agents: list[str], allow_zero: bool = False) -> list[float]:
     field = "--initial-population"
     value = _load_json_file(text, field) if os.path.isfile(text) else None
     if value is None:
@@ -152,6 +162,12 @@ def _parse_population(text: str, agents: list[str]) -> list[float]:
         raise CliError(f"{field}: shares must be finite and non-negative")
     if abs(sum(shares) - 1.0) > 1e-9:
         raise CliError(f"{field}: shares sum to {sum(shares)!r}; they must sum to 1")
+    zero = [a for a, v in zip(agents, shares, strict=True) if v == 0]
+    if zero and not allow_zero:
+        raise CliError(
+            f"{field}: agents {zero} start with share 0 and would stay at 0 in every step; give"
+            " every agent a positive share, or pass --allow-zero-shares to keep them out"
+        )
     return shares
 
 
@@ -166,6 +182,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
 
     from coopeval.evaluation.deviation import DeviationRatingError
     from coopeval.evaluation.metagame import evaluate_metagame
+    from coopeval.evaluation.replicator import ExtinctStartWarning
     from coopeval.evaluation.tensor import build_payoff_tensor
     from coopeval.studies.coopeval.reference.payoffs import load_reference_matchups
 
@@ -180,19 +197,30 @@ def run_evaluate(args: argparse.Namespace) -> int:
         agents, tensor = _parse_tensor(_load_json_file(args.tensor, "TENSOR"))
     initial = None
     if args.initial_population is not None:
-        initial = _parse_population(args.initial_population, agents)
+        initial = _parse_population(args.initial_population, agents, args.allow_zero_shares)
     try:
-        result = evaluate_metagame(
-            agents,
-            tensor,
-            initial_population=initial,
-            steps=args.steps,
-            lr=args.lr,
-            dr_rule=args.dr_rule,
-        )
+        with warnings.catch_warnings():
+            # zero shares were rejected above or accepted with --allow-zero-shares
+            warnings.simplefilter("ignore", ExtinctStartWarning)
+            result = evaluate_metagame(
+                agents,
+                tensor,
+                initial_population=initial,
+                steps=args.steps,
+                lr=args.lr,
+                dr_rule=args.dr_rule,
+            )
     except DeviationRatingError as exc:
         raise ComputationError(f"deviation ratings failed: {exc}") from None
-    print(json.dumps(result, indent=2))
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    try:
+        text = json.dumps(result, indent=2, allow_nan=False)
+    except ValueError:
+        raise ComputationError(
+            "the result holds a NaN or infinite number (a bug: please report the tensor)"
+        ) from None
+    print(text)
     return 0
 
 

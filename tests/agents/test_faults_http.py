@@ -154,17 +154,16 @@ def test_empty_reply_is_retried_not_cached_and_not_a_validation_attempt(
 
 
 def test_empty_reply_cached_by_an_older_version_is_asked_again(cache: ResponseCache) -> None:
+    # One server throughout: its api_base is part of the cache key.
     with serve(["ok"]) as server:
         first, _ = _decide(server, cache)
-    key = first[0].attempts[0]["cache_key"]
-    cache.set(key, Reply(text="").to_json())  # what the old code cached for content: null
-    with serve(["ok"]) as server:
+        key = first[0].attempts[0]["cache_key"]
+        cache.set(key, Reply(text="").to_json())  # what the old code cached for content: null
         again, maker = _decide(server, cache)
-    _assert_valid_and_cached(again, cache)
-    assert len(server.requests) == 1 and maker.stats.cache_hits == 0
-    with serve(["ok"]) as server:  # now a real answer: replayed, not paid again
-        _, maker = _decide(server, cache)
-    assert len(server.requests) == 0 and maker.stats.cache_hits == 1
+        assert len(server.requests) == 2 and maker.stats.cache_hits == 0
+        _assert_valid_and_cached(again, cache)
+        _, maker = _decide(server, cache)  # now a real answer: replayed, not paid again
+        assert len(server.requests) == 2 and maker.stats.cache_hits == 1
 
 
 def test_persistent_500_propagates_after_the_attempts_and_caches_nothing(cache: ResponseCache) -> None:

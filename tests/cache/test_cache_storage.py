@@ -1,6 +1,6 @@
 """The response cache's storage (engineering rules §4 "Store"): ``diskcache.Cache(dir,
 disk=JSONDisk, timeout=30)`` in a directory of mode 0700, plain JSON values (never pickle:
-CVE-2025-69872), persistent across processes, foreign non-dict values ignored."""
+CVE-2025-69872), persistent across processes, foreign non-reply values reported (issue 13)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ import stat
 import zlib
 
 import diskcache
+import pytest
 
-from coopeval.cache.response_cache import ResponseCache
+from coopeval.cache.response_cache import CacheValueError, ResponseCache
 
 REPLY = {"text": '{"A0": 100}', "prompt_tokens": 12, "completion_tokens": 4, "cost_usd": 0.0}
 
@@ -51,10 +52,11 @@ def test_sqlite_busy_timeout_is_30_seconds(tmp_path) -> None:
     cache.close()
 
 
-def test_a_foreign_non_dict_value_reads_as_missing(tmp_path) -> None:
+def test_a_foreign_non_dict_value_is_reported_not_read_as_missing(tmp_path) -> None:
     other = diskcache.Cache(str(tmp_path / "cache"), disk=diskcache.JSONDisk)
     other.set("k1", ["not", "a", "reply"])
     other.close()
     cache = ResponseCache(tmp_path / "cache")
-    assert cache.get("k1") is None
+    with pytest.raises(CacheValueError, match=r"key k1 is not a reply \(it holds list"):
+        cache.get("k1")
     cache.close()

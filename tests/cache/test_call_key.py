@@ -179,3 +179,78 @@ def test_mock_answer_depends_on_each_input() -> None:
     assert mock_digest("mock/a", [{"role": "user", "content": "r"}], {"temperature": 1.0}, 0) != base
     assert mock_digest("mock/a", messages, {"temperature": 0.5}, 0) != base
     assert mock_digest("mock/a", messages, {"temperature": 1.0}, 1) != base
+
+
+# ---------------------------------------------------------------------------------------------
+# The endpoint (issue 13 kind 7): two servers behind one model string never share answers
+
+
+def test_endpoint_enters_the_key_only_when_set() -> None:
+    messages = [{"role": "user", "content": "Pick A0 or A1."}]
+    args = ("hosted_vllm/llama", messages, {"temperature": 1.0}, {"round": 3}, 0)
+    plain = call_key(*args)
+    assert call_key(*args, None) == plain and call_key(*args, {}) == plain  # earlier keys unchanged
+    expected_payload = (
+        '{"attempt":0,"endpoint":{"api_base":"http://10.0.0.2:8000/v1"},"messages":[{"content":'
+        '"Pick A0 or A1.","role":"user"}],"model":"hosted_vllm/llama","params":{"temperature":1.0},'
+        '"position":{"round":3},"v":' + str(CACHE_SCHEMA_VERSION) + "}"
+    )
+    key_a = call_key(*args, {"api_base": "http://10.0.0.2:8000/v1"})
+    assert key_a == hashlib.sha256(expected_payload.encode("utf-8")).hexdigest()
+    key_b = call_key(*args, {"api_base": "http://10.0.0.3:8000/v1"})
+    assert len({plain, key_a, key_b}) == 3
+    assert call_key(*args, {"api_base": "http://10.0.0.2:8000/v1", "api_version": "2024-06-01"}) != key_a
+
+
+def test_credentials_never_enter_the_key() -> None:
+    messages = [{"role": "user", "content": "q"}]
+    plain = call_key("m/x", messages, {"temperature": 1.0}, {"round": 1}, 0)
+    assert call_key("m/x", messages, {"temperature": 1.0, "api_key": "sk-1"}, {"round": 1}, 0) == plain
+    assert call_key("m/x", messages, {"temperature": 1.0}, {"round": 1}, 0, {"api_key": "sk-2"}) == plain
+    with_base = call_key("m/x", messages, {"temperature": 1.0}, {"round": 1}, 0, {"api_base": "http://h"})
+    assert call_key("m/x", messages, {"temperature": 1.0}, {"round": 1}, 0,
+                    {"api_base": "http://h", "extra_headers": {"Authorization": "Bearer t"}}) == with_base
+
+
+@pytest.mark.parametrize(
+    ("model", "transport", "environ", "expected"),
+    [
+        ("hosted_vllm/llama", {"api_base": "http://a:8000/v1", "timeout": 5}, {}, {"api_base": "http://a:8000/v1"}),
+        ("hosted_vllm/llama", {}, {"HOSTED_VLLM_API_BASE": "http://b:8000/v1"}, {"api_base": "http://b:8000/v1"}),
+        ("hosted_vllm/llama", {"api_base": "http://a"}, {"HOSTED_VLLM_API_BASE": "http://b"}, {"api_base": "http://a"}),
+        ("openai/gpt-4o-mini", {}, {"OPENAI_API_BASE": "http://c/v1"}, {"api_base": "http://c/v1"}),
+        ("openai/gpt-4o-mini", {}, {"OPENAI_BASE_URL": "http://d/v1", "OPENAI_API_BASE": "http://c/v1"}, {"api_base": "http://d/v1"}),
+        ("ollama_chat/qwen", {}, {"OLLAMA_API_BASE": "http://e:11434"}, {"api_base": "http://e:11434"}),
+        ("azure/gpt", {"api_version": "2024-06-01", "extra_headers": {"x": "y"}}, {}, {"api_version": "2024-06-01"}),
+        ("openrouter/meta/llama", {"timeout": 30, "cache_prompt": True}, {"OPENAI_API_BASE": "http://c"}, {}),
+    ],
+)
+def test_request_endpoint(model: str, transport: dict[str, Any], environ: dict[str, str], expected: dict[str, Any]) -> None:
+    from coopeval.agents.endpoint import request_endpoint
+
+    assert request_endpoint(model, transport, environ) == expected
+
+
+def test_litellm_agent_keeps_api_base_out_of_params_but_in_its_endpoint(monkeypatch: pytest.MonkeyPatch) -> None:
+    from coopeval.agents.llm_agent import LiteLLMAgent
+
+    monkeypatch.delenv("HOSTED_VLLM_API_BASE", raising=False)
+    agent = LiteLLMAgent("hosted_vllm/llama", "IO", {"api_base": "http://a:8000/v1", "timeout": 5, "temperature": 0.7})
+    assert dict(agent.params) == {"temperature": 0.7}
+    assert agent.endpoint == {"api_base": "http://a:8000/v1"}
+    assert LiteLLMAgent("hosted_vllm/llama", "IO", {"temperature": 0.7}).endpoint == {}
+
+
+def test_cache_keeps_endpoints_apart(tmp_path) -> None:
+    """Same model string, messages, params and position on two servers: the second server is
+    asked, not served the first one's answer; each replays its own answer."""
+    cache = ResponseCache(tmp_path / "cache")
+    first, second = MockLLM("mock/a"), MockLLM("mock/a")
+    first.endpoint = {"api_base": "http://10.0.0.2:8000/v1"}  # type: ignore[attr-defined]
+    second.endpoint = {"api_base": "http://10.0.0.3:8000/v1"}  # type: ignore[attr-defined]
+    decide(first, cache)
+    outcome = decide(second, cache)
+    assert second.calls == 1 and outcome.attempts[0]["cache_hit"] is False
+    assert outcome.attempts[0]["cache_key"] != decide(first, cache).attempts[0]["cache_key"]
+    assert first.calls == 1  # its own answer replayed
+    cache.close()

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from coopeval.evaluation.replicator import fitness, replicator_dynamics
+from coopeval.evaluation.replicator import ExtinctStartWarning, fitness, replicator_dynamics
 from coopeval.evaluation.scores import discount_weights, discounted_average, discounted_total
 
 PD = np.array([[2.0, 0.0], [3.0, 1.0]])
@@ -106,13 +106,15 @@ def test_population_checks_in_fitness_and_tolerance() -> None:
 
 
 def test_extinct_types_are_valid_and_stay_extinct() -> None:
-    result = replicator_dynamics(PD, initial=[1.0, 0.0], steps=3)
+    with pytest.warns(ExtinctStartWarning, match=r"^initial: agent indices \[1\] start with share 0"):
+        result = replicator_dynamics(PD, initial=[1.0, 0.0], steps=3)
     assert result.history.tolist() == [[1.0, 0.0]] * 4
     assert result.fitness.tolist() == [2.0, 3.0]  # the cooperator alone: f = T @ (1, 0)
 
 
 def test_integer_inputs_give_float_results() -> None:
-    result = replicator_dynamics([[2, 0], [3, 1]], initial=[1, 0], steps=0)
+    with pytest.warns(ExtinctStartWarning):
+        result = replicator_dynamics([[2, 0], [3, 1]], initial=[1, 0], steps=0)
     assert result.final_population.dtype == np.float64 and result.history.dtype == np.float64
     assert result.final_population.tolist() == [1.0, 0.0]
 

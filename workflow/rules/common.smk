@@ -2,6 +2,7 @@
 # Wiring only: every decision (which models need keys, which cells run the embedded model, who
 # is judged) is taken by the package. Nothing here imports litellm, llama.cpp or duckdb.
 
+import os
 import sys
 from pathlib import Path
 
@@ -9,7 +10,14 @@ sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 
 from snakemake.exceptions import WorkflowError
 
-from coopeval.pipeline.config import ConfigError, validate_config
+from coopeval.core.io import write_text_if_changed
+from coopeval.pipeline.config import (
+    EFFECTIVE_CONFIG_PATH,
+    ConfigError,
+    config_summary,
+    effective_config_yaml,
+    validate_config,
+)
 from coopeval.core.charts import report_format
 from coopeval.pipeline.studies import (
     all_cells,
@@ -32,6 +40,25 @@ CELL_BY_ID = {c["cell_id"]: c for cells in CELLS_BY_STUDY.values() for c in cell
 CELLS = CELLS_BY_STUDY.get("coopeval", [])
 PROMPT_FILES = sorted(str(p) for p in Path(config["prompts_dir"]).glob("*.txt"))
 REQUIRED_ENV = required_env(config)
+
+# Once per run (not in the per-job processes of cluster executors): what runs, to stderr, and
+# the merged config into results/ (rewritten only when it changed: no rule reads it, no rerun).
+# Merge order: the Snakefile's configfile, then --configfile overlays, then --config values.
+if workflow.is_main_process:
+    _overlays = [Path(p) for p in workflow.config_settings.configfiles]
+    _sources = [
+        str(p) for p in workflow.configfiles if Path(p).absolute() not in _overlays
+    ]
+    _sources += [os.path.relpath(p) for p in _overlays]
+    _sources += ["--config"] if workflow.config_settings.config else []
+    print(config_summary(config, CELLS_BY_STUDY, _sources), file=sys.stderr)
+
+
+onstart:
+    write_text_if_changed(
+        EFFECTIVE_CONFIG_PATH, effective_config_yaml(config, _sources)
+    )
+
 
 # API keys come from the environment only and are checked before any job starts.
 if REQUIRED_ENV:

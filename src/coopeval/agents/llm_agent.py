@@ -23,6 +23,7 @@ Provider faults the agent turns into exceptions (never into answers):
 from __future__ import annotations
 
 import asyncio
+import copy
 import functools
 import logging
 import os
@@ -34,6 +35,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from coopeval.agents.endpoint import request_endpoint
 from coopeval.agents.grammar import DEFAULT_MAX_REASONING_CHARS, gbnf_for, max_tokens_for
 from coopeval.agents.protocol import (
     AttemptDeadlineError,
@@ -72,8 +74,8 @@ TRANSPORT_KEYS = frozenset(
 )
 """Keys of ``params`` that steer the transport only (``cache_prompt``: the local model's
 prompt-prefix reuse, default on; ``deadline_s``: the wall-clock deadline of one attempt, never
-sent). They are kept out of :attr:`LiteLLMAgent.params` (hence out of cache keys, engineering
-rules §4)."""
+sent). They are kept out of :attr:`LiteLLMAgent.params`; of them only ``api_base``/``api_version``
+enter the cache key, as :attr:`LiteLLMAgent.endpoint` (:mod:`coopeval.agents.endpoint`)."""
 
 DEFAULT_DEADLINE_S = 600.0
 """Wall-clock seconds one attempt of an API model may take unless ``params.deadline_s`` says
@@ -363,6 +365,8 @@ class LiteLLMAgent:
             raise ValueError(
                 f"params.deadline_s of {model} must be a positive number of seconds, not {deadline!r}"
             )
+        # who answers (api_base/api_version or the provider's env base): part of the cache key
+        self.endpoint = {} if self.is_local else request_endpoint(model, self._transport)
         given.setdefault("temperature", 1.0)
         if self.is_local and style == "CoT":
             given.setdefault("max_reasoning_chars", DEFAULT_MAX_REASONING_CHARS)
@@ -375,6 +379,11 @@ class LiteLLMAgent:
             from coopeval.agents.local import local_model_path
 
             local_model_path(model.split("/", 1)[1])  # fail fast, without importing llama.cpp
+
+    def for_seat(self) -> LiteLLMAgent:
+        """A copy for one seat (:func:`coopeval.agents.seats.seat_agent`): the agent keeps no
+        per-conversation state, so a shallow copy sharing the imported client suffices."""
+        return copy.copy(self)
 
     def __repr__(self) -> str:
         return f"LiteLLMAgent({self.model!r}, style={self.style!r}, params={dict(self.params)!r})"

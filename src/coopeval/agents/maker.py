@@ -211,7 +211,9 @@ class DecisionMaker:
         return DecisionOutcome(decision_id, "failed", None, text, error, attempts)
 
     async def _ask(self, agent: Agent, request: DecisionRequest, attempt: int) -> tuple[Reply, str, bool]:
-        key = call_key(agent.model, request.messages, agent.params, request.position, attempt)
+        # endpoint: who answers (LiteLLMAgent.endpoint); absent for bots and mocks
+        endpoint = getattr(agent, "endpoint", None)
+        key = call_key(agent.model, request.messages, agent.params, request.position, attempt, endpoint)
         use_cache = self.cache is not None and agent.cacheable
         if use_cache:
             assert self.cache is not None

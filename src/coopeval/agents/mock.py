@@ -16,6 +16,7 @@ that many calls (a job killed mid-cell).
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 from collections.abc import Mapping
@@ -71,7 +72,9 @@ class MockLLM:
     fail_after:
         Raise :class:`MockLLM.Interrupted` on the call after this many calls.
 
-    ``calls`` counts calls actually made (cache hits never reach the agent).
+    ``calls`` counts calls actually made (cache hits never reach the agent). The copies made
+    for seats (:meth:`for_seat`) share the counter and the ``fail_after`` budget: they stand for
+    one model endpoint, the way a job killed mid-cell stops every seat at once.
     """
 
     class Interrupted(Exception):
@@ -93,13 +96,22 @@ class MockLLM:
         self.cacheable = True
         self.invalid_attempts = invalid_attempts
         self.fail_after = fail_after
-        self.calls = 0
+        self._calls = [0]  # one counter shared with the seat copies
+
+    @property
+    def calls(self) -> int:
+        """Calls made by this agent and its seat copies."""
+        return self._calls[0]
+
+    def for_seat(self) -> MockLLM:
+        """A copy for one seat (:func:`coopeval.agents.seats.seat_agent`) sharing the call counter."""
+        return copy.copy(self)
 
     async def generate(self, request: DecisionRequest) -> Reply:
         """Answer deterministically from (model, messages, params, attempt)."""
         if self.fail_after is not None and self.calls >= self.fail_after:
             raise MockLLM.Interrupted(f"killed after {self.calls} calls")
-        self.calls += 1
+        self._calls[0] += 1
         attempt = int(request.state.get("attempt", 0))
         if attempt < self.invalid_attempts:
             return Reply(text=INVALID_ANSWER, prompt_tokens=100, completion_tokens=6, model_resolved=self.model)

@@ -140,6 +140,9 @@ class Agent(Protocol):
     ``model`` is the model id used in cache keys and ``params`` the sampling parameters
     actually sent (also part of the cache key). ``style`` is ``"CoT"`` or ``"IO"``.
     ``uses_local_llm`` tells the workflow to take the ``local_llm`` resource.
+
+    An agent may keep state: every seat plays with its own instance
+    (:func:`coopeval.agents.seats.seat_agent`; optional ``for_seat()`` to customise the copy).
     """
 
     name: str

@@ -50,3 +50,20 @@ class PromptLibrary:
         for name in sorted(self.templates):
             digest.update(name.encode() + b"\0" + self.templates[name].encode() + b"\0")
         return digest.hexdigest()[:16]
+
+
+def number_text(x: float) -> str:
+    """A number as a prompt states it: the value the engine computes with, to 12 significant
+    digits (relative error below 1e-12, so float noise such as ``3.3000000000000003`` reads
+    ``3.3``): ``3``, ``-2``, ``1.5``, ``0.333``, ``1e-07``. Never rounded to a display precision,
+    so a stated payoff equals the paid one (issue 13 kind 11b).
+
+    Raises
+    ------
+    ValueError
+        For NaN or an infinite value (no payoff is stated as one).
+    """
+    value = float(x)
+    if value != value or value in (float("inf"), float("-inf")):
+        raise ValueError(f"cannot state {x!r} as a payoff number")
+    return f"{value:.12g}"

@@ -20,6 +20,12 @@ Rules:
   construction; for compatibility only.
 
 All LPs use ``scipy.optimize.linprog(method="highs")``.
+
+Scale: the LPs are solved on M / 2^k with 2^k the power of two just above max|M| (an exact
+division, so T and 2^j·T give bit-identical ratings up to the factor), and every tolerance is
+relative to max|M|. Ratings are rounded to 10 significant digits of the payoff scale
+(:attr:`DeviationResult.rating_decimals`), which is 1e−10 for max|M| in [1, 10) as in spec §6.4.
+So a tensor times any positive factor (1e−12 or 1e12) gives the same ranking as the original.
 """
 
 from __future__ import annotations
@@ -32,6 +38,8 @@ from typing import Literal
 import numpy as np
 from scipy.optimize import OptimizeResult, linprog
 
+from coopeval.evaluation.tensor import check_payoff_span
+
 __all__ = [
     "DeviationRatingError",
     "DeviationResult",
@@ -39,10 +47,15 @@ __all__ = [
     "deviation_matrix",
     "deviation_ratings",
     "rank_with_ties",
+    "rating_decimals",
 ]
 
 RATING_DECIMALS = 10
-"""Ratings are rounded to 1e−10 before reporting and ranking (spec §6.4)."""
+"""Ratings are rounded to 1e−10 before reporting and ranking (spec §6.4), relative to a payoff
+scale max|M| in [1, 10); see :func:`rating_decimals`."""
+
+RELATIVE_TOL = 1e-9
+"""Tightness, face-test and dual tolerance as a fraction of max|M| (spec §6.4: 1e−9·max|M|)."""
 
 _RULE_ALIASES = {
     "strictest": "strictest",
@@ -72,6 +85,9 @@ class DeviationResult:
         Number of extra face-test LPs (0 for other rules).
     rule:
         Canonical rule name: ``"strictest"`` or ``"reference-vertex"``.
+    rating_decimals:
+        Decimal places the ratings were rounded to (10 for max|M| in [1, 10); more for smaller
+        payoffs, fewer for larger); pass it to :func:`rank_with_ties`.
     """
 
     ratings: tuple[float, ...]
@@ -79,6 +95,25 @@ class DeviationResult:
     n_main_lps: int
     n_face_lps: int
     rule: str
+    rating_decimals: int = RATING_DECIMALS
+
+
+def rating_decimals(payoff_scale: float) -> int:
+    """Decimal places that keep 10 significant digits of ``payoff_scale`` (= max|M|, points).
+
+    10 for a scale in [1, 10) (spec §6.4: round to 1e−10), 22 for 1e−12, −2 for 1e12;
+    10 for a scale of 0 (a constant game).
+
+    Raises
+    ------
+    ValueError
+        On a negative or non-finite scale.
+    """
+    if not (math.isfinite(payoff_scale) and payoff_scale >= 0):
+        raise ValueError(f"payoff_scale: {payoff_scale!r} must be finite and non-negative")
+    if payoff_scale == 0:
+        return RATING_DECIMALS
+    return RATING_DECIMALS - math.floor(math.log10(payoff_scale))
 
 
 def canonical_rule(rule: str) -> str:
@@ -106,6 +141,7 @@ def _check_tensor(tensor: np.ndarray) -> np.ndarray:
     if not np.isfinite(t).all():
         bad = tuple(int(i) for i in np.argwhere(~np.isfinite(t))[0])
         raise ValueError(f"tensor: cell {list(bad)} is NaN or infinite; every cell needs a payoff")
+    check_payoff_span(t)
     return t
 
 
@@ -173,8 +209,9 @@ def deviation_ratings(
     """Deviation ratings of every agent type of a symmetric metagame.
 
     Iterative strictest-CCE LP of Marris et al. (2025, arXiv 2502.11645) as specified for
-    CoopEval in spec §6.4 (arXiv 2604.15267). Tolerance: 1e−9·max(1, max|M|) for the
-    tightness screen and the face test; ratings rounded to 1e−10.
+    CoopEval in spec §6.4 (arXiv 2604.15267). Scale-free: the LPs run on M divided by a power
+    of two just above max|M|; tolerance 1e−9·max|M| for the tightness screen and the face
+    test; ratings rounded to 10 significant digits of max|M| (1e−10 for max|M| in [1, 10)).
 
     Parameters
     ----------
@@ -205,10 +242,13 @@ def deviation_ratings(
         raise ValueError(f"freeze_test: {freeze_test!r}; use 'face' or 'dual'")
     t = _check_tensor(tensor)
     n_players, size = t.ndim, t.shape[0]
-    m = deviation_matrix(t)
+    raw = deviation_matrix(t)
+    scale = float(np.abs(raw).max())
+    unit = math.ldexp(1.0, math.frexp(scale)[1]) if scale > 0 else 1.0  # 2^k > max|M|
+    m = raw / unit  # exact: a power-of-two division
     n_rows, n_profiles = m.shape
-    tol = 1e-9 * max(1.0, float(np.abs(m).max()))
-    vertex_tol = 1e-14 * float(t.max() - t.min())
+    tol = RELATIVE_TOL * scale / unit
+    vertex_tol = 1e-14 * float(t.max() - t.min()) / unit
     symmetric = canonical == "reference-vertex"
 
     frozen = np.zeros(n_rows, dtype=bool)
@@ -245,7 +285,7 @@ def deviation_ratings(
         )
         sigma = np.asarray(res.x[:-1], dtype=float)
         eps = float(res.x[-1])
-        epsilons.append(eps)
+        epsilons.append(eps * unit)
         gains = m @ sigma
 
         if symmetric:
@@ -267,26 +307,28 @@ def deviation_ratings(
             newly = np.array(keep, dtype=int)
         if len(newly) == 0:
             raise DeviationRatingError(
-                f"{what}: no row frozen at epsilon* = {eps!r} (numerical trouble; rule {canonical})"
+                f"{what}: no row frozen at epsilon* = {eps * unit!r} (numerical trouble; rule {canonical})"
             )
         frozen[newly] = True
         values[newly] = eps
 
     ratings_by_row = values.reshape(n_players, size)
     spread = np.abs(ratings_by_row - ratings_by_row[0]).max(axis=0)
-    if (spread > max(tol, 1e-8)).any():
+    if (spread > max(tol, 1e-8 * scale / unit)).any():
         worst = int(np.argmax(spread))
         raise DeviationRatingError(
-            f"ratings differ across seats for agent index {worst} (spread {float(spread[worst])!r});"
-            " the tensor is not symmetric in its co-player axes"
+            f"ratings differ across seats for agent index {worst} (spread"
+            f" {float(spread[worst]) * unit!r}); the tensor is not symmetric in its co-player axes"
         )
-    ratings = tuple(round(float(r), RATING_DECIMALS) + 0.0 for r in ratings_by_row[0])
+    decimals = rating_decimals(scale)
+    ratings = tuple(round(float(r) * unit, decimals) + 0.0 for r in ratings_by_row[0])
     return DeviationResult(
         ratings=ratings,
         iteration_epsilons=tuple(epsilons),
         n_main_lps=len(epsilons),
         n_face_lps=n_face,
         rule=canonical,
+        rating_decimals=decimals,
     )
 
 
@@ -310,12 +352,13 @@ def _face_minimum(
     return float(row @ np.asarray(res.x, dtype=float))
 
 
-def rank_with_ties(ratings: Sequence[float]) -> list[float]:
+def rank_with_ties(ratings: Sequence[float], decimals: int = RATING_DECIMALS) -> list[float]:
     """Rank ratings descending (1 = best); ties share the average rank.
 
-    Values equal after rounding to 1e−10 are ties, e.g. four types tied at the top get 2.5
-    each, so the ranks always average (S + 1)/2. Source: spec §6.4 ("From ratings to the
-    table's DR").
+    Values equal after rounding to ``decimals`` places (default 10: 1e−10) are ties, e.g. four
+    types tied at the top get 2.5 each, so the ranks always average (S + 1)/2. Source: spec
+    §6.4 ("From ratings to the table's DR"). For ratings of :func:`deviation_ratings` pass its
+    ``rating_decimals`` so that the ranking does not depend on the payoff scale.
 
     Raises
     ------
@@ -324,7 +367,7 @@ def rank_with_ties(ratings: Sequence[float]) -> list[float]:
     """
     if not all(math.isfinite(r) for r in ratings):
         raise ValueError("ratings: NaN or infinite value; ratings must be finite")
-    keys = [round(float(r), RATING_DECIMALS) for r in ratings]
+    keys = [round(float(r), decimals) for r in ratings]
     order = sorted(range(len(keys)), key=lambda i: -keys[i])
     ranks = [0.0] * len(keys)
     start = 0

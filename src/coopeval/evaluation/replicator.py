@@ -8,19 +8,38 @@ Pure numpy functions. Source: CoopEval (Tewolde et al., arXiv 2604.15267), spec 
 
 with η_s = η (constant) or η/√s (``"sqrt"``), stopping *before* an update when
 max_i |f_i − f̄| < tol (extinct types included).
+
+The update is computed in log space, x_i ∝ exp(log x_i + η_s (f_i − f̄) − logsumexp(...)),
+which is the same map without overflow: no finite tensor or learning rate gives NaN. When
+η_s (f_i − f̄) is too large for a float, the step is its limit: the population moves to the
+best surviving types in equal shares. A start with a zero share is allowed but warned about
+(:class:`ExtinctStartWarning`): that type stays at 0 for ever.
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
 
-__all__ = ["ReplicatorResult", "fitness", "replicator_dynamics"]
+from coopeval.evaluation.tensor import check_payoff_span
+
+__all__ = ["ExtinctStartWarning", "ReplicatorResult", "fitness", "hedge_step", "replicator_dynamics"]
 
 LrMethod = Literal["constant", "sqrt"]
+
+
+class ExtinctStartWarning(UserWarning):
+    """A replicator start gives some type share 0: the map keeps it at 0 in every step."""
+
+
+def _plain(value: object) -> object:
+    """A numpy scalar as the plain Python number (for error messages: ``0.5``, not
+    ``np.float64(0.5)``); anything else unchanged."""
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def _check_tensor(tensor: np.ndarray) -> np.ndarray:
@@ -32,6 +51,7 @@ def _check_tensor(tensor: np.ndarray) -> np.ndarray:
         )
     if not np.isfinite(t).all():
         raise ValueError("tensor: contains NaN or infinite cells; every cell needs a payoff")
+    check_payoff_span(t)
     return t
 
 
@@ -42,7 +62,7 @@ def _check_population(x: np.ndarray, size: int, name: str = "x") -> np.ndarray:
     if not np.isfinite(p).all() or (p < 0).any():
         raise ValueError(f"{name}: shares must be finite and non-negative")
     if abs(p.sum() - 1.0) > 1e-9:
-        raise ValueError(f"{name}: shares sum to {p.sum()!r}, not 1; normalise the population")
+        raise ValueError(f"{name}: shares sum to {_plain(p.sum())!r}, not 1; normalise the population")
     return p
 
 
@@ -79,6 +99,43 @@ def _fitness(t: np.ndarray, p: np.ndarray) -> np.ndarray:
     for _ in range(t.ndim - 1):
         f = f @ p
     return np.asarray(f, dtype=float)
+
+
+def hedge_step(x: np.ndarray, advantage: np.ndarray, eta: float) -> np.ndarray:
+    """One update x_i exp(η a_i) / Σ_j x_j exp(η a_j), computed as a softmax of log x + η a.
+
+    Parameters
+    ----------
+    x:
+        Shares, shape (S,) or (S, B) (a batch of B populations, types on axis 0).
+    advantage:
+        f − f̄, same shape as ``x`` (points).
+    eta:
+        Learning rate of this step (finite, ≥ 0).
+
+    Returns
+    -------
+    numpy.ndarray
+        The updated shares, same shape, each population summing to 1. Shares that are 0 stay 0.
+        Where some η a_i is beyond the float range (+inf) the result is the limit of the map:
+        equal shares on the surviving types with the largest advantage. Never NaN.
+
+    Raises
+    ------
+    ValueError
+        If the advantage itself is NaN (payoff sums overflowed).
+    """
+    alive = x > 0
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        gain = np.where(advantage == 0, 0.0, eta * advantage) if eta else np.zeros_like(x)
+        z = np.where(alive, np.log(np.where(alive, x, 1.0)) + gain, -np.inf)
+    if np.isnan(z).any():
+        raise ValueError("tensor: payoffs too large for float arithmetic; rescale the payoffs")
+    top = z.max(axis=0)
+    limit = top == np.inf
+    with np.errstate(invalid="ignore"):
+        weights = np.where(limit, (z == np.inf).astype(float), np.exp(z - np.where(limit, 0.0, top)))
+    return weights / weights.sum(axis=0)
 
 
 @dataclass(frozen=True)
@@ -143,12 +200,19 @@ def replicator_dynamics(
     -------
     ReplicatorResult
         History (n_updates + 1, S), final population, fitness there, Σ x_i f_i, the number of
-        updates and whether it stopped early. Extinct types keep share 0 (underflow).
+        updates and whether it stopped early. Extinct types keep share 0 (underflow). Never
+        NaN: the update is computed in log space.
+
+    Warns
+    -----
+    ExtinctStartWarning
+        When ``initial`` gives some type share 0 (that type can never grow).
 
     Raises
     ------
     ValueError
-        On an invalid tensor, population, step count, learning rate, method or tolerance.
+        On an invalid tensor, population, step count, learning rate, method or tolerance, or
+        payoffs so close to the float limit (~1e308) that their differences overflow.
     """
     t = _check_tensor(tensor)
     size = t.shape[0]
@@ -158,25 +222,35 @@ def replicator_dynamics(
         else _check_population(initial, size, "initial")
     )
     if isinstance(steps, bool) or int(steps) != steps or steps < 0:
-        raise ValueError(f"steps: {steps!r} must be a non-negative integer")
+        raise ValueError(f"steps: {_plain(steps)!r} must be a non-negative integer")
     if not (math.isfinite(lr) and lr >= 0):
-        raise ValueError(f"lr: {lr!r} must be finite and non-negative")
+        raise ValueError(f"lr: {_plain(lr)!r} must be finite and non-negative")
     if lr_method not in ("constant", "sqrt"):
         raise ValueError(f"lr_method: {lr_method!r}; use 'constant' or 'sqrt'")
     if not (math.isfinite(tol) and tol >= 0):
-        raise ValueError(f"tol: {tol!r} must be finite and non-negative")
+        raise ValueError(f"tol: {_plain(tol)!r} must be finite and non-negative")
+
+    extinct = np.flatnonzero(x == 0)
+    if len(extinct):
+        warnings.warn(
+            f"initial: agent indices {extinct.tolist()} start with share 0 and stay at 0 in every"
+            " step (the update multiplies shares); give them a small positive share to let them"
+            " compete",
+            ExtinctStartWarning,
+            stacklevel=2,
+        )
 
     history = [x.copy()]
     stopped_early = False
     for step in range(1, int(steps) + 1):
         f = _fitness(t, x)
-        advantage = f - float(x @ f)
+        with np.errstate(over="ignore", invalid="ignore"):
+            advantage = f - float(x @ f)
         if float(np.max(np.abs(advantage))) < tol:
             stopped_early = True
             break
         eta = lr if lr_method == "constant" else lr / math.sqrt(step)
-        weights = x * np.exp(eta * advantage)
-        x = weights / weights.sum()
+        x = hedge_step(x, advantage, eta)
         history.append(x.copy())
     final_fitness = _fitness(t, x)
     return ReplicatorResult(

@@ -15,10 +15,30 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-__all__ = ["Observation", "build_payoff_tensor", "mean_payoff"]
+__all__ = ["Observation", "build_payoff_tensor", "check_payoff_span", "mean_payoff"]
 
 Observation = tuple[tuple[str, ...], Sequence[float]]
 """One matchup: (agent type per seat, score per seat), both in seat order."""
+
+
+def check_payoff_span(tensor: np.ndarray) -> None:
+    """Raise if max − min of the (finite) payoffs overflows a float (spans beyond ~1.8e308).
+
+    Payoff differences are the inputs of the replicator's advantage and of the deviation
+    matrix; beyond this span they are infinite and no result is meaningful.
+
+    Raises
+    ------
+    ValueError
+        Naming the span, with the fix (rescale the payoffs).
+    """
+    with np.errstate(over="ignore"):
+        span = float(np.max(tensor)) - float(np.min(tensor))
+    if not math.isfinite(span):
+        raise ValueError(
+            f"tensor: payoffs span from {float(np.min(tensor))!r} to {float(np.max(tensor))!r},"
+            " beyond the float range for their differences; divide every payoff by a common factor"
+        )
 
 
 def _checked(observations: Iterable[Observation]) -> list[tuple[tuple[str, ...], list[float]]]:

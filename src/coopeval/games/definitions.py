@@ -6,6 +6,7 @@ per seat from the payoff table, so every seat is told its own payoffs (spec §2.
 
 from __future__ import annotations
 
+from coopeval.core.prompts import number_text
 from coopeval.games.base import (
     Game,
     Profile,
@@ -34,7 +35,7 @@ def _two_player_rules(table: dict[Profile, tuple[float, ...]], actions: tuple[st
 
 
 def _fmt(x: float) -> str:
-    return str(int(x)) if float(x).is_integer() else f"{x:g}"
+    return number_text(x)
 
 
 def _two_player_game(
@@ -83,12 +84,18 @@ def public_goods(multiplier: float = 1.5, endowment: float = 1.0) -> Game:
         share = multiplier * endowment * k / n
         return tuple(share if a == 0 else endowment + share for a in profile)
 
+    # The stated numbers come from the payoff function itself: with k contributors a contributor
+    # gets share·k/3 and a free-rider base + share·k/3, share = a contributor's payoff when all
+    # contribute, base = a free-rider's payoff when nobody does (issue 13 kind 11b).
+    share = payoff((0,) * n)[0]
+    base = payoff((1,) * n)[0]
     rule = (
-        f"There are two other players. Each player holds an endowment of {_fmt(endowment)} point. "
+        f"There are two other players. Each player holds an endowment of {_fmt(endowment)} "
+        f"point{'' if endowment == 1 else 's'}. "
         f"A0 (Contribute) puts your endowment into a common pot; A1 (Free-ride) keeps it. "
         f"The pot is multiplied by {_fmt(multiplier)} and shared equally among all three players. "
-        f"If k players contribute (k counts you too), each contributor gets {_fmt(multiplier)}·k/3 points "
-        f"and each free-rider gets {_fmt(endowment)} + {_fmt(multiplier)}·k/3 points."
+        f"If k players contribute (k counts you too), each contributor gets {_fmt(share)}·k/3 points "
+        f"and each free-rider gets {_fmt(base)} + {_fmt(share)}·k/3 points."
     )
     return Game(
         name="PublicGoods",

@@ -11,7 +11,8 @@ how to fix it. The package reads no repository path: the schema ships as package
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Mapping
+import json
+from collections.abc import Iterable, Mapping, Sequence
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,16 @@ from coopeval.core.errors import ConfigError
 from coopeval.core.validation import field_path, validator_with_defaults
 from coopeval.pipeline.studies import STUDIES, configured_studies
 
-__all__ = ["ConfigError", "config_schema", "load_config", "merge_overlay", "validate_config"]
+__all__ = [
+    "EFFECTIVE_CONFIG_PATH",
+    "ConfigError",
+    "config_schema",
+    "config_summary",
+    "effective_config_yaml",
+    "load_config",
+    "merge_overlay",
+    "validate_config",
+]
 
 
 def config_schema() -> dict[str, Any]:
@@ -113,3 +123,35 @@ def validate_config(config: Mapping[str, Any]) -> dict[str, Any]:
     for _ in validator.iter_errors(instance):
         pass
     return instance
+
+
+EFFECTIVE_CONFIG_PATH = "results/config.effective.yaml"
+"""Where the workflow writes the merged, validated config of the run (defaults filled)."""
+
+
+def effective_config_yaml(config: Mapping[str, Any], sources: Iterable[str | Path] = ()) -> str:
+    """The merged, validated config as YAML (keys in schema order), headed by the files merged.
+
+    ``sources`` are the config files in merge order (the default first, overlays after).
+    """
+    head = "# The effective config of the last run: merged from " + (", ".join(str(s) for s in sources) or "(no files)")
+    head += " (in this order), defaults filled.\n"
+    return head + yaml.safe_dump(json.loads(json.dumps(dict(config))), sort_keys=False, allow_unicode=True)
+
+
+def config_summary(config: Mapping[str, Any], cells_by_study: Mapping[str, Sequence[Any]], sources: Iterable[str | Path] = ()) -> str:
+    """A few lines for the start of a run: config files, studies with their cell counts, and
+    the CoopEval roster (agents, games, mechanisms, replicates) when that study runs.
+
+    ``cells_by_study`` maps study name → its cells (see :func:`coopeval.pipeline.studies.all_cells`).
+    """
+    from coopeval.agents.registry import agent_name
+
+    lines = [f"coopeval config: {', '.join(str(s) for s in sources) or '(no files)'} → {EFFECTIVE_CONFIG_PATH}"]
+    lines.append("  studies: " + ", ".join(f"{name} ({len(cells)} cells)" for name, cells in cells_by_study.items()))
+    if "coopeval" in cells_by_study:
+        lines.append(f"  agents ({len(config['agents'])}): " + ", ".join(agent_name(a) for a in config["agents"]))
+        lines.append(f"  games ({len(config['games'])}): " + ", ".join(config["games"]))
+        lines.append(f"  mechanisms ({len(config['mechanisms'])}): " + ", ".join(config["mechanisms"]))
+        lines.append(f"  replicates: {config['replicates']}, seed: {config['seed']}")
+    return "\n".join(lines)

@@ -17,7 +17,9 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from coopeval.core.io import read_delimited
 from coopeval.core.schemas import SCHEMAS
+from coopeval.pipeline import studies as _studies  # noqa: F401  (registers each study's tables)
 
 
 def _version(package: str) -> str:
@@ -40,7 +42,8 @@ def build_store(
     out_path:
         The DuckDB file to (re)create.
     manifests:
-        Cell manifest (TSV) path → table name, e.g. ``{"results/cells.tsv": "cells"}``.
+        Cell manifest (TSV) path → table name, e.g. ``{"results/cells.tsv": "cells"}``. Each is
+        read with its table's registered schema (never guessed types: ids stay strings).
 
     Returns
     -------
@@ -55,7 +58,8 @@ def build_store(
     counts: dict[str, int] = {}
     con = duckdb.connect(str(tmp))
     try:
-        names = set(SCHEMAS) | set(tables)
+        manifest_tables = set((manifests or {}).values())
+        names = (set(SCHEMAS) | set(tables)) - manifest_tables
         for name in sorted(names):
             paths = [str(p) for p in tables.get(name, [])]
             if paths:
@@ -67,7 +71,11 @@ def build_store(
                 con.unregister("empty_source")
             counts[name] = con.execute(f"SELECT count(*) FROM {name}").fetchone()[0]
         for manifest, table in (manifests or {}).items():
-            con.execute(f"CREATE TABLE {table} AS SELECT * FROM read_csv(?, delim = '\t', header = true)", [str(manifest)])
+            if table not in SCHEMAS:
+                raise KeyError(f"manifest {manifest}: table {table!r} has no registered schema; register it with coopeval.core.schemas.register_tables")
+            con.register("manifest_source", read_delimited(manifest, SCHEMAS[table], separator="\t").to_arrow())
+            con.execute(f"CREATE TABLE {table} AS SELECT * FROM manifest_source")
+            con.unregister("manifest_source")
             counts[table] = con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
         provenance = pl.DataFrame(
             {

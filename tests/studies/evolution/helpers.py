@@ -54,6 +54,11 @@ class FakeLLM:
             return Reply(text=self._strategy(request))
         return Reply(text=fmt.bot_text({**request.state, "bot_percent": self._percent(request.state)}))
 
+    def for_seat(self) -> FakeLLM:
+        """Seats share this fake: it stands for one model endpoint whose calls and prompts the
+        tests count (it answers from the request only, so sharing leaks nothing)."""
+        return self
+
     def classify_error(self, exc: BaseException) -> ErrorClass:
         return ErrorClass.FATAL
 

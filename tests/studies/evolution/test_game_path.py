@@ -156,3 +156,29 @@ def test_maker_accepts_study_format() -> None:
     maker = DecisionMaker(None, {})
     out = asyncio.run(maker.decide(ConstantFraction(30), "body", DonationFormat("percent"), {"k": 1}, state={"donor_resources": 10}))
     assert out.ok and out.parsed["value"] == 30.0 and out.attempts[0]["kind"] == "donation"
+
+
+class GivesOnceFake(FakeLLM):
+    """Stateful: gives 100 % on its own first donation, nothing afterwards."""
+
+    def for_seat(self) -> GivesOnceFake:
+        import copy
+
+        return copy.deepcopy(self)
+
+    async def generate(self, request):  # type: ignore[no-untyped-def]
+        self._percent = lambda s: 100.0 if self.calls == 1 else 0.0  # counted before answering
+        return await super().generate(request)
+
+
+def test_every_donor_has_its_own_agent_instance() -> None:
+    """Issue 13 kind 9: each of the 11 copies in an invasion test gives once (a shared instance
+    would give once in total)."""
+    from coopeval.studies.evolution.runner import RunAgents
+
+    llm = GivesOnceFake(0.3)
+    run = make_run(settings(), RunAgents(llm, llm, llm, AlwaysZero()))
+    records = StepRecords()
+    asyncio.run(run.invasion(records, 1, Member("1_1", 1, "give half")))
+    full = [e["donor_id"] for e in records.tables["evo_events"] if e["percentage"] == 100.0]
+    assert sorted(full) == sorted(f"1_1#{c}" for c in range(1, 12))

@@ -49,5 +49,10 @@ class FakeGossipLLM:
             raise AssertionError(fmt)
         return Reply(text="Thinking. " + json.dumps(answer), prompt_tokens=50, completion_tokens=10)
 
+    def for_seat(self) -> FakeGossipLLM:
+        """Seats share this fake: it stands for one model endpoint whose calls the tests count
+        (it answers from the messages only, so sharing leaks nothing)."""
+        return self
+
     def classify_error(self, exc: BaseException) -> ErrorClass:
         return ErrorClass.FATAL

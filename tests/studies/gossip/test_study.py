@@ -322,3 +322,28 @@ def test_pd_full_cooperation_returns() -> None:
     assert set(agents["image_score"]) == {4.0} and set(agents["return"]) == {16.0}
     rounds = tables["gossip_rounds"]
     assert rounds["partner_tone"].is_not_null().all() and rounds["tone"].is_not_null().all()
+
+
+class OnePlayerOnly(FakeGossipLLM):
+    """A stateful fake: remembers the first player it answers for and refuses any other."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.player: str | None = None
+
+    def for_seat(self) -> OnePlayerOnly:
+        import copy
+
+        return copy.deepcopy(self)
+
+    async def generate(self, request: Any) -> Any:
+        player = str(request.position["player"])
+        self.player = self.player or player
+        assert self.player == player, f"one agent instance answered for {self.player} and {player}"
+        return await super().generate(request)
+
+
+def test_every_population_member_has_its_own_agent_instance() -> None:
+    """Issue 13 kind 9: a stateful agent would see every member's turns if they shared it."""
+    tables = _play(_one("donation", "align", "fake/gossip"), agent=OnePlayerOnly())
+    assert tables["decisions"].height > 0 and tables["decisions"]["agent"].n_unique() == 1

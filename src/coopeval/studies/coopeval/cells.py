@@ -16,7 +16,10 @@ from typing import Any
 
 from coopeval.agents.registry import is_scripted
 from coopeval.cache.response_cache import CACHE_SCHEMA_VERSION
+import polars as pl
+
 from coopeval.core.hashing import canonical_json, cell_hash, content_hash
+from coopeval.core.schemas import register_tables
 from coopeval.decisions.parsing import PARSER_VERSION
 from coopeval.core.prompts import PromptLibrary
 from coopeval.studies.coopeval.mechanisms.catalog import mechanism_info
@@ -101,9 +104,22 @@ def build_cells(config: Mapping[str, Any], repo_root: Path | None = None) -> lis
     return cells
 
 
+MANIFEST_SCHEMA: dict[str, pl.DataType] = {
+    "cell_id": pl.String(),  # a string even when all digits (issue 13 kind 10c)
+    "mechanism": pl.String(),
+    "variant": pl.String(),
+    "game": pl.String(),
+    "replicate": pl.Int64(),
+    "mechanism_params": pl.String(),  # canonical JSON
+    "agents": pl.String(),  # display names, comma-separated, config order
+}
+"""Columns of ``results/cells.tsv`` (store table ``cells``), read back with exactly these types."""
+register_tables({"cells": MANIFEST_SCHEMA})
+
+
 def cells_tsv(cells: list[dict[str, Any]]) -> str:
-    """The cell manifest (``results/cells.tsv``): id, mechanism, variant, game, replicate, params (JSON), agents."""
-    lines = ["cell_id\tmechanism\tvariant\tgame\treplicate\tmechanism_params\tagents"]
+    """The cell manifest (``results/cells.tsv``): the columns of :data:`MANIFEST_SCHEMA`."""
+    lines = ["\t".join(MANIFEST_SCHEMA)]
     for c in cells:
         names = ",".join(a.get("label", a["model"]) + ("" if is_scripted(a["model"]) else f"({a['style']})") for a in c["agents"])
         params = canonical_json(c["mechanism_params"])

@@ -77,7 +77,7 @@ def evaluate_cell(
                 # The exact rule always; the configured compatibility rule in addition.
                 for rule in dict.fromkeys(["strictest", canonical_rule(dr_rule)]):
                     dr = deviation_ratings(tensor, rule=rule)
-                    ranks = rank_with_ties(list(dr.ratings))
+                    ranks = rank_with_ties(list(dr.ratings), dr.rating_decimals)
                     for i, agent in enumerate(agents):
                         add(agent, "DR", float(dr.ratings[i]), dr.rule)
                         add(agent, "DR_rank", float(ranks[i]), dr.rule)

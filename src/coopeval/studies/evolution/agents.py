@@ -10,10 +10,12 @@ shared decision loop: the evolution prompts carry their own answer instructions.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from typing import Any
 
 from coopeval.agents.protocol import Agent, DecisionRequest, ErrorClass, Reply
+from coopeval.agents.seats import seat_agent
 from coopeval.studies.evolution.bots import AlwaysZero, is_evo_bot, make_evo_bot
 from coopeval.studies.evolution.runner import RunAgents
 from coopeval.studies.evolution.settings import EvolutionSettings
@@ -36,6 +38,14 @@ class StudyAgent:
         self.params: Mapping[str, Any] = inner.params
         self.cacheable = inner.cacheable
         self.uses_local_llm = bool(getattr(inner, "uses_local_llm", False))
+
+    def for_seat(self) -> StudyAgent:
+        """A copy for one donor, writer or probe wrapping a seat copy of the inner agent
+        (:func:`coopeval.agents.seats.seat_agent`; a deep copy would also copy the inner
+        agent's imported client, which cannot be copied)."""
+        clone = copy.copy(self)
+        clone.inner = seat_agent(self.inner)
+        return clone
 
     async def generate(self, request: DecisionRequest) -> Reply:
         return await self.inner.generate(request)

@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from coopeval.core.prompts import PromptLibrary
+from coopeval.core.prompts import PromptLibrary, number_text
 from coopeval.studies.evolution.settings import EvolutionSettings
 from coopeval.studies.evolution.traces import Trace, render_trace
 
@@ -47,11 +47,12 @@ class EvolutionPrompts:
         """The rules text (empty under ``no_system``)."""
         if self.s.no_system:
             return ""
-        rule = self.library.render(f"evo_rule_{self.s.punishment}", loss=_num(self.s.punishment_loss))
+        # The game's numbers exactly as the engine pays them (never rounded; issue 13 kind 11b).
+        rule = self.library.render(f"evo_rule_{self.s.punishment}", loss=number_text(self.s.punishment_loss))
         text = self.library.render(
             f"evo_system_{self.s.protocol}",
-            endowment=_num(self.s.endowment),
-            multiplier=_num(self.s.multiplier),
+            endowment=number_text(self.s.endowment),
+            multiplier=number_text(self.s.multiplier),
             trace_length=self.s.trace_length,
             variant_rule=rule,
         )

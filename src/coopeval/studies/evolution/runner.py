@@ -26,6 +26,7 @@ from typing import Any
 
 from coopeval.agents.maker import DecisionMaker, DecisionOutcome
 from coopeval.agents.protocol import Agent
+from coopeval.agents.seats import seat_agent
 from coopeval.core.rng import rng_for, seed_int_for
 from coopeval.studies.evolution.formats import DonationFormat, StrategyFormat, truncate_words, word_count
 from coopeval.studies.evolution.game import Action, DonationContext, GameRules, play_game
@@ -246,7 +247,8 @@ class EvolutionRun:
         """Ask for one strategy; enforce the word limit (one re-ask, then truncate, §3.1)."""
         fmt = self.strategy_format()
         pos = self.position(generation, "evolution", 0, 0, index, "writer", "strategy")
-        outcome = await self.call(records, self.agents.strategy, body, fmt, pos, {"kind": "strategy"})
+        writer = seat_agent(self.agents.strategy)  # each member's writer is its own instance (issue 13 kind 9)
+        outcome = await self.call(records, writer, body, fmt, pos, {"kind": "strategy"})
         attempts = len(outcome.attempts)
         if not outcome.ok or outcome.parsed is None:
             return replace(member, strategy="", status="failed", attempts=attempts)
@@ -256,7 +258,7 @@ class EvolutionRun:
         if limit is not None and parsed["words"] > limit:
             again_body = self.prompts.strategy_too_long(body, int(parsed["words"]))
             again_pos = self.position(generation, "evolution", 0, 0, index, "writer", "strategy-reask")
-            again = await self.call(records, self.agents.strategy, again_body, fmt, again_pos, {"kind": "strategy"})
+            again = await self.call(records, writer, again_body, fmt, again_pos, {"kind": "strategy"})
             attempts += len(again.attempts)
             if again.ok and again.parsed is not None:
                 parsed = again.parsed
@@ -406,8 +408,10 @@ class EvolutionRun:
         strategy_id: str | None = None,
     ) -> tuple[list[float], list[float], list[int], list[str]]:
         """Shuffle, play games 1 and 2; return game-1 and game-2 finals per *input* index,
-        the shuffled order (input indices) and the display names (shuffled order)."""
+        the shuffled order (input indices) and the display names (shuffled order). Every donor
+        plays with its own instance of its agent (:func:`coopeval.agents.seats.seat_agent`)."""
         n = len(strategies)
+        agents = [seat_agent(a) for a in agents]
         order = [int(i) for i in self.rng(generation, "shuffle", context).permutation(n)]
         labels = [int(i) for i in self.rng(generation, "names", context).permutation(n)]
         ids_s = [ids[i] for i in order]
@@ -590,7 +594,7 @@ class EvolutionRun:
             )
             pos = self.position(generation, context, 1, self.s.matrix_round, i * SIZE + j, "donor", "matrix-probe", sample=sample)
             state = {"kind": "donation", "donor_resources": r, "recipient_resources": r, "recipient_last_percent": 10.0 * j}
-            outcome = await self.call(records, self.agents.probe, body, fmt, pos, state)
+            outcome = await self.call(records, seat_agent(self.agents.probe), body, fmt, pos, state)
             percentage = None
             if outcome.ok and outcome.parsed is not None:
                 amount = self.resolve(outcome.parsed, fmt, r).amount

@@ -22,6 +22,7 @@ from coopeval.agents.maker import CallStats, DecisionMaker
 from coopeval.agents.registry import is_scripted
 from coopeval.cache.response_cache import CACHE_SCHEMA_VERSION
 from coopeval.core.hashing import canonical_json
+from coopeval.core.schemas import register_tables
 from coopeval.studies.base import PlayInputs
 from coopeval.studies.evolution.agents import run_agents
 from coopeval.studies.evolution.checkpoint import Checkpoints, relabel
@@ -83,6 +84,23 @@ def replicates(section: Mapping[str, Any], protocol: str) -> int:
 
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_") or "model"
+
+
+MANIFEST_SCHEMA: dict[str, pl.DataType] = {
+    "cell_id": pl.String(),
+    "protocol": pl.String(),
+    "model": pl.String(),
+    "variant": pl.String(),
+    "replicate": pl.Int64(),
+    "seed": pl.Int64(),
+    "n_agents": pl.Int64(),
+    "generations": pl.Int64(),
+    "invasion_per_generation": pl.Int64(),
+    "matrix_per_generation": pl.Int64(),
+    "path": pl.String(),
+}
+"""Columns of ``results/evolution/cells.tsv`` (store table ``evolution_cells``), read back with exactly these types."""
+register_tables({"evolution_cells": MANIFEST_SCHEMA})
 
 
 class EvolutionStudy:
@@ -153,9 +171,7 @@ class EvolutionStudy:
     def manifest(self, cells: list[dict[str, Any]]) -> str:
         """One line per cell: cell_id, protocol, model, variant, replicate, seed, n_agents,
         generations, invasion and matrix sizes, path."""
-        columns = ("cell_id", "protocol", "model", "variant", "replicate", "seed", "n_agents", "generations",
-                   "invasion_per_generation", "matrix_per_generation", "path")
-        lines = ["\t".join(columns)]
+        lines = ["\t".join(MANIFEST_SCHEMA)]
         for c in cells:
             p = c["params"]
             values = (c["cell_id"], c["protocol"], c["model_label"], c["variant"], c["replicate"], c["seed"], p["n_agents"],

@@ -101,10 +101,12 @@ class PublicLog:
         return [e for e in self.entries if e.subject == subject]
 
     def state(self) -> list[dict[str, object]]:
-        """Structured form for bots."""
+        """Structured form for bots: exactly what :meth:`render` shows (issue 13 kind 12a) — the
+        most recent ``max_entries`` entries if capped, and the tone only when it is shown."""
+        shown = self.entries[-self.max_entries :] if self.max_entries else self.entries
         return [
-            {"round": e.round, "author": e.author, "subject": e.subject, "tone": e.tone, "signal": e.signal}
-            for e in self.entries
+            {"round": e.round, "author": e.author, "subject": e.subject, "tone": e.tone if self.show_tone else None, "signal": e.signal}
+            for e in shown
         ]
 
 

@@ -28,7 +28,8 @@ from typing import Any
 from coopeval.agents.maker import DecisionMaker, DecisionOutcome
 from coopeval.agents.progress import Progress
 from coopeval.agents.protocol import Agent
-from coopeval.core.prompts import PromptLibrary
+from coopeval.agents.seats import seat_agent
+from coopeval.core.prompts import PromptLibrary, number_text
 from coopeval.core.rng import seed_int_for
 from coopeval.studies.gossip.conditions import Condition
 from coopeval.studies.gossip.formats import (
@@ -60,6 +61,30 @@ PAIRING = {"random_alternating": "drawn at random", "align_sweep": "set in advan
 CONVENTION = " By convention, 1 means the agent behaved well and 0 means it behaved badly."
 NO_COMMENT = "No comment"
 
+
+
+def stated_numbers(tb: Testbed) -> dict[str, object]:
+    """The numbers the ``overview_<testbed>`` prompt states, taken from the testbed the engine
+    pays with (``number_text``: never rounded for display; issue 13 kind 11b), read off its
+    ``payoff`` where it states a reward: ``initial``; donation and PD ``c``, ``b`` and PD
+    ``cc`` (the both-cooperate reward); trust
+    ``multiplier``; market sizes and each (quality, offer) payoff pair."""
+    values: dict[str, object] = {"initial": number_text(tb.initial_resources)}
+    if isinstance(tb, DonationGame):
+        donor, recipient = tb.payoff("cooperate")
+        values.update(c=number_text(-donor), b=number_text(recipient))
+    if isinstance(tb, PrisonersDilemma):
+        sucker, temptation = tb.payoff("C", "D")
+        values.update(c=number_text(-sucker), b=number_text(temptation), cc=number_text(tb.payoff("C", "C")[0]))
+    if isinstance(tb, TrustGame):
+        values.update(multiplier=number_text(tb.multiplier))
+    if isinstance(tb, Market):
+        values.update(
+            n_sellers=tb.n_sellers,
+            n_buyers=tb.n_buyers,
+            **{k.lower(): ", ".join(number_text(x) for x in tb.payoff(k[0], k[1:])) for k in ("Hc", "Hs", "Lc", "Ls")},
+        )
+    return values
 
 @dataclass
 class RunRecords:
@@ -101,6 +126,9 @@ class RunLoop:
         Round pairs (seat indices), see :mod:`.schedules`.
     message_agent:
         Who writes attacker messages under ``attacker_messages: llm`` (the cell's model).
+
+    Each name plays with its own instance of its agent, and each attacker has its own instance
+    of the message writer (:func:`coopeval.agents.seats.seat_agent`).
     """
 
     def __init__(
@@ -124,7 +152,8 @@ class RunLoop:
         self.testbed = testbed
         self.cond = condition
         self.names = tuple(names)
-        self.agents = dict(agents)
+        # Every name is its own player: its own agent instance (issue 13 kind 9).
+        self.agents = {name: seat_agent(agent) for name, agent in agents.items()}
         self.kinds = dict(kinds)
         self.schedule = list(schedule)
         self.maker = maker
@@ -133,7 +162,9 @@ class RunLoop:
         self.replicate = replicate
         self.matching = matching
         self.run_label = run_label
-        self.message_agent = message_agent
+        self.message_agents = (
+            {} if message_agent is None else {n: seat_agent(message_agent) for n in self.names if self.kinds[n] == "attacker"}
+        )
         self.log = PublicLog(show_tone=condition.show_tone, max_entries=log_cap)
         self.memory = {n: Channel(memory_cap, "(no interactions yet)") for n in self.names}
         self.resources = {n: float(testbed.initial_resources) for n in self.names}
@@ -154,20 +185,7 @@ class RunLoop:
     def rules(self, name: str) -> str:
         """The rules section (the reference's system message) for ``name`` (spec §4.2)."""
         tb = self.testbed
-        values: dict[str, object] = {
-            "initial": fmt_units(tb.initial_resources),
-            "pairing_phrase": PAIRING.get(self.matching, "drawn at random"),
-        }
-        if isinstance(tb, DonationGame | PrisonersDilemma):
-            values.update(c=fmt_units(tb.c), b=fmt_units(tb.b), cc=fmt_units(tb.b - tb.c))
-        if isinstance(tb, TrustGame):
-            values.update(multiplier=fmt_units(tb.multiplier))
-        if isinstance(tb, Market):
-            values.update(
-                n_sellers=tb.n_sellers,
-                n_buyers=tb.n_buyers,
-                **{k.lower(): ", ".join(fmt_units(x) for x in tb.payoff(k[0], k[1:])) for k in ("Hc", "Hs", "Lc", "Ls")},
-            )
+        values = {**stated_numbers(tb), "pairing_phrase": PAIRING.get(self.matching, "drawn at random")}
         overview = self.prompts.render(f"overview_{self.key}", **values)
         horizon = tb.horizon
         length = self.prompts.render(f"length_{horizon}", n_rounds=tb.n_rounds)
@@ -375,14 +393,14 @@ class RunLoop:
                 return Gossip(False)
             signal = int(outcome.parsed["signal"])
             return Gossip(True, LogEntry(round_, witness, subject, str(signal), "", signal), outcome.parsed["justification"])
-        if kind == "attacker" and self.cond.attacker_messages == "llm" and self.message_agent is not None:
+        if kind == "attacker" and self.cond.attacker_messages == "llm" and witness in self.message_agents:
             forced = "praising" if subject in self.attackers else "criticism"
             fmt = GossipFormat(tones=(forced,))
             body = self.prompts.render(
                 "attacker_gossip", round=round_, agent=witness, partner=subject, tone=forced,
                 tone_meaning=TONE_MEANINGS[forced], output=fmt.instruction(),
             )
-            outcome = await self.decide(witness, body, fmt, round_, "witness", "gossip", state, agent=self.message_agent)
+            outcome = await self.decide(witness, body, fmt, round_, "witness", "gossip", state, agent=self.message_agents[witness])
         else:
             body = self.witness_body(witness, subject, round_, situation, GOSSIP)
             outcome = await self.decide(witness, body, GOSSIP, round_, "witness", "gossip", state)

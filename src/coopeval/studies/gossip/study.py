@@ -30,7 +30,7 @@ from coopeval.cache.response_cache import CACHE_SCHEMA_VERSION
 from coopeval.core.hashing import canonical_json
 from coopeval.core.prompts import PromptLibrary
 from coopeval.core.rng import rng_for
-from coopeval.core.schemas import conform
+from coopeval.core.schemas import conform, register_tables
 from coopeval.decisions.parsing import PARSER_VERSION
 from coopeval.studies.base import PlayInputs
 from coopeval.studies.gossip.bots import CollusiveAttacker, Max, make_gossip_bot
@@ -51,6 +51,23 @@ from coopeval.studies.gossip.schedules import (
 from coopeval.studies.gossip.testbeds import Market, Testbed, make_testbed
 
 PROMPTS_DIR = Path(__file__).with_name("prompts")
+MANIFEST_SCHEMA: dict[str, pl.DataType] = {
+    "cell_id": pl.String(),
+    "testbed": pl.String(),
+    "condition": pl.String(),
+    "model": pl.String(),
+    "replicate": pl.Int64(),
+    "matching": pl.String(),
+    "seed": pl.Int64(),
+    "gamma": pl.Float64(),
+    "horizon": pl.String(),  # rounds, or "infinite"
+    "n_agents": pl.Int64(),
+    "path": pl.String(),
+    "condition_flags": pl.String(),  # canonical JSON of the condition
+    "testbed_params": pl.String(),  # canonical JSON
+}
+"""Columns of ``results/gossip_cells.tsv`` (store table ``gossip_cells``), read back with exactly these types."""
+register_tables({"gossip_cells": MANIFEST_SCHEMA})
 STUDY = "gossip"
 
 
@@ -167,8 +184,7 @@ class GossipStudy:
 
     def manifest(self, cells: list[dict[str, Any]]) -> str:
         """``results/gossip_cells.tsv`` (store table ``gossip_cells``): one line per cell."""
-        header = ["cell_id", "testbed", "condition", "model", "replicate", "matching", "seed", "gamma", "horizon", "n_agents", "path", "condition_flags", "testbed_params"]
-        lines = ["\t".join(header)]
+        lines = ["\t".join(MANIFEST_SCHEMA)]
         for c in cells:
             tp = c["testbed_params"]
             n = tp.get("n", (tp.get("n_sellers") or 0) + (tp.get("n_buyers") or 0))

@@ -20,6 +20,8 @@ from coopeval.studies.coopeval.analysis.run_summary import (
 )
 from coopeval.studies.coopeval.figures.catalog import table_pages
 from coopeval.games import get_game
+from coopeval.core.io import read_delimited
+from coopeval.studies.coopeval.tables.builder import csv_schema
 from coopeval.agents.registry import agent_name
 
 __all__ = ["frame_to_html", "render_run_summary", "render_table_pages"]
@@ -79,7 +81,7 @@ def render_table_pages(
     for t in tables:
         path = Path(table_dir) / f"{t}.csv"
         frames[t] = (
-            pl.read_csv(path, infer_schema_length=None) if path.stat().st_size else pl.DataFrame()
+            read_delimited(path, csv_schema(t)) if path.stat().st_size else pl.DataFrame()
         )
     names = {g: get_game(g).name for g in games}
     written = []

@@ -34,6 +34,8 @@ from typing import Any, ClassVar
 from coopeval.agents.protocol import Agent
 from coopeval.decisions.formats import ActionDistribution, AnswerFormat, ApprovalVote
 from coopeval.agents.progress import Progress
+from coopeval.agents.seats import seat_agent
+from coopeval.core.prompts import number_text
 from coopeval.studies.coopeval.mechanisms.base import (
     CellContext,
     CellRecords,
@@ -62,7 +64,7 @@ def seated_name(agent: Agent, seat: int) -> str:
 
 def points_text(value: float) -> str:
     """``1 point`` / ``3 points`` / ``1.5 points``."""
-    number = str(int(value)) if float(value).is_integer() else f"{value:g}"
+    number = number_text(value)  # the engine's value, never rounded (issue 13 kind 11b)
     return f"{number} point" if abs(value) == 1 else f"{number} points"
 
 
@@ -213,7 +215,7 @@ class DesignVoteMechanism(RepeatedPlay):
         fmt = self.design_format(ctx)
         enforcing = self.enforcing_design(ctx)
         kind = str(fmt.kind)
-        seated_agents = [(agent, seat) for agent in ctx.agents for seat in range(game.n_players)]
+        seated_agents = [(seat_agent(agent), seat) for agent in ctx.agents for seat in range(game.n_players)]
 
         async def ask(agent: Agent, seat: int) -> SeatedDesign:
             pos = position(ctx, self.name, (agent,), 0, seat, kind)

@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 from coopeval.agents.protocol import Agent
 from coopeval.decisions.formats import ActionDistribution
 from coopeval.agents.progress import Progress
+from coopeval.agents.seats import seat_agent
 from coopeval.studies.coopeval.mechanisms.base import (
     CellContext,
     CellRecords,
@@ -45,9 +46,16 @@ class RepeatedPlay(Mechanism):
         """The mechanism section for ``seat`` in 1-based ``round_`` ('' for none)."""
         return ""
 
+    def shown_rounds(self, ctx: CellContext, history: Sequence[Sequence[int]]) -> list[tuple[int, Sequence[int]]]:
+        """The past rounds the prompt shows, as (1-based round, actions in seat order), oldest
+        first. Both the prompt and the scripted bots' ``state["history"]`` come from it, so a
+        bot decides only from what its seat is shown (issue 13 kind 12a). None here."""
+        return []
+
     def matchups(self, ctx: CellContext) -> list[tuple[Agent, ...]]:
-        """Every seat-ordered tuple of roster agents (S^N matchups)."""
-        return list(itertools.product(ctx.agents, repeat=ctx.game.n_players))
+        """Every seat-ordered tuple of roster agents (S^N matchups), each seat its own instance
+        (:func:`coopeval.agents.seats.seat_agent`)."""
+        return [tuple(seat_agent(a) for a in m) for m in itertools.product(ctx.agents, repeat=ctx.game.n_players)]
 
     async def run(self, ctx: CellContext) -> CellRecords:
         records = CellRecords()
@@ -77,7 +85,7 @@ class RepeatedPlay(Mechanism):
                 [self.prompt(ctx, seat, round_, history, fmt.keys) for seat in range(game.n_players)],
                 fmt,
                 positions,
-                [bot_state(ctx, seat, history) for seat in range(game.n_players)],
+                [bot_state(ctx, seat, [a for _, a in self.shown_rounds(ctx, history)]) for seat in range(game.n_players)],
             )
             outcomes, actions, draws = move.outcomes, move.drawn, move.draws
             payoffs = None if actions is None else game.payoffs(tuple(actions))
@@ -144,7 +152,6 @@ class Repetition(RepeatedPlay):
 
     def section(self, ctx: CellContext, seat: int, round_: int, history: Sequence[Sequence[int]]) -> str:
         n = ctx.game.n_players
-        k = int(self.params(ctx).lookup_depth)
         truncate = bool(ctx.compat.get("truncate_delta_percent", False))
         return ctx.prompts.render(
             "repetition",
@@ -152,15 +159,20 @@ class Repetition(RepeatedPlay):
             them="them" if n > 2 else "that player",
             continue_percent=continuation_percent(self.discount(ctx), truncate),
             rounds_played=round_ - 1,
-            history=render_history(ctx, seat, history, k),
+            history=render_history(ctx, seat, self.shown_rounds(ctx, history)),
         )
 
+    def shown_rounds(self, ctx: CellContext, history: Sequence[Sequence[int]]) -> list[tuple[int, Sequence[int]]]:
+        """The last min(k, r−1) rounds (k = ``lookup_depth``), oldest first (spec §4.2)."""
+        k = int(self.params(ctx).lookup_depth)
+        return list(enumerate(history, start=1))[-k:] if k > 0 else []
 
-def render_history(ctx: CellContext, seat: int, history: Sequence[Sequence[int]], k: int) -> str:
-    """The last min(k, r−1) rounds, most recent first, reader labelled 'you' (spec §4.2)."""
-    if not history:
+
+def render_history(ctx: CellContext, seat: int, window: Sequence[tuple[int, Sequence[int]]]) -> str:
+    """The shown rounds ``window`` (oldest first, see :meth:`Repetition.shown_rounds`), most
+    recent first, reader labelled 'you' (spec §4.2)."""
+    if not window:
         return ctx.prompts.render("history_empty")
-    window = list(enumerate(history, start=1))[-k:]
     lines = [ctx.prompts.render("history_header", window=len(window))]
     for round_index, actions in reversed(window):
         played = "; ".join(

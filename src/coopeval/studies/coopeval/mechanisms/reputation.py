@@ -50,6 +50,7 @@ from typing import Any, ClassVar
 from coopeval.agents.protocol import Agent
 from coopeval.decisions.formats import ActionDistribution
 from coopeval.agents.progress import Progress
+from coopeval.agents.seats import seat_agent
 from coopeval.studies.coopeval.mechanisms.base import (
     CellContext,
     CellRecords,
@@ -101,9 +102,10 @@ class Match:
 
 
 def build_population(agents: Sequence[Agent], n_players: int) -> list[SeatedAgent]:
-    """Every agent in every seat, ids by config order then seat (spec §4.3 item 1)."""
+    """Every agent in every seat, ids by config order then seat (spec §4.3 item 1); each seated
+    agent is its own instance (:func:`coopeval.agents.seats.seat_agent`)."""
     return [
-        SeatedAgent(uid=i * n_players + seat + 1, agent=agent, seat=seat)
+        SeatedAgent(uid=i * n_players + seat + 1, agent=seat_agent(agent), seat=seat)
         for i, agent in enumerate(agents)
         for seat in range(n_players)
     ]

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from coopeval.evaluation.replicator import hedge_step
 from coopeval.evaluation.tensor import Observation
 from coopeval.studies.coopeval.tables.defaults import DEFAULT_RESAMPLES, DEFAULT_SEED
 
@@ -99,8 +100,7 @@ def batched_replicator(tensors: np.ndarray, steps: int = 1000, lr: float = 0.1, 
         active &= np.abs(advantage).max(axis=0) >= tol
         if not active.any():
             break
-        weights = x * np.exp(lr * advantage)
-        updated = weights / weights.sum(axis=0)
+        updated = hedge_step(x, advantage, lr)  # log space: no overflow (issue 13 kind 8)
         x = updated if active.all() else np.where(active, updated, x)
     return x.T.copy(), _batched_fitness(t, x).T.copy()
 

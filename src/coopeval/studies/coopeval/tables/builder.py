@@ -76,6 +76,19 @@ AGENT_LABELS = dict(zip(AGENT_ORDER, ("Claude", "Gemini-R", "Gemini-B", "GPT-5.2
 TABLE_METRICS = ("Mean", "Fitness", "DR", "DR_exact")
 PER_GAME_COLUMNS = ("mechanism", "game", "metric", "agent", "mean", "se", "rank", "ci_low", "ci_high")
 DESIGN_COLUMNS = ("mechanism", "metric", "agent", "mean", "se")
+
+
+def csv_schema(table: str) -> dict[str, pl.DataType]:
+    """The column types of ``results/tables/<table>.csv`` (``per_game``, ``aggregate`` or
+    ``design_quality``), for reading it back without guessing (issue 13 kind 10c).
+
+    Raises
+    ------
+    KeyError
+        For another table name.
+    """
+    columns = {"per_game": PER_GAME_COLUMNS, "aggregate": PER_GAME_COLUMNS, "design_quality": DESIGN_COLUMNS}[table]
+    return {c: _FRAME_SCHEMA[c] for c in columns}
 _WEIGHT_TOLERANCE = 0.01
 
 

@@ -141,7 +141,7 @@ def _cell_rows(
     add(LLM_AVERAGE, "PopulationFitness", rd.population_weighted_fitness)
     for rule in rules:
         result = deviation_ratings(tensor, rule=rule)
-        ranks = rank_with_ties(result.ratings)
+        ranks = rank_with_ties(result.ratings, result.rating_decimals)
         for agent, rating, rank in zip(agents, result.ratings, ranks, strict=True):
             add(agent, "DR", rating, result.rule)
             add(agent, "DR_rank", rank, result.rule)
