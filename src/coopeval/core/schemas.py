@@ -61,6 +61,8 @@ SCHEMAS: dict[str, dict[str, pl.DataType]] = {
         "n_attempts": pl.Int64(),
         "response": pl.String(),  # raw text of the final attempt
         "error": pl.String(),  # validation error of the final attempt, if failed
+        "answer_offset": pl.Int64(),  # character offset of the JSON object used in response (null: text format / failed)
+        "reasoning_truncated": pl.Boolean(),  # the CoT reasoning filled the embedded model's cap (issue 13, 12(b))
     },
     # One row per call attempt (LLM or bot).
     "llm_calls": {

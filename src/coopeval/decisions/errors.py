@@ -20,7 +20,9 @@ class AnswerError(ValueError):
         Human- and model-readable description of the problem; ``str(error)`` returns it.
     code:
         Short machine-readable category for failure statistics, one of ``"no_json"``,
-        ``"keys"``, ``"type"``, ``"range"``, ``"sum"``, ``"label"``, ``"invalid"``.
+        ``"keys"``, ``"type"``, ``"range"``, ``"sum"``, ``"label"``, ``"invalid"``, ``"syntax"``
+        (the answer's object is not closed or not strict JSON), ``"truncated"`` (the token limit
+        cut the answer off).
     """
 
     def __init__(self, message: str, *, code: str = "invalid") -> None:

@@ -357,6 +357,8 @@ class RunLoop:
                 "n_attempts": len(outcome.attempts),
                 "response": outcome.response,
                 "error": outcome.error,
+                "answer_offset": outcome.answer_offset,
+                "reasoning_truncated": outcome.reasoning_truncated,
             }
         )
         return outcome

@@ -172,6 +172,8 @@ def decision_row(
         "n_attempts": len(outcome.attempts),
         "response": outcome.response,
         "error": outcome.error,
+        "answer_offset": outcome.answer_offset,
+        "reasoning_truncated": outcome.reasoning_truncated,
         "draw": None,
         "action": None,
         "action_token": None,
