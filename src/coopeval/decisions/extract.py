@@ -187,8 +187,13 @@ def locate_answer_object(text: str, *, first: bool = False) -> tuple[JSONObject,
         raise AnswerError(
             f"the {which} JSON object is not closed: {excerpt(visible[span.start :])} has no matching '}}'",
             code="syntax",
+            offset=span.start,
         )
-    return _decode(visible[span.start : span.end], which), span.start
+    try:
+        return _decode(visible[span.start : span.end], which), span.start
+    except AnswerError as exc:
+        exc.offset = span.start
+        raise
 
 
 def iter_json_objects(text: str) -> Iterator[JSONObject]:

@@ -63,8 +63,8 @@ class AnswerCheck:
         :attr:`AnswerError.code` of the failure ("" when valid); ``truncated`` when the cut-off
         made the reply unusable.
     offset:
-        Character offset in the reply of the JSON object used (None for free-text formats and
-        when no object could be used).
+        Character offset in the reply of the JSON object used, or of the rejected object-like
+        span (None for free-text formats and when the reply has no object-like span).
     truncated:
         The provider reported that the token limit cut the reply off (``finish_reason``).
     """
@@ -138,6 +138,7 @@ def check_answer(
             parsed = fmt.validate(obj, lenient=lenient)
     except AnswerError as exc:
         error, code = exc.message, exc.code
+        offset = exc.offset if exc.offset is not None else offset
         if truncated:
             error, code = cut_off_message(max_tokens, error), "truncated"
         return AnswerCheck(False, None, error, code, offset, truncated)
