@@ -163,6 +163,7 @@ SCHEMAS: dict[str, dict[str, pl.DataType]] = {
         "n_attempts": pl.Int64(),
         "judge_model": pl.String(),  # the judge agent's name, e.g. local/smollm2-135m(IO)
         "error": pl.String(),  # validation error of the last attempt, if failed
+        "reasoning_truncated": pl.Boolean(),  # the judged text's CoT reasoning filled the embedded model's cap (marked, not skipped)
     },
     # NS/WD pooled per (source, mechanism, game, agent) (spec §8, §7 step 6).
         "design_quality_summary": {
