@@ -316,3 +316,12 @@ def test_last_valid_object_after_any_drafts_is_the_answer(drafts: str, a0: int, 
     assert got.valid, got.error
     assert got.parsed == {"A0": a0, "A1": 100 - a0}
     assert got.offset == len(prefix)
+
+
+def test_offset_and_flag_reach_the_decisions_rows() -> None:
+    from tests.helpers import play_bots
+
+    rows = play_bots("Repetition", "prisoners_dilemma", ["tit-for-tat", "malformed"], num_rounds=2)["decisions"]
+    by_agent = {(r["agent"], r["status"], r["answer_offset"], r["reasoning_truncated"]) for r in rows.iter_rows(named=True)}
+    # bots answer with a bare JSON object (offset 0); failed decisions have no object used
+    assert by_agent == {("bot/tit-for-tat", "ok", 0, False), ("bot/malformed", "failed", None, False)}
