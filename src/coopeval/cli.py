@@ -1,4 +1,4 @@
-"""The ``coopeval`` command line.
+"""The ``coopeval`` command line (``evaluate``, ``reproduce``, ``check-answer``).
 
 Each subcommand registers itself through an ``add_*_parser(subparsers)`` function listed in
 :data:`SUBCOMMANDS`; handlers import the package lazily so ``coopeval --help`` stays fast.
@@ -225,6 +225,93 @@ def run_evaluate(args: argparse.Namespace) -> int:
 
 
 # --------------------------------------------------------------------------------------------
+# check-answer
+# --------------------------------------------------------------------------------------------
+
+
+def add_check_answer_parser(subparsers: Any) -> None:
+    """Register ``coopeval check-answer``."""
+    from coopeval.decisions.formats import DecisionKind
+
+    parser = subparsers.add_parser(
+        "check-answer",
+        help="Check one model answer with the decision loop's own parser",
+        description=(
+            "Parse TEXT (or standard input for '-') exactly as the decision loop does and print one"
+            " JSON object: valid, parsed (the normalised answer), error (the re-ask message),"
+            " offset (character offset of the JSON object used) and truncated. Exit 0 if the"
+            " answer is valid, 1 if not, 2 on a usage error."
+        ),
+    )
+    parser.add_argument("text", metavar="TEXT", help="the answer text, or '-' to read standard input")
+    parser.add_argument("--kind", required=True, choices=[str(k) for k in DecisionKind], help="decision kind")
+    parser.add_argument(
+        "--actions",
+        metavar="A0,A1",
+        help="comma-separated action tokens (action: every key, the delegate token included under"
+        " Mediation; mediator_design and contract_design: the base actions)",
+    )
+    parser.add_argument(
+        "--n-options",
+        type=int,
+        metavar="N",
+        help="mediator_vote / contract_vote: number of options; mediator_design: number of players (default 2)",
+    )
+    parser.add_argument("--finish-reason", metavar="R", help="the provider's finish_reason (e.g. length)")
+    parser.add_argument("--max-tokens", type=int, metavar="N", help="the max_tokens of the call (named when cut off)")
+    parser.set_defaults(handler=run_check_answer)
+
+
+def _answer_format(kind: str, actions: str | None, n_options: int | None) -> Any:
+    """The answer format of ``kind`` built from the CLI options (CliError names a missing one)."""
+    from coopeval.decisions import (
+        ActionDistribution,
+        ContractDesign,
+        ContractVote,
+        MediatorDesign,
+        MediatorVote,
+        Signature,
+        load_taxonomy,
+    )
+
+    tokens = tuple(t.strip() for t in (actions or "").split(",") if t.strip())
+    if n_options is not None and n_options < 1:
+        raise CliError(f"--n-options: {n_options} must be at least 1")
+    if kind in ("action", "mediator_design", "contract_design") and not tokens:
+        raise CliError(f"--actions: required for --kind {kind}; pass the action tokens, e.g. --actions A0,A1")
+    if len(set(tokens)) != len(tokens):
+        raise CliError(f"--actions: {actions!r} repeats a token; list each action once")
+    if kind in ("mediator_vote", "contract_vote") and n_options is None:
+        raise CliError(f"--n-options: required for --kind {kind}; pass the number of options voted on")
+    if kind == "action":
+        return ActionDistribution(tokens)
+    if kind == "mediator_design":
+        return MediatorDesign.for_players(n_options or 2, tokens)
+    if kind == "contract_design":
+        return ContractDesign(tokens)
+    if kind == "mediator_vote":
+        return MediatorVote.over(int(n_options or 0))
+    if kind == "contract_vote":
+        return ContractVote.over(int(n_options or 0))
+    if kind == "sign":
+        return Signature()
+    return load_taxonomy().answer_format()  # judge: the packaged taxonomy's labels
+
+
+def run_check_answer(args: argparse.Namespace) -> int:
+    """Handle ``coopeval check-answer``: print the verdict; exit 0 valid, 1 invalid."""
+    from coopeval.decisions.parsing import check_answer
+
+    if args.max_tokens is not None and args.max_tokens < 1:
+        raise CliError(f"--max-tokens: {args.max_tokens} must be at least 1")
+    fmt = _answer_format(args.kind, args.actions, args.n_options)
+    text = sys.stdin.read() if args.text == "-" else args.text
+    verdict = check_answer(fmt, text, args.finish_reason, args.max_tokens)
+    print(json.dumps(verdict.to_json(), ensure_ascii=False))
+    return 0 if verdict.valid else 1
+
+
+# --------------------------------------------------------------------------------------------
 # entry point
 # --------------------------------------------------------------------------------------------
 
@@ -234,7 +321,7 @@ def _add_reproduce_parser(subparsers: Any) -> None:
     add_reproduce_parser(subparsers)
 
 
-SUBCOMMANDS: list[Callable[[Any], None]] = [add_evaluate_parser, _add_reproduce_parser]
+SUBCOMMANDS: list[Callable[[Any], None]] = [add_evaluate_parser, _add_reproduce_parser, add_check_answer_parser]
 """Functions that each add one subcommand to the ``coopeval`` parser."""
 
 

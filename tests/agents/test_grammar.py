@@ -272,8 +272,14 @@ def test_cot_reasoning_then_json() -> None:
     g = language(A2, "CoT", 40)
     assert g.accepts('Defect pays more.\nSo A1.\n{"A0": 0, "A1": 100}')
     assert g.accepts('\n{"A0": 0, "A1": 100}')
-    assert g.accepts("x" * 40 + '\n{"A0": 0, "A1": 100}')
-    assert not g.accepts("x" * 41 + '\n{"A0": 0, "A1": 100}')
+    # issue 13, 12(b): the reasoning ends with a sentence terminator, within the cap
+    assert g.accepts("x" * 39 + '.\n{"A0": 0, "A1": 100}')
+    assert g.accepts('Is A1 better? Yes!\n{"A0": 0, "A1": 100}')
+    assert g.accepts('My answer:\n{"A0": 0, "A1": 100}')
+    assert not g.accepts("x" * 40 + '\n{"A0": 0, "A1": 100}')  # stops mid-sentence
+    assert not g.accepts('So A1 it is, because\n{"A0": 0, "A1": 100}')
+    assert not g.accepts('```json\n{"A0": 0, "A1": 100}')  # a fence preamble is not a sentence
+    assert not g.accepts("x" * 40 + '.\n{"A0": 0, "A1": 100}')  # 41 characters
     assert not g.accepts('draft {"A0": 1}\n{"A0": 0, "A1": 100}')  # no "{" in the reasoning
     assert not g.accepts('reasoning {"A0": 0, "A1": 100}')  # newline required
     assert not g.accepts('{"A0": 0, "A1": 100}')

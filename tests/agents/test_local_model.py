@@ -237,6 +237,8 @@ def test_cot_reasoning_is_capped(replies: dict[str, Reply]) -> None:
     for name in ("action2_cot", "action5_cot"):
         reasoning, _, _ = replies[name].text.rpartition("\n{")
         assert len(reasoning) <= 200
+        # issue 13, 12(b): the reasoning, if any, ends with a sentence terminator
+        assert reasoning == "" or reasoning[-1] in ".!?:", reasoning
 
 
 def test_prompt_that_leaves_no_room_for_max_tokens_fails_before_generating(

@@ -50,23 +50,16 @@ def test_trailing_text_after_json() -> None:
     assert extract_last_json_object('{"A0": 10, "A1": 90}\n\nThis balances risk.') == {"A0": 10, "A1": 90}
 
 
-def test_broken_object_then_valid_inner_object() -> None:
-    # the outer object does not decode (trailing comma), the scan moves on to the next "{"
-    assert extract_last_json_object('{"a": {"A0": 100}, }') == {"A0": 100}
+def test_broken_outer_object_is_not_replaced_by_its_inner_object() -> None:
+    # issue 13: the outer span is the answer; it does not decode (trailing comma), so the
+    # reply is invalid instead of falling back to the object nested in it
+    with pytest.raises(AnswerError) as info:
+        extract_last_json_object('{"a": {"A0": 100}, }')
+    assert info.value.code == "syntax"
+    assert "a trailing comma before '}'" in str(info.value)
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        "",
-        "no braces at all",
-        "{'A0': 50, 'A1': 50}",  # single-quoted pseudo-JSON
-        '{"A0": 50, "A1": 50,}',  # trailing comma
-        '{A0: 50, A1: 50}',  # unquoted keys
-        '{"A0": 50, "A1": 50',  # truncated
-        '```json\n{"A0": 50 "A1": 50}\n```',  # missing comma
-    ],
-)
+@pytest.mark.parametrize("text", ["", "no braces at all", "prose {A0, A1} and $x^{2}$", "[50, 50]"])
 def test_no_object(text: str) -> None:
     with pytest.raises(AnswerError) as info:
         extract_last_json_object(text)
@@ -76,8 +69,31 @@ def test_no_object(text: str) -> None:
         extract_first_json_object(text)
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "{'A0': 50, 'A1': 50}",  # single-quoted pseudo-JSON
+        '{"A0": 50, "A1": 50,}',  # trailing comma
+        "{A0: 50, A1: 50}",  # unquoted keys
+        '{"A0": 50, "A1": 50',  # truncated
+        '```json\n{"A0": 50 "A1": 50}\n```',  # missing comma
+    ],
+)
+def test_object_like_but_not_json(text: str) -> None:
+    """Issue 13: these were "no JSON object found"; they are object-like spans that do not
+    decode, reported as such (code ``syntax``) so the re-ask can say what is wrong."""
+    for extract in (extract_last_json_object, extract_first_json_object):
+        with pytest.raises(AnswerError) as info:
+            extract(text)
+        assert info.value.code == "syntax"
+        assert "not valid JSON" in str(info.value) or "is not closed" in str(info.value)
+
+
 def test_empty_object_is_an_object() -> None:
-    assert extract_last_json_object("{}}{") == {}
+    assert extract_last_json_object("{}}") == {}
+    # a "{" left open at the end is an unfinished object (a cut-off reply), not nothing
+    with pytest.raises(AnswerError, match="^the last JSON object is not closed: { has no matching '}'$"):
+        extract_last_json_object("{}}{")
 
 
 def test_duplicate_keys_are_remembered() -> None:

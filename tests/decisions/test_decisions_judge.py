@@ -44,6 +44,8 @@ TAXONOMY = load_taxonomy()
 JUDGE = TAXONOMY.answer_format()
 UNKNOWN_TAIL = '; use only the category names listed (or "Other" when none fits), separated by commas'
 
+STRICT_HINT = " (write strict JSON: double-quoted keys, plain numbers without %, no trailing comma)"
+
 
 def answer(labels: Any, confidence: Any = 0.85, reasoning: Any = "Weighs payoffs.") -> str:
     return json.dumps({"reasoning": reasoning, "confidence": confidence, "justification_type": labels})
@@ -217,8 +219,10 @@ def test_normalise_label() -> None:
         (answer("Reciprocity", 1.2), '"confidence" must be between 0 and 1, not 1.2', "range"),
         (answer("Reciprocity", -0.1), '"confidence" must be between 0 and 1, not -0.1', "range"),
         (answer("Reciprocity", 85), '"confidence" must be between 0 and 1, not 85', "range"),
+        # issue 13: NaN is not JSON (strict decoding), so the object itself is rejected
         ('{"reasoning": "x", "confidence": NaN, "justification_type": "Reciprocity"}',
-         '"confidence" must be between 0 and 1, not nan', "range"),
+         'the first JSON object {"reasoning": "x", "confidence": NaN, "justification_type... is not valid JSON: '
+         "NaN is not a JSON number" + STRICT_HINT, "syntax"),
         (answer("Reciprocity", 0.5, 42), '"reasoning" must be a string, not an integer', "type"),
         ('{"Reasoning_behind_classification": "x", "Confidence": 0.8, "justification_type": "Reciprocity"}',
          'the JSON object must have exactly the keys "reasoning", "confidence", "justification_type"; missing keys '
@@ -226,8 +230,12 @@ def test_normalise_label() -> None:
         ('{"reasoning": "x", "confidence": 0.8}',
          'the JSON object must have exactly the keys "reasoning", "confidence", "justification_type"; '
          'missing key "justification_type"', "keys"),
-        ("{'reasoning': 'x', 'confidence': 0.8, 'justification_type': 'Reciprocity'}", "no JSON object found", "no_json"),
-        ('{"reasoning": "x", "confidence": 0.8, "justification_type": "Reciprocity",}', "no JSON object found", "no_json"),
+        ("{'reasoning': 'x', 'confidence': 0.8, 'justification_type': 'Reciprocity'}",
+         "the first JSON object {'reasoning': 'x', 'confidence': 0.8, 'justification_type... is not valid JSON: "
+         "expecting property name enclosed in double quotes at: 'reasoning': 'x',..." + STRICT_HINT, "syntax"),
+        ('{"reasoning": "x", "confidence": 0.8, "justification_type": "Reciprocity",}',
+         'the first JSON object {"reasoning": "x", "confidence": 0.8, "justification_type... is not valid JSON: '
+         "a trailing comma before '}'" + STRICT_HINT, "syntax"),
         ("The strategy is reciprocal.", "no JSON object found", "no_json"),
     ],
 )

@@ -24,6 +24,8 @@ TD = ActionDistribution(("A0", "A1", "A2", "A3"))
 
 INT_HINT = 'every value must be a whole number of percentage points (an integer such as 50, not 50.0 or "50"); '
 
+STRICT_HINT = " (write strict JSON: double-quoted keys, plain numbers without %, no trailing comma)"
+
 
 def error_of(fmt: AnswerFormat, text: str, **kwargs: bool) -> AnswerError:
     with pytest.raises(AnswerError) as info:
@@ -76,8 +78,13 @@ def test_action_accepts(fmt: AnswerFormat, text: str, expected: dict[str, int]) 
         ('{"Cooperate": 50, "A1": 50}',
          'the JSON object must have exactly the keys "A0", "A1"; missing key "A0"; unexpected key "Cooperate"', "keys"),
         ('{"A0": 50, "A0": 40, "A1": 60}', 'the JSON object repeats the key "A0"', "keys"),
-        ("{'A0': 50, 'A1': 50}", "no JSON object found", "no_json"),
-        ('{"A0": 50, "A1": 50,}', "no JSON object found", "no_json"),
+        # issue 13: an object-like span that is not strict JSON is an error of its own, not "no JSON"
+        ("{'A0': 50, 'A1': 50}",
+         "the last JSON object {'A0': 50, 'A1': 50} is not valid JSON: expecting property name enclosed in "
+         "double quotes at: 'A0': 50, 'A1': 50}" + STRICT_HINT, "syntax"),
+        ('{"A0": 50, "A1": 50,}',
+         """the last JSON object {"A0": 50, "A1": 50,} is not valid JSON: a trailing comma before '}'""" + STRICT_HINT,
+         "syntax"),
         ("I choose A0 with 100% probability.", "no JSON object found", "no_json"),
         ("", "no JSON object found", "no_json"),
         # the last object is used: a valid draft followed by an invalid final object is invalid
@@ -271,7 +278,9 @@ def test_sign_accepts(text: str, expected: dict[str, bool]) -> None:
         ('{"sign": "yes"}', '"sign" must be true or false, not "yes" (a string)'),
         ('{"sign": 1}', '"sign" must be true or false, not 1 (an integer)'),
         ('{"sign": "true"}', '"sign" must be true or false, not "true" (a string)'),
-        ("{'sign': True}", "no JSON object found"),
+        ("{'sign': True}",
+         "the last JSON object {'sign': True} is not valid JSON: expecting property name enclosed in double quotes "
+         "at: 'sign': True}" + STRICT_HINT),
         ('{"sign": true, "sign": false}', 'the JSON object repeats the key "sign"'),
     ],
 )

@@ -9,7 +9,11 @@ whitespace form, as the prompts show it; see the format classes in
 :mod:`coopeval.decisions.formats`); this module adds the style's head and the token budget.
 
 Style ``"IO"``: the JSON object only. Style ``"CoT"``: free reasoning of at most
-``max_reasoning_chars`` printable-ASCII characters (never ``{``), a newline, then the JSON object.
+``max_reasoning_chars`` printable-ASCII characters (never ``{``) ending with a sentence
+terminator (:data:`SENTENCE_END`), a newline, then the JSON object; or no reasoning (just the
+newline). A model still writing when it reaches the cap gets the terminator forced as its
+last character: its last sentence may be incomplete, and the decision is flagged
+``reasoning_truncated`` (:func:`coopeval.decisions.reasoning.reasoning_capped`).
 A :class:`~coopeval.decisions.formats.TextAnswerFormat` (free text) brings its complete
 grammar and length bound, used as they are whatever the style. All characters the grammar
 admits are single-byte, so a completion has at most
@@ -33,7 +37,9 @@ from coopeval.decisions.formats import (
 __all__ = [
     "DEFAULT_CONTRACT_BOUNDS",
     "DEFAULT_JUDGE_REASONING_CHARS",
+    "COT_GRAMMAR_VERSION",
     "DEFAULT_MAX_REASONING_CHARS",
+    "SENTENCE_END",
     "JUDGE_MAX_LABELS",
     "Style",
     "gbnf_for",
@@ -53,6 +59,14 @@ code fences), while a CoT decision stays under ~2x the cost of an IO one."""
 
 # printable ASCII (0x20-0x7E) and newline, minus "{": keeps the final JSON object the only one
 _REASONING_CHAR = r"[\x20-\x7A\x7C-\x7E\n]"
+
+COT_GRAMMAR_VERSION = 2
+"""Version of the CoT head below (2: the reasoning ends with :data:`SENTENCE_END`). The local
+agent puts it into its ``params`` (the cache key): bump it when the CoT head changes."""
+
+SENTENCE_END = "[.!?:]"
+"""The characters the CoT reasoning must end with (GBNF class): a full stop, question or
+exclamation mark, or a colon ("… my answer:"), so the reasoning never stops mid-word by choice."""
 
 
 def gbnf_for(
@@ -132,7 +146,7 @@ def _cached_gbnf(fmt: AnswerFormat, style: str, max_reasoning_chars: int) -> str
     rules = fmt.grammar()
     if style == "CoT":
         if max_reasoning_chars > 0:
-            head = f'root ::= {_REASONING_CHAR}{{0,{max_reasoning_chars}}} "\\n" answer'
+            head = f'root ::= ({_REASONING_CHAR}{{0,{max_reasoning_chars - 1}}} {SENTENCE_END})? "\\n" answer'
         else:
             head = 'root ::= "\\n" answer'
     else:

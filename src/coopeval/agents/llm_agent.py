@@ -36,7 +36,7 @@ from types import ModuleType
 from typing import Any
 
 from coopeval.agents.endpoint import request_endpoint
-from coopeval.agents.grammar import DEFAULT_MAX_REASONING_CHARS, gbnf_for, max_tokens_for
+from coopeval.agents.grammar import COT_GRAMMAR_VERSION, DEFAULT_MAX_REASONING_CHARS, gbnf_for, max_tokens_for
 from coopeval.agents.protocol import (
     AttemptDeadlineError,
     DecisionRequest,
@@ -63,11 +63,14 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 
-AGENT_OPTION_KEYS = frozenset({"send_seed", "max_reasoning_chars"})
+AGENT_OPTION_KEYS = frozenset({"send_seed", "max_reasoning_chars", "cot_grammar"})
 """Keys of ``params`` read by the agent itself and never sent to litellm.
 
 ``send_seed`` (bool, default False): pass ``request.seed`` to API models (always sent to local
-ones). ``max_reasoning_chars`` (int): CoT reasoning cap of the local model's grammar."""
+ones). ``max_reasoning_chars`` (int): CoT reasoning cap of the local model's grammar.
+``cot_grammar`` (set by the agent, local CoT only): the version of the CoT grammar's reasoning
+rule (:data:`~coopeval.agents.grammar.COT_GRAMMAR_VERSION`); in ``params``, hence in the cache
+key, so answers decoded under an older grammar are not replayed."""
 
 TRANSPORT_KEYS = frozenset(
     {"timeout", "api_base", "api_version", "extra_headers", "cache_prompt", "deadline_s"}
@@ -370,6 +373,7 @@ class LiteLLMAgent:
         given.setdefault("temperature", 1.0)
         if self.is_local and style == "CoT":
             given.setdefault("max_reasoning_chars", DEFAULT_MAX_REASONING_CHARS)
+            given["cot_grammar"] = COT_GRAMMAR_VERSION
         self.params: Mapping[str, Any] = dict(sorted(given.items()))
         self._send_seed = self.is_local or bool(given.get("send_seed", False))
         self._sampling = {k: v for k, v in given.items() if k not in AGENT_OPTION_KEYS}

@@ -23,9 +23,9 @@ from coopeval.agents.protocol import Agent, DecisionRequest, Reply, RequestRejec
 from coopeval.agents.retry import RetryPolicy, generate_with_retry
 from coopeval.cache.response_cache import ResponseCache, call_key
 from coopeval.core.hashing import content_hash
-from coopeval.decisions.errors import AnswerError
 from coopeval.decisions.formats import AnswerFormat
-from coopeval.decisions.parsing import parse_answer
+from coopeval.decisions.parsing import check_answer
+from coopeval.decisions.reasoning import reasoning_capped
 from coopeval.decisions.reask import MAX_ATTEMPTS, reask_messages
 
 
@@ -54,8 +54,11 @@ class DecisionOutcome:
     """The result of one decision.
 
     ``status`` is ``"ok"`` or ``"failed"``; ``parsed`` the validated answer (None if failed);
-    ``attempts`` one dict per attempt with the columns of the ``llm_calls`` table.
-    :attr:`reply_columns` are the ``decisions`` columns describing the final attempt's reply.
+    ``attempts`` one dict per attempt with the columns of the ``llm_calls`` table;
+    :attr:`reply_columns` are the ``decisions`` columns describing the final attempt's reply;
+    ``answer_offset`` the character offset of the JSON object used in ``response`` (None for
+    free-text formats and failed decisions); ``reasoning_truncated`` whether the final
+    response's reasoning reached the embedded model's CoT cap (issue 13, 12(b)).
     """
 
     decision_id: str
@@ -64,6 +67,8 @@ class DecisionOutcome:
     response: str
     error: str
     attempts: list[dict[str, Any]] = field(default_factory=list)
+    answer_offset: int | None = None
+    reasoning_truncated: bool = False
 
     @property
     def ok(self) -> bool:
@@ -166,11 +171,14 @@ class DecisionMaker:
                 except RequestRejectedError as exc:
                     reply, key, hit, rejected = Reply(text=""), "", False, str(exc)
                 text = reply.text
-                try:
-                    parsed = parse_answer(answer_format, text, lenient=self.lenient_contract_ints)
-                    error = ""
-                except AnswerError as exc:
-                    parsed, error = None, str(exc)
+                verdict = check_answer(
+                    answer_format,
+                    text,
+                    reply.finish_reason,
+                    reply.max_tokens or _max_tokens(agent),
+                    lenient=self.lenient_contract_ints,
+                )
+                parsed, error = verdict.parsed, verdict.error
                 if rejected:
                     parsed, error = None, rejected
                 record = {
@@ -200,8 +208,9 @@ class DecisionMaker:
                 self.stats.truncated += int(reply.truncated)
                 if self.journal:
                     self.journal({"type": "attempt", "position": pos, **record})
-                if parsed is not None:
-                    return DecisionOutcome(decision_id, "ok", parsed, text, "", attempts)
+                if verdict.valid and not rejected:
+                    capped = reasoning_capped(text, verdict.offset, _reasoning_cap(agent))
+                    return DecisionOutcome(decision_id, "ok", parsed, text, "", attempts, verdict.offset, capped)
                 if rejected:
                     break
                 messages = reask_messages(original_messages_body(body), text, error, style)
@@ -247,6 +256,20 @@ def _empty_reply(cached: Mapping[str, Any]) -> bool:
     """Whether a cached value is an empty provider reply (no text, reasoning or completion
     tokens) stored before such replies were refused: it is asked again, never replayed."""
     return not cached.get("text") and not cached.get("reasoning") and not cached.get("completion_tokens")
+
+
+def _max_tokens(agent: Agent) -> int | None:
+    """The ``max_tokens`` the agent sends, named in the re-ask of a cut-off answer (None: unset)."""
+    value = agent.params.get("max_tokens")
+    return int(value) if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _reasoning_cap(agent: Agent) -> int | None:
+    """The embedded model's CoT reasoning cap (its grammar's ``max_reasoning_chars``), else None."""
+    if not getattr(agent, "uses_local_llm", False) or agent.style != "CoT":
+        return None
+    value = agent.params.get("max_reasoning_chars")
+    return int(value) if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def original_messages_body(body: str) -> tuple[dict[str, str], ...]:

@@ -63,6 +63,8 @@ SCHEMAS: dict[str, dict[str, pl.DataType]] = {
         "error": pl.String(),  # validation error of the final attempt, if failed
         "finish_reason": pl.String(),  # provider's finish reason of the final attempt ("stop", "length", …)
         "truncated": pl.Boolean(),  # the final attempt was cut off at max_tokens
+        "answer_offset": pl.Int64(),  # character offset of the JSON object used in response (null: text format / failed)
+        "reasoning_truncated": pl.Boolean(),  # the CoT reasoning filled the embedded model's cap (issue 13, 12(b))
     },
     # One row per call attempt (LLM or bot).
     "llm_calls": {
@@ -168,6 +170,7 @@ SCHEMAS: dict[str, dict[str, pl.DataType]] = {
         "n_attempts": pl.Int64(),
         "judge_model": pl.String(),  # the judge agent's name, e.g. local/smollm2-135m(IO)
         "error": pl.String(),  # validation error of the last attempt, if failed
+        "reasoning_truncated": pl.Boolean(),  # the judged text's CoT reasoning filled the embedded model's cap (marked, not skipped)
     },
     # NS/WD pooled per (source, mechanism, game, agent) (spec §8, §7 step 6).
         "design_quality_summary": {

@@ -20,13 +20,18 @@ class AnswerError(ValueError):
         Human- and model-readable description of the problem; ``str(error)`` returns it.
     code:
         Short machine-readable category for failure statistics, one of ``"no_json"``,
-        ``"keys"``, ``"type"``, ``"range"``, ``"sum"``, ``"label"``, ``"invalid"``.
+        ``"keys"``, ``"type"``, ``"range"``, ``"sum"``, ``"label"``, ``"invalid"``, ``"syntax"``
+        (the answer's object is not closed or not strict JSON), ``"truncated"`` (the token limit
+        cut the answer off).
+    offset:
+        Character offset in the reply of the object-like span that was rejected, when known.
     """
 
-    def __init__(self, message: str, *, code: str = "invalid") -> None:
+    def __init__(self, message: str, *, code: str = "invalid", offset: int | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.code = code
+        self.offset = offset
 
     def __str__(self) -> str:
         return self.message

@@ -1,24 +1,47 @@
-"""Find the JSON object in a model's free-text answer (spec §3.3 "Extraction", §9.2 "Parsing").
+"""Find the answer's JSON object in a model's free-text reply (spec §3.3 "Extraction", §9.2;
+issue 13, kinds 1 and 2).
 
-The scan tries to decode one JSON value at every ``{`` of the text. Every successfully decoded
-object is kept and the scan resumes *after* it, so objects nested inside a decoded object are
-never reported separately. Markdown fences, headings and prose around or between objects are
-therefore harmless. Only strict JSON is decoded: single-quoted pseudo-JSON, trailing commas,
-comments and unquoted keys do not decode and are skipped.
+Rules
+-----
+1. Reasoning blocks (``<think>…</think>`` and the other tags of
+   :mod:`coopeval.decisions.reasoning`) are blanked out first: a draft inside them is never the
+   answer.
+2. The rest is scanned for **object-like spans**: a ``{`` followed (after optional whitespace)
+   by ``"``, ``'``, ``}``, a bare key and ``:``, or the end of the text, up to its matching
+   ``}`` (braces inside double-quoted strings do not count). A span that never closes runs to
+   the end of the text (the reply was cut off). Spans nested in a span are part of it. Braces
+   that do not start an object-like span (LaTeX ``\\frac{1}{2}``, prose ``{A0, A1}``) are
+   skipped, so an object inside them is still found.
+3. The answer is the **last** span (the **first** for the judge, whose answer begins with it).
+   It must decode as strict JSON (no trailing comma, no ``%``, no single quotes, no comments,
+   no ``NaN``), or the attempt is invalid and the error names what is wrong; an earlier or later
+   draft is never used instead.
 
-Action, design, vote and signature answers use the **last** object (the answer "ends with" it);
-the judge uses the **first** one.
+:func:`locate_answer_object` returns the decoded object and its character offset in the
+original reply (offsets are kept because reasoning blocks are blanked, not removed).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from coopeval.decisions.errors import AnswerError
+from coopeval.decisions.reasoning import mask_reasoning
 
-__all__ = ["JSONObject", "extract_first_json_object", "extract_last_json_object", "iter_json_objects"]
+__all__ = [
+    "NO_JSON_MESSAGE",
+    "JSONObject",
+    "ObjectSpan",
+    "extract_first_json_object",
+    "extract_last_json_object",
+    "iter_json_objects",
+    "locate_answer_object",
+    "object_spans",
+]
 
 NO_JSON_MESSAGE = "no JSON object found"
 
@@ -45,53 +68,163 @@ def _object_from_pairs(pairs: list[tuple[str, Any]]) -> JSONObject:
     return obj
 
 
-_DECODER = json.JSONDecoder(object_pairs_hook=_object_from_pairs)
+def excerpt(value: str, limit: int = 60) -> str:
+    """``value`` on one line (whitespace runs collapsed), cut to ``limit`` characters."""
+    shown = " ".join(value.split())
+    return shown if len(shown) <= limit else shown[: limit - 3] + "..."
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_object_from_pairs, parse_constant=_reject_constant)
+
+_OBJECT_START = re.compile(r"\{\s*(?:[\"'}]|[A-Za-z0-9_$-]+\s*(?::|$)|$)")
+"""What makes a ``{`` the start of an object-like span (see the module docstring)."""
+
+
+_STRICT_HINT = "write strict JSON: double-quoted keys, plain numbers without %, no trailing comma"
+
+
+@dataclass(frozen=True)
+class ObjectSpan:
+    """An object-like span ``text[start:end]``; ``closed`` is False when it runs to the end."""
+
+    start: int
+    end: int
+    closed: bool
+
+
+def _matching_end(text: str, start: int) -> int:
+    """Index after the ``}`` matching the ``{`` at ``start``, or -1 if it never closes."""
+    depth = 0
+    in_string = False
+    i = start
+    n = len(text)
+    while i < n:
+        ch = text[i]
+        if in_string:
+            if ch == "\\":
+                i += 1
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return -1
+
+
+def object_spans(text: str) -> list[ObjectSpan]:
+    """Every top-level object-like span of ``text`` (reasoning blocks not removed), in order."""
+    spans: list[ObjectSpan] = []
+    start = text.find("{")
+    while start != -1:
+        if _OBJECT_START.match(text, start) is None:
+            start = text.find("{", start + 1)
+            continue
+        end = _matching_end(text, start)
+        if end == -1:
+            spans.append(ObjectSpan(start, len(text), closed=False))
+            break
+        spans.append(ObjectSpan(start, end, closed=True))
+        start = text.find("{", end)
+    return spans
+
+
+def _decode(span_text: str, which: str) -> JSONObject:
+    """Strictly decode one closed span; :class:`AnswerError` (code ``syntax``) says why not."""
+    try:
+        value = _DECODER.decode(span_text)
+    except json.JSONDecodeError as exc:
+        if span_text[exc.pos : exc.pos + 1] in ("}", "]") and span_text[: exc.pos].rstrip().endswith(","):
+            problem = f"a trailing comma before '{span_text[exc.pos]}'"
+        else:
+            near = excerpt(span_text[exc.pos :], 20)
+            problem = exc.msg[0].lower() + exc.msg[1:] + (f" at: {near}" if near else " at its end")
+        raise AnswerError(
+            f"the {which} JSON object {excerpt(span_text)} is not valid JSON: {problem} ({_STRICT_HINT})",
+            code="syntax",
+        ) from None
+    except ValueError as exc:  # NaN/Infinity, or an integer too long to convert
+        raise AnswerError(
+            f"the {which} JSON object {excerpt(span_text)} is not valid JSON: {exc} ({_STRICT_HINT})", code="syntax"
+        ) from None
+    if not isinstance(value, JSONObject):  # pragma: no cover - a span always starts with "{"
+        raise AnswerError(NO_JSON_MESSAGE, code="no_json")
+    return value
+
+
+def locate_answer_object(text: str, *, first: bool = False) -> tuple[JSONObject, int]:
+    """The answer's JSON object and its character offset in ``text`` (rules in the module doc).
+
+    Parameters
+    ----------
+    text:
+        The model's raw reply.
+    first:
+        Use the first object-like span instead of the last (the judge's contract, spec §9.2).
+
+    Raises
+    ------
+    AnswerError
+        ``no_json``: no object-like span outside reasoning blocks; ``syntax``: the chosen span is
+        not closed or not strict JSON (the message names the problem).
+    """
+    visible = mask_reasoning(text)
+    spans = object_spans(visible)
+    if not spans:
+        raise AnswerError(NO_JSON_MESSAGE, code="no_json")
+    span = spans[0] if first else spans[-1]
+    which = "first" if first else "last"
+    if not span.closed:
+        raise AnswerError(
+            f"the {which} JSON object is not closed: {excerpt(visible[span.start :])} has no matching '}}'",
+            code="syntax",
+            offset=span.start,
+        )
+    try:
+        return _decode(visible[span.start : span.end], which), span.start
+    except AnswerError as exc:
+        exc.offset = span.start
+        raise
 
 
 def iter_json_objects(text: str) -> Iterator[JSONObject]:
-    """Yield every top-level JSON object found in ``text``, in order of appearance.
-
-    A candidate starts at each ``{``; if a JSON value decodes from there, it is yielded and the
-    scan continues after its end, otherwise at the next ``{``. Arrays and scalars are never
-    yielded (objects *inside* an undecodable fragment or a bare array are still found, because
-    the scan looks at every ``{``).
-    """
-    start = text.find("{")
-    while start != -1:
-        try:
-            value, end = _DECODER.raw_decode(text, start)
-        except ValueError:  # json.JSONDecodeError, or a number too large to convert
-            start = text.find("{", start + 1)
-            continue
-        if isinstance(value, JSONObject):  # always true when decoding starts at "{"
-            yield value
-        start = text.find("{", end)
+    """Yield every object-like span of ``text`` that decodes strictly, in order (reasoning
+    blocks blanked). A diagnostic helper: the answer is chosen by :func:`locate_answer_object`."""
+    visible = mask_reasoning(text)
+    for span in object_spans(visible):
+        if span.closed:
+            try:
+                yield _decode(visible[span.start : span.end], "")
+            except AnswerError:
+                continue
 
 
 def extract_last_json_object(text: str) -> JSONObject:
-    """Return the last JSON object in ``text`` (the decision contract, spec §3.3).
+    """The answer object of an action, design, vote or signature reply (spec §3.3).
 
     Raises
     ------
     AnswerError
-        ``"no JSON object found"`` (code ``no_json``) when no ``{`` starts a decodable object.
+        See :func:`locate_answer_object`.
     """
-    last: JSONObject | None = None
-    for obj in iter_json_objects(text):
-        last = obj
-    if last is None:
-        raise AnswerError(NO_JSON_MESSAGE, code="no_json")
-    return last
+    return locate_answer_object(text)[0]
 
 
 def extract_first_json_object(text: str) -> JSONObject:
-    """Return the first JSON object in ``text`` (the judge contract, spec §9.2).
+    """The answer object of a judge reply (spec §9.2: the answer begins with it).
 
     Raises
     ------
     AnswerError
-        ``"no JSON object found"`` (code ``no_json``) when no ``{`` starts a decodable object.
+        See :func:`locate_answer_object`.
     """
-    for obj in iter_json_objects(text):
-        return obj
-    raise AnswerError(NO_JSON_MESSAGE, code="no_json")
+    return locate_answer_object(text, first=True)[0]

@@ -39,8 +39,10 @@ from coopeval.studies.evolution.records import TABLES, frame
 from coopeval.studies.evolution.runner import EvolutionRun, Member, RunAgents
 from coopeval.studies.evolution.settings import EvolutionSettings
 
-EVOLUTION_PARSER_VERSION = 1
-"""Bump when a format's ``parse`` can accept, return or word an error differently."""
+EVOLUTION_PARSER_VERSION = 2
+"""Bump when a format's ``parse`` can accept, return or word an error differently (2: the
+decision loop parses the text without its reasoning blocks and rejects cut-off answers,
+:func:`coopeval.decisions.parsing.check_answer`)."""
 
 ANALYSIS_KEYS = (
     "invasion_per_generation",

@@ -160,3 +160,18 @@ def test_several_decisions_keep_their_order_and_rerun_replays_the_cache(tmp_path
     assert second.equals(first)
     assert second_calls["cache_hit"].all() and not first_calls["cache_hit"].any()
     assert json.loads(second_calls["prompt"][0]) == json.loads(first_calls["prompt"][0])
+
+
+def test_capped_reasoning_is_marked_not_skipped():
+    """Issue 13, 12(b): answers whose CoT reasoning filled the cap are judged and marked."""
+    agent = ScriptedJudge({"[t]": [judge_answer("Reciprocity")], "[f]": [judge_answer("Other")]})
+    rows = decision_rows(
+        [
+            {"response": f"{LONG}[t]", "reasoning_truncated": True},
+            {"response": f"{LONG}[f]", "reasoning_truncated": False, "decision_id": "d001"},
+        ]
+    )
+    judgements, _ = judge_decisions(rows, agent, DecisionMaker(None, STYLES), PROMPT, seed=3)
+    assert judgements["status"].to_list() == ["ok", "ok"]
+    assert judgements["reasoning_truncated"].to_list() == [True, False]
+    assert judgements["labels"].to_list() == [["Reciprocity"], ["Other"]]

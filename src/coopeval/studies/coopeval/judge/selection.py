@@ -6,6 +6,13 @@ last decision point of a matchup (the action, after design, vote and signature).
 filters: CoT agents only (IO answers carry no reasoning), responses of at least ``min_chars``
 characters after trimming (80 in the paper), and the configured games.
 
+Answers whose CoT reasoning filled the embedded model's cap (``reasoning_truncated``, issue 13,
+12(b)) are **marked, not skipped**: they stay eligible (skipping them would leave the default
+run's judge almost nothing, since SmolLM2 usually writes up to the cap) and their judgement row
+carries ``reasoning_truncated = true``, so an analysis can drop them with
+``WHERE NOT reasoning_truncated``. The grammar ends such reasoning with a sentence terminator,
+but its last sentence may be incomplete.
+
 :func:`sample_decisions` then draws a seeded sample: each eligible decision gets a uniform key
 from its own named stream ``("judge", "sample", decision_id)`` and the ``sample_size`` smallest
 keys are judged. The sample is therefore deterministic, independent of row order, and nearly

@@ -83,6 +83,7 @@ async def _judge_all(
             "n_attempts": len(outcome.attempts),
             "judge_model": judge.name,
             "error": outcome.error,
+            "reasoning_truncated": row.get("reasoning_truncated"),
         }
         calls = [
             {
