@@ -84,6 +84,7 @@ SCHEMAS: dict[str, dict[str, pl.DataType]] = {
         "latency_s": pl.Float64(),
         "cost_usd": pl.Float64(),
         "model_resolved": pl.String(),
+        "structured_output": pl.String(),  # none | json_schema | grammar (the embedded model: grammar)
     },
     # Mediator and contract designs (one per seated agent per cell).
     "designs": {
