@@ -333,7 +333,9 @@ class LiteLLMAgent:
             given.pop("structured_output", None)
             given.pop("grammar_field", None)
             return "grammar" if self.is_local else "none"
-        if mode != "grammar":
+        if mode == "grammar":
+            given["grammar_field"] = self._grammar_field  # the field changes the request
+        else:
             given.pop("grammar_field", None)
         return str(mode)
 
