@@ -19,7 +19,7 @@ from coopeval.agents.llm_agent import LiteLLMAgent
 from coopeval.agents.maker import DecisionMaker
 from coopeval.agents.structured import StructuredOutputError
 from coopeval.cache.response_cache import ResponseCache
-from coopeval.decisions.formats import JudgeLabels
+from coopeval.decisions.formats import ActionDistribution, JudgeLabels
 from tests.helpers import make_cell, play_spec
 
 pytest.importorskip("xllamacpp")
@@ -73,6 +73,7 @@ def test_auto_picks_grammar_for_a_model_litellm_does_not_know(api_base: str) -> 
     assert agent.params["structured_output"] == "grammar" and agent.params["grammar_field"] == "grammar"
 
 
+PD = ActionDistribution(("A0", "A1"))
 JUDGE = JudgeLabels(("Reciprocity", "Self-interest"))
 JUDGE_PROMPT = (
     "Classify this reasoning: 'They defected last round, so I defect now.' Answer with JSON "
@@ -116,3 +117,18 @@ def test_each_setting_over_every_decision_kind(api_base: str) -> None:
     none_rows = _play(api_base, "none")
     assert {r["structured_output"] for r in none_rows} == {"none"}
     assert any(r["error"] for r in none_rows)  # unconstrained, SmolLM2 writes prose: re-asks, as before
+
+
+@pytest.mark.slow
+@pytest.mark.local_llm
+@pytest.mark.parametrize("mode", ["grammar", "json_schema"])
+def test_cot_keeps_reasoning_before_the_constrained_object(api_base: str, mode: str) -> None:
+    maker = DecisionMaker(None, {"CoT": "Think step by step, then answer with the JSON object."})
+    prompt = 'You play a Prisoner\'s Dilemma. A0 cooperates, A1 defects. Answer {"A0": <percent>, "A1": <percent>}.'
+    outcome = asyncio.run(maker.decide(smollm2(api_base, mode, "CoT", max_reasoning_chars=200), prompt, PD, {"cot": mode}))
+    first = outcome.attempts[0]
+    reasoning, _, answer = str(first["response"]).rpartition("\n")
+    assert len(reasoning) <= 200
+    assert set(json.loads(answer)) == {"A0", "A1"}  # the object comes last, after the reasoning
+    if mode == "grammar":
+        assert first["error"] == "" and sum(outcome.parsed.values()) == 100

@@ -143,7 +143,9 @@ def structured_output_kwargs(
                 "additionalProperties": False,
             }
         return {"response_format": _response_format(str(fmt.kind), schema)}
-    raise ValueError(f"structured output mode {mode!r} must be one of none, json_schema, grammar here")
+    if mode == "auto":
+        raise ValueError("structured_output auto is resolved by the probe: await agent.prepare() before the first call")
+    raise ValueError(f"structured output mode {mode!r}; use one of {list(MODES)}")
 
 
 def unwrap_reasoning(text: str) -> str:
