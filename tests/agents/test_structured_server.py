@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from collections.abc import Iterator
 
 import jsonschema
@@ -23,8 +24,22 @@ from coopeval.decisions.formats import ActionDistribution, JudgeLabels
 from tests.helpers import make_cell, play_spec
 
 pytest.importorskip("xllamacpp")
+os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")  # as coopeval imports it: no cost-map fetch
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 pytest.importorskip("litellm")
 from tests.agents.llama_server import running_server  # noqa: E402
+
+
+class _NoCalls:
+    """A litellm stand-in that fails any call."""
+
+    @staticmethod
+    def supports_response_schema(model: str) -> bool:
+        return False
+
+    @staticmethod
+    async def acompletion(**kwargs: object) -> object:
+        raise AssertionError("the probe was sent again instead of replayed from the cache")
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +69,8 @@ def test_probe_passes_where_the_server_applies_the_constraint(api_base: str, mod
     asyncio.run(agent.prepare(cache))
     assert agent.structured_output == mode
     assert len(cache) == 1  # the passing probe is cached: a rerun replays it without a call
-    again = smollm2("http://127.0.0.1:9/v1", mode)  # nothing listens there
+    again = smollm2(api_base, mode)
+    again._litellm = _NoCalls()  # a replay must not reach litellm
     asyncio.run(again.prepare(cache))
     assert again.structured_output == mode
 
