@@ -35,6 +35,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from coopeval.agents import structured
 from coopeval.agents.endpoint import request_endpoint
 from coopeval.agents.grammar import COT_GRAMMAR_VERSION, DEFAULT_MAX_REASONING_CHARS, gbnf_for, max_tokens_for
 from coopeval.agents.protocol import (
@@ -46,6 +47,7 @@ from coopeval.agents.protocol import (
     RequestRejectedError,
 )
 from coopeval.agents.registry import uses_local_llm
+from coopeval.cache.response_cache import ResponseCache, call_key
 
 __all__ = [
     "AGENT_OPTION_KEYS",
@@ -63,14 +65,18 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 
-AGENT_OPTION_KEYS = frozenset({"send_seed", "max_reasoning_chars", "cot_grammar"})
+AGENT_OPTION_KEYS = frozenset(
+    {"send_seed", "max_reasoning_chars", "cot_grammar", "structured_output", "grammar_field"}
+)
 """Keys of ``params`` read by the agent itself and never sent to litellm.
 
 ``send_seed`` (bool, default False): pass ``request.seed`` to API models (always sent to local
-ones). ``max_reasoning_chars`` (int): CoT reasoning cap of the local model's grammar.
-``cot_grammar`` (set by the agent, local CoT only): the version of the CoT grammar's reasoning
-rule (:data:`~coopeval.agents.grammar.COT_GRAMMAR_VERSION`); in ``params``, hence in the cache
-key, so answers decoded under an older grammar are not replayed."""
+ones). ``max_reasoning_chars`` (int): CoT reasoning cap of the local model's grammar (and of a
+constrained remote one). ``cot_grammar`` (set by the agent, local CoT only): the version of the
+CoT grammar's reasoning rule (:data:`~coopeval.agents.grammar.COT_GRAMMAR_VERSION`); in
+``params``, hence in the cache key, so answers decoded under an older grammar are not replayed.
+``structured_output`` (``none`` | ``json_schema`` | ``grammar`` | ``auto``, default ``none``) and
+``grammar_field``: constrained decoding by the provider (:mod:`coopeval.agents.structured`)."""
 
 TRANSPORT_KEYS = frozenset(
     {"timeout", "api_base", "api_version", "extra_headers", "cache_prompt", "deadline_s"}
@@ -371,7 +377,9 @@ class LiteLLMAgent:
         # who answers (api_base/api_version or the provider's env base): part of the cache key
         self.endpoint = {} if self.is_local else request_endpoint(model, self._transport)
         given.setdefault("temperature", 1.0)
-        if self.is_local and style == "CoT":
+        self.structured_output = self._structured_choice(given)
+        self._prepare_lock = asyncio.Lock()
+        if (self.is_local or self.structured_output != "none") and style == "CoT":
             given.setdefault("max_reasoning_chars", DEFAULT_MAX_REASONING_CHARS)
             given["cot_grammar"] = COT_GRAMMAR_VERSION
         self.params: Mapping[str, Any] = dict(sorted(given.items()))
@@ -388,6 +396,75 @@ class LiteLLMAgent:
         """A copy for one seat (:func:`coopeval.agents.seats.seat_agent`): the agent keeps no
         per-conversation state, so a shallow copy sharing the imported client suffices."""
         return copy.copy(self)
+
+    def _structured_choice(self, given: dict[str, Any]) -> str:
+        """Validate and normalise ``structured_output``/``grammar_field`` in ``given`` (in place).
+
+        ``none`` leaves no trace in the params (cache keys as before the option existed); the
+        embedded model always decodes under its grammar in-process (recorded as ``grammar``).
+        """
+        mode = given.get("structured_output", "none")
+        self._grammar_field = given.get("grammar_field", structured.DEFAULT_GRAMMAR_FIELD)
+        structured.check_options(mode, self._grammar_field)
+        self._prepared = mode == "none" or self.is_local
+        if mode == "none" or self.is_local:
+            given.pop("structured_output", None)
+            given.pop("grammar_field", None)
+            return "grammar" if self.is_local else "none"
+        if mode == "grammar":
+            given["grammar_field"] = self._grammar_field  # the field changes the request
+        else:
+            given.pop("grammar_field", None)
+        return str(mode)
+
+    async def prepare(self, cache: ResponseCache | None = None) -> None:
+        """Probe the structured-output constraint once, before the first decision (job start).
+
+        Resolves ``auto`` (then :attr:`params` holds the chosen mode, so cache keys carry the
+        choice). A passing probe reply is cached in ``cache`` (replays cost nothing); a failing
+        one is not.
+
+        Raises
+        ------
+        coopeval.agents.structured.StructuredOutputError
+            The server does not apply the configured constraint.
+        """
+        if self._prepared:
+            return
+        async with self._prepare_lock:  # concurrent first decisions probe once
+            if not self._prepared:
+                await self._probe(cache)
+
+    async def _probe(self, cache: ResponseCache | None) -> None:
+        litellm = self._client()
+
+        async def send(mode: str) -> str:
+            request = structured.probe_request(mode, self._grammar_field)
+            probe_params = {"structured_output": mode, "grammar_field": self._grammar_field}
+            key = call_key(self.model, request["messages"], probe_params, {"probe": mode}, 0, self.endpoint)
+            cached = cache.get(key) if cache is not None else None
+            if cached is not None:
+                return Reply.from_json(cached).text
+            response = await litellm.acompletion(model=self.model, num_retries=0, **self._transport, **request)
+            text = getattr(response.choices[0].message, "content", None) or ""
+            if cache is not None and structured.probe_passed(text):
+                cache.set(key, Reply(text=text).to_json())
+            return text
+
+        try:
+            supports = bool(litellm.supports_response_schema(model=self.model))
+        except Exception:  # litellm raises for models missing from its capability data
+            supports = False
+        chosen = await structured.resolve_mode(self.structured_output, send, supports, self.name)
+        if chosen != self.structured_output:
+            params = {k: v for k, v in self.params.items() if k not in ("structured_output", "grammar_field")}
+            if chosen != "none":
+                params["structured_output"] = chosen
+            if chosen == "grammar":
+                params["grammar_field"] = self._grammar_field
+            self.params = dict(sorted(params.items()))
+            self.structured_output = chosen
+        self._prepared = True
 
     def __repr__(self) -> str:
         return f"LiteLLMAgent({self.model!r}, style={self.style!r}, params={dict(self.params)!r})"
@@ -424,6 +501,16 @@ class LiteLLMAgent:
             cap = int(self.params.get("max_reasoning_chars", DEFAULT_MAX_REASONING_CHARS))
             kwargs["grammar"] = gbnf_for(request.answer_format, self.style, cap)
             kwargs.setdefault("max_tokens", max_tokens_for(request.answer_format, self.style, cap))
+        elif self.structured_output != "none":
+            cap = int(self.params.get("max_reasoning_chars", DEFAULT_MAX_REASONING_CHARS))
+            extra = structured.structured_output_kwargs(
+                self.structured_output, request.answer_format, self.style, cap, self._grammar_field
+            )
+            if "extra_body" in extra:
+                extra["extra_body"] = {**dict(kwargs.get("extra_body") or {}), **extra["extra_body"]}
+            kwargs.update(extra)
+            if self.structured_output == "grammar":
+                kwargs.setdefault("max_tokens", max_tokens_for(request.answer_format, self.style, cap))
         if self._send_seed and request.seed is not None:
             kwargs["seed"] = int(request.seed)
         return kwargs
@@ -494,6 +581,8 @@ class LiteLLMAgent:
         message = choice.message
         text = getattr(message, "content", None) or ""
         reasoning = str(getattr(message, "reasoning_content", None) or "")
+        if self.structured_output == "json_schema" and self.style == "CoT":
+            text = structured.unwrap_reasoning(text)
         usage = getattr(response, "usage", None)
         prompt_tokens, billed_output, reasoning_tokens = billed_usage(usage)
         completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)

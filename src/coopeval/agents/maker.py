@@ -202,6 +202,7 @@ class DecisionMaker:
                     "max_tokens": reply.max_tokens,
                     "reasoning_tokens": reply.reasoning_tokens,
                     "reasoning": reply.reasoning,
+                    "structured_output": str(getattr(agent, "structured_output", "none")),
                 }
                 attempts.append(record)
                 self.stats.attempts += 1
@@ -220,6 +221,9 @@ class DecisionMaker:
         return DecisionOutcome(decision_id, "failed", None, text, error, attempts)
 
     async def _ask(self, agent: Agent, request: DecisionRequest, attempt: int) -> tuple[Reply, str, bool]:
+        prepare = getattr(agent, "prepare", None)  # structured-output probe, once per agent
+        if prepare is not None:
+            await prepare(self.cache)
         # endpoint: who answers (LiteLLMAgent.endpoint); absent for bots and mocks
         endpoint = getattr(agent, "endpoint", None)
         key = call_key(agent.model, request.messages, agent.params, request.position, attempt, endpoint)

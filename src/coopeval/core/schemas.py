@@ -93,6 +93,7 @@ SCHEMAS: dict[str, dict[str, pl.DataType]] = {
         "max_tokens": pl.Int64(),  # completion budget sent with the call (0 = none)
         "reasoning_tokens": pl.Int64(),  # provider-reported reasoning tokens (inside or outside completion)
         "reasoning": pl.String(),  # provider's separate reasoning text; never used as the answer
+        "structured_output": pl.String(),  # none | json_schema | grammar (the embedded model: grammar)
     },
     # Mediator and contract designs (one per seated agent per cell).
     "designs": {

@@ -101,5 +101,8 @@ class ActionDistribution(AnswerFormat):
     def max_value_chars(self) -> int:
         return 3 * len(self.keys)
 
+    def value_schema(self) -> dict[str, Any] | None:
+        return {"type": "integer", "minimum": 0, "maximum": TOTAL_PERCENT}
+
     def bot_default(self, state: Mapping[str, Any], *, cooperative: bool) -> dict[str, Any] | None:
         return None

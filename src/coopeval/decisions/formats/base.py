@@ -10,6 +10,10 @@ that depends on its shape:
   rules that admit exactly the valid JSON objects, for the embedded model's constrained
   decoding (:mod:`coopeval.agents.grammar` wraps them with the CoT/IO style; llama.cpp is never
   imported here);
+* **JSON Schema** (:meth:`AnswerFormat.json_schema`): the same object as a JSON Schema (exact
+  keys, value types, integer ranges, enums) for providers that constrain decoding with
+  ``response_format`` (:mod:`coopeval.agents.structured`); rules across values (the action
+  sum) stay with the validator;
 * the **scripted-bot default** (:meth:`AnswerFormat.bot_default`): the answer a bot gives when
   its strategy has no opinion on the decision.
 
@@ -139,6 +143,32 @@ class AnswerFormat(ABC):
     @abstractmethod
     def max_value_chars(self) -> int:
         """Upper bound on the total length of the values in an admitted object."""
+
+    # -- JSON Schema ---------------------------------------------------------------------------
+
+    def json_schema(self) -> dict[str, Any] | None:
+        """JSON Schema of the answer object, or None if the format has none.
+
+        An object with exactly :attr:`keys` (all required, in display order, no others), each
+        value as :meth:`value_schema` says. Only keywords every OpenAI-compatible server reads
+        (``type``, ``enum``, ``minimum``, ``maximum``, ``required``, ``additionalProperties``).
+        It is the grammar's language without the rules across values (an action distribution's
+        sum), which stay with :meth:`check`. ``None`` (the default, and every text format):
+        ``structured_output: json_schema`` sends such a decision unconstrained.
+        """
+        value = self.value_schema()
+        if value is None or not self.keys:
+            return None
+        return {
+            "type": "object",
+            "properties": {k: dict(value) for k in self.keys},
+            "required": list(self.keys),
+            "additionalProperties": False,
+        }
+
+    def value_schema(self) -> dict[str, Any] | None:
+        """JSON Schema of every value of the answer object (same for all keys), or None."""
+        return None
 
     # -- scripted bots -------------------------------------------------------------------------
 

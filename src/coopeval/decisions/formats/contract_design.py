@@ -99,5 +99,9 @@ class ContractDesign(AnswerFormat):
         lo, hi = self._bounds()
         return len(self.keys) * max(len(str(lo)), len(str(hi)))
 
+    def value_schema(self) -> dict[str, Any] | None:
+        lo, hi = self._bounds()  # the grammar's bounds: int_bounds or DEFAULT_CONTRACT_BOUNDS
+        return {"type": "integer", "minimum": lo, "maximum": hi}
+
     def bot_default(self, state: Mapping[str, Any], *, cooperative: bool) -> dict[str, Any] | None:
         return dict(state["enforcing_design"])

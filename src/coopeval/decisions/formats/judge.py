@@ -157,5 +157,23 @@ class JudgeLabels(AnswerFormat):
         labels = JUDGE_MAX_LABELS * longest + 2 * (JUDGE_MAX_LABELS - 1)
         return (DEFAULT_JUDGE_REASONING_CHARS + 2) + 4 + (labels + 2)
 
+    def json_schema(self) -> dict[str, Any] | None:
+        """The grammar's object as a JSON Schema: ``reasoning`` 1..240 characters,
+        ``confidence`` a number in [0, 1], ``justification_type`` 1..3 canonical labels (and
+        ``Other``) joined by ``", "`` (a ``pattern``)."""
+        if not self.values:
+            raise ValueError("a judge format needs the category labels as values")
+        label = "(" + "|".join(re.escape(v) for v in dict.fromkeys([*self.values, FALLBACK_LABEL])) + ")"
+        return {
+            "type": "object",
+            "properties": {
+                "reasoning": {"type": "string", "minLength": 1, "maxLength": DEFAULT_JUDGE_REASONING_CHARS},
+                "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+                "justification_type": {"type": "string", "pattern": f"^{label}(, {label}){{0,{JUDGE_MAX_LABELS - 1}}}$"},
+            },
+            "required": list(self.keys),
+            "additionalProperties": False,
+        }
+
     def bot_default(self, state: Mapping[str, Any], *, cooperative: bool) -> dict[str, Any] | None:
         return None

@@ -101,5 +101,10 @@ class MediatorDesign(AnswerFormat):
     def max_value_chars(self) -> int:
         return len(self.keys) * (2 + max(len(v) for v in self.values))
 
+    def value_schema(self) -> dict[str, Any] | None:
+        if not self.values:
+            raise ValueError("a mediator design format needs base-action values")
+        return {"type": "string", "enum": list(self.values)}
+
     def bot_default(self, state: Mapping[str, Any], *, cooperative: bool) -> dict[str, Any] | None:
         return dict(state["enforcing_design"])

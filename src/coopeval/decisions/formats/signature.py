@@ -46,5 +46,8 @@ class Signature(AnswerFormat):
     def max_value_chars(self) -> int:
         return 5 * len(self.keys)
 
+    def value_schema(self) -> dict[str, Any] | None:
+        return {"type": "boolean"}
+
     def bot_default(self, state: Mapping[str, Any], *, cooperative: bool) -> dict[str, Any] | None:
         return {"sign": bool(cooperative and state.get("contract") == state.get("enforcing_design"))}

@@ -60,6 +60,9 @@ class ApprovalVote(AnswerFormat):
     def max_value_chars(self) -> int:
         return 5 * len(self.keys)
 
+    def value_schema(self) -> dict[str, Any] | None:
+        return {"type": "boolean"}
+
     def bot_default(self, state: Mapping[str, Any], *, cooperative: bool) -> dict[str, Any] | None:
         options = state.get("options", [])
         enforcing = state.get("enforcing_design")

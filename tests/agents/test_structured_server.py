@@ -1,0 +1,150 @@
+"""Structured outputs against a real llama-server (xllamacpp, SmolLM2, 127.0.0.1) through litellm.
+
+The fast tests start the server once and check the probe: what the server applies passes, a
+field it ignores fails the job with a clear message, ``auto`` resolves. The slow test plays one
+cell per decision kind (Contracting: designs, votes, signatures, actions; Mediation: mediator
+designs and votes) plus one judge decision with each setting.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import Iterator
+
+import jsonschema
+import pytest
+
+from coopeval.agents.llm_agent import LiteLLMAgent
+from coopeval.agents.maker import DecisionMaker
+from coopeval.agents.structured import StructuredOutputError
+from coopeval.cache.response_cache import ResponseCache
+from coopeval.decisions.formats import ActionDistribution, JudgeLabels
+from tests.helpers import make_cell, play_spec
+
+pytest.importorskip("xllamacpp")
+os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")  # as coopeval imports it: no cost-map fetch
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+pytest.importorskip("litellm")
+from tests.agents.llama_server import running_server  # noqa: E402
+
+
+class _NoCalls:
+    """A litellm stand-in that fails any call."""
+
+    @staticmethod
+    def supports_response_schema(model: str) -> bool:
+        return False
+
+    @staticmethod
+    async def acompletion(**kwargs: object) -> object:
+        raise AssertionError("the probe was sent again instead of replayed from the cache")
+
+
+@pytest.fixture(scope="module")
+def api_base() -> Iterator[str]:
+    with running_server() as base:
+        yield base
+
+
+@pytest.fixture(autouse=True)
+def _openai_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-local")  # the openai client wants one; the server checks none
+
+
+def smollm2(api_base: str, mode: str, style: str = "IO", **params: object) -> LiteLLMAgent:
+    return LiteLLMAgent(
+        "openai/smollm2",
+        style=style,
+        params={"api_base": api_base, "structured_output": mode, "send_seed": True, "max_tokens": 120, **params},
+        label="smollm2",
+    )
+
+
+@pytest.mark.parametrize("mode", ["grammar", "json_schema"])
+def test_probe_passes_where_the_server_applies_the_constraint(api_base: str, mode: str, tmp_path) -> None:
+    agent = smollm2(api_base, mode)
+    cache = ResponseCache(tmp_path / "cache")
+    asyncio.run(agent.prepare(cache))
+    assert agent.structured_output == mode
+    assert len(cache) == 1  # the passing probe is cached: a rerun replays it without a call
+    again = smollm2(api_base, mode)
+    again._litellm = _NoCalls()  # a replay must not reach litellm
+    asyncio.run(again.prepare(cache))
+    assert again.structured_output == mode
+
+
+def test_probe_fails_the_job_when_the_server_ignores_the_field(api_base: str) -> None:
+    agent = smollm2(api_base, "grammar", grammar_field="guided_grammar")  # vLLM's old field: llama-server ignores it
+    with pytest.raises(StructuredOutputError, match=r"smollm2\(IO\): structured_output = grammar is not applied"):
+        asyncio.run(agent.prepare(None))
+
+
+def test_auto_picks_grammar_for_a_model_litellm_does_not_know(api_base: str) -> None:
+    agent = smollm2(api_base, "auto")
+    assert agent.params["structured_output"] == "auto"
+    asyncio.run(agent.prepare(None))
+    assert agent.structured_output == "grammar"
+    assert agent.params["structured_output"] == "grammar" and agent.params["grammar_field"] == "grammar"
+
+
+PD = ActionDistribution(("A0", "A1"))
+JUDGE = JudgeLabels(("Reciprocity", "Self-interest"))
+JUDGE_PROMPT = (
+    "Classify this reasoning: 'They defected last round, so I defect now.' Answer with JSON "
+    '{"reasoning": "<why>", "confidence": <0..1>, "justification_type": "<labels>"} using the labels '
+    "Reciprocity, Self-interest or Other."
+)
+
+
+def _play(api_base: str, mode: str) -> list[dict[str, object]]:
+    """Every attempt record of a Contracting cell, a Mediation cell and a judge decision."""
+    records: list[dict[str, object]] = []
+    for mechanism in ("Contracting", "Mediation"):
+        agent = smollm2(api_base, mode)
+        tables, _ = play_spec(make_cell(mechanism, "prisoners_dilemma", [agent]), [agent])
+        records += tables["llm_calls"].to_dicts()
+    maker = DecisionMaker(None, {"IO": ""})
+    outcome = asyncio.run(maker.decide(smollm2(api_base, mode), JUDGE_PROMPT, JUDGE, {"judge": 1}))
+    records += outcome.attempts
+    return records
+
+
+@pytest.mark.slow
+@pytest.mark.local_llm
+def test_each_setting_over_every_decision_kind(api_base: str) -> None:
+    kinds = {"action", "contract_design", "contract_vote", "sign", "mediator_design", "mediator_vote", "judge"}
+
+    grammar = _play(api_base, "grammar")
+    assert {r["kind"] for r in grammar} == kinds
+    assert {r["structured_output"] for r in grammar} == {"grammar"}
+    assert [r for r in grammar if r["error"]] == []  # every decision valid at the first attempt
+
+    schema_rows = _play(api_base, "json_schema")
+    assert {r["kind"] for r in schema_rows} == kinds
+    assert {r["structured_output"] for r in schema_rows} == {"json_schema"}
+    for row in schema_rows:
+        # every answer has the schema's shape; only an action distribution's sum may be re-asked
+        assert row["error"] == "" or str(row["error"]).startswith("the probabilities sum to"), row
+        if row["kind"] == "judge":
+            jsonschema.validate(json.loads(str(row["response"])), JUDGE.json_schema())
+
+    none_rows = _play(api_base, "none")
+    assert {r["structured_output"] for r in none_rows} == {"none"}
+    assert any(r["error"] for r in none_rows)  # unconstrained, SmolLM2 writes prose: re-asks, as before
+
+
+@pytest.mark.slow
+@pytest.mark.local_llm
+@pytest.mark.parametrize("mode", ["grammar", "json_schema"])
+def test_cot_keeps_reasoning_before_the_constrained_object(api_base: str, mode: str) -> None:
+    maker = DecisionMaker(None, {"CoT": "Think step by step, then answer with the JSON object."})
+    prompt = 'You play a Prisoner\'s Dilemma. A0 cooperates, A1 defects. Answer {"A0": <percent>, "A1": <percent>}.'
+    outcome = asyncio.run(maker.decide(smollm2(api_base, mode, "CoT", max_reasoning_chars=200), prompt, PD, {"cot": mode}))
+    first = outcome.attempts[0]
+    reasoning, _, answer = str(first["response"]).rpartition("\n")
+    assert len(reasoning) <= 200
+    assert set(json.loads(answer)) == {"A0", "A1"}  # the object comes last, after the reasoning
+    if mode == "grammar":
+        assert first["error"] == "" and sum(outcome.parsed.values()) == 100
