@@ -20,6 +20,7 @@ It copies the workflow into a work folder, starts ``python -m coopeval.simserver
   path is the longest chain of dependent attempts: per cell, the sum over its (round, kind)
   steps of the most attempts any decision of that step needed, plus the judge's longest
   decision (the judge starts after every cell); ``ratio`` = wall_s / bound_s;
+* ``requests_per_decision``: requests / decisions (transport retries and re-asks push it above 1);
 * ``cpu_s_per_call``: CPU seconds of snakemake and its jobs (user + system, server excluded)
   per ok request;
 * with kills: ``kills`` and ``store_equal`` (every table's sorted-row checksum equals an
@@ -230,6 +231,7 @@ def run_study(work: Path, small: bool, latency: float, cap: int, faults: bool, k
         bound_s=round(bound, 1),
         ratio=round(wall / bound, 3) if bound else None,
         cpu_s_per_call=round(cpu / max(measures["ok_requests"], 1), 4),
+        requests_per_decision=round(measures["requests"] / max(measures["decisions"], 1), 4),
         kills=done_kills,
     )
     return measures
@@ -254,6 +256,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         reference = run_study(root / "reference", a.small, latency, a.cap, False, 0, a.seed)
         ours = table_checksums(str(root / "run" / "results" / "coopeval.duckdb"), RESUME_VOLATILE)
         theirs = table_checksums(str(root / "reference" / "results" / "coopeval.duckdb"), RESUME_VOLATILE)
+        result["reference_wall_s"] = reference["wall_s"]
         result["store_equal"] = ours == theirs
         result["tables_differing"] = sorted({t for t, *_ in set(ours) ^ set(theirs)})
     result["workdir"] = str(root)
