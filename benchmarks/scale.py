@@ -23,7 +23,8 @@ It copies the workflow into a work folder, starts ``python -m coopeval.simserver
 * ``requests_per_decision``: requests / decisions (transport retries and re-asks push it above 1);
 * ``cpu_s_per_call``: CPU seconds of snakemake and its jobs (user + system, server excluded)
   per ok request;
-* with kills: ``kills`` and ``store_equal`` (every table's sorted-row checksum equals an
+* ``kills``: the phases the run was SIGKILLed in (play, judge, store, cycled; see
+  :class:`KillPlan`); with kills also ``store_equal`` (every table's sorted-row checksum equals an
   uninterrupted run's, leaving out wall-clock and cache-hit columns).
 
 The work folder is kept (``--workdir``; default a fresh temporary folder) for inspection.
@@ -134,35 +135,65 @@ def ok_count(log: Path) -> int:
     return sum(1 for line in log.read_text(encoding="utf-8").splitlines() if '"outcome": "ok"' in line)
 
 
-def run_snakemake(work: Path, args: Sequence[str], log: Path, kill_after_ok: Sequence[int]) -> tuple[float, int]:
-    """Run snakemake in ``work``; SIGKILL its process group once the log holds each of
-    ``kill_after_ok`` answered requests, rerunning after each kill. Returns (wall s, kills)."""
+class KillPlan:
+    """When to SIGKILL the run: a list of phases (``play``, ``judge``, ``store``, cycled for
+    more kills). ``play`` fires once the request log holds a drawn number of answers; ``judge``
+    a drawn 0.5-3 s after the judge's log is first seen; ``store`` as soon as the store's temporary
+    file exists (the store is being built)."""
+
+    PHASES = ("play", "judge", "store")
+
+    def __init__(self, kills: int, expected_ok: int, rng: random.Random) -> None:
+        self.pending = [self.PHASES[k % 3] for k in range(kills)]
+        self.play_at = rng.randint(expected_ok // 10, expected_ok // 2)
+        self.judge_delay = rng.uniform(0.5, 3.0)
+        self.fired: list[str] = []
+        self.judge_seen: float | None = None
+
+    def due(self, work: Path, log: Path) -> bool:
+        """Whether the next planned kill is due now."""
+        if not self.pending:
+            return False
+        phase = self.pending[0]
+        if phase == "play":
+            return ok_count(log) >= self.play_at
+        if phase == "judge":
+            if self.judge_seen is None and (work / "results" / "logs" / "judge.log").exists():
+                self.judge_seen = time.monotonic()
+            return self.judge_seen is not None and time.monotonic() - self.judge_seen >= self.judge_delay
+        return (work / "results" / "coopeval.duckdb.tmp").exists()
+
+    def fire(self) -> None:
+        self.fired.append(self.pending.pop(0))
+
+
+def run_snakemake(work: Path, args: Sequence[str], log: Path, plan: KillPlan) -> float:
+    """Run snakemake in ``work``, SIGKILLing its process group when ``plan`` says so and
+    rerunning (after ``--unlock``) each time. Returns the wall seconds of all runs."""
     env = {**os.environ, "OPENAI_API_KEY": "sim-key", "LITELLM_OFFLINE_MODE": "true",
            "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
     command = [sys.executable, "-m", "snakemake", *args]
     out = (work / "snakemake_runs.log").open("a", encoding="utf-8")
-    started, kills = time.monotonic(), 0
-    pending = list(kill_after_ok)
+    started = time.monotonic()
     try:
         while True:
             proc = subprocess.Popen(command, cwd=work, env=env, stdout=out, stderr=out, start_new_session=True)
             killed = False
             while proc.poll() is None:
-                if pending and ok_count(log) >= pending[0]:
+                if plan.due(work, log):
                     os.killpg(proc.pid, signal.SIGKILL)
                     proc.wait()
-                    pending.pop(0)
-                    kills += 1
+                    plan.fire()
                     killed = True
                     break
-                time.sleep(0.2)
+                time.sleep(0.1)
             if killed:
                 subprocess.run([sys.executable, "-m", "snakemake", "--unlock", *args[2:]], cwd=work, env=env,
                                stdout=out, stderr=out, check=True)
                 continue
             if proc.returncode != 0:
                 raise RuntimeError(f"snakemake failed (exit {proc.returncode}); see {work / 'snakemake_runs.log'}")
-            return time.monotonic() - started, kills
+            return time.monotonic() - started
     finally:
         out.close()
 
@@ -205,21 +236,19 @@ def store_measures(store: Path) -> dict[str, int]:
     }
 
 
-def run_study(work: Path, small: bool, latency: float, cap: int, faults: bool, kills: int,
+def run_study(work: Path, port: int, small: bool, latency: float, cap: int, faults: bool, kills: int,
               seed: int) -> dict[str, Any]:
-    """One whole benchmark run in ``work``; the measures of the module docstring."""
-    port = free_port()
+    """One whole benchmark run in ``work`` against a server on ``port`` (the same port for runs
+    that are compared: ``api_base`` is part of the agents' config, hence of the cell ids)."""
     configs = prepare(work, port, small)
     log = work / "sim_requests.jsonl"
     log.unlink(missing_ok=True)
     server = Server(port, log, latency, cap, faults, seed)
     try:
-        expected = 300 if small else 70_000
-        rng = random.Random(seed)
-        thresholds = sorted(rng.randint(expected // 10, expected * 6 // 10) for _ in range(kills))
+        plan = KillPlan(kills, 300 if small else 50_000, random.Random(seed))
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         args = ["--cores", "8", "all", *configs, "--resources", f"api_calls={cap}"]
-        wall, done_kills = run_snakemake(work, args, log, thresholds)
+        wall = run_snakemake(work, args, log, plan)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
     finally:
         server.stop()
@@ -232,7 +261,7 @@ def run_study(work: Path, small: bool, latency: float, cap: int, faults: bool, k
         ratio=round(wall / bound, 3) if bound else None,
         cpu_s_per_call=round(cpu / max(measures["ok_requests"], 1), 4),
         requests_per_decision=round(measures["requests"] / max(measures["decisions"], 1), 4),
-        kills=done_kills,
+        kills=plan.fired,
     )
     return measures
 
@@ -251,9 +280,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     kills = a.kills if a.kills is not None else (1 if a.small else 0)
     latency = a.latency if a.latency is not None else (0.05 if a.small else 1.0)
     root = a.workdir or Path(tempfile.mkdtemp(prefix="coopeval-scale-"))
-    result = run_study(root / "run", a.small, latency, a.cap, a.faults, kills, a.seed)
+    port = free_port()
+    result = run_study(root / "run", port, a.small, latency, a.cap, a.faults, kills, a.seed)
     if kills:
-        reference = run_study(root / "reference", a.small, latency, a.cap, False, 0, a.seed)
+        reference = run_study(root / "reference", port, a.small, latency, a.cap, False, 0, a.seed)
         ours = table_checksums(str(root / "run" / "results" / "coopeval.duckdb"), RESUME_VOLATILE)
         theirs = table_checksums(str(root / "reference" / "results" / "coopeval.duckdb"), RESUME_VOLATILE)
         result["reference_wall_s"] = reference["wall_s"]

@@ -1,5 +1,8 @@
 """The simulated model's answer to one chat request, derived from the prompt alone.
 
+The gossip study's prompts end with the verbatim JSON shape after ``Answer with a JSON object
+of exactly this form:``; the evolution study's ask for ``Strategy: …``, ``My strategy will be
+…`` or ``Justification: …`` / ``Answer: <number>`` (``Donate, x`` under costly punishment).
 Every CoopEval prompt states its answer's shape (``resources/prompts/*.txt``): an example JSON
 object after ``for example`` (actions, mediator and contract designs, votes), the literal
 ``{"sign": <true or false>}`` of a signature, or the judge's ``Shape of the reply:`` with its
@@ -151,6 +154,52 @@ def answer_object(prompt: str, policy: str, rng: random.Random) -> dict[str, Any
     raise ValueError(f"unsupported example answer {example!r}")
 
 
+_GOSSIP_FORM = "Answer with a JSON object of exactly this form:"
+_GOSSIP_MEMBER = re.compile(
+    r'"(?P<key>\w+)": (?P<value>"<[^>]*>"|<number from (?P<low>[-\d.]+) to (?P<high>[-\d.]+)>'
+    r'|(?:"[^"]*"|-?\d+)(?:\s*\|\s*(?:"[^"]*"|-?\d+))*)'
+)
+_EVO_RANGE = re.compile(r"between 0 and (\d+(?:\.\d+)?)")
+
+
+def _gossip_answer(form: str, policy: str, rng: random.Random) -> dict[str, Any]:
+    """Fill the gossip study's verbatim output shape (``{"justification": "<...>", "action":
+    "cooperate" | "defect"}``, ``1 | 0``, ``<number from L to H>``): free text, the first
+    (cooperative) or last (defecting) option, or the top / bottom of a range."""
+    out: dict[str, Any] = {}
+    for m in _GOSSIP_MEMBER.finditer(form):
+        key, value = m.group("key"), m.group("value")
+        if value.startswith('"<'):
+            out[key] = "I keep my word and judge others by what they did."
+        elif m.group("low") is not None:
+            low, high = float(m.group("low")), float(m.group("high"))
+            pick = {"cooperative": high, "defecting": low}.get(policy, round(rng.uniform(low, high), 1))
+            out[key] = int(pick) if float(pick).is_integer() else pick
+        else:
+            options = [json.loads(o.strip()) for o in value.split("|")]
+            out[key] = {"cooperative": options[0], "defecting": options[-1]}.get(policy, rng.choice(options))
+    if not out:
+        raise ValueError(f"no JSON members in the gossip output shape {form!r}")
+    return out
+
+
+def _evolution_text(prompt: str, policy: str, rng: random.Random) -> str | None:
+    """The evolution study's text answers (strategies and donations), or None if not one."""
+    if 'Reply with "Strategy:"' in prompt:
+        return "Strategy: give half of my units to players who gave in their last round, and little to others."
+    if 'begins with "My strategy will be"' in prompt:
+        return "Reciprocity pays here. My strategy will be to give half to players who gave and little to others."
+    if "Justification: <your short reasoning>" not in prompt:
+        return None
+    found = _EVO_RANGE.findall(prompt)
+    top = float(found[-1]) if found else 0.0
+    amount = {"cooperative": top / 2, "defecting": 0.0}.get(policy, rng.uniform(0, top))
+    amount = round(amount, 1)
+    number = f"{amount:g}"
+    reply = f"Donate, {number}" if '"Donate, x"' in prompt else number
+    return f"Justification: I match what my recipient gave before.\nAnswer: {reply}"
+
+
 def answer(messages: Sequence[Mapping[str, Any]], policy: Policy, rng: random.Random) -> str:
     """The reply text to a chat request's ``messages`` (see the module docstring).
 
@@ -164,7 +213,13 @@ def answer(messages: Sequence[Mapping[str, Any]], policy: Policy, rng: random.Ra
         raise ValueError("the request has no user message")
     if rng.random() < policy.malformed_rate:
         return "I would rather not commit to an answer yet."
-    prompt = users[0]
+    prompt = "\n".join(str(m.get("content") or "") for m in messages if m.get("role") == "system") + users[0]
+    evolution = _evolution_text(prompt, policy.kind, rng)
+    if evolution is not None:
+        return evolution
+    if _GOSSIP_FORM in prompt:
+        form = prompt.split(_GOSSIP_FORM, 1)[1].strip().splitlines()[0]
+        return json.dumps(_gossip_answer(form, policy.kind, rng))
     obj = answer_object(prompt, policy.kind, rng)
     text = json.dumps(obj)
     if "step by step" in prompt and "Shape of the reply:" not in prompt:
