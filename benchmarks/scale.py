@@ -15,7 +15,9 @@ It copies the workflow into a work folder, starts ``python -m coopeval.simserver
   judge decisions; the judge's are the ``judgements`` rows) and those with status ``failed``;
 * ``wall_s``: wall seconds of all snakemake runs (kills and reruns included);
 * ``requests``: lines of the server's request log; ``ok_requests`` those answered;
-  ``repeated_requests``: requests whose hash had already been answered ``ok`` (a call paid twice);
+  ``repeated_requests``: requests whose hash had already been answered ``ok`` (a call paid twice),
+  ``repeated_in_kill_window`` those answered less than 2 s before a SIGKILL (in flight to the
+  killed client, so unavoidable); every other repeat is a fault of the harness;
 * ``bound_s`` = max(critical path × latency, ok requests × latency / cap), where the critical
   path is the longest chain of dependent attempts: per cell, the sum over its (round, kind)
   steps of the most attempts any decision of that step needed, plus the judge's longest
@@ -149,6 +151,7 @@ class KillPlan:
         self.judge_delay = rng.uniform(0.5, 3.0)
         self.fired: list[str] = []
         self.judge_seen: float | None = None
+        self.times: list[float] = []
 
     def due(self, work: Path, log: Path) -> bool:
         """Whether the next planned kill is due now."""
@@ -164,7 +167,9 @@ class KillPlan:
         return (work / "results" / "coopeval.duckdb.tmp").exists()
 
     def fire(self) -> None:
+        """Record the kill (phase and Unix time)."""
         self.fired.append(self.pending.pop(0))
+        self.times.append(time.time())
 
 
 def run_snakemake(work: Path, args: Sequence[str], log: Path, plan: KillPlan) -> float:
@@ -198,19 +203,28 @@ def run_snakemake(work: Path, args: Sequence[str], log: Path, plan: KillPlan) ->
         out.close()
 
 
-def log_measures(log: Path) -> dict[str, int]:
-    """Requests, answered requests and requests repeated after an answer, from the request log."""
-    answered: set[str] = set()
-    requests = ok = repeated = 0
+KILL_WINDOW_S = 2.0
+"""A request answered less than this many seconds before a kill may not have reached the
+killed client's cache yet; repeating it after the rerun is unavoidable."""
+
+
+def log_measures(log: Path, kill_times: Sequence[float] = ()) -> dict[str, int]:
+    """From the request log: requests, answered requests, requests repeated after an answer
+    (``repeated_requests``) and, of those, the ones whose first answer came within
+    :data:`KILL_WINDOW_S` before a kill (``repeated_in_kill_window``)."""
+    answered: dict[str, float] = {}
+    requests = ok = repeated = in_window = 0
     for line in log.read_text(encoding="utf-8").splitlines():
         row = json.loads(line)
         requests += 1
-        if row["hash"] in answered:
+        first = answered.get(row["hash"])
+        if first is not None:
             repeated += 1
+            in_window += any(0 <= kill - first < KILL_WINDOW_S for kill in kill_times)
         if row["outcome"] == "ok":
             ok += 1
-            answered.add(row["hash"])
-    return {"requests": requests, "ok_requests": ok, "repeated_requests": repeated}
+            answered.setdefault(row["hash"], row["t"])
+    return {"requests": requests, "ok_requests": ok, "repeated_requests": repeated, "repeated_in_kill_window": in_window}
 
 
 def store_measures(store: Path) -> dict[str, int]:
@@ -253,7 +267,7 @@ def run_study(work: Path, port: int, small: bool, latency: float, cap: int, faul
     finally:
         server.stop()
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    measures: dict[str, Any] = {**store_measures(work / "results" / "coopeval.duckdb"), **log_measures(log)}
+    measures: dict[str, Any] = {**store_measures(work / "results" / "coopeval.duckdb"), **log_measures(log, plan.times)}
     bound = max(measures["critical_path_calls"] * latency, measures["ok_requests"] * latency / cap)
     measures.update(
         wall_s=round(wall, 1),
@@ -267,7 +281,10 @@ def run_study(work: Path, port: int, small: bool, latency: float, cap: int, faul
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Parse the options, run the benchmark (and the uninterrupted reference run when killing)."""
+    """Parse the options, run the benchmark (and the uninterrupted reference run when killing).
+
+    Exits 1 on a failed decision, a repeated request outside a kill window, or a store that
+    differs from the uninterrupted run's."""
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--small", action="store_true", help="test size; implies one kill unless --kills is given")
     p.add_argument("--kills", type=int, default=None, help="SIGKILLs of the run (each followed by a rerun)")
@@ -291,7 +308,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         result["tables_differing"] = sorted({t for t, *_ in set(ours) ^ set(theirs)})
     result["workdir"] = str(root)
     print(json.dumps(result), flush=True)
-    failed = result["failed_decisions"] or (kills and not result["store_equal"])
+    harness_repeats = result["repeated_requests"] - result["repeated_in_kill_window"]
+    failed = result["failed_decisions"] or harness_repeats or (kills and not result["store_equal"])
     sys.exit(1 if failed else 0)
 
 
