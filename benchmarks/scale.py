@@ -77,8 +77,9 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def prepare(work: Path, port: int, small: bool) -> list[str]:
-    """Copy the workflow into ``work`` and write the run overlay; return the configfile args."""
+def prepare(work: Path, port: int, small: bool, sizing: dict[str, Any] | None = None) -> list[str]:
+    """Copy the workflow into ``work`` and write the run overlay (``sizing``: config keys such as
+    ``games`` or ``replicates`` replacing the paper grid's); return the configfile args."""
     work.mkdir(parents=True, exist_ok=True)
     for item in COPIED:
         source, target = REPO / item, work / item
@@ -94,6 +95,7 @@ def prepare(work: Path, port: int, small: bool) -> list[str]:
         overlay.update(SMALL_OVERLAY)
         # one cooperative and one defecting CoT agent, one random IO agent
         overlay["agents"] = [overlay["agents"][i] for i in (0, 5, 2)]
+    overlay.update(sizing or {})
     (work / "config" / "scale_run.yaml").write_text(yaml.safe_dump(overlay, sort_keys=False), encoding="utf-8")
     return ["--configfile", "config/paper_sim.yaml", "config/scale_run.yaml"]
 
@@ -251,10 +253,10 @@ def store_measures(store: Path) -> dict[str, int]:
 
 
 def run_study(work: Path, port: int, small: bool, latency: float, cap: int, faults: bool, kills: int,
-              seed: int) -> dict[str, Any]:
+              seed: int, sizing: dict[str, Any] | None = None) -> dict[str, Any]:
     """One whole benchmark run in ``work`` against a server on ``port`` (the same port for runs
     that are compared: ``api_base`` is part of the agents' config, hence of the cell ids)."""
-    configs = prepare(work, port, small)
+    configs = prepare(work, port, small, sizing)
     log = work / "sim_requests.jsonl"
     log.unlink(missing_ok=True)
     server = Server(port, log, latency, cap, faults, seed)
@@ -292,15 +294,18 @@ def main(argv: Sequence[str] | None = None) -> None:
     p.add_argument("--latency", type=float, default=None, help="seconds per answer (default 1; --small 0.05)")
     p.add_argument("--cap", type=int, default=64, help="requests in flight (server cap and api_calls)")
     p.add_argument("--seed", type=int, default=12)
+    p.add_argument("--games", nargs="+", default=None, help="games instead of the grid's (a smaller study)")
+    p.add_argument("--replicates", type=int, default=None, help="replicates instead of the grid's 3")
     p.add_argument("--workdir", type=Path, default=None)
     a = p.parse_args(argv)
     kills = a.kills if a.kills is not None else (1 if a.small else 0)
     latency = a.latency if a.latency is not None else (0.05 if a.small else 1.0)
     root = a.workdir or Path(tempfile.mkdtemp(prefix="coopeval-scale-"))
+    sizing = {k: v for k, v in (("games", a.games), ("replicates", a.replicates)) if v is not None}
     port = free_port()
-    result = run_study(root / "run", port, a.small, latency, a.cap, a.faults, kills, a.seed)
+    result = run_study(root / "run", port, a.small, latency, a.cap, a.faults, kills, a.seed, sizing)
     if kills:
-        reference = run_study(root / "reference", port, a.small, latency, a.cap, False, 0, a.seed)
+        reference = run_study(root / "reference", port, a.small, latency, a.cap, False, 0, a.seed, sizing)
         ours = table_checksums(str(root / "run" / "results" / "coopeval.duckdb"), RESUME_VOLATILE)
         theirs = table_checksums(str(root / "reference" / "results" / "coopeval.duckdb"), RESUME_VOLATILE)
         result["reference_wall_s"] = reference["wall_s"]
