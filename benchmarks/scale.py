@@ -8,8 +8,10 @@ Usage::
     python benchmarks/scale.py --kills 3       # SIGKILL snakemake 3 times, rerun, compare the store
 
 It copies the workflow into a work folder, starts ``python -m coopeval.simserver`` on
-127.0.0.1, runs ``snakemake --cores 8 all --configfile config/paper_sim.yaml <overlay>
---resources api_calls=<cap>`` and prints ONE JSON line:
+127.0.0.1, runs ``snakemake --cores 8 all --configfile config/paper_sim.yaml <overlay>`` with
+``COOPEVAL_PROVIDER_SLOTS=<cap>`` (one run-wide cap on calls in flight,
+:mod:`coopeval.agents.slots`; each job's own ``max_concurrency`` = the cap) and prints ONE JSON
+line:
 
 * ``decisions``, ``failed_decisions``: rows of the store's ``decisions`` table (CoopEval and
   judge decisions; the judge's are the ``judgements`` rows) and those with status ``failed``;
@@ -174,11 +176,13 @@ class KillPlan:
         self.times.append(time.time())
 
 
-def run_snakemake(work: Path, args: Sequence[str], log: Path, plan: KillPlan) -> float:
-    """Run snakemake in ``work``, SIGKILLing its process group when ``plan`` says so and
-    rerunning (after ``--unlock``) each time. Returns the wall seconds of all runs."""
+def run_snakemake(work: Path, args: Sequence[str], log: Path, plan: KillPlan, cap: int) -> float:
+    """Run snakemake in ``work`` with ``cap`` run-wide provider slots, SIGKILLing its process
+    group when ``plan`` says so and rerunning (after ``--unlock``) each time. Returns the wall
+    seconds of all runs."""
     env = {**os.environ, "OPENAI_API_KEY": "sim-key", "LITELLM_OFFLINE_MODE": "true",
-           "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+           "LITELLM_LOCAL_MODEL_COST_MAP": "True", "COOPEVAL_PROVIDER_SLOTS": str(cap),
+           "COOPEVAL_PROVIDER_SLOTS_DIR": str(work / "results" / ".slots")}
     command = [sys.executable, "-m", "snakemake", *args]
     out = (work / "snakemake_runs.log").open("a", encoding="utf-8")
     started = time.monotonic()
@@ -263,8 +267,8 @@ def run_study(work: Path, port: int, small: bool, latency: float, cap: int, faul
     try:
         plan = KillPlan(kills, 300 if small else 50_000, random.Random(seed))
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        args = ["--cores", "8", "all", *configs, "--resources", f"api_calls={cap}"]
-        wall = run_snakemake(work, args, log, plan)
+        args = ["--cores", "8", "all", *configs]
+        wall = run_snakemake(work, args, log, plan, cap)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
     finally:
         server.stop()
@@ -296,12 +300,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     p.add_argument("--seed", type=int, default=12)
     p.add_argument("--games", nargs="+", default=None, help="games instead of the grid's (a smaller study)")
     p.add_argument("--replicates", type=int, default=None, help="replicates instead of the grid's 3")
+    p.add_argument("--per-job", type=int, default=None, help="max_concurrency of a job (default: the cap)")
     p.add_argument("--workdir", type=Path, default=None)
     a = p.parse_args(argv)
     kills = a.kills if a.kills is not None else (1 if a.small else 0)
     latency = a.latency if a.latency is not None else (0.05 if a.small else 1.0)
     root = a.workdir or Path(tempfile.mkdtemp(prefix="coopeval-scale-"))
-    sizing = {k: v for k, v in (("games", a.games), ("replicates", a.replicates)) if v is not None}
+    chosen = (("games", a.games), ("replicates", a.replicates), ("max_concurrency", a.per_job or a.cap))
+    sizing = {k: v for k, v in chosen if v is not None}
     port = free_port()
     result = run_study(root / "run", port, a.small, latency, a.cap, a.faults, kills, a.seed, sizing)
     if kills:
