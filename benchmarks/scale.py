@@ -182,7 +182,8 @@ def run_snakemake(work: Path, args: Sequence[str], log: Path, plan: KillPlan, ca
     seconds of all runs."""
     env = {**os.environ, "OPENAI_API_KEY": "sim-key", "LITELLM_OFFLINE_MODE": "true",
            "LITELLM_LOCAL_MODEL_COST_MAP": "True", "COOPEVAL_PROVIDER_SLOTS": str(cap),
-           "COOPEVAL_PROVIDER_SLOTS_DIR": str(work / "results" / ".slots")}
+           "COOPEVAL_PROVIDER_SLOTS_DIR": str(work / "results" / ".slots"),
+           "PYTHONPATH": str(work / "src")}  # the jobs import the copied sources, not an installed coopeval
     command = [sys.executable, "-m", "snakemake", *args]
     out = (work / "snakemake_runs.log").open("a", encoding="utf-8")
     started = time.monotonic()
