@@ -17,8 +17,9 @@ VOLATILE_COLUMNS = {"latency_s", "created_at", "value_version"}
 SKIPPED_TABLES = {"provenance"}
 
 
-def table_checksums(path: str) -> list[tuple[str, int, str]]:
-    """``(table, n_rows, sha256)`` for every table of the store at ``path``, sorted by name."""
+def table_checksums(path: str, volatile: set[str] = VOLATILE_COLUMNS) -> list[tuple[str, int, str]]:
+    """``(table, n_rows, sha256)`` for every table of the store at ``path``, sorted by name,
+    leaving out the columns named in ``volatile``."""
     con = duckdb.connect(path, read_only=True)
     out = []
     for (table,) in con.execute("SELECT table_name FROM information_schema.tables ORDER BY 1").fetchall():
@@ -26,7 +27,7 @@ def table_checksums(path: str) -> list[tuple[str, int, str]]:
             continue
         columns = [c for (c,) in con.execute(
             "SELECT column_name FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position", [table]
-        ).fetchall() if c not in VOLATILE_COLUMNS]
+        ).fetchall() if c not in volatile]
         select = ", ".join(f'CAST("{c}" AS VARCHAR)' for c in columns)
         rows = con.execute(f'SELECT {select} FROM "{table}"').fetchall()
         lines = sorted("\x1f".join("∅" if v is None else v for v in row) for row in rows)

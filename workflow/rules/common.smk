@@ -21,6 +21,7 @@ from coopeval.pipeline.config import (
 from coopeval.core.charts import report_format
 from coopeval.pipeline.studies import (
     all_cells,
+    cell_api_slots,
     cell_uses_local_llm,
     configured_studies,
     required_env,

@@ -1,7 +1,7 @@
 # The CoopEval study: parse → evaluate → design quality → judge → (store) → figures, tables,
 # report. Target: `snakemake --cores 8 coopeval`; one mechanism: `mechanism_<Name>`.
 
-from coopeval.agents.registry import uses_local_llm
+from coopeval.agents.registry import is_scripted, uses_local_llm
 from coopeval.studies.coopeval.figures.catalog import (
     analysis_figures,
     core_figures,

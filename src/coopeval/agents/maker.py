@@ -21,6 +21,7 @@ from typing import Any
 
 from coopeval.agents.protocol import Agent, DecisionRequest, Reply, RequestRejectedError
 from coopeval.agents.retry import RetryPolicy, generate_with_retry
+from coopeval.agents.slots import slots_from_env
 from coopeval.cache.response_cache import ResponseCache, call_key
 from coopeval.core.hashing import content_hash
 from coopeval.decisions.formats import AnswerFormat
@@ -94,7 +95,9 @@ class DecisionMaker:
     style_instructions:
         ``{"CoT": text, "IO": text}`` appended to the end of every prompt.
     max_concurrency:
-        Calls in flight at once in this job (one semaphore per job, engineering §5).
+        Calls in flight at once in this job (one semaphore per job, engineering §5). Remote
+        calls also take a run-wide slot when ``COOPEVAL_PROVIDER_SLOTS`` is set
+        (:mod:`coopeval.agents.slots`).
     lenient_contract_ints:
         ``compat.lenient_contract_ints`` (spec §12).
     retry_failed:
@@ -124,6 +127,7 @@ class DecisionMaker:
         self.style_instructions = dict(style_instructions)
         self.stats = CallStats()
         self.semaphore = asyncio.Semaphore(max_concurrency)
+        self.provider_slots = slots_from_env()  # the run-wide cap (COOPEVAL_PROVIDER_SLOTS)
         self.lenient_contract_ints = lenient_contract_ints
         self.retry_failed = retry_failed
         self.max_usd = max_usd
@@ -234,9 +238,14 @@ class DecisionMaker:
             if cached is not None and not _empty_reply(cached):
                 self.stats.cache_hits += 1
                 return Reply.from_json(cached), key, True
+        remote = agent.cacheable and not getattr(agent, "is_local", False)
         async with self.semaphore:
             started = time.perf_counter()
-            reply = await generate_with_retry(agent, request, self.retry_policy)
+            if remote and self.provider_slots is not None:
+                async with self.provider_slots.slot():
+                    reply = await generate_with_retry(agent, request, self.retry_policy)
+            else:
+                reply = await generate_with_retry(agent, request, self.retry_policy)
             if not reply.latency_s:
                 reply = Reply(**{**reply.to_json(), "latency_s": time.perf_counter() - started})
         if agent.cacheable:

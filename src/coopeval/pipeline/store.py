@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.metadata
 import os
 import platform
+import re
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -27,6 +28,17 @@ def _version(package: str) -> str:
         return importlib.metadata.version(package)
     except importlib.metadata.PackageNotFoundError:
         return "not installed"
+
+
+STORE_MEMORY_ENV = "COOPEVAL_STORE_MEMORY"
+"""Environment variable: DuckDB's memory limit while building the store (default ``1GB``)."""
+
+
+def _memory_limit() -> str:
+    value = os.environ.get(STORE_MEMORY_ENV, "1GB").strip()
+    if not re.fullmatch(r"\d+(\.\d+)?\s*(KB|MB|GB|KiB|MiB|GiB)", value, flags=re.IGNORECASE):
+        raise ValueError(f"{STORE_MEMORY_ENV}={value!r}: write an amount like 1GB or 512MB")
+    return value
 
 
 def build_store(
@@ -49,6 +61,16 @@ def build_store(
     -------
     dict
         Row count per table.
+
+    Raises
+    ------
+    ValueError
+        A malformed ``COOPEVAL_STORE_MEMORY``.
+
+    Memory stays bounded at any study size: each table is one ``CREATE TABLE … AS SELECT``
+    over ``read_parquet`` of its files, streamed by DuckDB under its memory limit
+    (``COOPEVAL_STORE_MEMORY``, default 1GB; beyond it DuckDB spills to a temporary folder
+    beside the store); no table passes through Python.
     """
     out = Path(out_path)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -56,8 +78,12 @@ def build_store(
     for leftover in (tmp, Path(str(tmp) + ".wal")):
         leftover.unlink(missing_ok=True)
     counts: dict[str, int] = {}
+    limit = _memory_limit()
     con = duckdb.connect(str(tmp))
     try:
+        con.execute(f"SET memory_limit = '{limit}'")
+        spill = str(out.parent / (out.name + ".spill")).replace("'", "''")
+        con.execute(f"SET temp_directory = '{spill}'")
         manifest_tables = set((manifests or {}).values())
         names = (set(SCHEMAS) | set(tables)) - manifest_tables
         for name in sorted(names):

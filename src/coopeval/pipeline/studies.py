@@ -10,7 +10,7 @@ from coopeval.studies.coopeval.study import CoopEvalStudy
 from coopeval.studies.evolution.study import EvolutionStudy
 from coopeval.studies.gossip.study import GossipStudy
 from coopeval.agents.registry import required_env as model_env
-from coopeval.agents.registry import uses_local_llm
+from coopeval.agents.registry import is_scripted, uses_local_llm
 
 STUDIES: dict[str, Study] = {study.name: study for study in (CoopEvalStudy(), GossipStudy(), EvolutionStudy())}
 """Name → study, in the order ``all`` lists them."""
@@ -48,6 +48,14 @@ def required_env(config: Mapping[str, Any]) -> list[str]:
 def cell_uses_local_llm(study: Study, spec: Mapping[str, Any]) -> bool:
     """Whether playing ``spec`` runs the embedded model (the job takes the ``local_llm`` resource)."""
     return any(uses_local_llm(model) for model in study.cell_models(spec))
+
+
+def cell_api_slots(study: Study, spec: Mapping[str, Any], max_concurrency: int) -> int:
+    """Units of the global ``api_calls`` resource a job playing ``spec`` takes: its per-job cap
+    on calls in flight (``max_concurrency``) when it calls a remote model, else 0. With
+    ``--resources api_calls=N`` Snakemake then keeps at most N calls in flight over all jobs."""
+    remote = any(not is_scripted(m) and not uses_local_llm(m) for m in study.cell_models(spec))
+    return int(max_concurrency) if remote else 0
 
 
 def prompts_dir(study: Study, config: Mapping[str, Any]) -> str:

@@ -4,6 +4,10 @@
 
 JUDGE = config["judge"]
 JUDGE_LOCAL = judge_has_work(config) and uses_local_llm(JUDGE["model"])
+JUDGE_CONCURRENCY = JUDGE.get("max_concurrency") or config["max_concurrency"]
+JUDGE_REMOTE = (
+    judge_has_work(config) and not JUDGE_LOCAL and not is_scripted(JUDGE["model"])
+)
 
 
 rule judge:
@@ -26,13 +30,14 @@ rule judge:
     threads: 2 if JUDGE_LOCAL else 1
     resources:
         local_llm=1 if JUDGE_LOCAL else 0,
+        api_calls=JUDGE_CONCURRENCY if JUDGE_REMOTE else 0,
     params:
         judge=JUDGE,
         agents=config["agents"],
         games=config["games"],
         seed=config["seed"],
         cache_dir=config["cache_dir"],
-        max_concurrency=config["max_concurrency"],
+        max_concurrency=JUDGE_CONCURRENCY,
         max_usd=config["max_usd"],
         retry_failed=config["retry_failed"],
     script:

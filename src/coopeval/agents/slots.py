@@ -1,0 +1,92 @@
+"""One cap on provider calls in flight across every job of a run (issue 12 item 3).
+
+Snakemake runs each cell in its own process, so a per-job semaphore alone cannot keep the
+whole run under a provider's limit without reserving capacity a job may not use. With
+``COOPEVAL_PROVIDER_SLOTS=N`` (and optionally ``COOPEVAL_PROVIDER_SLOTS_DIR``, default
+``results/.slots``) every remote call first takes one of N slots, each an exclusive
+``flock`` on a file of that folder: at most N calls are in flight over all processes, a
+free slot goes to whichever job asks first, and a killed job's slots are released by the
+kernel. Unset, nothing is limited beyond the per-job semaphore.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fcntl
+import os
+import random
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+SLOTS_ENV = "COOPEVAL_PROVIDER_SLOTS"
+SLOTS_DIR_ENV = "COOPEVAL_PROVIDER_SLOTS_DIR"
+_PROBES = 8  # slots tried per round before waiting
+_MAX_WAIT_S = 0.02
+
+
+class ProviderSlots:
+    """``n`` cross-process slots backed by lock files in ``directory``.
+
+    Raises
+    ------
+    ValueError
+        ``n`` < 1.
+    """
+
+    def __init__(self, directory: str | Path, n: int) -> None:
+        if n < 1:
+            raise ValueError(f"{SLOTS_ENV} must be a positive integer, not {n}")
+        self.n = n
+        folder = Path(directory)
+        folder.mkdir(parents=True, exist_ok=True)
+        self._fds = [os.open(folder / f"slot_{i:04d}", os.O_RDWR | os.O_CREAT, 0o600) for i in range(n)]
+        self._held: set[int] = set()
+
+    def _try(self, i: int) -> bool:
+        if i in self._held:  # flock does not exclude a second lock through the same descriptor
+            return False
+        try:
+            fcntl.flock(self._fds[i], fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        self._held.add(i)
+        return True
+
+    @asynccontextmanager
+    async def slot(self) -> AsyncIterator[None]:
+        """Hold one slot for the duration of the block (waits, polling, while all are taken)."""
+        wait = 0.002
+        while True:
+            taken = next((i for i in random.sample(range(self.n), min(self.n, _PROBES)) if self._try(i)), None)
+            if taken is not None:
+                break
+            await asyncio.sleep(wait)
+            wait = min(wait * 2, _MAX_WAIT_S)
+        try:
+            yield
+        finally:
+            fcntl.flock(self._fds[taken], fcntl.LOCK_UN)
+            self._held.discard(taken)
+
+    def close(self) -> None:
+        """Close the lock files (releasing any slot still held)."""
+        for fd in self._fds:
+            os.close(fd)
+        self._fds = []
+
+
+def slots_from_env() -> ProviderSlots | None:
+    """The run's slots from ``COOPEVAL_PROVIDER_SLOTS`` (unset or empty → None).
+
+    Raises
+    ------
+    ValueError
+        A value that is not a positive integer (the message names the variable).
+    """
+    value = os.environ.get(SLOTS_ENV, "").strip()
+    if not value:
+        return None
+    if not value.isdigit():
+        raise ValueError(f"{SLOTS_ENV}={value!r}: give the number of provider calls in flight, e.g. 64")
+    return ProviderSlots(os.environ.get(SLOTS_DIR_ENV) or "results/.slots", int(value))
