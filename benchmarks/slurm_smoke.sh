@@ -9,7 +9,9 @@
 # requirements/dev.in), and checks that
 #   1. every job the run submitted appears in `sacct` as COMPLETED, and
 #   2. the store equals a local smoke run's (benchmarks/store_checksums.py: per-table checksums
-#      of the sorted rows).
+#      of the sorted rows), and
+#   3. the profile's `resources: local_llm: 50` is in effect (the auto-loaded profiles/default
+#      must not override it; the run prints `coopeval: local_llm = N`).
 # Prints one line `slurm smoke: PASS …` or `slurm smoke: FAIL …` and exits 0 / 1.
 # Idempotent (a fresh temporary directory every time), bounded (COOPEVAL_SLURM_TIMEOUT seconds,
 # default 1800, for the whole script) and the daemons are stopped on every exit.
@@ -163,15 +165,19 @@ echo "local smoke run done ($(( $(date +%s) - started )) s)"
 slurm_started=$(date +%s)
 # The smoke config has 308 jobs of a second or two each; one Slurm job per Snakemake job would
 # spend the run starting Python. Grouping (Snakemake --groups/--group-components) packs them
-# into about 20 Slurm jobs; every job still runs on the cluster through the profile.
+# into about 20 Slurm jobs; every job still runs on the cluster through the profile. --cores 2
+# caps the CPUs a group job asks for (its jobs then run two at a time) to the node's two.
 (cd "$state/slurm" && PYTHONPATH="$state/slurm/src" "$py" -m snakemake --profile workflow/profiles/slurm \
-    --slurm-init-seconds-before-status-checks 5 \
+    --cores 2 --slurm-init-seconds-before-status-checks 5 \
     --groups play_gossip=gossip play_evolution=evolution play_coopeval=cell parse=cell evaluate=cell \
     --group-components gossip=60 evolution=12 cell=36 \
     --configfile config/smoke.yaml -- all >"$state/slurm.log" 2>&1) || fail "slurm run failed: $(grep -m3 -i error "$state/slurm.log" || tail -5 "$state/slurm.log")"
 echo "slurm smoke run done ($(( $(date +%s) - slurm_started )) s)"
 
 # --- checks -------------------------------------------------------------------------------------
+# The profile's resources won over the auto-loaded workflow profile (issue 13, kind 10a).
+grep -q "coopeval: local_llm = 50 " "$state/slurm.log" \
+    || fail "the slurm profile's local_llm: 50 is not in effect: $(grep -m1 'coopeval: local_llm' "$state/slurm.log")"
 submitted=$(grep -oE 'SLURM (run )?ID:? *[0-9]+|Job [0-9]+ has been submitted with SLURM jobid [0-9]+' "$state/slurm.log" \
     | grep -oE '[0-9]+$' | sort -u)
 n_submitted=$(echo "$submitted" | grep -c . || true)
