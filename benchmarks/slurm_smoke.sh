@@ -63,7 +63,10 @@ cleanup() {
     exit "$status"
 }
 trap cleanup EXIT
-trap 'exit 143' TERM INT
+child=""
+# On TERM/INT stop the running snakemake first (it runs in the background, see `bounded`).
+trap '[ -n "$child" ] && kill -TERM "$child" 2>/dev/null; [ -n "$child" ] && wait "$child" 2>/dev/null; exit 143' TERM INT
+bounded() { "$@" & child=$!; wait "$child"; local rc=$?; child=""; return $rc; }
 
 fail() { verdict="FAIL: $*"; exit 1; }
 
@@ -158,8 +161,8 @@ export PATH="$(dirname "$py"):$PATH"
 for side in local slurm; do
     copy "$state/$side"
 done
-(cd "$state/local" && PYTHONPATH="$state/local/src" "$py" -m snakemake --cores 2 all --configfile config/smoke.yaml -q \
-    >"$state/local.log" 2>&1) || fail "local smoke run failed: $(tail -5 "$state/local.log")"
+bounded bash -c 'cd "$1" && shift && exec "$@"' _ "$state/local" env PYTHONPATH="$state/local/src" "$py" -m snakemake --cores 2 all --configfile config/smoke.yaml -q \
+    >"$state/local.log" 2>&1 || fail "local smoke run failed: $(tail -5 "$state/local.log")"
 echo "local smoke run done ($(( $(date +%s) - started )) s)"
 
 slurm_started=$(date +%s)
@@ -167,11 +170,11 @@ slurm_started=$(date +%s)
 # spend the run starting Python. Grouping (Snakemake --groups/--group-components) packs them
 # into about 20 Slurm jobs; every job still runs on the cluster through the profile. --cores 2
 # caps the CPUs a group job asks for (its jobs then run two at a time) to the node's two.
-(cd "$state/slurm" && PYTHONPATH="$state/slurm/src" "$py" -m snakemake --profile workflow/profiles/slurm \
+bounded bash -c 'cd "$1" && shift && exec "$@"' _ "$state/slurm" env PYTHONPATH="$state/slurm/src" "$py" -m snakemake --profile workflow/profiles/slurm \
     --cores 2 --slurm-init-seconds-before-status-checks 5 \
     --groups play_gossip=gossip play_evolution=evolution play_coopeval=cell parse=cell evaluate=cell \
     --group-components gossip=60 evolution=12 cell=36 \
-    --configfile config/smoke.yaml -- all >"$state/slurm.log" 2>&1) || fail "slurm run failed: $(grep -m3 -i error "$state/slurm.log" || tail -5 "$state/slurm.log")"
+    --configfile config/smoke.yaml -- all >"$state/slurm.log" 2>&1 || fail "slurm run failed: $(grep -m3 -i error "$state/slurm.log" || tail -5 "$state/slurm.log")"
 echo "slurm smoke run done ($(( $(date +%s) - slurm_started )) s)"
 
 # --- checks -------------------------------------------------------------------------------------
