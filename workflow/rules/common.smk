@@ -37,7 +37,9 @@ DEFAULT_LOCAL_LLM_JOBS = 2
 _local_llm_source = "your --resources or profile"
 if "local_llm" not in workflow.global_resources:
     workflow.register_resource("local_llm", DEFAULT_LOCAL_LLM_JOBS)
-    _local_llm_source = "workflow default; set resources: local_llm: N in a profile to change it"
+    _local_llm_source = (
+        "workflow default; set resources: local_llm: N in a profile to change it"
+    )
 if workflow.is_main_process:
     print(
         f"coopeval: local_llm = {workflow.global_resources['local_llm'].value} "
