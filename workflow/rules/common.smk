@@ -35,6 +35,27 @@ except ConfigError as error:
 config.clear()
 config.update(_validated)
 
+# How many jobs may run the embedded llama.cpp model at once, when the run provides no
+# `local_llm` resource (command line `--resources local_llm=N` or a profile's `resources:`).
+# Declared here, not in an auto-loaded workflow profile, because Snakemake lets a workflow
+# profile override a user's `--profile` key by key. A play job computes with its own thread
+# count (1 by default), so on a 2-core machine two model jobs fill the CPU and `--cores 8`
+# never oversubscribes it. Measured on 2 cores (same cells, whole default run): two one-thread
+# jobs side by side do 1.0-1.5x the work of one two-thread job.
+DEFAULT_LOCAL_LLM_JOBS = 2
+_local_llm_source = "your --resources or profile"
+if "local_llm" not in workflow.global_resources:
+    workflow.register_resource("local_llm", DEFAULT_LOCAL_LLM_JOBS)
+    _local_llm_source = (
+        "workflow default; set resources: local_llm: N in a profile to change it"
+    )
+if workflow.is_main_process:
+    print(
+        f"coopeval: local_llm = {workflow.global_resources['local_llm'].value} "
+        f"embedded-model jobs at once ({_local_llm_source})",
+        file=sys.stderr,
+    )
+
 STUDIES = {study.name: study for study in configured_studies(config)}
 CELLS_BY_STUDY = all_cells(config)
 CELL_BY_ID = {c["cell_id"]: c for cells in CELLS_BY_STUDY.values() for c in cells}

@@ -6,7 +6,7 @@ log_to(snakemake.log[0])
 
 import os  # noqa: E402
 
-# the embedded model computes with this job's threads (see profiles/default/config.yaml)
+# the embedded model computes with this job's threads (see DEFAULT_LOCAL_LLM_JOBS in workflow/rules/common.smk)
 os.environ.setdefault("COOPEVAL_LLAMA_THREADS", str(snakemake.threads))
 
 from coopeval.pipeline.play import run_cell  # noqa: E402

@@ -1,7 +1,9 @@
 """Writing Altair charts, shared by every study's figures (engineering rules §9).
 
-Charts are saved offline through vl-convert: PNG (at scale 2), SVG and interactive HTML.
-Altair is imported only when a note chart is built.
+Charts are saved offline through vl-convert: PNG (at scale 2), SVG and interactive HTML. The HTML
+embeds the Vega, Vega-Lite and vega-embed JavaScript (vl-convert's bundle, about 0.9 MB a file),
+so a figure renders from disk with no network; Altair's default would load them from a CDN and
+show a blank page offline (issue 13, kind 11a). Altair is imported only when a note chart is built.
 """
 
 from __future__ import annotations
@@ -13,8 +15,13 @@ from typing import Any
 import polars as pl
 
 
+# Options of Altair's ``Chart.save`` per format: PNG at scale 2; HTML with the JavaScript inlined.
+SAVE_OPTIONS: dict[str, dict[str, Any]] = {"png": {"scale_factor": 2}, "html": {"inline": True}}
+
+
 def save_chart(chart: Any, stem: str | Path, formats: Iterable[str] = ("png", "svg", "html")) -> list[Path]:
-    """Save ``chart`` as ``stem.<fmt>`` for each format (PNG at scale 2); returns the paths.
+    """Save ``chart`` as ``stem.<fmt>`` for each format (options in ``SAVE_OPTIONS``: PNG at
+    scale 2, self-contained HTML); returns the paths.
 
     Raises whatever ``chart.save`` raises for an unknown format (e.g. ``ValueError``).
     """
@@ -23,7 +30,7 @@ def save_chart(chart: Any, stem: str | Path, formats: Iterable[str] = ("png", "s
     paths = []
     for fmt in formats:
         path = stem.with_suffix(f".{fmt}")
-        chart.save(str(path), **({"scale_factor": 2} if fmt == "png" else {}))
+        chart.save(str(path), **SAVE_OPTIONS.get(fmt, {}))
         paths.append(path)
     return paths
 

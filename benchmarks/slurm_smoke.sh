@@ -1,0 +1,198 @@
+#!/usr/bin/env bash
+# The SLURM profile on a real one-node Slurm cluster (issue 12, item 6).
+#
+# Installs Debian's slurm-wlm and munge when missing, then, inside a private network namespace
+# (only a loopback interface: no daemon is reachable from outside), starts munged, slurmctld and
+# slurmd as a one-node cluster on localhost (CPUs=2, RealMemory=20000; every file under one
+# temporary directory, nothing in /etc), runs the smoke config through
+# `snakemake --profile workflow/profiles/slurm` (snakemake-executor-plugin-slurm from
+# requirements/dev.in), and checks that
+#   1. every job the run submitted appears in `sacct` as COMPLETED, and
+#   2. the store equals a local smoke run's (benchmarks/store_checksums.py: per-table checksums
+#      of the sorted rows), and
+#   3. the profile's `resources: local_llm: 50` is in effect (the auto-loaded profiles/default
+#      must not override it; the run prints `coopeval: local_llm = N`).
+# Prints one line `slurm smoke: PASS …` or `slurm smoke: FAIL …` and exits 0 / 1.
+# Idempotent (a fresh temporary directory every time), bounded (COOPEVAL_SLURM_TIMEOUT seconds,
+# default 1800, for the whole script) and the daemons are stopped on every exit.
+# Usage: benchmarks/slurm_smoke.sh          (as root: apt-get, daemons as root in the namespace)
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+py=${COOPEVAL_PYTHON:-$repo/.venv/bin/python}
+limit=${COOPEVAL_SLURM_TIMEOUT:-1800}
+
+if [ -z "${COOPEVAL_SLURM_NETNS:-}" ]; then
+    missing=0
+    for binary in /usr/sbin/slurmctld /usr/sbin/slurmd /usr/sbin/slurmdbd /usr/sbin/munged /usr/bin/sacct \
+        /usr/bin/sbatch /usr/sbin/mariadbd; do
+        [ -x "$binary" ] || missing=1
+    done
+    if [ "$missing" = 1 ]; then
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq slurm-wlm slurmdbd munge mariadb-server >/dev/null
+    fi
+    # The whole run in a new network namespace; TERM on timeout reaches the script's own trap.
+    COOPEVAL_SLURM_NETNS=1 exec timeout --kill-after=60 "$limit" unshare --net --fork --kill-child=TERM \
+        bash "$0" "$@"
+fi
+
+started=$(date +%s)
+ip link set lo up
+# glibc's getaddrinfo(AI_ADDRCONFIG), which Slurm uses, finds no IPv4 address when 127.0.0.1 is
+# the only one; a second loopback address (still only on lo) makes it resolve.
+ip addr add 127.0.0.2/8 dev lo
+node=$(hostname -s)
+state=$(mktemp -d /tmp/coopeval-slurm.XXXXXX)
+export SLURM_CONF=$state/slurm.conf
+pids=()
+verdict="FAIL (interrupted)"
+
+cleanup() {
+    status=$?
+    if [ -S "$state/munge.sock" ] && [ -f "$SLURM_CONF" ]; then
+        # Cancel whatever the run left on this private cluster, then stop the daemons.
+        timeout 10 scancel --quiet --me 2>/dev/null || true
+    fi
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    for pid in "${pids[@]}"; do
+        for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+        kill -9 "$pid" 2>/dev/null || true
+    done
+    if [ "${KEEP_SLURM_STATE:-}" = 1 ]; then echo "state kept in $state"; else rm -rf "$state"; fi
+    echo "slurm smoke: $verdict ($(( $(date +%s) - started )) s)"
+    exit "$status"
+}
+trap cleanup EXIT
+child=""
+# On TERM/INT stop the running snakemake first (it runs in the background, see `bounded`).
+trap '[ -n "$child" ] && kill -TERM "$child" 2>/dev/null; [ -n "$child" ] && wait "$child" 2>/dev/null; exit 143' TERM INT
+bounded() { "$@" & child=$!; wait "$child"; local rc=$?; child=""; return $rc; }
+
+fail() { verdict="FAIL: $*"; exit 1; }
+
+# --- munge: own key, own socket -----------------------------------------------------------------
+dd if=/dev/urandom of="$state/munge.key" bs=1024 count=1 status=none
+chmod 0600 "$state/munge.key"
+/usr/sbin/munged --foreground --force --key-file="$state/munge.key" --socket="$state/munge.sock" \
+    --pid-file="$state/munged.pid" --log-file="$state/munged.log" --seed-file="$state/munged.seed" &
+pids+=($!)
+
+# --- accounting: MariaDB on a Unix socket only (no TCP) and slurmdbd, so that sacct works -------
+# (with AccountingStorageType=accounting_storage/none, Slurm 22.05's sacct only answers
+# "Slurm accounting storage is disabled").
+mkdir -p "$state/ctld" "$state/spool" "$state/mysql"
+export MYSQL_UNIX_PORT=$state/mysql.sock  # the MariaDB client library of slurmdbd reads this
+mariadb-install-db --no-defaults --user=root --datadir="$state/mysql" --auth-root-authentication-method=socket \
+    >"$state/mariadb-install.log" 2>&1 || fail "mariadb-install-db: $(tail -3 "$state/mariadb-install.log")"
+/usr/sbin/mariadbd --no-defaults --user=root --datadir="$state/mysql" --socket="$MYSQL_UNIX_PORT" --skip-networking \
+    --pid-file="$state/mariadb.pid" --log-error="$state/mariadb.log" &
+pids+=($!)
+for _ in $(seq 60); do [ -S "$MYSQL_UNIX_PORT" ] && break; sleep 0.5; done
+[ -S "$MYSQL_UNIX_PORT" ] || fail "mariadbd did not start: $(tail -3 "$state/mariadb.log")"
+# slurmdbd reads slurmdbd.conf next to $SLURM_CONF.
+cat >"$state/slurmdbd.conf" <<EOF
+AuthType=auth/munge
+AuthInfo=socket=$state/munge.sock
+DbdHost=localhost
+DbdAddr=127.0.0.1
+SlurmUser=root
+StorageType=accounting_storage/mysql
+StorageHost=localhost
+StorageUser=root
+StorageLoc=slurm_acct_db
+PidFile=$state/slurmdbd.pid
+LogFile=$state/slurmdbd.log
+EOF
+chmod 0600 "$state/slurmdbd.conf"
+cat >"$SLURM_CONF" <<EOF
+ClusterName=coopeval
+SlurmctldHost=$node(127.0.0.1)
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+AuthInfo=socket=$state/munge.sock
+CredType=cred/munge
+StateSaveLocation=$state/ctld
+SlurmdSpoolDir=$state/spool
+SlurmctldPidFile=$state/slurmctld.pid
+SlurmdPidFile=$state/slurmd.pid
+SlurmctldLogFile=$state/slurmctld.log
+SlurmdLogFile=$state/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/slurmdbd
+AccountingStorageHost=localhost
+AccountingStoragePass=$state/munge.sock
+SelectType=select/cons_tres
+SelectTypeParameters=CR_CPU_Memory
+MpiDefault=none
+ReturnToService=2
+MinJobAge=3600
+NodeName=$node NodeAddr=127.0.0.1 CPUs=2 RealMemory=20000 State=UNKNOWN
+PartitionName=main Nodes=$node Default=YES MaxTime=INFINITE State=UP
+EOF
+for _ in $(seq 50); do [ -S "$state/munge.sock" ] && break; sleep 0.2; done
+[ -S "$state/munge.sock" ] || fail "munged did not start: $(tail -3 "$state/munged.log" 2>/dev/null)"
+
+/usr/sbin/slurmdbd -D >"$state/slurmdbd.out" 2>&1 &
+pids+=($!)
+for _ in $(seq 60); do timeout 5 sacctmgr -n list cluster >/dev/null 2>&1 && break; sleep 1; done
+timeout 10 sacctmgr -i add cluster coopeval >"$state/sacctmgr.log" 2>&1 \
+    || fail "sacctmgr add cluster: $(tail -3 "$state/sacctmgr.log") $(tail -3 "$state/slurmdbd.log" 2>/dev/null)"
+/usr/sbin/slurmctld -D -i -f "$SLURM_CONF" >"$state/slurmctld.out" 2>&1 &
+pids+=($!)
+/usr/sbin/slurmd -D -f "$SLURM_CONF" >"$state/slurmd.out" 2>&1 &
+pids+=($!)
+for _ in $(seq 60); do
+    timeout 5 sinfo -h -N -o '%T' 2>/dev/null | grep -qx idle && break
+    sleep 1
+done
+timeout 5 sinfo -h -N -o '%T' 2>/dev/null | grep -qx idle \
+    || fail "node not idle: $(timeout 5 sinfo -N 2>&1 | tail -2); $(tail -3 "$state/slurmctld.log" "$state/slurmd.log" 2>/dev/null)"
+echo "cluster up: $(timeout 5 sinfo -h -N -o '%N %T cpus=%c mem=%m')"
+
+# --- the same smoke run, locally and through Slurm --------------------------------------------
+copy() {
+    mkdir -p "$1"
+    git -C "$repo" ls-files -z Snakefile workflow config resources src profiles | (cd "$repo" && xargs -0 cp --parents -t "$1")
+}
+export PATH="$(dirname "$py"):$PATH"
+for side in local slurm; do
+    copy "$state/$side"
+done
+bounded bash -c 'cd "$1" && shift && exec "$@"' _ "$state/local" env PYTHONPATH="$state/local/src" "$py" -m snakemake --cores 2 all --configfile config/smoke.yaml -q \
+    >"$state/local.log" 2>&1 || fail "local smoke run failed: $(tail -5 "$state/local.log")"
+echo "local smoke run done ($(( $(date +%s) - started )) s)"
+
+slurm_started=$(date +%s)
+# The smoke config has 308 jobs of a second or two each; one Slurm job per Snakemake job would
+# spend the run starting Python. Grouping (Snakemake --groups/--group-components) packs them
+# into about 20 Slurm jobs; every job still runs on the cluster through the profile. --cores 2
+# caps the CPUs a group job asks for (its jobs then run two at a time) to the node's two.
+bounded bash -c 'cd "$1" && shift && exec "$@"' _ "$state/slurm" env PYTHONPATH="$state/slurm/src" "$py" -m snakemake --profile workflow/profiles/slurm \
+    --cores 2 --slurm-init-seconds-before-status-checks 5 \
+    --groups play_gossip=gossip play_evolution=evolution play_coopeval=cell parse=cell evaluate=cell \
+    --group-components gossip=60 evolution=12 cell=36 \
+    --configfile config/smoke.yaml -- all >"$state/slurm.log" 2>&1 || fail "slurm run failed: $(grep -m3 -i error "$state/slurm.log" || tail -5 "$state/slurm.log")"
+echo "slurm smoke run done ($(( $(date +%s) - slurm_started )) s)"
+
+# --- checks -------------------------------------------------------------------------------------
+# The profile's resources won over the auto-loaded workflow profile (issue 13, kind 10a).
+grep -q "coopeval: local_llm = 50 " "$state/slurm.log" \
+    || fail "the slurm profile's local_llm: 50 is not in effect: $(grep -m1 'coopeval: local_llm' "$state/slurm.log")"
+submitted=$(grep -oE 'SLURM (run )?ID:? *[0-9]+|Job [0-9]+ has been submitted with SLURM jobid [0-9]+' "$state/slurm.log" \
+    | grep -oE '[0-9]+$' | sort -u)
+n_submitted=$(echo "$submitted" | grep -c . || true)
+[ "$n_submitted" -gt 0 ] || fail "no Slurm job id in the snakemake log"
+sacct -X -n -P -o JobID,State --starttime "$(date -d "@$slurm_started" +%Y-%m-%dT%H:%M:%S)" >"$state/sacct.tsv" 2>&1 \
+    || fail "sacct: $(cat "$state/sacct.tsv")"
+completed=$(awk -F'|' '$2 == "COMPLETED" {print $1}' "$state/sacct.tsv" | sort -u)
+not_completed=$(comm -23 <(echo "$submitted") <(echo "$completed") | tr '\n' ' ')
+[ -z "$not_completed" ] || fail "jobs not COMPLETED in sacct: $not_completed ($(head -5 "$state/sacct.tsv"))"
+echo "sacct: all $n_submitted submitted jobs COMPLETED"
+
+"$py" "$repo/benchmarks/store_checksums.py" "$state/local/results/coopeval.duckdb" >"$state/local.tsv"
+"$py" "$repo/benchmarks/store_checksums.py" "$state/slurm/results/coopeval.duckdb" >"$state/slurm.tsv"
+diff "$state/local.tsv" "$state/slurm.tsv" >"$state/store.diff" || fail "store differs from the local run: $(head -6 "$state/store.diff")"
+verdict="PASS: $n_submitted Slurm jobs COMPLETED in sacct; store identical to the local run ($(wc -l <"$state/local.tsv") tables)"

@@ -1,0 +1,60 @@
+"""Profile precedence (issue 13, kind 10a): a user's ``--profile`` wins over the workflow's own
+settings. Snakemake lets the auto-loaded workflow profile (``profiles/default/``) override a
+``--profile`` top-level key by key, so that file must hold no key a user sets to tune a run;
+the ``local_llm`` default lives in the workflow and yields to any value the run provides."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[2]
+# Booleans every shipped profile sets to true (workflow/profiles/slurm included).
+ALLOWED_WORKFLOW_PROFILE_KEYS = {"rerun-incomplete", "keep-going"}
+
+
+def test_auto_loaded_profile_sets_no_tunable_key():
+    settings = yaml.safe_load((REPO / "profiles" / "default" / "config.yaml").read_text())
+    assert set(settings) <= ALLOWED_WORKFLOW_PROFILE_KEYS
+    slurm = yaml.safe_load((REPO / "workflow" / "profiles" / "slurm" / "config.yaml").read_text())
+    for key, value in settings.items():
+        assert slurm.get(key) == value, key
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory):
+    work = tmp_path_factory.mktemp("profiles")
+    for item in ("Snakefile", "workflow", "config", "resources", "src", "profiles"):
+        source = REPO / item
+        (shutil.copytree if source.is_dir() else shutil.copy)(source, work / item)
+    return work
+
+
+def _local_llm_in_effect(work: Path, *args: str) -> int:
+    command = [sys.executable, "-m", "snakemake", "-n", "all", *args, "--configfile", "config/smoke.yaml"]
+    result = subprocess.run(command, cwd=work, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "workflow specific profile profiles/default" in result.stderr  # the auto-load happened
+    found = re.findall(r"coopeval: local_llm = (\d+) embedded-model jobs", result.stderr)
+    assert len(found) == 1, result.stderr[-3000:]
+    return int(found[0])
+
+
+@pytest.mark.slow
+def test_user_profile_resources_win(workdir):
+    profile = workdir / "mine"
+    profile.mkdir(exist_ok=True)
+    (profile / "config.yaml").write_text("cores: 2\nresources:\n  local_llm: 7\n")
+    assert _local_llm_in_effect(workdir, "--profile", "mine") == 7
+
+
+@pytest.mark.slow
+def test_workflow_default_and_command_line(workdir):
+    assert _local_llm_in_effect(workdir, "--cores", "2") == 2
+    assert _local_llm_in_effect(workdir, "--cores", "2", "--resources", "local_llm=3") == 3
