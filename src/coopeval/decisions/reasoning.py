@@ -73,33 +73,27 @@ def reasoning_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def mask_reasoning(text: str) -> str:
-    """``text`` with every reasoning block replaced by as many spaces (same length, same offsets)."""
-    spans = reasoning_spans(text)
-    if not spans:
-        return text
+def _replace_reasoning(text: str, blank: bool) -> str:
+    """``text`` with each reasoning block replaced by spaces (``blank``) or removed."""
     parts: list[str] = []
     last = 0
-    for start, end in spans:
+    for start, end in reasoning_spans(text):
         parts.append(text[last:start])
-        parts.append(" " * (end - start))
+        if blank:
+            parts.append(" " * (end - start))
         last = end
     parts.append(text[last:])
     return "".join(parts)
+
+
+def mask_reasoning(text: str) -> str:
+    """``text`` with every reasoning block replaced by as many spaces (same length, same offsets)."""
+    return _replace_reasoning(text, blank=True)
 
 
 def strip_reasoning(text: str) -> str:
     """``text`` without its reasoning blocks (the visible answer of a free-text format)."""
-    spans = reasoning_spans(text)
-    if not spans:
-        return text
-    parts: list[str] = []
-    last = 0
-    for start, end in spans:
-        parts.append(text[last:start])
-        last = end
-    parts.append(text[last:])
-    return "".join(parts)
+    return _replace_reasoning(text, blank=False)
 
 
 def reasoning_capped(text: str, answer_offset: int | None, cap: int | None) -> bool:
