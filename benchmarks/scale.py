@@ -62,7 +62,8 @@ from store_checksums import table_checksums  # noqa: E402
 # Columns that legitimately differ between an interrupted and an uninterrupted run: wall-clock
 # values, and whether an attempt came from the cache (a rerun replays what the killed run paid).
 RESUME_VOLATILE = {"latency_s", "created_at", "value_version", "cache_hit"}
-COPIED = ("Snakefile", "workflow", "config", "resources", "src")
+# profiles: the workflow profile (rerun-incomplete, keep-going) applies as for a user
+COPIED = ("Snakefile", "workflow", "config", "resources", "src", "profiles")
 FAULTS = {"429": 0.05, "500": 0.01, "timeout": 0.005}
 SMALL_OVERLAY: dict[str, Any] = {
     "replicates": 1,
