@@ -190,7 +190,9 @@ def test_truncated_answer_is_recorded_and_re_asked(cache: ResponseCache) -> None
     assert (second["finish_reason"], second["truncated"]) == ("stop", False)
     assert server.requests[0]["max_tokens"] == 8
     assert outcomes[0].parsed == PARSED
-    assert outcomes[0].reply_columns == {"finish_reason": "stop", "truncated": False}
+    assert outcomes[0].reply_columns == {
+        "finish_reason": "stop", "truncated": False, "answer_offset": 0, "reasoning_truncated": False
+    }
     assert maker.stats.truncated == 1
     assert len(server.requests) == 2
     assert len(cache) == 2  # both answers were real model output: the cut one is kept too

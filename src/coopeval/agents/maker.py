@@ -77,9 +77,16 @@ class DecisionOutcome:
 
     @property
     def reply_columns(self) -> dict[str, Any]:
-        """``finish_reason`` and ``truncated`` of the final attempt (``decisions`` columns)."""
+        """The ``decisions`` columns describing the final reply, shared by every study's row:
+        ``finish_reason`` and ``truncated`` of the final attempt, ``answer_offset`` and
+        ``reasoning_truncated``."""
         last = self.attempts[-1] if self.attempts else {}
-        return {"finish_reason": last.get("finish_reason", ""), "truncated": bool(last.get("truncated", False))}
+        return {
+            "finish_reason": last.get("finish_reason", ""),
+            "truncated": bool(last.get("truncated", False)),
+            "answer_offset": self.answer_offset,
+            "reasoning_truncated": self.reasoning_truncated,
+        }
 
 
 class DecisionMaker:

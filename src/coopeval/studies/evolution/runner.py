@@ -230,8 +230,6 @@ class EvolutionRun:
                 **outcome.reply_columns,
                 "response": outcome.response,
                 "error": outcome.error,
-                "answer_offset": outcome.answer_offset,
-                "reasoning_truncated": outcome.reasoning_truncated,
             },
         )
         return outcome

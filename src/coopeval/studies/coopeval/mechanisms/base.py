@@ -173,8 +173,6 @@ def decision_row(
         **outcome.reply_columns,
         "response": outcome.response,
         "error": outcome.error,
-        "answer_offset": outcome.answer_offset,
-        "reasoning_truncated": outcome.reasoning_truncated,
         "draw": None,
         "action": None,
         "action_token": None,
