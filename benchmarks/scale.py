@@ -17,9 +17,11 @@ line:
   judge decisions; the judge's are the ``judgements`` rows) and those with status ``failed``;
 * ``wall_s``: wall seconds of all snakemake runs (kills and reruns included);
 * ``requests``: lines of the server's request log; ``ok_requests`` those answered;
-  ``repeated_requests``: requests whose hash had already been answered ``ok`` (a call paid twice),
-  ``repeated_in_kill_window`` those answered less than 2 s before a SIGKILL (in flight to the
-  killed client, so unavoidable); every other repeat is a fault of the harness;
+  ``repeated_requests``: requests whose hash had already been answered ``ok``;
+  ``repeated_lost_at_kill`` those whose first answer had not reached the client's response cache
+  when a SIGKILL came (checked by the answer's response id in a snapshot of the cache taken right
+  after the kill: the answer was in flight, so asking again is unavoidable);
+  ``harness_repeats`` every other repeat, a call paid twice (must be 0);
 * ``bound_s`` = max(critical path × latency, ok requests × latency / cap), where the critical
   path is the longest chain of dependent attempts: per cell, the sum over its (round, kind)
   steps of the most attempts any decision of that step needed, plus the judge's longest
@@ -44,10 +46,12 @@ import resource
 import shutil
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import tempfile
 import time
+import zlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -58,6 +62,8 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
 from store_checksums import table_checksums  # noqa: E402
+
+from coopeval.simserver.server import response_id  # noqa: E402
 
 # Columns that legitimately differ between an interrupted and an uninterrupted run: wall-clock
 # values, and whether an attempt came from the cache (a rerun replays what the killed run paid).
@@ -135,11 +141,27 @@ class Server:
             self.proc.wait()
 
 
-def ok_count(log: Path) -> int:
-    """Answered requests in the log so far."""
-    if not log.exists():
-        return 0
-    return sum(1 for line in log.read_text(encoding="utf-8").splitlines() if '"outcome": "ok"' in line)
+class LogTail:
+    """Answered requests in the server's request log so far, reading only the lines appended
+    since the last call (the log of a full run is ~10 MB; rereading it ten times a second would
+    take CPU from the run being measured)."""
+
+    def __init__(self, log: Path) -> None:
+        self.log = log
+        self.offset = 0
+        self.ok = 0
+
+    def ok_count(self) -> int:
+        """Lines with outcome ``ok`` (complete lines only)."""
+        if not self.log.exists():
+            return self.ok
+        with self.log.open("rb") as f:
+            f.seek(self.offset)
+            chunk = f.read()
+        complete = chunk[: chunk.rfind(b"\n") + 1]
+        self.offset += len(complete)
+        self.ok += complete.count(b'"outcome": "ok"')
+        return self.ok
 
 
 class KillPlan:
@@ -156,7 +178,8 @@ class KillPlan:
         self.judge_delay = rng.uniform(0.5, 3.0)
         self.fired: list[str] = []
         self.judge_seen: float | None = None
-        self.times: list[float] = []
+        self.kills: list[tuple[float, set[str]]] = []
+        self.tail: LogTail | None = None
 
     def due(self, work: Path, log: Path) -> bool:
         """Whether the next planned kill is due now."""
@@ -164,27 +187,73 @@ class KillPlan:
             return False
         phase = self.pending[0]
         if phase == "play":
-            return ok_count(log) >= self.play_at
+            if self.tail is None:
+                self.tail = LogTail(log)
+            return self.tail.ok_count() >= self.play_at
         if phase == "judge":
             if self.judge_seen is None and (work / "results" / "logs" / "judge.log").exists():
                 self.judge_seen = time.monotonic()
             return self.judge_seen is not None and time.monotonic() - self.judge_seen >= self.judge_delay
         return (work / "results" / "coopeval.duckdb.tmp").exists()
 
-    def fire(self) -> None:
-        """Record the kill (phase and Unix time)."""
+    def fire(self, cache_dir: Path) -> None:
+        """Record the kill: its phase, Unix time and the response ids in the cache right after it."""
         self.fired.append(self.pending.pop(0))
-        self.times.append(time.time())
+        self.kills.append((time.time(), cached_response_ids(cache_dir)))
+
+
+def sim_env(work: Path, cap: int) -> dict[str, str]:
+    """The environment of every snakemake run of the benchmark: a dummy key, litellm offline,
+    ``cap`` run-wide provider slots, and the copied sources first on the path (the jobs import
+    the work folder's ``src``, not an installed coopeval)."""
+    return {**os.environ, "OPENAI_API_KEY": "sim-key", "LITELLM_OFFLINE_MODE": "true",
+            "LITELLM_LOCAL_MODEL_COST_MAP": "True", "COOPEVAL_PROVIDER_SLOTS": str(cap),
+            "COOPEVAL_PROVIDER_SLOTS_DIR": str(work / "results" / ".slots"), "PYTHONPATH": str(work / "src")}
+
+
+def timed_snakemake(work: Path, args: Sequence[str], cap: int) -> float:
+    """Run ``snakemake *args`` in ``work`` to completion; return its wall seconds.
+
+    Raises
+    ------
+    RuntimeError
+        snakemake exited non-zero (the message names the log, ``snakemake_runs.log``).
+    """
+    started = time.monotonic()
+    with (work / "snakemake_runs.log").open("a", encoding="utf-8") as out:
+        code = subprocess.run([sys.executable, "-m", "snakemake", *args], cwd=work, env=sim_env(work, cap),
+                              stdout=out, stderr=out).returncode
+    if code != 0:
+        raise RuntimeError(f"snakemake {' '.join(args)} failed (exit {code}); see {work / 'snakemake_runs.log'}")
+    return time.monotonic() - started
+
+
+def replay_measures(work: Path, configs: Sequence[str], log: Path, cap: int) -> dict[str, Any]:
+    """Replay every play job of the finished run from the response cache
+    (``--forcerun play_<study> --until play_<study>``, the server still up) and measure it:
+    ``replay_decisions`` (rows of every play job's ``decisions.parquet``), ``replay_s`` (wall
+    seconds of that snakemake run, start-up included), ``replay_decisions_per_s`` and
+    ``replay_requests`` (requests the server saw meanwhile; 0 unless a call missed the cache)."""
+    studies = yaml.safe_load((work / "config" / "paper_sim.yaml").read_text(encoding="utf-8"))["studies"]
+    rules = [f"play_{study}" for study in studies]
+    before = len(log.read_bytes().splitlines())
+    wall = timed_snakemake(work, ["--cores", "8", "--forcerun", *rules, "--until", *rules, "--", "all", *configs], cap)
+    requests = len(log.read_bytes().splitlines()) - before
+    con = duckdb.connect()
+    try:
+        pattern = str(work / "results" / "play" / "**" / "decisions.parquet")
+        decisions = int(con.execute("SELECT count(*) FROM read_parquet(?)", [pattern]).fetchone()[0])
+    finally:
+        con.close()
+    return {"replay_decisions": decisions, "replay_s": round(wall, 1),
+            "replay_decisions_per_s": round(decisions / wall, 1), "replay_requests": requests}
 
 
 def run_snakemake(work: Path, args: Sequence[str], log: Path, plan: KillPlan, cap: int) -> float:
     """Run snakemake in ``work`` with ``cap`` run-wide provider slots, SIGKILLing its process
     group when ``plan`` says so and rerunning (after ``--unlock``) each time. Returns the wall
     seconds of all runs."""
-    env = {**os.environ, "OPENAI_API_KEY": "sim-key", "LITELLM_OFFLINE_MODE": "true",
-           "LITELLM_LOCAL_MODEL_COST_MAP": "True", "COOPEVAL_PROVIDER_SLOTS": str(cap),
-           "COOPEVAL_PROVIDER_SLOTS_DIR": str(work / "results" / ".slots"),
-           "PYTHONPATH": str(work / "src")}  # the jobs import the copied sources, not an installed coopeval
+    env = sim_env(work, cap)
     command = [sys.executable, "-m", "snakemake", *args]
     out = (work / "snakemake_runs.log").open("a", encoding="utf-8")
     started = time.monotonic()
@@ -196,7 +265,7 @@ def run_snakemake(work: Path, args: Sequence[str], log: Path, plan: KillPlan, ca
                 if plan.due(work, log):
                     os.killpg(proc.pid, signal.SIGKILL)
                     proc.wait()
-                    plan.fire()
+                    plan.fire(work / "results" / ".cache")
                     killed = True
                     break
                 time.sleep(0.1)
@@ -211,28 +280,49 @@ def run_snakemake(work: Path, args: Sequence[str], log: Path, plan: KillPlan, ca
         out.close()
 
 
-KILL_WINDOW_S = 2.0
-"""A request answered less than this many seconds before a kill may not have reached the
-killed client's cache yet; repeating it after the rerun is unavoidable."""
+def cached_response_ids(cache_dir: Path) -> set[str]:
+    """Provider response ids of every reply in the response cache at ``cache_dir`` (its
+    ``cache.db``, read-only, plus replies kept in ``unwritten.jsonl`` for the next open): the
+    answers that reached the client."""
+    ids: set[str] = set()
+    db = cache_dir / "cache.db"
+    if db.exists():
+        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        try:
+            for (value,) in con.execute("SELECT value FROM Cache WHERE value IS NOT NULL"):
+                ids.add(json.loads(zlib.decompress(value)).get("response_id", ""))
+        finally:
+            con.close()
+    unwritten = cache_dir / "unwritten.jsonl"
+    if unwritten.exists():
+        for line in unwritten.read_text(encoding="utf-8").splitlines():
+            ids.add(json.loads(line)["value"].get("response_id", ""))
+    return ids
 
 
-def log_measures(log: Path, kill_times: Sequence[float] = ()) -> dict[str, int]:
+def log_measures(log: Path, kills: Sequence[tuple[float, set[str]]] = ()) -> dict[str, int]:
     """From the request log: requests, answered requests, requests repeated after an answer
-    (``repeated_requests``) and, of those, the ones whose first answer came within
-    :data:`KILL_WINDOW_S` before a kill (``repeated_in_kill_window``)."""
+    (``repeated_requests``) and, of those, the ones whose first answer never reached the client:
+    a SIGKILL came between the first answer and the repeat, and the cache snapshot taken right
+    after that kill (``kills``: Unix time, :func:`cached_response_ids`) lacks the answer's
+    :func:`~coopeval.simserver.server.response_id` (``repeated_lost_at_kill``: the answer was in
+    flight, or received but not yet written, when the process died). Every other repeat is a call
+    paid twice by the harness (``harness_repeats``)."""
     answered: dict[str, float] = {}
-    requests = ok = repeated = in_window = 0
+    requests = ok = repeated = lost = 0
     for line in log.read_text(encoding="utf-8").splitlines():
         row = json.loads(line)
         requests += 1
         first = answered.get(row["hash"])
         if first is not None:
             repeated += 1
-            in_window += any(0 <= kill - first < KILL_WINDOW_S for kill in kill_times)
+            kill = next(((t, ids) for t, ids in kills if first <= t <= row["t"]), None)
+            lost += kill is not None and response_id(row["hash"]) not in kill[1]
         if row["outcome"] == "ok":
             ok += 1
             answered.setdefault(row["hash"], row["t"])
-    return {"requests": requests, "ok_requests": ok, "repeated_requests": repeated, "repeated_in_kill_window": in_window}
+    return {"requests": requests, "ok_requests": ok, "repeated_requests": repeated,
+            "repeated_lost_at_kill": lost, "harness_repeats": repeated - lost}
 
 
 def store_measures(store: Path) -> dict[str, int]:
@@ -259,23 +349,29 @@ def store_measures(store: Path) -> dict[str, int]:
 
 
 def run_study(work: Path, port: int, small: bool, latency: float, cap: int, faults: bool, kills: int,
-              seed: int, sizing: dict[str, Any] | None = None) -> dict[str, Any]:
+              seed: int, sizing: dict[str, Any] | None = None, replay: bool = False) -> dict[str, Any]:
     """One whole benchmark run in ``work`` against a server on ``port`` (the same port for runs
-    that are compared: ``api_base`` is part of the agents' config, hence of the cell ids)."""
+    that are compared: ``api_base`` is part of the agents' config, hence of the cell ids).
+    Before the run, ``dry_run_s`` times ``snakemake -n all`` on the empty work folder; with
+    ``replay``, :func:`replay_measures` follows the run."""
     configs = prepare(work, port, small, sizing)
     log = work / "sim_requests.jsonl"
     log.unlink(missing_ok=True)
+    dry_run = timed_snakemake(work, ["-n", "all", *configs], cap)
     server = Server(port, log, latency, cap, faults, seed)
+    extra: dict[str, Any] = {"dry_run_s": round(dry_run, 2)}
     try:
         plan = KillPlan(kills, 300 if small else 50_000, random.Random(seed))
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         args = ["--cores", "8", "all", *configs]
         wall = run_snakemake(work, args, log, plan, cap)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if replay:
+            extra.update(replay_measures(work, configs, log, cap))
     finally:
         server.stop()
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    measures: dict[str, Any] = {**store_measures(work / "results" / "coopeval.duckdb"), **log_measures(log, plan.times)}
+    measures: dict[str, Any] = {**store_measures(work / "results" / "coopeval.duckdb"), **log_measures(log, plan.kills)}
     bound = max(measures["critical_path_calls"] * latency, measures["ok_requests"] * latency / cap)
     measures.update(
         wall_s=round(wall, 1),
@@ -284,6 +380,7 @@ def run_study(work: Path, port: int, small: bool, latency: float, cap: int, faul
         cpu_s_per_call=round(cpu / max(measures["ok_requests"], 1), 4),
         requests_per_decision=round(measures["requests"] / max(measures["decisions"], 1), 4),
         kills=plan.fired,
+        **extra,
     )
     return measures
 
@@ -304,25 +401,33 @@ def main(argv: Sequence[str] | None = None) -> None:
     p.add_argument("--replicates", type=int, default=None, help="replicates instead of the grid's 3")
     p.add_argument("--per-job", type=int, default=None, help="max_concurrency of a job (default: the cap)")
     p.add_argument("--workdir", type=Path, default=None)
+    p.add_argument("--port", type=int, default=None,
+                   help="the server's port (default: a free one); runs compared across invocations need the same")
+    p.add_argument("--reference", type=Path, default=None,
+                   help="with kills: the work folder of an earlier uninterrupted run (same port, seed and sizing) "
+                        "to compare with, instead of running one")
+    p.add_argument("--replay", action="store_true", help="after the run, replay every play job from the cache")
     a = p.parse_args(argv)
     kills = a.kills if a.kills is not None else (1 if a.small else 0)
     latency = a.latency if a.latency is not None else (0.05 if a.small else 1.0)
     root = a.workdir or Path(tempfile.mkdtemp(prefix="coopeval-scale-"))
     chosen = (("games", a.games), ("replicates", a.replicates), ("max_concurrency", a.per_job or a.cap))
     sizing = {k: v for k, v in chosen if v is not None}
-    port = free_port()
-    result = run_study(root / "run", port, a.small, latency, a.cap, a.faults, kills, a.seed, sizing)
+    port = a.port or free_port()
+    result = run_study(root / "run", port, a.small, latency, a.cap, a.faults, kills, a.seed, sizing, a.replay)
     if kills:
-        reference = run_study(root / "reference", port, a.small, latency, a.cap, False, 0, a.seed, sizing)
+        reference_dir = a.reference or root / "reference"
+        if a.reference is None:
+            result["reference_wall_s"] = run_study(reference_dir, port, a.small, latency, a.cap, False, 0, a.seed,
+                                                   sizing)["wall_s"]
         ours = table_checksums(str(root / "run" / "results" / "coopeval.duckdb"), RESUME_VOLATILE)
-        theirs = table_checksums(str(root / "reference" / "results" / "coopeval.duckdb"), RESUME_VOLATILE)
-        result["reference_wall_s"] = reference["wall_s"]
+        theirs = table_checksums(str(reference_dir / "results" / "coopeval.duckdb"), RESUME_VOLATILE)
+        result["reference"] = str(reference_dir)
         result["store_equal"] = ours == theirs
         result["tables_differing"] = sorted({t for t, *_ in set(ours) ^ set(theirs)})
     result["workdir"] = str(root)
     print(json.dumps(result), flush=True)
-    harness_repeats = result["repeated_requests"] - result["repeated_in_kill_window"]
-    failed = result["failed_decisions"] or harness_repeats or (kills and not result["store_equal"])
+    failed = result["failed_decisions"] or result["harness_repeats"] or (kills and not result["store_equal"])
     sys.exit(1 if failed else 0)
 
 

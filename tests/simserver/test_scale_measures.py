@@ -1,10 +1,15 @@
-"""benchmarks/scale.py counts repeated provider requests from the server's log (hand-made log)."""
+"""benchmarks/scale.py tells answers lost at a SIGKILL from calls paid twice (hand-made log and
+a real response cache)."""
 
 from __future__ import annotations
 
 import importlib.util
 import json
 from pathlib import Path
+
+from coopeval.agents.protocol import Reply
+from coopeval.cache.response_cache import ResponseCache
+from coopeval.simserver.server import response_id
 
 SCALE = Path(__file__).resolve().parents[2] / "benchmarks" / "scale.py"
 
@@ -16,15 +21,42 @@ def _scale_module():
     return module
 
 
-def test_repeats_inside_and_outside_a_kill_window(tmp_path):
+def test_repeats_lost_at_a_kill_and_harness_repeats(tmp_path):
     rows = [
         {"hash": "b", "t": 5.0, "outcome": "ok"},
         {"hash": "a", "t": 9.9, "outcome": "429"},  # refused: not an answer
         {"hash": "a", "t": 10.0, "outcome": "ok"},
-        {"hash": "a", "t": 20.0, "outcome": "ok"},  # answered 1 s before the kill at 11: in flight
-        {"hash": "b", "t": 30.0, "outcome": "ok"},  # answered 6 s before the kill: a harness repeat
+        {"hash": "a", "t": 20.0, "outcome": "ok"},  # not in the cache at the kill (11): lost in flight
+        {"hash": "b", "t": 30.0, "outcome": "ok"},  # in the cache at the kill, asked again: paid twice
+        {"hash": "c", "t": 40.0, "outcome": "ok"},
+        {"hash": "c", "t": 41.0, "outcome": "500"},  # no kill in between: paid twice (though refused)
     ]
     log = tmp_path / "requests.jsonl"
     log.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    measures = _scale_module().log_measures(log, kill_times=[11.0])
-    assert measures == {"requests": 5, "ok_requests": 4, "repeated_requests": 2, "repeated_in_kill_window": 1}
+    measures = _scale_module().log_measures(log, kills=[(11.0, {response_id("b")})])
+    assert measures == {
+        "requests": 7,
+        "ok_requests": 5,
+        "repeated_requests": 3,
+        "repeated_lost_at_kill": 1,
+        "harness_repeats": 2,
+    }
+
+
+def test_cached_response_ids_reads_the_cache_and_the_unwritten_replies(tmp_path):
+    cache = ResponseCache(tmp_path)
+    cache.set("k1", Reply(text="{}", response_id="sim-1").to_json())
+    cache.set("k2", Reply(text="{}", response_id="sim-2").to_json())
+    (tmp_path / "unwritten.jsonl").write_text(json.dumps({"key": "k3", "value": {"text": "{}", "response_id": "sim-3"}}) + "\n")
+    assert _scale_module().cached_response_ids(tmp_path) == {"sim-1", "sim-2", "sim-3"}
+
+
+def test_log_tail_counts_only_complete_new_lines(tmp_path):
+    log = tmp_path / "requests.jsonl"
+    tail = _scale_module().LogTail(log)
+    assert tail.ok_count() == 0
+    log.write_text('{"outcome": "ok"}\n{"outcome": "429"}\n{"outcome": "o')
+    assert tail.ok_count() == 1
+    with log.open("a") as f:
+        f.write('k"}\n{"outcome": "ok"}\n')
+    assert tail.ok_count() == 3

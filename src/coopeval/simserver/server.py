@@ -204,10 +204,17 @@ def _error(status: int, message: str, headers: Mapping[str, str] | None = None) 
     return web.json_response(body, status=status, headers=dict(headers or {}))
 
 
+def response_id(digest: str) -> str:
+    """The completion ``id`` answered to the request whose :func:`request_hash` is ``digest``;
+    coopeval caches it with the reply (``Reply.response_id``), which lets the scale benchmark
+    tell whether an answer reached the client's cache."""
+    return f"sim-{digest[:24]}"
+
+
 def _completion(digest: str, model: str, text: str, messages: list[Any]) -> dict[str, Any]:
     prompt_chars = sum(len(str(m.get("content") or "")) for m in messages if isinstance(m, dict))
     return {
-        "id": f"sim-{digest[:24]}",
+        "id": response_id(digest),
         "object": "chat.completion",
         "created": int(time.time()),
         "model": model,
