@@ -7,6 +7,10 @@ whole run under a provider's limit without reserving capacity a job may not use.
 ``flock`` on a file of that folder: at most N calls are in flight over all processes, a
 free slot goes to whichever job asks first, and a killed job's slots are released by the
 kernel. Unset, nothing is limited beyond the per-job semaphore.
+
+Within a process, waiters line up behind one asyncio lock and only the first in line polls the
+lock files: with hundreds of calls waiting in each of eight jobs, polling by every waiter would
+spend a core on ``flock`` calls.
 """
 
 from __future__ import annotations
@@ -15,14 +19,14 @@ import asyncio
 import fcntl
 import os
 import random
+import weakref
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 SLOTS_ENV = "COOPEVAL_PROVIDER_SLOTS"
 SLOTS_DIR_ENV = "COOPEVAL_PROVIDER_SLOTS_DIR"
-_PROBES = 8  # slots tried per round before waiting
-_MAX_WAIT_S = 0.02
+_MAX_WAIT_S = 0.01  # longest pause between two scans of the slots (seconds)
 
 
 class ProviderSlots:
@@ -42,6 +46,8 @@ class ProviderSlots:
         folder.mkdir(parents=True, exist_ok=True)
         self._fds = [os.open(folder / f"slot_{i:04d}", os.O_RDWR | os.O_CREAT, 0o600) for i in range(n)]
         self._held: set[int] = set()
+        # the line of this process's waiters, one per event loop (tests run several loops)
+        self._lines: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = weakref.WeakKeyDictionary()
 
     def _try(self, i: int) -> bool:
         if i in self._held:  # flock does not exclude a second lock through the same descriptor
@@ -53,16 +59,21 @@ class ProviderSlots:
         self._held.add(i)
         return True
 
+    def _scan(self) -> int | None:
+        """Take the first free slot, scanning all from a random start; None if all are held."""
+        start = random.randrange(self.n)
+        return next((i for i in (*range(start, self.n), *range(start)) if self._try(i)), None)
+
     @asynccontextmanager
     async def slot(self) -> AsyncIterator[None]:
-        """Hold one slot for the duration of the block (waits, polling, while all are taken)."""
-        wait = 0.002
-        while True:
-            taken = next((i for i in random.sample(range(self.n), min(self.n, _PROBES)) if self._try(i)), None)
-            if taken is not None:
-                break
-            await asyncio.sleep(wait)
-            wait = min(wait * 2, _MAX_WAIT_S)
+        """Hold one slot for the duration of the block (waits while all are taken: the first
+        waiter of this process scans the slots every 2-10 ms, the others wait behind it)."""
+        line = self._lines.setdefault(asyncio.get_running_loop(), asyncio.Lock())
+        async with line:
+            wait = 0.002
+            while (taken := self._scan()) is None:
+                await asyncio.sleep(wait)
+                wait = min(wait * 2, _MAX_WAIT_S)
         try:
             yield
         finally:
