@@ -109,3 +109,35 @@ def test_config_rejects_a_bad_deadline_naming_the_field() -> None:
         validate_config({"agents": [agent]})
     ok = validate_config({"agents": [{**agent, "params": {"deadline_s": 30, "temperature": 0.5}}]})
     assert ok["agents"][0]["params"] == {"deadline_s": 30, "temperature": 0.5}
+
+
+def test_a_missing_price_is_warned_once_per_model_not_per_seat(monkeypatch, caplog) -> None:
+    import asyncio
+    import logging
+
+    from coopeval.agents import llm_agent
+    from coopeval.agents.protocol import DecisionRequest
+    from coopeval.decisions.formats.action import ActionDistribution
+
+    response = SimpleNamespace(
+        id="r1",
+        model="m",
+        choices=[SimpleNamespace(message=SimpleNamespace(content='{"A0": 100, "A1": 0}'), finish_reason="stop")],
+        usage=_usage(10, 5, 0),
+    )
+
+    async def acompletion(**kwargs):
+        return response
+
+    stub = SimpleNamespace(acompletion=acompletion, exceptions=SimpleNamespace(ContextWindowExceededError=KeyError))
+    monkeypatch.setattr(llm_agent, "_UNPRICED_WARNED", set())
+    seats = [LiteLLMAgent("openai/unpriced-test-model", "IO") for _ in range(3)]
+    request = DecisionRequest(messages=({"role": "user", "content": "x"},), answer_format=ActionDistribution(("A0", "A1")))
+    with caplog.at_level(logging.WARNING, logger=llm_agent.__name__):
+        for seat in seats:
+            monkeypatch.setattr(seat, "_client", lambda: stub)
+            reply = asyncio.run(seat.generate(request))
+            assert reply.cost_usd == 0.0 and not seat.price_known
+    assert [r.getMessage() for r in caplog.records].count(
+        "no pinned price for openai/unpriced-test-model; its cost is reported as 0"
+    ) == 1

@@ -303,6 +303,10 @@ def _status_code(exc: BaseException) -> int | None:
 # --------------------------------------------------------------------------------------------
 
 
+_UNPRICED_WARNED: set[str] = set()
+"""Models this process has already warned about missing from the price table."""
+
+
 def _import_litellm() -> ModuleType:
     os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -594,7 +598,9 @@ class LiteLLMAgent:
         prices = load_prices()
         if not prices.known(self.model) and self.price_known:
             self.price_known = False
-            log.warning("no pinned price for %s; its cost is reported as 0", self.model)
+            if self.model not in _UNPRICED_WARNED:  # once per model and process, not per seat
+                _UNPRICED_WARNED.add(self.model)
+                log.warning("no pinned price for %s; its cost is reported as 0", self.model)
         return Reply(
             text=text,
             prompt_tokens=prompt_tokens,
