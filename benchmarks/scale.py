@@ -237,7 +237,7 @@ def replay_measures(work: Path, configs: Sequence[str], log: Path, cap: int) -> 
     studies = yaml.safe_load((work / "config" / "paper_sim.yaml").read_text(encoding="utf-8"))["studies"]
     rules = [f"play_{study}" for study in studies]
     before = len(log.read_bytes().splitlines())
-    wall = timed_snakemake(work, ["--cores", "8", "--forcerun", *rules, "--until", *rules, "--", "all", *configs], cap)
+    wall = timed_snakemake(work, ["--cores", "8", *configs, "--forcerun", *rules, "--until", *rules, "--", "all"], cap)
     requests = len(log.read_bytes().splitlines()) - before
     con = duckdb.connect()
     try:
