@@ -167,7 +167,7 @@ class LogTail:
 class KillPlan:
     """When to SIGKILL the run: a list of phases (``play``, ``judge``, ``store``, cycled for
     more kills). ``play`` fires once the request log holds a drawn number of answers; ``judge``
-    a drawn 0.5-3 s after the judge's log is first seen; ``store`` as soon as the store's temporary
+    a drawn 0.5-3 s after the first judge shard's log is seen; ``store`` as soon as the store's temporary
     file exists (the store is being built)."""
 
     PHASES = ("play", "judge", "store")
@@ -191,7 +191,8 @@ class KillPlan:
                 self.tail = LogTail(log)
             return self.tail.ok_count() >= self.play_at
         if phase == "judge":
-            if self.judge_seen is None and (work / "results" / "logs" / "judge.log").exists():
+            judge_logs = work / "results" / "logs" / "judge"  # one log per judge shard
+            if self.judge_seen is None and judge_logs.is_dir() and any(judge_logs.iterdir()):
                 self.judge_seen = time.monotonic()
             return self.judge_seen is not None and time.monotonic() - self.judge_seen >= self.judge_delay
         return (work / "results" / "coopeval.duckdb.tmp").exists()

@@ -8,6 +8,7 @@ from coopeval.studies.coopeval.figures.catalog import (
     table_pages,
 )
 from coopeval.studies.coopeval.judge.selection import judge_has_work
+from coopeval.studies.coopeval.judge.shards import judge_shards
 from coopeval.studies.coopeval.mechanisms.catalog import DESIGN_MECHANISMS
 
 

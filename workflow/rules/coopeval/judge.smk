@@ -1,6 +1,8 @@
 # judge: an LLM labels the reasoning of CoT agents' action decisions with the justification
-# taxonomy (spec §9). One job over the play outputs of the default-parameter cells; every call is
-# cached and re-asked like a player's. Nothing to judge (no CoT agent) gives empty outputs.
+# taxonomy (spec §9). Every call is cached and re-asked like a player's. Judging every eligible
+# decision (judge.sample_size: 0) runs one judge_shard job per (mechanism, game) as soon as its
+# cells are played; a sample is one shard ("all"). `judge` gathers the shards' tables
+# (coopeval.studies.coopeval.judge.shards). Nothing to judge (no CoT agent) gives empty outputs.
 
 JUDGE = config["judge"]
 JUDGE_LOCAL = judge_has_work(config) and uses_local_llm(JUDGE["model"])
@@ -8,23 +10,25 @@ JUDGE_CONCURRENCY = JUDGE.get("max_concurrency") or config["max_concurrency"]
 JUDGE_REMOTE = (
     judge_has_work(config) and not JUDGE_LOCAL and not is_scripted(JUDGE["model"])
 )
+JUDGE_SHARDS = judge_shards(CELLS, int(JUDGE.get("sample_size") or 0))
 
 
-rule judge:
+rule judge_shard:
     input:
-        decisions=[
+        decisions=lambda wildcards: [
             f"{cell_dir('play', c)}/decisions.parquet"
-            for c in CELLS
-            if c["variant"] == "default"
+            for c in JUDGE_SHARDS[wildcards.shard]
         ],
         taxonomy=JUDGE["taxonomy"],
         template=f"{config['prompts_dir']}/judge/judge.txt",
         prompts=PROMPT_FILES,
     output:
-        judgements="results/judge/judgements.parquet",
-        llm_calls="results/judge/llm_calls.parquet",
+        judgements="results/judge/shards/{shard}/judgements.parquet",
+        llm_calls="results/judge/shards/{shard}/llm_calls.parquet",
     log:
-        "results/logs/judge.log",
+        "results/logs/judge/{shard}.log",
+    wildcard_constraints:
+        shard="|".join(JUDGE_SHARDS),
     conda:
         "../../envs/coopeval.yaml"
     threads: 2 if JUDGE_LOCAL else 1
@@ -42,6 +46,22 @@ rule judge:
         retry_failed=config["retry_failed"],
     script:
         "../../scripts/judge.py"
+
+
+rule judge:
+    input:
+        judgements=expand(rules.judge_shard.output.judgements, shard=JUDGE_SHARDS),
+        llm_calls=expand(rules.judge_shard.output.llm_calls, shard=JUDGE_SHARDS),
+    output:
+        judgements="results/judge/judgements.parquet",
+        llm_calls="results/judge/llm_calls.parquet",
+    log:
+        "results/logs/judge.log",
+    localrule: True
+    conda:
+        "../../envs/coopeval.yaml"
+    script:
+        "../../scripts/judge_gather.py"
 
 
 STORE_INPUTS["judgements"] = [rules.judge.output.judgements]
