@@ -29,6 +29,9 @@ rule judge_shard:
         "results/logs/judge/{shard}.log",
     wildcard_constraints:
         shard="|".join(JUDGE_SHARDS),
+    # above every play job (their priority is the cell's cost, at most ~12): a shard whose cells
+    # are played starts at once, so judging fills the provider's slots while the rest plays
+    priority: 100
     conda:
         "../../envs/coopeval.yaml"
     threads: 2 if JUDGE_LOCAL else 1
