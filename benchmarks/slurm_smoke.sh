@@ -20,6 +20,13 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 py=${COOPEVAL_PYTHON:-$repo/.venv/bin/python}
 limit=${COOPEVAL_SLURM_TIMEOUT:-1800}
+preflight_only=0
+for arg in "$@"; do
+    case $arg in
+        --preflight-only) preflight_only=1 ;;
+        *) echo "usage: $0 [--preflight-only]" >&2; exit 2 ;;
+    esac
+done
 
 if [ -z "${COOPEVAL_SLURM_NETNS:-}" ]; then
     missing=0
@@ -31,25 +38,34 @@ if [ -z "${COOPEVAL_SLURM_NETNS:-}" ]; then
         apt-get update -qq
         DEBIAN_FRONTEND=noninteractive apt-get install -y -qq slurm-wlm slurmdbd munge mariadb-server >/dev/null
     fi
-    # The whole run in a new network namespace; TERM on timeout reaches the script's own trap.
-    COOPEVAL_SLURM_NETNS=1 exec timeout --kill-after=60 "$limit" unshare --net --fork --kill-child=TERM \
-        bash "$0" "$@"
+    # The whole run in a new network and mount namespace; TERM on timeout reaches the script's
+    # own trap.
+    COOPEVAL_SLURM_NETNS=1 exec timeout --kill-after=60 "$limit" \
+        unshare --net --mount --propagation private --fork --kill-child=TERM bash "$0" "$@"
 fi
 
 started=$(date +%s)
+# Never touch the host's network or mounts: refuse to go on outside the private namespaces
+# (e.g. with COOPEVAL_SLURM_NETNS set by hand).
+for ns in net mnt; do
+    if [ "$(readlink /proc/self/ns/$ns)" = "$(readlink /proc/1/ns/$ns)" ]; then
+        echo "slurm smoke: FAIL: not in a private $ns namespace (do not set COOPEVAL_SLURM_NETNS)" >&2
+        exit 1
+    fi
+done
 ip link set lo up
 # glibc's getaddrinfo(AI_ADDRCONFIG), which Slurm uses, finds no IPv4 address when 127.0.0.1 is
 # the only one; a second loopback address (still only on lo) makes it resolve.
 ip addr add 127.0.0.2/8 dev lo
 node=$(hostname -s)
 state=$(mktemp -d /tmp/coopeval-slurm.XXXXXX)
-export SLURM_CONF=$state/slurm.conf
+conf=/etc/slurm/slurm.conf
 pids=()
 verdict="FAIL (interrupted)"
 
 cleanup() {
     status=$?
-    if [ -S "$state/munge.sock" ] && [ -f "$SLURM_CONF" ]; then
+    if [ -S "$state/munge.sock" ] && [ -f "$conf" ]; then
         # Cancel whatever the run left on this private cluster, then stop the daemons.
         timeout 10 scancel --quiet --me 2>/dev/null || true
     fi
@@ -70,11 +86,23 @@ bounded() { "$@" & child=$!; wait "$child"; local rc=$?; child=""; return $rc; }
 
 fail() { verdict="FAIL: $*"; exit 1; }
 
+# Every Slurm program finds its configuration at the default path /etc/slurm/slurm.conf: the
+# private mount namespace binds $state/etc over /etc/slurm (visible only to this script and the
+# daemons and jobs it starts; the real /etc/slurm is never written). SLURM_CONF is not enough:
+# the jobstep plugin removes it from the environment of the `srun` that runs each job step
+# (snakemake-executor-plugin-slurm-jobstep keeps only SLURM_JOB_ID and a few others), and that
+# srun then fails with "Could not establish a configuration source".
+# (/etc/slurm comes with the Debian packages; mkdir only if a local install lacks it.)
+mount --make-rprivate / || fail "mount --make-rprivate / (needs a mount namespace)"
+mkdir -p "$state/etc" /etc/slurm
+mount --bind "$state/etc" /etc/slurm || fail "bind mount over /etc/slurm"
+unset SLURM_CONF
+
 # --- munge: own key, own socket -----------------------------------------------------------------
 dd if=/dev/urandom of="$state/munge.key" bs=1024 count=1 status=none
 chmod 0600 "$state/munge.key"
 /usr/sbin/munged --foreground --force --key-file="$state/munge.key" --socket="$state/munge.sock" \
-    --pid-file="$state/munged.pid" --log-file="$state/munged.log" --seed-file="$state/munged.seed" &
+    --pid-file="$state/munged.pid" --log-file="$state/munged.log" --seed-file="$state/munged.seed" >"$state/munged.out" 2>&1 &
 pids+=($!)
 
 # --- accounting: MariaDB on a Unix socket only (no TCP) and slurmdbd, so that sacct works -------
@@ -85,12 +113,12 @@ export MYSQL_UNIX_PORT=$state/mysql.sock  # the MariaDB client library of slurmd
 mariadb-install-db --no-defaults --user=root --datadir="$state/mysql" --auth-root-authentication-method=socket \
     >"$state/mariadb-install.log" 2>&1 || fail "mariadb-install-db: $(tail -3 "$state/mariadb-install.log")"
 /usr/sbin/mariadbd --no-defaults --user=root --datadir="$state/mysql" --socket="$MYSQL_UNIX_PORT" --skip-networking \
-    --pid-file="$state/mariadb.pid" --log-error="$state/mariadb.log" &
+    --pid-file="$state/mariadb.pid" --log-error="$state/mariadb.log" >"$state/mariadb.out" 2>&1 &
 pids+=($!)
 for _ in $(seq 60); do [ -S "$MYSQL_UNIX_PORT" ] && break; sleep 0.5; done
 [ -S "$MYSQL_UNIX_PORT" ] || fail "mariadbd did not start: $(tail -3 "$state/mariadb.log")"
-# slurmdbd reads slurmdbd.conf next to $SLURM_CONF.
-cat >"$state/slurmdbd.conf" <<EOF
+# slurmdbd reads slurmdbd.conf next to slurm.conf.
+cat >/etc/slurm/slurmdbd.conf <<EOF
 AuthType=auth/munge
 AuthInfo=socket=$state/munge.sock
 DbdHost=localhost
@@ -103,8 +131,8 @@ StorageLoc=slurm_acct_db
 PidFile=$state/slurmdbd.pid
 LogFile=$state/slurmdbd.log
 EOF
-chmod 0600 "$state/slurmdbd.conf"
-cat >"$SLURM_CONF" <<EOF
+chmod 0600 /etc/slurm/slurmdbd.conf
+cat >"$conf" <<EOF
 ClusterName=coopeval
 SlurmctldHost=$node(127.0.0.1)
 SlurmUser=root
@@ -140,9 +168,9 @@ pids+=($!)
 for _ in $(seq 60); do timeout 5 sacctmgr -n list cluster >/dev/null 2>&1 && break; sleep 1; done
 timeout 10 sacctmgr -i add cluster coopeval >"$state/sacctmgr.log" 2>&1 \
     || fail "sacctmgr add cluster: $(tail -3 "$state/sacctmgr.log") $(tail -3 "$state/slurmdbd.log" 2>/dev/null)"
-/usr/sbin/slurmctld -D -i -f "$SLURM_CONF" >"$state/slurmctld.out" 2>&1 &
+/usr/sbin/slurmctld -D -i >"$state/slurmctld.out" 2>&1 &
 pids+=($!)
-/usr/sbin/slurmd -D -f "$SLURM_CONF" >"$state/slurmd.out" 2>&1 &
+/usr/sbin/slurmd -D >"$state/slurmd.out" 2>&1 &
 pids+=($!)
 for _ in $(seq 60); do
     timeout 5 sinfo -h -N -o '%T' 2>/dev/null | grep -qx idle && break
@@ -151,6 +179,20 @@ done
 timeout 5 sinfo -h -N -o '%T' 2>/dev/null | grep -qx idle \
     || fail "node not idle: $(timeout 5 sinfo -N 2>&1 | tail -2); $(tail -3 "$state/slurmctld.log" "$state/slurmd.log" 2>/dev/null)"
 echo "cluster up: $(timeout 5 sinfo -h -N -o '%N %T cpus=%c mem=%m')"
+
+# --- preflight: a batch job whose job step runs, as the jobstep plugin starts it ---------------
+# (srun without any SLURM_CONF in its environment), so that a broken job step shows in seconds.
+preflight_started=$(date +%s)
+timeout 60 sbatch --wait --parsable -o "$state/preflight.out" -t 2 \
+    --wrap 'env -u SLURM_CONF srun -n1 true && echo "job step ran"' >"$state/preflight.id" 2>"$state/preflight.err" \
+    || fail "preflight batch job (srun inside sbatch): $(cat "$state/preflight.err" "$state/preflight.out" 2>/dev/null | tail -5)"
+grep -qx "job step ran" "$state/preflight.out" \
+    || fail "preflight batch job printed no 'job step ran': $(tail -5 "$state/preflight.out")"
+echo "preflight: batch job $(cut -d';' -f1 "$state/preflight.id") ran its job step ($(( $(date +%s) - preflight_started )) s)"
+if [ "$preflight_only" = 1 ]; then
+    verdict="preflight PASS (cluster up, job step inside a batch job ran; --preflight-only: no smoke runs)"
+    exit 0
+fi
 
 # --- the same smoke run, locally and through Slurm --------------------------------------------
 copy() {
