@@ -223,8 +223,9 @@ echo "slurm smoke run done ($(( $(date +%s) - slurm_started )) s)"
 # The profile's resources won over the auto-loaded workflow profile (issue 13, kind 10a).
 grep -q "coopeval: local_llm = 50 " "$state/slurm.log" \
     || fail "the slurm profile's local_llm: 50 is not in effect: $(grep -m1 'coopeval: local_llm' "$state/slurm.log")"
-submitted=$(grep -oE 'SLURM (run )?ID:? *[0-9]+|Job [0-9]+ has been submitted with SLURM jobid [0-9]+' "$state/slurm.log" \
-    | grep -oE '[0-9]+$' | sort -u)
+# (Only the plugin's "Job N has been submitted with SLURM jobid M" lines: its "SLURM run ID: <uuid>"
+# line is no job id.)
+submitted=$(grep -oE 'has been submitted with SLURM jobid [0-9]+' "$state/slurm.log" | grep -oE '[0-9]+$' | sort -u)
 n_submitted=$(echo "$submitted" | grep -c . || true)
 [ "$n_submitted" -gt 0 ] || fail "no Slurm job id in the snakemake log"
 sacct -X -n -P -o JobID,State --starttime "$(date -d "@$slurm_started" +%Y-%m-%dT%H:%M:%S)" >"$state/sacct.tsv" 2>&1 \
