@@ -1,21 +1,31 @@
 #!/usr/bin/env bash
-# The SLURM profile on a real one-node Slurm cluster (issue 12, item 6).
+# The SLURM profile on a real one-node Slurm cluster (issue 12, item 6). Run by .ci/run (blocking).
 #
-# Installs Debian's slurm-wlm and munge when missing, then, inside a private network namespace
-# (only a loopback interface: no daemon is reachable from outside), starts munged, slurmctld and
-# slurmd as a one-node cluster on localhost (CPUs=2, RealMemory=20000; every file under one
-# temporary directory, nothing in /etc), runs the smoke config through
-# `snakemake --profile workflow/profiles/slurm` (snakemake-executor-plugin-slurm from
-# requirements/dev.in), and checks that
-#   1. every job the run submitted appears in `sacct` as COMPLETED, and
-#   2. the store equals a local smoke run's (benchmarks/store_checksums.py: per-table checksums
+# Installs Debian's slurm-wlm, slurmdbd, munge and mariadb-server when missing, then, inside a
+# private network namespace (only a loopback interface: no daemon is reachable from outside) and a
+# private mount namespace, starts munged, MariaDB (Unix socket only), slurmdbd, slurmctld and
+# slurmd as a one-node cluster on localhost (CPUs=2, RealMemory=20000). Every file lives under one
+# temporary directory; its etc/ is bind-mounted over /etc/slurm inside the mount namespace only, so
+# every Slurm program (sbatch, sacct, and the `srun` that runs each job step inside a batch job,
+# whose environment the jobstep plugin strips of SLURM_CONF) finds slurm.conf at the default path
+# while the real /etc/slurm is never written. Then:
+#   0. preflight: `sbatch --wait --wrap 'env -u SLURM_CONF srun -n1 true'` must run its job step
+#      (seconds; `--preflight-only` stops here and prints `slurm smoke: preflight PASS …`),
+#   1. runs the smoke config locally (--cores 2) and through
+#      `snakemake --profile workflow/profiles/slurm` (snakemake-executor-plugin-slurm pinned in
+#      requirements/dev.in; jobs grouped with --groups/--group-components, --cores 2), from copies
+#      of the repository's tracked files, and checks that
+#   2. every job the run submitted appears in `sacct` as COMPLETED, and
+#   3. the store equals the local run's (benchmarks/store_checksums.py: per-table checksums
 #      of the sorted rows), and
-#   3. the profile's `resources: local_llm: 50` is in effect (the auto-loaded profiles/default
+#   4. the profile's `resources: local_llm: 50` is in effect (the auto-loaded profiles/default
 #      must not override it; the run prints `coopeval: local_llm = N`).
 # Prints one line `slurm smoke: PASS …` or `slurm smoke: FAIL …` and exits 0 / 1.
 # Idempotent (a fresh temporary directory every time), bounded (COOPEVAL_SLURM_TIMEOUT seconds,
-# default 1800, for the whole script) and the daemons are stopped on every exit.
-# Usage: benchmarks/slurm_smoke.sh          (as root: apt-get, daemons as root in the namespace)
+# default 1800, for the namespace part; apt-get at most 900 s) and the daemons are stopped on every
+# exit. KEEP_SLURM_STATE=1 keeps the temporary directory (logs, both stores).
+# Usage: benchmarks/slurm_smoke.sh [--preflight-only]   (as root: apt-get, daemons as root in the
+#        namespaces). COOPEVAL_PYTHON: the Python with snakemake (default $repo/.venv/bin/python).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 py=${COOPEVAL_PYTHON:-$repo/.venv/bin/python}
@@ -35,8 +45,9 @@ if [ -z "${COOPEVAL_SLURM_NETNS:-}" ]; then
         [ -x "$binary" ] || missing=1
     done
     if [ "$missing" = 1 ]; then
-        apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq slurm-wlm slurmdbd munge mariadb-server >/dev/null
+        timeout 300 apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive timeout 600 apt-get install -y -qq slurm-wlm slurmdbd munge mariadb-server \
+            >/dev/null
     fi
     # The whole run in a new network and mount namespace; TERM on timeout reaches the script's
     # own trap.
@@ -199,10 +210,12 @@ copy() {
     mkdir -p "$1"
     git -C "$repo" ls-files -z Snakefile workflow config resources src profiles | (cd "$repo" && xargs -0 cp --parents -t "$1")
 }
-export PATH="$(dirname "$py"):$PATH"
+PATH="$(dirname "$py"):$PATH"
+export PATH
 for side in local slurm; do
     copy "$state/$side"
 done
+# shellcheck disable=SC2016  # $1 and $@ belong to the inner bash
 bounded bash -c 'cd "$1" && shift && exec "$@"' _ "$state/local" env PYTHONPATH="$state/local/src" "$py" -m snakemake --cores 2 all --configfile config/smoke.yaml -q \
     >"$state/local.log" 2>&1 || fail "local smoke run failed: $(tail -5 "$state/local.log")"
 echo "local smoke run done ($(( $(date +%s) - started )) s)"
@@ -212,6 +225,7 @@ slurm_started=$(date +%s)
 # spend the run starting Python. Grouping (Snakemake --groups/--group-components) packs them
 # into about 20 Slurm jobs; every job still runs on the cluster through the profile. --cores 2
 # caps the CPUs a group job asks for (its jobs then run two at a time) to the node's two.
+# shellcheck disable=SC2016
 bounded bash -c 'cd "$1" && shift && exec "$@"' _ "$state/slurm" env PYTHONPATH="$state/slurm/src" "$py" -m snakemake --profile workflow/profiles/slurm \
     --cores 2 --slurm-init-seconds-before-status-checks 5 \
     --groups play_gossip=gossip play_evolution=evolution play_coopeval=cell parse=cell evaluate=cell \
