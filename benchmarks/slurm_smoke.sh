@@ -13,7 +13,7 @@
 #      (seconds; `--preflight-only` stops here and prints `slurm smoke: preflight PASS …`),
 #   1. runs the smoke config locally (--cores 2) and through
 #      `snakemake --profile workflow/profiles/slurm` (snakemake-executor-plugin-slurm pinned in
-#      requirements/dev.in; jobs grouped with --groups/--group-components, --cores 2), from copies
+#      requirements/dev.in; jobs grouped with --groups/--group-components, --cores 1), from copies
 #      of the repository's tracked files, and checks that
 #   2. every job the run submitted appears in `sacct` as COMPLETED, and
 #   3. the store equals the local run's (benchmarks/store_checksums.py: per-table checksums
@@ -22,14 +22,14 @@
 #      must not override it; the run prints `coopeval: local_llm = N`).
 # Prints one line `slurm smoke: PASS …` or `slurm smoke: FAIL …` and exits 0 / 1.
 # Idempotent (a fresh temporary directory every time), bounded (COOPEVAL_SLURM_TIMEOUT seconds,
-# default 1800, for the namespace part; apt-get at most 900 s) and the daemons are stopped on every
+# default 2700, for the namespace part; apt-get at most 900 s) and the daemons are stopped on every
 # exit. KEEP_SLURM_STATE=1 keeps the temporary directory (logs, both stores).
 # Usage: benchmarks/slurm_smoke.sh [--preflight-only]   (as root: apt-get, daemons as root in the
 #        namespaces). COOPEVAL_PYTHON: the Python with snakemake (default $repo/.venv/bin/python).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 py=${COOPEVAL_PYTHON:-$repo/.venv/bin/python}
-limit=${COOPEVAL_SLURM_TIMEOUT:-1800}
+limit=${COOPEVAL_SLURM_TIMEOUT:-2700}
 preflight_only=0
 for arg in "$@"; do
     case $arg in
@@ -223,11 +223,17 @@ echo "local smoke run done ($(( $(date +%s) - started )) s)"
 slurm_started=$(date +%s)
 # The smoke config has 308 jobs of a second or two each; one Slurm job per Snakemake job would
 # spend the run starting Python. Grouping (Snakemake --groups/--group-components) packs them
-# into about 20 Slurm jobs; every job still runs on the cluster through the profile. --cores 2
-# caps the CPUs a group job asks for (its jobs then run two at a time) to the node's two.
+# into 5 group jobs (plus 6 single ones); every job still runs on the cluster through the profile.
+# --cores 1 caps what a group job asks for to 1 CPU (without a cap Snakemake sums its members'
+# resources, 60 CPUs for 60 gossip cells, and Slurm never starts it). Inside a group job the
+# members run one at a time anyway: the jobstep plugin starts each with `srun` without --mem, so
+# each step takes the job's whole memory and the next waits ("step creation temporarily
+# disabled"; two `srun -c1 sleep 5` in a 2-CPU job took 10 s; snakemake issue 2060). With 1 CPU
+# each, Slurm runs two group jobs side by side on the 2-CPU node; with --cores 2 it ran the five
+# group jobs one after the other.
 # shellcheck disable=SC2016
 bounded bash -c 'cd "$1" && shift && exec "$@"' _ "$state/slurm" env PYTHONPATH="$state/slurm/src" "$py" -m snakemake --profile workflow/profiles/slurm \
-    --cores 2 --slurm-init-seconds-before-status-checks 5 \
+    --cores 1 --slurm-init-seconds-before-status-checks 5 \
     --groups play_gossip=gossip play_evolution=evolution play_coopeval=cell parse=cell evaluate=cell \
     --group-components gossip=60 evolution=12 cell=36 \
     --configfile config/smoke.yaml -- all >"$state/slurm.log" 2>&1 || fail "slurm run failed: $(grep -m3 -i error "$state/slurm.log" || tail -5 "$state/slurm.log")"
