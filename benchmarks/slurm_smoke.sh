@@ -1,25 +1,42 @@
 #!/usr/bin/env bash
-# The SLURM profile on a real one-node Slurm cluster (issue 12, item 6).
+# The SLURM profile on a real one-node Slurm cluster (issue 12, item 6). Run by .ci/run (blocking).
 #
-# Installs Debian's slurm-wlm and munge when missing, then, inside a private network namespace
-# (only a loopback interface: no daemon is reachable from outside), starts munged, slurmctld and
-# slurmd as a one-node cluster on localhost (CPUs=2, RealMemory=20000; every file under one
-# temporary directory, nothing in /etc), runs the smoke config through
-# `snakemake --profile workflow/profiles/slurm` (snakemake-executor-plugin-slurm from
-# requirements/dev.in), and checks that
-#   1. every job the run submitted appears in `sacct` as COMPLETED, and
-#   2. the store equals a local smoke run's (benchmarks/store_checksums.py: per-table checksums
+# Installs Debian's slurm-wlm, slurmdbd, munge and mariadb-server when missing, then, inside a
+# private network namespace (only a loopback interface: no daemon is reachable from outside) and a
+# private mount namespace, starts munged, MariaDB (Unix socket only), slurmdbd, slurmctld and
+# slurmd as a one-node cluster on localhost (CPUs=2, RealMemory=20000). Every file lives under one
+# temporary directory; its etc/ is bind-mounted over /etc/slurm inside the mount namespace only, so
+# every Slurm program (sbatch, sacct, and the `srun` that runs each job step inside a batch job,
+# whose environment the jobstep plugin strips of SLURM_CONF) finds slurm.conf at the default path
+# while the real /etc/slurm is never written. Then:
+#   0. preflight: `sbatch --wait --wrap 'env -u SLURM_CONF srun -n1 true'` must run its job step
+#      (seconds; `--preflight-only` stops here and prints `slurm smoke: preflight PASS …`),
+#   1. runs the smoke config locally (--cores 2) and through
+#      `snakemake --profile workflow/profiles/slurm` (snakemake-executor-plugin-slurm pinned in
+#      requirements/dev.in; jobs grouped with --groups/--group-components, --cores 1), from copies
+#      of the repository's tracked files, and checks that
+#   2. every job the run submitted appears in `sacct` as COMPLETED, and
+#   3. the store equals the local run's (benchmarks/store_checksums.py: per-table checksums
 #      of the sorted rows), and
-#   3. the profile's `resources: local_llm: 50` is in effect (the auto-loaded profiles/default
+#   4. the profile's `resources: local_llm: 50` is in effect (the auto-loaded profiles/default
 #      must not override it; the run prints `coopeval: local_llm = N`).
 # Prints one line `slurm smoke: PASS …` or `slurm smoke: FAIL …` and exits 0 / 1.
 # Idempotent (a fresh temporary directory every time), bounded (COOPEVAL_SLURM_TIMEOUT seconds,
-# default 1800, for the whole script) and the daemons are stopped on every exit.
-# Usage: benchmarks/slurm_smoke.sh          (as root: apt-get, daemons as root in the namespace)
+# default 2700, for the namespace part; apt-get at most 900 s) and the daemons are stopped on every
+# exit. KEEP_SLURM_STATE=1 keeps the temporary directory (logs, both stores).
+# Usage: benchmarks/slurm_smoke.sh [--preflight-only]   (as root: apt-get, daemons as root in the
+#        namespaces). COOPEVAL_PYTHON: the Python with snakemake (default $repo/.venv/bin/python).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 py=${COOPEVAL_PYTHON:-$repo/.venv/bin/python}
-limit=${COOPEVAL_SLURM_TIMEOUT:-1800}
+limit=${COOPEVAL_SLURM_TIMEOUT:-2700}
+preflight_only=0
+for arg in "$@"; do
+    case $arg in
+        --preflight-only) preflight_only=1 ;;
+        *) echo "usage: $0 [--preflight-only]" >&2; exit 2 ;;
+    esac
+done
 
 if [ -z "${COOPEVAL_SLURM_NETNS:-}" ]; then
     missing=0
@@ -28,28 +45,38 @@ if [ -z "${COOPEVAL_SLURM_NETNS:-}" ]; then
         [ -x "$binary" ] || missing=1
     done
     if [ "$missing" = 1 ]; then
-        apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq slurm-wlm slurmdbd munge mariadb-server >/dev/null
+        timeout 300 apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive timeout 600 apt-get install -y -qq slurm-wlm slurmdbd munge mariadb-server \
+            >/dev/null
     fi
-    # The whole run in a new network namespace; TERM on timeout reaches the script's own trap.
-    COOPEVAL_SLURM_NETNS=1 exec timeout --kill-after=60 "$limit" unshare --net --fork --kill-child=TERM \
-        bash "$0" "$@"
+    # The whole run in a new network and mount namespace; TERM on timeout reaches the script's
+    # own trap.
+    COOPEVAL_SLURM_NETNS=1 exec timeout --kill-after=60 "$limit" \
+        unshare --net --mount --propagation private --fork --kill-child=TERM bash "$0" "$@"
 fi
 
 started=$(date +%s)
+# Never touch the host's network or mounts: refuse to go on outside the private namespaces
+# (e.g. with COOPEVAL_SLURM_NETNS set by hand).
+for ns in net mnt; do
+    if [ "$(readlink /proc/self/ns/$ns)" = "$(readlink /proc/1/ns/$ns)" ]; then
+        echo "slurm smoke: FAIL: not in a private $ns namespace (do not set COOPEVAL_SLURM_NETNS)" >&2
+        exit 1
+    fi
+done
 ip link set lo up
 # glibc's getaddrinfo(AI_ADDRCONFIG), which Slurm uses, finds no IPv4 address when 127.0.0.1 is
 # the only one; a second loopback address (still only on lo) makes it resolve.
 ip addr add 127.0.0.2/8 dev lo
 node=$(hostname -s)
 state=$(mktemp -d /tmp/coopeval-slurm.XXXXXX)
-export SLURM_CONF=$state/slurm.conf
+conf=/etc/slurm/slurm.conf
 pids=()
 verdict="FAIL (interrupted)"
 
 cleanup() {
     status=$?
-    if [ -S "$state/munge.sock" ] && [ -f "$SLURM_CONF" ]; then
+    if [ -S "$state/munge.sock" ] && [ -f "$conf" ]; then
         # Cancel whatever the run left on this private cluster, then stop the daemons.
         timeout 10 scancel --quiet --me 2>/dev/null || true
     fi
@@ -70,11 +97,23 @@ bounded() { "$@" & child=$!; wait "$child"; local rc=$?; child=""; return $rc; }
 
 fail() { verdict="FAIL: $*"; exit 1; }
 
+# Every Slurm program finds its configuration at the default path /etc/slurm/slurm.conf: the
+# private mount namespace binds $state/etc over /etc/slurm (visible only to this script and the
+# daemons and jobs it starts; the real /etc/slurm is never written). SLURM_CONF is not enough:
+# the jobstep plugin removes it from the environment of the `srun` that runs each job step
+# (snakemake-executor-plugin-slurm-jobstep keeps only SLURM_JOB_ID and a few others), and that
+# srun then fails with "Could not establish a configuration source".
+# (/etc/slurm comes with the Debian packages; mkdir only if a local install lacks it.)
+mount --make-rprivate / || fail "mount --make-rprivate / (needs a mount namespace)"
+mkdir -p "$state/etc" /etc/slurm
+mount --bind "$state/etc" /etc/slurm || fail "bind mount over /etc/slurm"
+unset SLURM_CONF
+
 # --- munge: own key, own socket -----------------------------------------------------------------
 dd if=/dev/urandom of="$state/munge.key" bs=1024 count=1 status=none
 chmod 0600 "$state/munge.key"
 /usr/sbin/munged --foreground --force --key-file="$state/munge.key" --socket="$state/munge.sock" \
-    --pid-file="$state/munged.pid" --log-file="$state/munged.log" --seed-file="$state/munged.seed" &
+    --pid-file="$state/munged.pid" --log-file="$state/munged.log" --seed-file="$state/munged.seed" >"$state/munged.out" 2>&1 &
 pids+=($!)
 
 # --- accounting: MariaDB on a Unix socket only (no TCP) and slurmdbd, so that sacct works -------
@@ -85,12 +124,12 @@ export MYSQL_UNIX_PORT=$state/mysql.sock  # the MariaDB client library of slurmd
 mariadb-install-db --no-defaults --user=root --datadir="$state/mysql" --auth-root-authentication-method=socket \
     >"$state/mariadb-install.log" 2>&1 || fail "mariadb-install-db: $(tail -3 "$state/mariadb-install.log")"
 /usr/sbin/mariadbd --no-defaults --user=root --datadir="$state/mysql" --socket="$MYSQL_UNIX_PORT" --skip-networking \
-    --pid-file="$state/mariadb.pid" --log-error="$state/mariadb.log" &
+    --pid-file="$state/mariadb.pid" --log-error="$state/mariadb.log" >"$state/mariadb.out" 2>&1 &
 pids+=($!)
 for _ in $(seq 60); do [ -S "$MYSQL_UNIX_PORT" ] && break; sleep 0.5; done
 [ -S "$MYSQL_UNIX_PORT" ] || fail "mariadbd did not start: $(tail -3 "$state/mariadb.log")"
-# slurmdbd reads slurmdbd.conf next to $SLURM_CONF.
-cat >"$state/slurmdbd.conf" <<EOF
+# slurmdbd reads slurmdbd.conf next to slurm.conf.
+cat >/etc/slurm/slurmdbd.conf <<EOF
 AuthType=auth/munge
 AuthInfo=socket=$state/munge.sock
 DbdHost=localhost
@@ -103,8 +142,8 @@ StorageLoc=slurm_acct_db
 PidFile=$state/slurmdbd.pid
 LogFile=$state/slurmdbd.log
 EOF
-chmod 0600 "$state/slurmdbd.conf"
-cat >"$SLURM_CONF" <<EOF
+chmod 0600 /etc/slurm/slurmdbd.conf
+cat >"$conf" <<EOF
 ClusterName=coopeval
 SlurmctldHost=$node(127.0.0.1)
 SlurmUser=root
@@ -140,9 +179,9 @@ pids+=($!)
 for _ in $(seq 60); do timeout 5 sacctmgr -n list cluster >/dev/null 2>&1 && break; sleep 1; done
 timeout 10 sacctmgr -i add cluster coopeval >"$state/sacctmgr.log" 2>&1 \
     || fail "sacctmgr add cluster: $(tail -3 "$state/sacctmgr.log") $(tail -3 "$state/slurmdbd.log" 2>/dev/null)"
-/usr/sbin/slurmctld -D -i -f "$SLURM_CONF" >"$state/slurmctld.out" 2>&1 &
+/usr/sbin/slurmctld -D -i >"$state/slurmctld.out" 2>&1 &
 pids+=($!)
-/usr/sbin/slurmd -D -f "$SLURM_CONF" >"$state/slurmd.out" 2>&1 &
+/usr/sbin/slurmd -D >"$state/slurmd.out" 2>&1 &
 pids+=($!)
 for _ in $(seq 60); do
     timeout 5 sinfo -h -N -o '%T' 2>/dev/null | grep -qx idle && break
@@ -152,15 +191,31 @@ timeout 5 sinfo -h -N -o '%T' 2>/dev/null | grep -qx idle \
     || fail "node not idle: $(timeout 5 sinfo -N 2>&1 | tail -2); $(tail -3 "$state/slurmctld.log" "$state/slurmd.log" 2>/dev/null)"
 echo "cluster up: $(timeout 5 sinfo -h -N -o '%N %T cpus=%c mem=%m')"
 
+# --- preflight: a batch job whose job step runs, as the jobstep plugin starts it ---------------
+# (srun without any SLURM_CONF in its environment), so that a broken job step shows in seconds.
+preflight_started=$(date +%s)
+timeout 60 sbatch --wait --parsable -o "$state/preflight.out" -t 2 \
+    --wrap 'env -u SLURM_CONF srun -n1 true && echo "job step ran"' >"$state/preflight.id" 2>"$state/preflight.err" \
+    || fail "preflight batch job (srun inside sbatch): $(cat "$state/preflight.err" "$state/preflight.out" 2>/dev/null | tail -5)"
+grep -qx "job step ran" "$state/preflight.out" \
+    || fail "preflight batch job printed no 'job step ran': $(tail -5 "$state/preflight.out")"
+echo "preflight: batch job $(cut -d';' -f1 "$state/preflight.id") ran its job step ($(( $(date +%s) - preflight_started )) s)"
+if [ "$preflight_only" = 1 ]; then
+    verdict="preflight PASS (cluster up, job step inside a batch job ran; --preflight-only: no smoke runs)"
+    exit 0
+fi
+
 # --- the same smoke run, locally and through Slurm --------------------------------------------
 copy() {
     mkdir -p "$1"
     git -C "$repo" ls-files -z Snakefile workflow config resources src profiles | (cd "$repo" && xargs -0 cp --parents -t "$1")
 }
-export PATH="$(dirname "$py"):$PATH"
+PATH="$(dirname "$py"):$PATH"
+export PATH
 for side in local slurm; do
     copy "$state/$side"
 done
+# shellcheck disable=SC2016  # $1 and $@ belong to the inner bash
 bounded bash -c 'cd "$1" && shift && exec "$@"' _ "$state/local" env PYTHONPATH="$state/local/src" "$py" -m snakemake --cores 2 all --configfile config/smoke.yaml -q \
     >"$state/local.log" 2>&1 || fail "local smoke run failed: $(tail -5 "$state/local.log")"
 echo "local smoke run done ($(( $(date +%s) - started )) s)"
@@ -168,10 +223,17 @@ echo "local smoke run done ($(( $(date +%s) - started )) s)"
 slurm_started=$(date +%s)
 # The smoke config has 308 jobs of a second or two each; one Slurm job per Snakemake job would
 # spend the run starting Python. Grouping (Snakemake --groups/--group-components) packs them
-# into about 20 Slurm jobs; every job still runs on the cluster through the profile. --cores 2
-# caps the CPUs a group job asks for (its jobs then run two at a time) to the node's two.
+# into 5 group jobs (plus 6 single ones); every job still runs on the cluster through the profile.
+# --cores 1 caps what a group job asks for to 1 CPU (without a cap Snakemake sums its members'
+# resources, 60 CPUs for 60 gossip cells, and Slurm never starts it). Inside a group job the
+# members run one at a time anyway: the jobstep plugin starts each with `srun` without --mem, so
+# each step takes the job's whole memory and the next waits ("step creation temporarily
+# disabled"; two `srun -c1 sleep 5` in a 2-CPU job took 10 s; snakemake issue 2060). With 1 CPU
+# each, Slurm runs two group jobs side by side on the 2-CPU node; with --cores 2 it ran the five
+# group jobs one after the other.
+# shellcheck disable=SC2016
 bounded bash -c 'cd "$1" && shift && exec "$@"' _ "$state/slurm" env PYTHONPATH="$state/slurm/src" "$py" -m snakemake --profile workflow/profiles/slurm \
-    --cores 2 --slurm-init-seconds-before-status-checks 5 \
+    --cores 1 --slurm-init-seconds-before-status-checks 5 \
     --groups play_gossip=gossip play_evolution=evolution play_coopeval=cell parse=cell evaluate=cell \
     --group-components gossip=60 evolution=12 cell=36 \
     --configfile config/smoke.yaml -- all >"$state/slurm.log" 2>&1 || fail "slurm run failed: $(grep -m3 -i error "$state/slurm.log" || tail -5 "$state/slurm.log")"
@@ -181,8 +243,9 @@ echo "slurm smoke run done ($(( $(date +%s) - slurm_started )) s)"
 # The profile's resources won over the auto-loaded workflow profile (issue 13, kind 10a).
 grep -q "coopeval: local_llm = 50 " "$state/slurm.log" \
     || fail "the slurm profile's local_llm: 50 is not in effect: $(grep -m1 'coopeval: local_llm' "$state/slurm.log")"
-submitted=$(grep -oE 'SLURM (run )?ID:? *[0-9]+|Job [0-9]+ has been submitted with SLURM jobid [0-9]+' "$state/slurm.log" \
-    | grep -oE '[0-9]+$' | sort -u)
+# (Only the plugin's "Job N has been submitted with SLURM jobid M" lines: its "SLURM run ID: <uuid>"
+# line is no job id.)
+submitted=$(grep -oE 'has been submitted with SLURM jobid [0-9]+' "$state/slurm.log" | grep -oE '[0-9]+$' | sort -u)
 n_submitted=$(echo "$submitted" | grep -c . || true)
 [ "$n_submitted" -gt 0 ] || fail "no Slurm job id in the snakemake log"
 sacct -X -n -P -o JobID,State --starttime "$(date -d "@$slurm_started" +%Y-%m-%dT%H:%M:%S)" >"$state/sacct.tsv" 2>&1 \
