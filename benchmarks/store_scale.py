@@ -46,7 +46,8 @@ def main() -> None:
     results = a.run_dir / "results"
     tables = {}
     for name in SCHEMAS:
-        files = sorted(str(f) for f in results.rglob(f"{name}.parquet"))
+        # the judge shards' files are gathered into results/judge/ (the store reads only those)
+        files = sorted(str(f) for f in results.rglob(f"{name}.parquet") if "shards" not in f.parts)
         if files:
             tables[name] = files * a.copies
     if not tables:
