@@ -174,3 +174,20 @@ def test_released_vector_tensor(
     assert float(np.mean(list(means.values()))) == pytest.approx(
         expected["llm_average_mean"], abs=tol
     )
+
+
+def test_mean_and_tensor_do_not_depend_on_the_order_of_the_observations():
+    # play writes match-ups in completion order; summed naively, these scores give 0.25 or 0.5
+    # depending on the order (1e16 + 1 rounds to 1e16); exactly rounded, always 0.5
+    import itertools
+
+    from coopeval.evaluation.tensor import build_payoff_tensor, mean_payoff
+
+    scores = [1e16, 1.0, -1e16, 1.0]
+    means = {mean_payoff([(("a",), (s,)) for s in order])["a"] for order in itertools.permutations(scores)}
+    assert means == {0.5}
+    tensors = {
+        build_payoff_tensor([(("a", "a"), (1.0, 1.0)), (("b", "b"), (1.0, 1.0))] + [(("a", "b"), (s, 0.0)) for s in order])[1][0, 1]
+        for order in itertools.permutations(scores)
+    }
+    assert tensors == {0.5}

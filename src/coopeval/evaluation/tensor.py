@@ -113,16 +113,20 @@ def build_payoff_tensor(
     position = {name: i for i, name in enumerate(order)}
     size = len(order)
     shape = (size,) * n_players
-    sums = np.zeros(shape)
-    counts = np.zeros(shape, dtype=np.int64)
+    # per-cell scores summed with math.fsum (exactly rounded): the tensor does not depend on the
+    # order of the observations (play writes match-ups in completion order)
+    scores: dict[tuple[int, ...], list[float]] = defaultdict(list)
     for seat_agents, seat_scores in checked:
         idx = tuple(position[a] for a in seat_agents)
         for seat, score in enumerate(seat_scores):
             others = idx[:seat] + idx[seat + 1 :]
             for perm in set(itertools.permutations(others)):
-                cell = (idx[seat], *perm)
-                sums[cell] += score
-                counts[cell] += 1
+                scores[(idx[seat], *perm)].append(score)
+    sums = np.zeros(shape)
+    counts = np.zeros(shape, dtype=np.int64)
+    for cell, values in scores.items():
+        sums[cell] = math.fsum(values)
+        counts[cell] = len(values)
     if not counts.all():
         missing = tuple(int(i) for i in np.argwhere(counts == 0)[0])
         names = ", ".join(order[i] for i in missing)
@@ -157,4 +161,5 @@ def mean_payoff(observations: Iterable[Observation]) -> dict[str, float]:
             pooled[agent].append(score)
     if not pooled:
         raise ValueError("observations: empty; pass at least one played matchup")
-    return {agent: sum(pooled[agent]) / len(pooled[agent]) for agent in sorted(pooled)}
+    # math.fsum: exactly rounded, so the Mean does not depend on the order of the observations
+    return {agent: math.fsum(pooled[agent]) / len(pooled[agent]) for agent in sorted(pooled)}
