@@ -362,7 +362,8 @@ def run_study(work: Path, port: int, small: bool, latency: float, cap: int, faul
     server = Server(port, log, latency, cap, faults, seed)
     extra: dict[str, Any] = {"dry_run_s": round(dry_run, 2)}
     try:
-        plan = KillPlan(kills, 300 if small else 50_000, random.Random(seed))
+        # the play kill fires after 10-50 % of this many answers: early enough for any sizing
+        plan = KillPlan(kills, 300 if small else 4_000, random.Random(seed))
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         args = ["--cores", "8", "all", *configs]
         wall = run_snakemake(work, args, log, plan, cap)
