@@ -45,7 +45,6 @@ import random
 import resource
 import shutil
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -63,6 +62,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
 from store_checksums import table_checksums  # noqa: E402
 
+from coopeval.simserver.process import free_port, start_server, stop_server  # noqa: E402
 from coopeval.simserver.server import response_id  # noqa: E402
 
 # Columns that legitimately differ between an interrupted and an uninterrupted run: wall-clock
@@ -77,13 +77,6 @@ SMALL_OVERLAY: dict[str, Any] = {
     "mechanisms": ["NoMechanism", "Repetition", "ReputationFirstOrder", "Mediation", "Contracting"],
     "mechanism_params": {"Repetition": {"num_rounds": 4}},
 }
-
-
-def free_port() -> int:
-    """A free TCP port on 127.0.0.1."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def prepare(work: Path, port: int, small: bool, sizing: dict[str, Any] | None = None) -> list[str]:
@@ -113,32 +106,17 @@ class Server:
     """The simulated provider as a child process (its own request log per run)."""
 
     def __init__(self, port: int, log: Path, latency: float, cap: int, faults: bool, seed: int) -> None:
-        args = [sys.executable, "-m", "coopeval.simserver", "--port", str(port), "--log", str(log),
-                "--latency", str(latency), "--cap", str(cap), "--seed", str(seed), "--timeout-hang", "8",
-                "--policy", "qwen/qwen3-30b-a3b-instruct-2507=defecting",
-                "--policy", "anthropic/claude-sonnet-4.5=cooperative"]
+        options = ["--latency", str(latency), "--cap", str(cap), "--seed", str(seed), "--timeout-hang", "8",
+                   "--policy", "qwen/qwen3-30b-a3b-instruct-2507=defecting",
+                   "--policy", "anthropic/claude-sonnet-4.5=cooperative"]
         if faults:
-            args += [arg for name, rate in FAULTS.items() for arg in ("--fault", f"{name}={rate}")]
-        env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+            options += [arg for name, rate in FAULTS.items() for arg in ("--fault", f"{name}={rate}")]
         self.log = log
-        self.proc = subprocess.Popen(args, env=env, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-                return
-            except OSError:
-                time.sleep(0.1)
-        self.stop()
-        raise RuntimeError(f"the sim server did not listen on port {port} within 30 s")
+        self.proc = start_server(port, log, options, env={**os.environ, "PYTHONPATH": str(REPO / "src")})
 
     def stop(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        """Stop the server."""
+        stop_server(self.proc)
 
 
 class LogTail:

@@ -5,10 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import aiohttp
@@ -16,6 +12,7 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
 from coopeval.simserver.policy import Policy
+from coopeval.simserver.process import free_port, start_server, stop_server
 from coopeval.simserver.server import SimConfig, SimServer, request_hash
 from tests.helpers import play_bots
 
@@ -88,31 +85,14 @@ def test_same_request_same_answer_and_bad_body_named(tmp_path):
         SimConfig(fault_rates={"500": 0.7, "401": 0.5})
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def sim_url(tmp_path_factory):
-    port = _free_port()
+    port = free_port()
     log = tmp_path_factory.mktemp("sim") / "requests.jsonl"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "coopeval.simserver", "--port", str(port), "--log", str(log),
-         "--policy", "coop=cooperative", "--policy", "defect=defecting", "--fault", "500=0.05"],
-        stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            break
-        except OSError:
-            time.sleep(0.1)
+    options = ["--policy", "coop=cooperative", "--policy", "defect=defecting", "--fault", "500=0.05"]
+    proc = start_server(port, log, options)
     yield f"http://127.0.0.1:{port}/v1", log
-    proc.terminate()
-    proc.wait(timeout=10)
+    stop_server(proc)
 
 
 @pytest.mark.parametrize("mechanism", ["NoMechanism", "Repetition", "ReputationFirstOrder", "Mediation", "Contracting"])
@@ -138,3 +118,8 @@ def test_litellm_plays_every_kind_against_the_server(sim_url, mechanism, monkeyp
     for row in signs.iter_rows(named=True):
         assert json.loads(row["parsed"]) == {"sign": row["agent"] == coop.name}
     assert any(json.loads(line)["outcome"] == "ok" for line in log.read_text().splitlines())
+
+
+def test_a_server_that_cannot_start_is_reported_with_its_exit_code(tmp_path):
+    with pytest.raises(RuntimeError, match=r"exited with code 2 before listening on port \d+; check its options \['--cap', '-1'\]"):
+        start_server(free_port(), tmp_path / "log.jsonl", ["--cap", "-1"], wait_s=20)

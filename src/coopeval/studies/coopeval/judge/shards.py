@@ -59,9 +59,7 @@ def gather_judgements(
     sort_keys = {"judgements": ["cell_id", "decision_id"], "llm_calls": ["decision_id", "attempt"]}
     counts: dict[str, int] = {}
     for table, paths in shard_outputs.items():
-        frames = [pl.read_parquet(p) for p in paths]
-        frame = pl.concat(frames, how="vertical") if len(frames) > 1 else frames[0]
-        frame = frame.sort(sort_keys[table], maintain_order=True)
+        frame = pl.concat([pl.read_parquet(p) for p in paths]).sort(sort_keys[table], maintain_order=True)
         write_parquet_atomic(frame, outputs[table])
         counts[table] = frame.height
     return counts
