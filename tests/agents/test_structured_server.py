@@ -141,8 +141,12 @@ def test_each_setting_over_every_decision_kind(api_base: str) -> None:
 def test_cot_keeps_reasoning_before_the_constrained_object(api_base: str, mode: str) -> None:
     maker = DecisionMaker(None, {"CoT": "Think step by step, then answer with the JSON object."})
     prompt = 'You play a Prisoner\'s Dilemma. A0 cooperates, A1 defects. Answer {"A0": <percent>, "A1": <percent>}.'
-    outcome = asyncio.run(maker.decide(smollm2(api_base, mode, "CoT", max_reasoning_chars=200), prompt, PD, {"cot": mode}))
+    # 200 reasoning characters can take up to ~200 tokens (SmolLM2 sometimes writes "A1, A2, …"):
+    # the token limit leaves room for them and the object, so the constraint, not max_tokens, ends the reply
+    agent = smollm2(api_base, mode, "CoT", max_reasoning_chars=200, max_tokens=320)
+    outcome = asyncio.run(maker.decide(agent, prompt, PD, {"cot": mode}))
     first = outcome.attempts[0]
+    assert not first["truncated"], first
     reasoning, _, answer = str(first["response"]).rpartition("\n")
     assert len(reasoning) <= 200
     assert set(json.loads(answer)) == {"A0", "A1"}  # the object comes last, after the reasoning

@@ -177,6 +177,17 @@ def test_reasoning_spans() -> None:
     assert reasoning_spans("ab</thought>c") == [(0, 12)]  # orphan close: from the start
     assert reasoning_spans("no tags <b>bold</b> <thinker>") == []
     assert strip_reasoning("a<think>b</think>c<scratchpad>d") == "ac"
+    # inside a JSON object a tag is string content (SmolLM2 writes the judge's placeholder)
+    assert reasoning_spans('{"reasoning": "<reason>", "confidence": 0.2}') == []
+    assert reasoning_spans('{"a": "<think>"} <think>x') == [(17, 25)]
+    assert reasoning_spans('<think>{"a": 1} x') == [(0, 17)]  # the tag is before the object
+
+
+def test_judge_placeholder_tag_in_the_reasoning_string_is_parsed() -> None:
+    text = '{"reasoning": "<reason>", "confidence": 0.2, "justification_type": "Reciprocity"}'
+    got = check_answer(JUDGE, text)
+    assert got.valid, got.error
+    assert got.parsed["reasoning"] == "<reason>"
 
 
 @dataclass(frozen=True)
@@ -285,7 +296,7 @@ def test_capped_reasoning_reaches_the_outcome_and_the_schema() -> None:
 
 
 def test_parser_version_bumped() -> None:
-    assert PARSER_VERSION == 2
+    assert PARSER_VERSION == 3
 
 
 # --------------------------------------------------------------------------------------------

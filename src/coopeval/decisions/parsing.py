@@ -38,9 +38,10 @@ __all__ = [
     "validate_answer",
 ]
 
-PARSER_VERSION = 2
+PARSER_VERSION = 3
 """2: the last object-like span must decode strictly (no fallback to an earlier draft), reasoning
-blocks never supply the answer, cut-off answers are named in the error (issue 13)."""
+blocks never supply the answer, cut-off answers are named in the error (issue 13).
+3: a reasoning tag inside a strictly decoding JSON object is string content, not a block."""
 
 TRUNCATED_FINISH_REASONS = frozenset({"length", "max_tokens"})
 """Provider finish reasons meaning the token limit cut the answer off (litellm maps Anthropic's

@@ -15,6 +15,8 @@ Rules
   or the model never left its reasoning).
 * A closing tag with no opening tag before it (providers that put ``<think>`` into the prompt
   template, so the reply starts inside the block): everything before it is reasoning.
+* A tag inside a JSON object that decodes strictly is not a tag: ``<`` occurs in JSON only
+  within strings, so it is string content, e.g. the placeholder in ``{"reasoning": "<reason>", …}``.
 
 The provider's separate reasoning field (litellm's ``message.reasoning_content``) is never passed
 to the parser at all: the decision loop parses only ``Reply.text``.
@@ -22,9 +24,10 @@ to the parser at all: the decision loop parses only ``Reply.text``.
 
 from __future__ import annotations
 
+import json
 import re
 
-__all__ = ["REASONING_TAGS", "mask_reasoning", "reasoning_capped", "reasoning_spans", "strip_reasoning"]
+__all__ = ["REASONING_TAGS", "json_object_ranges", "mask_reasoning", "reasoning_capped", "reasoning_spans", "strip_reasoning"]
 
 REASONING_TAGS: tuple[str, ...] = (
     "think",
@@ -47,6 +50,33 @@ _TAG = re.compile(
 )
 
 
+_DECODER = json.JSONDecoder()
+
+
+def json_object_ranges(text: str) -> list[tuple[int, int]]:
+    """Ranges ``[start, end)`` of the top-level JSON objects in ``text`` that decode strictly.
+
+    Each ``{`` not inside an earlier range is tried with :meth:`json.JSONDecoder.raw_decode`;
+    a ``{`` that does not begin a complete object is skipped. Sorted and disjoint.
+    """
+    ranges: list[tuple[int, int]] = []
+    start = text.find("{")
+    while start != -1:
+        try:
+            value, end = _DECODER.raw_decode(text, start)
+        except ValueError:
+            start = text.find("{", start + 1)
+            continue
+        if isinstance(value, dict):
+            ranges.append((start, end))
+        start = text.find("{", end)
+    return ranges
+
+
+def _inside(position: int, ranges: list[tuple[int, int]]) -> bool:
+    return any(start < position < end for start, end in ranges)
+
+
 def reasoning_spans(text: str) -> list[tuple[int, int]]:
     """Character ranges ``[start, end)`` of the reasoning blocks of ``text`` (tags included).
 
@@ -56,7 +86,11 @@ def reasoning_spans(text: str) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     depth = 0
     start = 0
-    for match in _TAG.finditer(text):
+    tags = list(_TAG.finditer(text))
+    if tags and "{" in text:
+        objects = json_object_ranges(text)
+        tags = [tag for tag in tags if not _inside(tag.start(), objects)]
+    for match in tags:
         closing = match.group(1) == "/"
         if not closing:
             if depth == 0:
