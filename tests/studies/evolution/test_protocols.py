@@ -146,3 +146,39 @@ def test_failed_strategy_is_recorded_and_not_analysed() -> None:
     assert "1_1" not in {r["strategy_id"] for r in records.tables["invasion_tests"]}
     assert len(records.tables["invasion_tests"]) == 3
     assert sum(1 for d in records.tables["decisions"] if d["status"] == "failed") == 1
+
+
+def test_study_agent_is_probed_and_keyed_like_the_agent_it_wraps(monkeypatch, tmp_path) -> None:
+    """``structured_output: auto`` on an evolution agent: the decision loop runs the wrapped
+    agent's probe (grammar passes here), then sends the grammar; the endpoint (api_base) that
+    enters the cache key is the wrapped agent's."""
+    from types import SimpleNamespace
+
+    from coopeval.agents.maker import DecisionMaker
+    from coopeval.cache.response_cache import ResponseCache, call_key
+    from coopeval.decisions.formats import ActionDistribution
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    entry = {"model": "openai/sim-model", "params": {"api_base": "http://127.0.0.1:9/v1", "structured_output": "auto"}}
+    agent = role_agent(entry, "gameplay", 0.3)
+    sent: list[dict] = []
+
+    async def acompletion(**kwargs):
+        sent.append(kwargs)
+        is_probe = kwargs["messages"][0]["content"] == "Reply with the single word hello."
+        text = '{"probe": "zq-4817"}' if is_probe else '{"A0": 100, "A1": 0}'
+        usage = SimpleNamespace(prompt_tokens=1, completion_tokens=1, total_tokens=2, completion_tokens_details=None)
+        choice = SimpleNamespace(message=SimpleNamespace(content=text), finish_reason="stop")
+        return SimpleNamespace(id="r", model="sim-model", choices=[choice], usage=usage)
+
+    stub = SimpleNamespace(acompletion=acompletion, supports_response_schema=lambda model: False)
+    monkeypatch.setattr(agent.inner, "_client", lambda: stub)
+    cache = ResponseCache(tmp_path / "cache")
+    outcome = asyncio.run(DecisionMaker(cache, {"evolution": ""}).decide(agent, "Play.", ActionDistribution(("A0", "A1")), {"round": 1}))
+
+    assert outcome.status == "ok" and outcome.parsed == {"A0": 100, "A1": 0}
+    assert len(sent) == 2 and "grammar" in sent[0]["extra_body"] and "grammar" in sent[1]["extra_body"]
+    assert agent.params["structured_output"] == "grammar" and agent.params["temperature"] == 0.3
+    assert agent.endpoint == agent.inner.endpoint and agent.endpoint["api_base"] == "http://127.0.0.1:9/v1"
+    messages = tuple(sent[1]["messages"])
+    assert cache.get(call_key(agent.model, messages, agent.params, {"round": 1}, 0, agent.endpoint)) is not None

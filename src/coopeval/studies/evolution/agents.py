@@ -26,18 +26,22 @@ STYLE = "evolution"
 class StudyAgent:
     """An LLM agent used with the study's own answer formats (no style instruction appended).
 
-    Delegates ``generate`` and ``classify_error`` to the wrapped agent; ``name`` is
-    ``<label or model>[<role>]`` and ``params`` the wrapped agent's (temperature included).
+    Overrides ``name`` (``<label or model>[<role>]``) and ``style``; every other attribute
+    (``model``, ``params`` with the temperature, ``endpoint``, ``cacheable``, ``is_local``,
+    ``structured_output``, ``billed_usage``, the structured-output probe ``prepare``, …) and
+    ``generate`` / ``classify_error`` are the wrapped agent's, read when used: a probe that
+    resolves ``structured_output: auto`` is seen by the decision loop and the cache key.
     """
 
     def __init__(self, inner: Agent, role: str, label: str) -> None:
         self.inner = inner
         self.name = f"{label}[{role}]"
-        self.model = inner.model
         self.style = STYLE
-        self.params: Mapping[str, Any] = inner.params
-        self.cacheable = inner.cacheable
-        self.uses_local_llm = bool(getattr(inner, "uses_local_llm", False))
+
+    def __getattr__(self, attribute: str) -> Any:
+        if attribute == "inner" or attribute.startswith("__"):  # copy.copy probes dunders before __init__
+            raise AttributeError(attribute)
+        return getattr(self.inner, attribute)
 
     def for_seat(self) -> StudyAgent:
         """A copy for one donor, writer or probe wrapping a seat copy of the inner agent
