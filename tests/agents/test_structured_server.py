@@ -152,3 +152,20 @@ def test_cot_keeps_reasoning_before_the_constrained_object(api_base: str, mode: 
     assert set(json.loads(answer)) == {"A0", "A1"}  # the object comes last, after the reasoning
     if mode == "grammar":
         assert first["error"] == "" and sum(outcome.parsed.values()) == 100
+
+
+@pytest.mark.slow
+@pytest.mark.local_llm
+def test_gossip_formats_under_json_schema(api_base: str) -> None:
+    """llama-server compiles every gossip schema, and SmolLM2's first answer has its shape."""
+    from coopeval.studies.gossip.formats import DONOR, GOSSIP, REFLECTION, SIGNAL, investor_format
+
+    maker = DecisionMaker(None, {"IO": ""})
+    for fmt in (DONOR, GOSSIP, SIGNAL, REFLECTION, investor_format(10.0)):
+        prompt = f"You are agent 2 in a donation game. Answer with JSON: {fmt.instruction()}"
+        outcome = asyncio.run(maker.decide(smollm2(api_base, "json_schema", max_tokens=200), prompt, fmt, {"gossip": fmt.kind}))
+        first = outcome.attempts[0]
+        if first["truncated"]:  # an unbounded string ran into max_tokens: named as such, re-asked
+            assert "cut off at max_tokens = 200" in str(first["error"]), first
+            continue
+        jsonschema.validate(json.loads(str(first["response"])), fmt.json_schema())

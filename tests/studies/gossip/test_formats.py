@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import jsonschema
 import pytest
 
 from coopeval.decisions.errors import AnswerError
@@ -143,3 +144,57 @@ def test_formats_are_engine_answer_formats(fmt: object) -> None:
     text = json.dumps(longest)
     assert parse_answer(fmt, text)
     assert len(text) <= max_output_chars(fmt, "IO")
+
+
+# -- JSON Schema (structured_output: json_schema) ------------------------------------------------
+
+_VALID = [
+    (DONOR, {"justification": "fair", "donor_action": "defect"}),
+    (PD_ACTION, {"justification": "", "player_action": "C"}),
+    (BUYER, {"justification": "x", "buyer_action": "none"}),
+    (GOSSIP, {"justification": "x", "tone": "praising", "gossip": "Agent 3 gave."}),
+    (SIGNAL, {"justification": "x", "signal": 0}),
+    (REFLECTION, {"reflection": "They defected twice."}),
+    (investor_format(5.0), {"justification": "x", "investor_action": 5}),
+    (responder_format(7.5), {"justification": "x", "responder_action": 0.25}),
+]
+_INVALID = [
+    (DONOR, {"justification": "x", "donor_action": "give"}),  # not an option
+    (DONOR, {"donor_action": "defect"}),  # justification missing
+    (GOSSIP, {"justification": "x", "tone": "angry", "gossip": "no"}),
+    (GossipFormat(tones=("praising",)), {"justification": "x", "tone": "mocking", "gossip": "no"}),
+    (SIGNAL, {"justification": "x", "signal": 2}),
+    (REFLECTION, {"reflection": "x", "extra": 1}),
+    (investor_format(5.0), {"justification": "x", "investor_action": 5.01}),
+    (responder_format(7.5), {"justification": "x", "responder_action": -1}),
+]
+
+
+@pytest.mark.parametrize("fmt", ALL, ids=lambda f: f.kind)
+def test_every_format_has_a_schema_over_exactly_its_keys(fmt) -> None:
+    schema = fmt.json_schema()
+    assert list(schema["properties"]) == list(fmt.keys) == schema["required"]
+    assert schema["additionalProperties"] is False
+
+
+@pytest.mark.parametrize(("fmt", "answer"), _VALID, ids=lambda v: getattr(v, "kind", ""))
+def test_schema_admits_valid_answers_and_the_validator_agrees(fmt, answer) -> None:
+    jsonschema.validate(answer, fmt.json_schema())
+    fmt.check(answer)  # what the schema admits, the validator accepts
+
+
+@pytest.mark.parametrize(("fmt", "answer"), _INVALID, ids=lambda v: getattr(v, "kind", ""))
+def test_schema_rejects_what_the_validator_rejects(fmt, answer) -> None:
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(answer, fmt.json_schema())
+    with pytest.raises(AnswerError):
+        fmt.check(answer)
+
+
+def test_json_schema_mode_constrains_gossip_decisions() -> None:
+    from coopeval.agents.structured import structured_output_kwargs
+
+    kwargs = structured_output_kwargs("json_schema", GOSSIP, "IO", 320)
+    assert kwargs["response_format"]["json_schema"]["schema"]["properties"]["tone"]["enum"] == list(GOSSIP.tones)
+    cot = structured_output_kwargs("json_schema", SIGNAL, "CoT", 200)["response_format"]["json_schema"]["schema"]
+    assert cot["properties"]["answer"] == SIGNAL.json_schema() and cot["properties"]["reasoning"]["maxLength"] == 200

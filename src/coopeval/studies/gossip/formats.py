@@ -117,6 +117,18 @@ class _FormatBase(AnswerFormat):
         """Upper bound on the characters of the values after the justification (quotes included)."""
         raise NotImplementedError
 
+    # -- JSON Schema (structured_output: json_schema) ------------------------------------------
+    def _value_schemas(self) -> dict[str, dict[str, Any]]:
+        """JSON Schema of each value after the justification, by key."""
+        raise NotImplementedError
+
+    def json_schema(self) -> dict[str, Any]:
+        """JSON Schema of the answer object: exactly :attr:`keys`, all required, no others;
+        ``justification`` a string, the other values as the grammar admits them (enums, 0/1,
+        a number range), without the grammar's length bounds (the token limit bounds them)."""
+        properties = {"justification": {"type": "string"}, **self._value_schemas()}
+        return {"type": "object", "properties": properties, "required": list(self.keys), "additionalProperties": False}
+
     def max_value_chars(self) -> int:
         return 2 + JUSTIFICATION_CHARS + self._value_chars()
 
@@ -155,6 +167,9 @@ class ChoiceFormat(_FormatBase):
 
     def _value_chars(self) -> int:
         return 2 + max(len(o) for o in self.options)
+
+    def _value_schemas(self) -> dict[str, dict[str, Any]]:
+        return {self.key: {"type": "string", "enum": list(self.options)}}
 
     def instruction(self) -> str:
         """The verbatim output shape."""
@@ -213,6 +228,9 @@ class GossipFormat(_FormatBase):
     def _value_chars(self) -> int:
         return 2 + max(len(t) for t in self.tones) + 2 + MESSAGE_CHARS
 
+    def _value_schemas(self) -> dict[str, dict[str, Any]]:
+        return {"tone": {"type": "string", "enum": list(self.tones)}, "gossip": {"type": "string"}}
+
     def instruction(self) -> str:
         """The verbatim output shape."""
         tones = " | ".join(f'"{t}"' for t in self.tones)
@@ -252,6 +270,9 @@ class SignalFormat(_FormatBase):
 
     def _value_chars(self) -> int:
         return 1
+
+    def _value_schemas(self) -> dict[str, dict[str, Any]]:
+        return {"signal": {"type": "integer", "enum": [0, 1]}}
 
     def instruction(self) -> str:
         """The verbatim output shape."""
@@ -301,6 +322,9 @@ class AmountFormat(_FormatBase):
     def _value_chars(self) -> int:
         return len(str(max(int(math.floor(self.high)), 0))) + 3
 
+    def _value_schemas(self) -> dict[str, dict[str, Any]]:
+        return {self.key: {"type": "number", "minimum": self.low, "maximum": self.high}}
+
     def instruction(self) -> str:
         """The verbatim output shape."""
         return f'{{"justification": "<short explanation>", "{self.key}": <number from {self.low:g} to {self.high:g}>}}'
@@ -334,6 +358,15 @@ class ReflectionFormat(_FormatBase):
 
     def max_value_chars(self) -> int:
         return 2 + MESSAGE_CHARS
+
+    def json_schema(self) -> dict[str, Any]:
+        """``{"reflection": <string>}``, nothing else."""
+        return {
+            "type": "object",
+            "properties": {"reflection": {"type": "string"}},
+            "required": ["reflection"],
+            "additionalProperties": False,
+        }
 
     def instruction(self) -> str:
         """The verbatim output shape."""
