@@ -125,6 +125,9 @@ def test_each_setting_over_every_decision_kind(api_base: str) -> None:
     assert {r["kind"] for r in schema_rows} == kinds
     assert {r["structured_output"] for r in schema_rows} == {"json_schema"}
     for row in schema_rows:
+        if row["truncated"]:  # the judge's reasoning string is unbounded: cut off, named, re-asked
+            assert row["kind"] == "judge" and "cut off at max_tokens" in str(row["error"]), row
+            continue
         # every answer has the schema's shape; only an action distribution's sum may be re-asked
         assert row["error"] == "" or str(row["error"]).startswith("the probabilities sum to"), row
         if row["kind"] == "judge":
