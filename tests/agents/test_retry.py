@@ -97,6 +97,18 @@ def test_rate_limit_gets_more_attempts() -> None:
     assert agent.calls == 5
 
 
+def test_each_class_has_its_own_budget() -> None:
+    """Three 429s and then a 500 (seen at scale under a 6.5 % fault rate): the 500 is the first
+    transient failure, not the fourth attempt of a 4-attempt budget."""
+    agent = FakeAgent([RateLimited(), RateLimited(), RateLimited(), Transient("500"), RateLimited(), Transient("504")])
+    assert run(agent, max_attempts_transient=4, max_attempts_rate_limit=10).text
+    assert agent.calls == 7
+    agent = FakeAgent([Transient("a"), RateLimited(), Transient("b"), RateLimited(), Transient("c")])
+    with pytest.raises(Transient, match="^c$"):
+        run(agent, max_attempts_transient=3, max_attempts_rate_limit=10)
+    assert agent.calls == 5  # the third transient failure ends it
+
+
 def test_retry_after_is_honoured_and_capped() -> None:
     agent = FakeAgent([RateLimited(retry_after=0.05)])
     run(agent, initial_wait_s=0.0, max_wait_s=1.0)

@@ -61,9 +61,11 @@ async def generate_with_retry(
         Defaults of the four settings below (:class:`RetryPolicy` if None); a keyword given
         here overrides its field.
     max_attempts_transient:
-        Total attempts (first call included) when the latest error is ``TRANSIENT``.
+        Attempts that may fail with a ``TRANSIENT`` error (first call included); the call gives
+        up at that many such failures, however many rate limits came between them.
     max_attempts_rate_limit:
-        Total attempts when the latest error is ``RATE_LIMIT``.
+        Attempts that may fail with ``RATE_LIMIT``, counted the same way. At most
+        ``max_attempts_transient + max_attempts_rate_limit - 1`` attempts in all.
     max_wait_s:
         Cap on any single wait, seconds (also caps a server's ``retry_after``).
     initial_wait_s:
@@ -106,12 +108,16 @@ async def generate_with_retry(
             return False
         return classify(outcome.exception()) is not ErrorClass.FATAL
 
+    failed_as: dict[int, ErrorClass] = {}  # attempt number -> class of its error
+
     def should_stop(state: RetryCallState) -> bool:
         outcome = state.outcome
         exc = outcome.exception() if outcome is not None and outcome.failed else None
         cls = classify(exc)
+        failed_as[state.attempt_number] = cls
+        # each class has its own budget: rate limits before a 500 do not use up the 500's attempts
         limit = max_attempts_rate_limit if cls is ErrorClass.RATE_LIMIT else max_attempts_transient
-        return cls is ErrorClass.FATAL or state.attempt_number >= limit
+        return cls is ErrorClass.FATAL or sum(c is cls for c in failed_as.values()) >= limit
 
     def wait(state: RetryCallState) -> float:
         outcome = state.outcome
