@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 import re
 
-__all__ = ["REASONING_TAGS", "json_object_ranges", "mask_reasoning", "reasoning_capped", "reasoning_spans", "strip_reasoning"]
+__all__ = ["REASONING_TAGS", "mask_reasoning", "reasoning_capped", "reasoning_spans", "strip_reasoning"]
 
 REASONING_TAGS: tuple[str, ...] = (
     "think",
@@ -53,7 +53,7 @@ _TAG = re.compile(
 _DECODER = json.JSONDecoder()
 
 
-def json_object_ranges(text: str) -> list[tuple[int, int]]:
+def _json_object_ranges(text: str) -> list[tuple[int, int]]:
     """Ranges ``[start, end)`` of the top-level JSON objects in ``text`` that decode strictly.
 
     Each ``{`` not inside an earlier range is tried with :meth:`json.JSONDecoder.raw_decode`;
@@ -88,7 +88,7 @@ def reasoning_spans(text: str) -> list[tuple[int, int]]:
     start = 0
     tags = list(_TAG.finditer(text))
     if tags and "{" in text:
-        objects = json_object_ranges(text)
+        objects = _json_object_ranges(text)
         tags = [tag for tag in tags if not _inside(tag.start(), objects)]
     for match in tags:
         closing = match.group(1) == "/"

@@ -62,6 +62,11 @@ def _show(value: Any) -> str:
     return text
 
 
+def _object_schema(properties: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """An object with exactly ``properties``, all required, in order."""
+    return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
+
+
 def word_count(message: str) -> int:
     """Whitespace-separated words of ``message``."""
     return len(message.split())
@@ -126,8 +131,7 @@ class _FormatBase(AnswerFormat):
         """JSON Schema of the answer object: exactly :attr:`keys`, all required, no others;
         ``justification`` a string, the other values as the grammar admits them (enums, 0/1,
         a number range), without the grammar's length bounds (the token limit bounds them)."""
-        properties = {"justification": {"type": "string"}, **self._value_schemas()}
-        return {"type": "object", "properties": properties, "required": list(self.keys), "additionalProperties": False}
+        return _object_schema({"justification": {"type": "string"}, **self._value_schemas()})
 
     def max_value_chars(self) -> int:
         return 2 + JUSTIFICATION_CHARS + self._value_chars()
@@ -361,12 +365,7 @@ class ReflectionFormat(_FormatBase):
 
     def json_schema(self) -> dict[str, Any]:
         """``{"reflection": <string>}``, nothing else."""
-        return {
-            "type": "object",
-            "properties": {"reflection": {"type": "string"}},
-            "required": ["reflection"],
-            "additionalProperties": False,
-        }
+        return _object_schema({"reflection": {"type": "string"}})
 
     def instruction(self) -> str:
         """The verbatim output shape."""
