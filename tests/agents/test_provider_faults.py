@@ -78,7 +78,7 @@ def test_deadline_is_a_transport_option_with_a_default_for_api_models() -> None:
     assert "deadline_s" not in agent.call_kwargs(_request())  # never sent to the provider
     assert LiteLLMAgent("openai/gpt-4o-mini", "IO").deadline_s == DEFAULT_DEADLINE_S == 600.0
     for bad in (0, -1, "10", True):
-        with pytest.raises(ValueError, match="params.deadline_s of openai/gpt-4o-mini must be a positive number"):
+        with pytest.raises(ValueError, match=r"openai/gpt-4o-mini\(IO\): params.deadline_s is .*; use a positive number of seconds"):
             LiteLLMAgent("openai/gpt-4o-mini", "IO", {"deadline_s": bad})
 
 

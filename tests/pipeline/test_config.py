@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -34,6 +35,21 @@ def test_defaults_are_filled():
         ({"agents": [{"model": "gpt4"}]}, r"agents\[0\]\.model: 'gpt4' is not a litellm model string"),
         ({"agents": BOTS + BOTS}, r"agents\[1\]: duplicates agents\[0\]"),
         ({"games": ["trust_game"]}, r"'agents' is a required property"),
+        (
+            {"agents": [{"model": "openai/gpt-4o", "params": {"structured_output": "jsonschema"}}]},
+            r"agents\[0\]\.params\.structured_output is 'jsonschema'; use one of \['none', 'json_schema'",
+        ),
+        (
+            {"agents": [{"model": "local/smollm2-135m", "params": {"max_reasoning_chars": -5}}]},
+            r"agents\[0\]\.params\.max_reasoning_chars is -5; use a whole number of characters >= 0",
+        ),
+        (
+            {"agents": [{"model": "openai/gpt-4o", "params": {"max_reasoning_chars": 1.5}}]},
+            r"agents\[0\]\.params\.max_reasoning_chars is 1\.5",
+        ),
+        ({"agents": [{"model": "openai/gpt-4o", "params": {"send_seed": "yes"}}]}, r"agents\[0\]\.params\.send_seed is 'yes'; use true or false"),
+        ({"agents": BOTS, "judge": {"model": "gpt-5.2"}}, r"config judge\.model: 'gpt-5\.2' is not a litellm model string"),
+        ({"agents": BOTS, "judge": {"model": "openai/gpt-5.2", "params": {"grammar_field": "gramar"}}}, r"config judge\.params\.grammar_field is 'gramar'; use one of"),
     ],
 )
 def test_invalid_configs_name_the_field(config, message):
@@ -90,3 +106,37 @@ def test_variant_parameter_typo_names_the_allowed_keys():
     config = {"agents": BOTS, "mechanisms": ["Repetition"], "variants": [{"mechanism": "Repetition", "name": "k2", "params": {"lookup_dept": 2}}]}
     with pytest.raises(ConfigError, match=r"variants\[0\]\.params: .*'lookup_dept'.*Allowed keys for Repetition: discount, lookup_depth, num_rounds"):
         validate_config(config)
+
+
+def test_agent_options_of_bots_are_not_read():
+    from coopeval.agents.registry import params_error
+
+    assert params_error("bot/tit-for-tat", {"max_reasoning_chars": -5}) is None
+    assert params_error("openai/gpt-4o", {"max_reasoning_chars": 0, "structured_output": "grammar", "deadline_s": 2}) is None
+
+
+def test_unknown_litellm_provider_is_named_with_the_closest_ones():
+    from coopeval.pipeline.studies import routing_errors
+
+    config = validate_config({"agents": BOTS + [{"model": "openaii/gpt-4o"}, {"model": "anthropic/claude-sonnet-4.5"}]})
+    assert routing_errors(config) == [
+        "config (coopeval study) model 'openaii/gpt-4o': litellm knows no provider 'openaii' in 'openaii/gpt-4o'; "
+        "did you mean openai or openai_like or openinfer? (see litellm's provider list)"
+    ]
+
+
+@pytest.mark.slow
+def test_snakemake_refuses_an_unknown_provider_before_any_job(tmp_path):
+    # the provider table needs litellm, so it is asked once at the start of a real run (onstart)
+    for item in ("Snakefile", "workflow", "config", "resources", "src"):
+        source = REPO / item
+        (shutil.copytree if source.is_dir() else shutil.copy)(source, tmp_path / item)
+    (tmp_path / "bad.yaml").write_text(
+        "studies: [coopeval]\nagents:\n  - model: bot/tit-for-tat\n  - model: openaii/gpt-4o\n"
+        "games: [prisoners_dilemma]\nmechanisms: [NoMechanism]\n"
+    )
+    command = [sys.executable, "-m", "snakemake", "--cores", "1", "all", "--configfile", "bad.yaml"]
+    result = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert result.returncode != 0
+    assert "model 'openaii/gpt-4o': litellm knows no provider 'openaii'" in result.stdout + result.stderr
+    assert not (tmp_path / "results" / "play").exists()

@@ -25,6 +25,7 @@ from coopeval.pipeline.studies import (
     cell_uses_local_llm,
     configured_studies,
     required_env,
+    routing_errors,
 )
 from coopeval.pipeline.studies import prompts_dir as study_prompts_dir
 
@@ -77,6 +78,11 @@ if workflow.is_main_process:
 
 
 onstart:
+    # litellm's provider table costs its 1-4 s import: asked here, once per run before the
+    # first job (a dry run skips it), not while every job process parses this file.
+    _unroutable = routing_errors(config)
+    if _unroutable:
+        raise WorkflowError("invalid configuration:\n  " + "\n  ".join(_unroutable))
     write_text_if_changed(
         EFFECTIVE_CONFIG_PATH, effective_config_yaml(config, _sources)
     )

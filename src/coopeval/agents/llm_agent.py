@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import difflib
 import functools
 import logging
 import os
@@ -59,6 +60,8 @@ __all__ = [
     "PriceTable",
     "classify_error",
     "load_prices",
+    "option_error",
+    "provider_error",
     "required_env_vars",
 ]
 
@@ -90,6 +93,30 @@ DEFAULT_DEADLINE_S = 600.0
 """Wall-clock seconds one attempt of an API model may take unless ``params.deadline_s`` says
 otherwise. The embedded model has none by default: its llama.cpp call cannot be interrupted,
 so a deadline would only abandon it (set ``deadline_s`` to fail such calls anyway)."""
+
+def option_error(params: Mapping[str, Any]) -> str | None:
+    """Why the agent options in ``params`` (:data:`AGENT_OPTION_KEYS` and ``deadline_s``) are
+    invalid, naming the key (``params.<key> …; <fix>``), or ``None`` if they are valid.
+
+    The config checks call it before any model call; :class:`LiteLLMAgent` raises it as a
+    ``ValueError``. Sampling parameters are the provider's business and are not checked.
+    """
+    try:
+        structured.check_options(
+            params.get("structured_output", "none"), params.get("grammar_field", structured.DEFAULT_GRAMMAR_FIELD)
+        )
+    except ValueError as exc:
+        return str(exc)
+    cap = params.get("max_reasoning_chars")
+    if cap is not None and (isinstance(cap, bool) or not isinstance(cap, int) or cap < 0):
+        return f"params.max_reasoning_chars is {cap!r}; use a whole number of characters >= 0 (default {DEFAULT_MAX_REASONING_CHARS})"
+    deadline = params.get("deadline_s")
+    if deadline is not None and (isinstance(deadline, bool) or not isinstance(deadline, int | float) or deadline <= 0):
+        return f"params.deadline_s is {deadline!r}; use a positive number of seconds (default {DEFAULT_DEADLINE_S:g})"
+    if not isinstance(params.get("send_seed", False), bool):
+        return f"params.send_seed is {params['send_seed']!r}; use true or false"
+    return None
+
 
 _PROVIDER_KEYS: dict[str, list[str]] = {
     "openai": ["OPENAI_API_KEY"],
@@ -316,6 +343,24 @@ def _import_litellm() -> ModuleType:
     return litellm
 
 
+def provider_error(model: str) -> str | None:
+    """Why litellm cannot route ``model`` (e.g. a misspelt provider prefix such as
+    ``openaii/gpt-4o``), naming the closest known providers; ``None`` if it can.
+
+    Imports litellm (1-4 s), so the workflow asks once per run, in its main process before the
+    first job starts, not while it builds the DAG.
+    """
+    litellm = _import_litellm()
+    try:
+        litellm.get_llm_provider(model)
+    except Exception:  # litellm raises BadRequestError ("LLM Provider NOT provided")
+        prefix = model.split("/", 1)[0]
+        known = sorted(str(getattr(p, "value", p)) for p in litellm.provider_list)
+        close = difflib.get_close_matches(prefix, known, n=3) or ["openai", "anthropic", "gemini", "openrouter", "hosted_vllm", "ollama"]
+        return f"litellm knows no provider {prefix!r} in {model!r}; did you mean {' or '.join(close)}? (see litellm's provider list)"
+    return None
+
+
 class LiteLLMAgent:
     """An LLM player reached through ``litellm.acompletion``.
 
@@ -370,14 +415,9 @@ class LiteLLMAgent:
         self.is_local = uses_local_llm(model)
         self.uses_local_llm = self.is_local
         given = dict(params or {})
+        if (problem := option_error(given)) is not None:
+            raise ValueError(f"{self.name}: {problem}")
         self._transport = {k: given.pop(k) for k in list(given) if k in TRANSPORT_KEYS}
-        deadline = self._transport.get("deadline_s")
-        if deadline is not None and (
-            isinstance(deadline, bool) or not isinstance(deadline, int | float) or deadline <= 0
-        ):
-            raise ValueError(
-                f"params.deadline_s of {model} must be a positive number of seconds, not {deadline!r}"
-            )
         # who answers (api_base/api_version or the provider's env base): part of the cache key
         self.endpoint = {} if self.is_local else request_endpoint(model, self._transport)
         given.setdefault("temperature", 1.0)

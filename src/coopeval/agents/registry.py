@@ -130,6 +130,29 @@ def model_error(model: str) -> str | None:
     return None
 
 
+def params_error(model: str, params: Mapping[str, Any] | None) -> str | None:
+    """Why the agent options in ``params`` cannot be used with ``model`` (a message starting
+    ``params.<key>``), or ``None``: the options read by the agent itself
+    (:func:`coopeval.agents.llm_agent.option_error`) for litellm and embedded models; bots and
+    the mock read none."""
+    if provider_for(model) not in (LOCAL, LITELLM):
+        return None
+    from coopeval.agents.llm_agent import option_error
+
+    return option_error(params or {})
+
+
+def routing_error(model: str) -> str | None:
+    """Why litellm cannot route ``model`` (an unknown provider prefix), or ``None``; only
+    litellm model strings are asked (:func:`coopeval.agents.llm_agent.provider_error`, which
+    imports litellm: call it once per run, not per job)."""
+    if provider_for(model) is not LITELLM:
+        return None
+    from coopeval.agents.llm_agent import provider_error
+
+    return provider_error(model)
+
+
 def agent_name(spec: Mapping[str, Any]) -> str:
     """The display id of a config entry: ``bot/<label or name>`` or ``<label or model>(<style>)``."""
     model = str(spec["model"])

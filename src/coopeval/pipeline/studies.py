@@ -10,7 +10,7 @@ from coopeval.studies.coopeval.study import CoopEvalStudy
 from coopeval.studies.evolution.study import EvolutionStudy
 from coopeval.studies.gossip.study import GossipStudy
 from coopeval.agents.registry import required_env as model_env
-from coopeval.agents.registry import is_scripted, uses_local_llm
+from coopeval.agents.registry import is_scripted, routing_error, uses_local_llm
 
 STUDIES: dict[str, Study] = {study.name: study for study in (CoopEvalStudy(), GossipStudy(), EvolutionStudy())}
 """Name → study, in the order ``all`` lists them."""
@@ -43,6 +43,15 @@ def all_cells(config: Mapping[str, Any]) -> dict[str, list[dict[str, Any]]]:
 def required_env(config: Mapping[str, Any]) -> list[str]:
     """API-key variables every model of the configured studies needs (for Snakemake ``envvars:``)."""
     return sorted({name for study in configured_studies(config) for model in study.models(config) for name in model_env(model)})
+
+
+def routing_errors(config: Mapping[str, Any]) -> list[str]:
+    """One message per model of the configured studies that litellm cannot route (an unknown
+    provider prefix), naming the study; empty if all can. Imports litellm when a litellm model
+    is configured, so the workflow calls it once per run (``onstart``), before any model call."""
+    models = {model: study.name for study in configured_studies(config) for model in study.models(config)}
+    problems = ((model, study, routing_error(model)) for model, study in sorted(models.items()))
+    return [f"config ({study} study) model {model!r}: {problem}" for model, study, problem in problems if problem]
 
 
 def cell_uses_local_llm(study: Study, spec: Mapping[str, Any]) -> bool:

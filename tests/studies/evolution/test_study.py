@@ -195,6 +195,11 @@ def test_the_composed_config_validates_the_section() -> None:
     config = validate_config({**agents, "evolution": {"models": [{"model": "bot/evo-zero"}], "n_agents": 4, "generations": 1}})
     assert config["studies"] == ["coopeval", "gossip", "evolution"] and config["evolution"]["matrix"]["x_c"] == 50
     assert len(all_cells(config)["evolution"]) == 2
-    for bad, key in (({"n_agents": 5}, "evolution.n_agents"), ({"models": [{"model": "bot/tit-for-tat"}]}, "evolution.models[0].model")):
+    bad_options = {"models": [{"model": "local/smollm2-135m", "params": {"max_reasoning_chars": -1}}]}
+    for bad, key in (
+        ({"n_agents": 5}, "evolution.n_agents"),
+        ({"models": [{"model": "bot/tit-for-tat"}]}, "evolution.models[0].model"),
+        (bad_options, "evolution.models[0].params.max_reasoning_chars is -1"),
+    ):
         with pytest.raises(ConfigError, match=key.replace("[", r"\[").replace("]", r"\]")):
             validate_config({**agents, "evolution": bad})

@@ -195,6 +195,10 @@ def test_cells_enumeration_and_hash() -> None:
         ({"testbeds": ["trust", "market"], "conditions": ["max"]}, "gossip.conditions"),
         ({"testbed_params": {"donation": {"n": 3}}, "conditions": ["collusive"]}, "gossip.testbed_params.donation.n"),
         ({"models": [{"model": "bot/tit-for-tat"}]}, "gossip.models[0].model"),
+        ({"models": [{"model": "local/smollm2-135m", "params": {"structured_output": "gbnf"}}]}, "gossip.models[0].params.structured_output"),
+        # one name for two populations would pool them into one row of every table
+        ({"models": [{"model": "bot/always-cooperate", "label": "a"}, {"model": "bot/always-defect", "label": "a"}]}, "gossip.models[1]: duplicates gossip.models[0] (bot/a)"),
+        ({"models": [{"model": "bot/always-cooperate"}, {"model": "bot/always-cooperate"}]}, "gossip.models[1]: duplicates"),
         ({"condition_defs": {"x": {"signal": "smoke"}}, "conditions": ["x"]}, "gossip.condition_defs.x"),
     ],
 )

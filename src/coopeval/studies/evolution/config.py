@@ -73,7 +73,7 @@ def validate_evolution_config(config: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _semantic_checks(section: Mapping[str, Any]) -> None:
-    from coopeval.agents.registry import is_scripted, model_error
+    from coopeval.agents.registry import is_scripted, model_error, params_error
     from coopeval.studies.evolution.bots import is_evo_bot, make_evo_bot
 
     for index, entry in enumerate(section["models"]):
@@ -90,6 +90,8 @@ def _semantic_checks(section: Mapping[str, Any]) -> None:
                 raise ConfigError(f"config evolution.models[{index}].model: {exc.args[0]}") from None
         elif (problem := model_error(model)) is not None:
             raise ConfigError(f"config evolution.models[{index}].model: {problem}.")
+        elif (problem := params_error(model, entry.get("params"))) is not None:
+            raise ConfigError(f"config evolution.models[{index}].{problem}.")
     names = [variant_name(v) for v in section["variants"]]
     for index, name in enumerate(names):
         if names.index(name) != index:

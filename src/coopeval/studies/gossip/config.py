@@ -15,7 +15,7 @@ from typing import Any
 import yaml
 
 from coopeval.core.validation import field_path, validator_with_defaults
-from coopeval.agents.registry import is_scripted, model_error
+from coopeval.agents.registry import agent_name, is_scripted, model_error, params_error
 from coopeval.core.errors import ConfigError
 from coopeval.studies.gossip.conditions import (
     BUILTIN_CONDITIONS,
@@ -99,7 +99,8 @@ def validate_gossip_config(section: Mapping[str, Any] | None) -> dict[str, Any]:
         Naming the key: schema violations (unknown testbed, tone set, matching policy, unknown
         parameter), unknown conditions, an attacker condition that applies to none of the
         testbeds (see :func:`applies`), an ``n`` for which the schedule cannot exist or that
-        leaves too few honest agents.
+        leaves too few honest agents, an unknown model or invalid agent options, two
+        models with the same name (label).
     """
     data = copy.deepcopy(dict(section or {}))
     errors = sorted(_validator(load_schema()).iter_errors(data), key=lambda e: list(e.absolute_path))
@@ -149,4 +150,14 @@ def validate_gossip_config(section: Mapping[str, Any] | None) -> dict[str, Any]:
                 )
         elif (problem := model_error(model)) is not None:
             raise GossipConfigError(f"gossip.models[{i}].model: {problem}")
+        elif (problem := params_error(model, entry.get("params"))) is not None:
+            raise GossipConfigError(f"gossip.models[{i}].{problem}")
+    names = [agent_name(entry) for entry in data["models"]]
+    for i, name in enumerate(names):
+        if names.index(name) != i:
+            # equal names would pool two populations into one row of every table
+            raise GossipConfigError(
+                f"gossip.models[{i}]: duplicates gossip.models[{names.index(name)}] ({name}); "
+                "give one of them a distinct label"
+            )
     return data
