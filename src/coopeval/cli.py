@@ -84,6 +84,8 @@ def _load_json_file(path: str, field: str) -> Any:
         raise CliError(f"{field}: cannot read {path!r} ({exc.strerror}); pass an existing file")
     except json.JSONDecodeError as exc:
         raise CliError(f"{field}: {path!r} is not valid JSON ({exc.msg}, line {exc.lineno})")
+    except UnicodeDecodeError:
+        raise CliError(f"{field}: {path!r} is not valid JSON (not UTF-8 text)") from None
 
 
 def _parse_tensor(data: Any) -> tuple[list[str], Any]:
@@ -191,6 +193,10 @@ def run_evaluate(args: argparse.Namespace) -> int:
             agents, tensor = build_payoff_tensor(load_reference_matchups(args.from_matchups))
         except OSError as exc:
             raise CliError(f"--from-matchups: cannot read {args.from_matchups!r} ({exc.strerror})")
+        except json.JSONDecodeError as exc:
+            raise CliError(f"--from-matchups: {args.from_matchups!r} is not valid JSON ({exc.msg}, line {exc.lineno})") from None
+        except UnicodeDecodeError:
+            raise CliError(f"--from-matchups: {args.from_matchups!r} is not valid JSON (not UTF-8 text)") from None
         except (ValueError, KeyError, TypeError) as exc:
             raise CliError(f"--from-matchups: {exc}") from None
     else:

@@ -141,6 +141,13 @@ def test_bad_usage_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert _run(["evaluate", str(tmp_path / "missing.json")], capsys)[0] == 2
     code, _, err = _run(["evaluate", "--from-matchups", tensor], capsys)
     assert code == 2 and "--from-matchups" in err
+    (tmp_path / "store.duckdb").write_bytes(b"DUCK\x00")
+    code, _, err = _run(["evaluate", "--from-matchups", str(tmp_path / "store.duckdb")], capsys)
+    assert code == 2 and f"--from-matchups: {str(tmp_path / 'store.duckdb')!r} is not valid JSON" in err
+    (tmp_path / "binary.duckdb").write_bytes(b"\xff\xfe\x00DUCK")
+    for args in (["--from-matchups", str(tmp_path / "binary.duckdb")], [str(tmp_path / "binary.duckdb")]):
+        code, _, err = _run(["evaluate", *args], capsys)
+        assert code == 2 and "is not valid JSON (not UTF-8 text)" in err
     assert _run(["evaluate", tensor, "--dr-rule", "nash"], capsys)[0] == 2
     assert _run([], capsys)[0] == 2
     assert _run(["--help"], capsys)[0] == 0

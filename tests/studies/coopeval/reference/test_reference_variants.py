@@ -325,6 +325,9 @@ def test_not_a_data_folder(tmp_path: Path) -> None:
         import_reference(tmp_path / "empty")
     with pytest.raises(ReferenceImportError, match="missing folder"):
         import_reference(tmp_path / "nope")
+    (tmp_path / "data.duckdb").write_text("not a folder")
+    with pytest.raises(ReferenceImportError, match="a file, not a folder; expected a run folder"):
+        import_reference(tmp_path / "data.duckdb")
 
 
 def test_ablation_folder_and_optional_evaluation_files(tmp_path: Path, make_experiment: Callable[..., Path]) -> None:
@@ -365,6 +368,10 @@ def test_cli_reproduce_progress_and_exit_codes(tmp_path: Path, make_run: Callabl
     err = capsys.readouterr().err
     assert "mediator_design.json: missing file" in err
     assert not out2.exists()
+    # --out naming a file fails at once, before the import
+    (tmp_path / "a_file").write_text("x")
+    assert main(["reproduce", str(run), "--out", str(tmp_path / "a_file"), "--quiet"]) == 2
+    assert "--out " + str(tmp_path / "a_file") + " is a file; pass a folder" in capsys.readouterr().err
 
 
 def test_reproduce_two_runs_has_standard_errors(tmp_path: Path, make_experiment: Callable[..., Path]) -> None:

@@ -226,6 +226,9 @@ def run_reproduce(args: argparse.Namespace) -> int:
     if args.bootstrap < 0:
         print("coopeval reproduce: error: --bootstrap must be >= 0", file=sys.stderr)
         return 2
+    if Path(args.out_dir).exists() and not Path(args.out_dir).is_dir():
+        print(f"coopeval reproduce: error: --out {args.out_dir} is a file; pass a folder (it is created if missing)", file=sys.stderr)
+        return 2
     try:
         reproduce(
             args.data_dir,

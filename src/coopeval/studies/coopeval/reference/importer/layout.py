@@ -105,7 +105,8 @@ def discover_runs(data_dir: str | Path) -> list[tuple[str, Path, list[Path]]]:
     """
     root = Path(data_dir)
     if not root.is_dir():
-        raise ReferenceImportError([ImportProblem(root, "missing folder; expected a run folder or a folder of run folders")])
+        what = "a file, not a folder" if root.exists() else "missing folder"
+        raise ReferenceImportError([ImportProblem(root, f"{what}; expected a run folder or a folder of run folders")])
     direct = experiment_dirs(root)
     if direct:
         return [(root.resolve().name, root, direct)]
