@@ -126,8 +126,8 @@ def test_unknown_litellm_provider_is_named_with_the_closest_ones():
 
 
 @pytest.mark.slow
-def test_snakemake_refuses_an_unknown_provider_before_any_job(tmp_path):
-    # the provider table needs litellm, so it is asked once at the start of a real run (onstart)
+def test_snakemake_refuses_an_unknown_provider_or_cache_dir_before_any_job(tmp_path):
+    # both are checked once at the start of a real run (onstart): the provider table needs litellm
     for item in ("Snakefile", "workflow", "config", "resources", "src"):
         source = REPO / item
         (shutil.copytree if source.is_dir() else shutil.copy)(source, tmp_path / item)
@@ -139,4 +139,12 @@ def test_snakemake_refuses_an_unknown_provider_before_any_job(tmp_path):
     result = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert result.returncode != 0
     assert "model 'openaii/gpt-4o': litellm knows no provider 'openaii'" in result.stdout + result.stderr
+    assert not (tmp_path / "results" / "play").exists()
+    (tmp_path / "bad.yaml").write_text(
+        "studies: [coopeval]\nagents:\n  - model: bot/tit-for-tat\n  - model: bot/always-defect\n"
+        "games: [prisoners_dilemma]\nmechanisms: [NoMechanism]\ncache_dir: /proc/no/cache\n"
+    )
+    result = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert result.returncode != 0
+    assert "config cache_dir: cannot create '/proc/no/cache'" in result.stdout + result.stderr
     assert not (tmp_path / "results" / "play").exists()

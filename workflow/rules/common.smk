@@ -83,6 +83,13 @@ onstart:
     _unroutable = routing_errors(config)
     if _unroutable:
         raise WorkflowError("invalid configuration:\n  " + "\n  ".join(_unroutable))
+    try:
+        Path(config["cache_dir"]).mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise WorkflowError(
+            f"config cache_dir: cannot create {config['cache_dir']!r} ({error.strerror}); "
+            "choose a writable folder"
+        ) from None
     write_text_if_changed(
         EFFECTIVE_CONFIG_PATH, effective_config_yaml(config, _sources)
     )
