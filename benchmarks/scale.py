@@ -281,25 +281,27 @@ def cached_response_ids(cache_dir: Path) -> set[str]:
 
 def log_measures(log: Path, kills: Sequence[tuple[float, set[str]]] = ()) -> dict[str, int]:
     """From the request log: requests, answered requests, requests repeated after an answer
-    (``repeated_requests``) and, of those, the ones whose first answer never reached the client:
-    a SIGKILL came between the first answer and the repeat, and the cache snapshot taken right
-    after that kill (``kills``: Unix time, :func:`cached_response_ids`) lacks the answer's
-    :func:`~coopeval.simserver.server.response_id` (``repeated_lost_at_kill``: the answer was in
-    flight, or received but not yet written, when the process died). Every other repeat is a call
-    paid twice by the harness (``harness_repeats``)."""
-    answered: dict[str, float] = {}
+    (``repeated_requests``) and, of those, the ones whose previous answer never reached the
+    client (``repeated_lost_at_kill``): a SIGKILL came after that answer's request started and
+    before the repeat, and the cache snapshot taken right after the kill (``kills``: Unix time,
+    :func:`cached_response_ids`) lacks the answer's
+    :func:`~coopeval.simserver.server.response_id` (in flight, or received but not yet written,
+    when the process died). A log line's ``t`` is when the answer was sent, so its request
+    started ``latency_s`` earlier: an answer sent just after a kill was asked by the killed
+    process. Every other repeat is a call paid twice by the harness (``harness_repeats``)."""
+    asked: dict[str, float] = {}  # hash -> start of the request of its latest answer
     requests = ok = repeated = lost = 0
     for line in log.read_text(encoding="utf-8").splitlines():
         row = json.loads(line)
         requests += 1
-        first = answered.get(row["hash"])
-        if first is not None:
+        previous = asked.get(row["hash"])
+        if previous is not None:
             repeated += 1
-            kill = next(((t, ids) for t, ids in kills if first <= t <= row["t"]), None)
+            kill = next(((t, ids) for t, ids in kills if previous <= t <= row["t"]), None)
             lost += kill is not None and response_id(row["hash"]) not in kill[1]
         if row["outcome"] == "ok":
             ok += 1
-            answered.setdefault(row["hash"], row["t"])
+            asked[row["hash"]] = row["t"] - float(row.get("latency_s", 0.0))
     return {"requests": requests, "ok_requests": ok, "repeated_requests": repeated,
             "repeated_lost_at_kill": lost, "harness_repeats": repeated - lost}
 
@@ -351,6 +353,10 @@ def run_study(work: Path, port: int, small: bool, latency: float, cap: int, faul
     finally:
         server.stop()
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    # kept beside the request log, so the repeats can be classified again after the run
+    (work / "kills.json").write_text(json.dumps(
+        [{"phase": phase, "t": t, "cached_response_ids": sorted(ids)} for phase, (t, ids) in zip(plan.fired, plan.kills)]
+    ), encoding="utf-8")
     measures: dict[str, Any] = {**store_measures(work / "results" / "coopeval.duckdb"), **log_measures(log, plan.kills)}
     bound = max(measures["critical_path_calls"] * latency, measures["ok_requests"] * latency / cap)
     measures.update(

@@ -43,6 +43,22 @@ def test_repeats_lost_at_a_kill_and_harness_repeats(tmp_path):
     }
 
 
+def test_an_answer_sent_just_after_a_kill_was_asked_by_the_killed_process(tmp_path):
+    # A log line's t is when the answer was sent; a request started before the kill (11) and
+    # answered after it never reached the killed client: its repeat is lost at the kill.
+    rows = [
+        {"hash": "a", "t": 11.4, "outcome": "ok", "latency_s": 1.0},  # asked at 10.4: lost
+        {"hash": "b", "t": 12.5, "outcome": "ok", "latency_s": 1.0},  # asked at 11.5 by the rerun
+        {"hash": "a", "t": 20.0, "outcome": "ok", "latency_s": 1.0},  # lost at the kill
+        {"hash": "b", "t": 21.0, "outcome": "ok", "latency_s": 1.0},  # no kill since it was asked: paid twice
+        {"hash": "a", "t": 40.0, "outcome": "ok", "latency_s": 1.0},  # answered at 20 and cached before the kill at 30
+    ]
+    log = tmp_path / "requests.jsonl"
+    log.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    measures = _scale_module().log_measures(log, kills=[(11.0, set()), (30.0, {response_id("a")})])
+    assert (measures["repeated_requests"], measures["repeated_lost_at_kill"], measures["harness_repeats"]) == (3, 1, 2)
+
+
 def test_cached_response_ids_reads_the_cache_and_the_unwritten_replies(tmp_path):
     cache = ResponseCache(tmp_path)
     cache.set("k1", Reply(text="{}", response_id="sim-1").to_json())
