@@ -94,6 +94,7 @@ DEFAULT_DEADLINE_S = 600.0
 otherwise. The embedded model has none by default: its llama.cpp call cannot be interrupted,
 so a deadline would only abandon it (set ``deadline_s`` to fail such calls anyway)."""
 
+
 def option_error(params: Mapping[str, Any]) -> str | None:
     """Why the agent options in ``params`` (:data:`AGENT_OPTION_KEYS` and ``deadline_s``) are
     invalid, naming the key (``params.<key> …; <fix>``), or ``None`` if they are valid.
@@ -353,7 +354,7 @@ def provider_error(model: str) -> str | None:
     litellm = _import_litellm()
     try:
         litellm.get_llm_provider(model)
-    except Exception:  # litellm raises BadRequestError ("LLM Provider NOT provided")
+    except litellm.BadRequestError:  # "LLM Provider NOT provided"
         prefix = model.split("/", 1)[0]
         known = sorted(str(getattr(p, "value", p)) for p in litellm.provider_list)
         close = difflib.get_close_matches(prefix, known, n=3) or ["openai", "anthropic", "gemini", "openrouter", "hosted_vllm", "ollama"]
