@@ -148,3 +148,10 @@ def test_snakemake_refuses_an_unknown_provider_or_cache_dir_before_any_job(tmp_p
     assert result.returncode != 0
     assert "config cache_dir: cannot create '/proc/no/cache'" in result.stdout + result.stderr
     assert not (tmp_path / "results" / "play").exists()
+    (tmp_path / "bad.yaml").write_text(
+        "studies: [coopeval]\nagents:\n  - model: bot/tit-for-tat\n    mechanisms: [Mediation]\n"
+        "games: [prisoners_dilemma]\nmechanisms: [NoMechanism]\n"
+    )
+    result = subprocess.run([*command, "--dry-run"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert result.returncode != 0
+    assert "config studies: coopeval would run no cell with this config" in result.stdout + result.stderr

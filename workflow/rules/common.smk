@@ -59,6 +59,13 @@ if workflow.is_main_process:
 
 STUDIES = {study.name: study for study in configured_studies(config)}
 CELLS_BY_STUDY = all_cells(config)
+_empty = [name for name, cells in CELLS_BY_STUDY.items() if not cells]
+if _empty:
+    raise WorkflowError(
+        f"config studies: {', '.join(_empty)} would run no cell with this config (e.g. every "
+        "agent's `mechanisms` excludes the configured mechanisms); fix the roster or drop the "
+        "study from `studies`."
+    )
 CELL_BY_ID = {c["cell_id"]: c for cells in CELLS_BY_STUDY.values() for c in cells}
 CELLS = CELLS_BY_STUDY.get("coopeval", [])
 PROMPT_FILES = sorted(str(p) for p in Path(config["prompts_dir"]).glob("*.txt"))
