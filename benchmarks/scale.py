@@ -394,6 +394,10 @@ def main(argv: Sequence[str] | None = None) -> None:
                         "to compare with, instead of running one")
     p.add_argument("--replay", action="store_true", help="after the run, replay every play job from the cache")
     a = p.parse_args(argv)
+    if a.reference is not None and not (a.reference / "results" / "coopeval.duckdb").is_file():
+        # checked now, not after the killed run (~40 min at full scale)
+        p.error(f"--reference: {a.reference} holds no results/coopeval.duckdb; pass the `run` folder inside "
+                "the earlier run's --workdir")
     kills = a.kills if a.kills is not None else (1 if a.small else 0)
     latency = a.latency if a.latency is not None else (0.05 if a.small else 1.0)
     root = a.workdir or Path(tempfile.mkdtemp(prefix="coopeval-scale-"))

@@ -76,3 +76,13 @@ def test_log_tail_counts_only_complete_new_lines(tmp_path):
     with log.open("a") as f:
         f.write('k"}\n{"outcome": "ok"}\n')
     assert tail.ok_count() == 3
+
+
+def test_a_reference_without_a_store_is_refused_before_the_run(tmp_path, capsys):
+    import pytest
+
+    with pytest.raises(SystemExit) as info:
+        _scale_module().main(["--kills", "1", "--reference", str(tmp_path), "--workdir", str(tmp_path / "w")])
+    assert info.value.code == 2
+    assert "holds no results/coopeval.duckdb; pass the `run` folder" in capsys.readouterr().err
+    assert not (tmp_path / "w").exists()
