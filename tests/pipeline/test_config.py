@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -10,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from coopeval.pipeline.config import ConfigError, load_config, merge_overlay, validate_config
+
+from tests.pipeline.workflow_copy import copy_workflow
 
 REPO = Path(__file__).resolve().parents[2]
 BOTS = [{"model": "bot/tit-for-tat"}]
@@ -125,33 +126,28 @@ def test_unknown_litellm_provider_is_named_with_the_closest_ones():
     ]
 
 
+@pytest.fixture(scope="module")
+def workflow_copy(tmp_path_factory):
+    return copy_workflow(tmp_path_factory.mktemp("workflow"))
+
+
+ROSTER = "studies: [coopeval]\ngames: [prisoners_dilemma]\nmechanisms: [NoMechanism]\nagents:\n  - model: bot/tit-for-tat\n"
+
+
 @pytest.mark.slow
-def test_snakemake_refuses_an_unknown_provider_or_cache_dir_before_any_job(tmp_path):
-    # both are checked once at the start of a real run (onstart): the provider table needs litellm
-    for item in ("Snakefile", "workflow", "config", "resources", "src"):
-        source = REPO / item
-        (shutil.copytree if source.is_dir() else shutil.copy)(source, tmp_path / item)
-    (tmp_path / "bad.yaml").write_text(
-        "studies: [coopeval]\nagents:\n  - model: bot/tit-for-tat\n  - model: openaii/gpt-4o\n"
-        "games: [prisoners_dilemma]\nmechanisms: [NoMechanism]\n"
-    )
+@pytest.mark.parametrize(
+    ("overlay", "dry_run", "message"),
+    [
+        # checked once at the start of a real run (onstart): the provider table needs litellm
+        ("  - model: openaii/gpt-4o\n", False, "model 'openaii/gpt-4o': litellm knows no provider 'openaii'"),
+        ("cache_dir: /proc/no/cache\n", False, "config cache_dir: cannot create '/proc/no/cache'"),
+        ("    mechanisms: [Mediation]\n", True, "config studies: coopeval would run no cell with this config"),
+    ],
+)
+def test_snakemake_refuses_before_any_job(workflow_copy, overlay, dry_run, message):
+    (workflow_copy / "bad.yaml").write_text(ROSTER + overlay)
     command = [sys.executable, "-m", "snakemake", "--cores", "1", "all", "--configfile", "bad.yaml"]
-    result = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    result = subprocess.run([*command, *(["--dry-run"] if dry_run else [])], cwd=workflow_copy, capture_output=True, text=True, timeout=300)
     assert result.returncode != 0
-    assert "model 'openaii/gpt-4o': litellm knows no provider 'openaii'" in result.stdout + result.stderr
-    assert not (tmp_path / "results" / "play").exists()
-    (tmp_path / "bad.yaml").write_text(
-        "studies: [coopeval]\nagents:\n  - model: bot/tit-for-tat\n  - model: bot/always-defect\n"
-        "games: [prisoners_dilemma]\nmechanisms: [NoMechanism]\ncache_dir: /proc/no/cache\n"
-    )
-    result = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=300)
-    assert result.returncode != 0
-    assert "config cache_dir: cannot create '/proc/no/cache'" in result.stdout + result.stderr
-    assert not (tmp_path / "results" / "play").exists()
-    (tmp_path / "bad.yaml").write_text(
-        "studies: [coopeval]\nagents:\n  - model: bot/tit-for-tat\n    mechanisms: [Mediation]\n"
-        "games: [prisoners_dilemma]\nmechanisms: [NoMechanism]\n"
-    )
-    result = subprocess.run([*command, "--dry-run"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
-    assert result.returncode != 0
-    assert "config studies: coopeval would run no cell with this config" in result.stdout + result.stderr
+    assert message in result.stdout + result.stderr
+    assert not (workflow_copy / "results" / "play").exists()

@@ -6,13 +6,14 @@ the ``local_llm`` default lives in the workflow and yields to any value the run 
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 import yaml
+
+from tests.pipeline.workflow_copy import copy_workflow
 
 REPO = Path(__file__).resolve().parents[2]
 # Booleans every shipped profile sets to true (workflow/profiles/slurm included).
@@ -29,11 +30,7 @@ def test_auto_loaded_profile_sets_no_tunable_key():
 
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory):
-    work = tmp_path_factory.mktemp("profiles")
-    for item in ("Snakefile", "workflow", "config", "resources", "src", "profiles"):
-        source = REPO / item
-        (shutil.copytree if source.is_dir() else shutil.copy)(source, work / item)
-    return work
+    return copy_workflow(tmp_path_factory.mktemp("profiles"), "profiles")
 
 
 def _local_llm_in_effect(work: Path, *args: str) -> int:

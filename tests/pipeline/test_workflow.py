@@ -4,7 +4,6 @@ second run has nothing to do; the store holds the documented tables (engineering
 from __future__ import annotations
 
 import math
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -12,15 +11,14 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from tests.pipeline.workflow_copy import copy_workflow
+
 REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
 def smoke_run(tmp_path_factory):
-    work = tmp_path_factory.mktemp("smoke")
-    for item in ("Snakefile", "workflow", "config", "resources", "src"):
-        source = REPO / item
-        (shutil.copytree if source.is_dir() else shutil.copy)(source, work / item)
+    work = copy_workflow(tmp_path_factory.mktemp("smoke"))
     command = [sys.executable, "-m", "snakemake", "--cores", "2", "all", "--configfile", "config/smoke.yaml"]
     first = subprocess.run(command, cwd=work, capture_output=True, text=True, timeout=900)
     assert first.returncode == 0, first.stderr[-4000:]
