@@ -76,16 +76,20 @@ def add_evaluate_parser(subparsers: Any) -> None:
     parser.set_defaults(handler=run_evaluate)
 
 
+def _not_json(field: str, path: str, exc: ValueError) -> CliError:
+    """The error for a file that does not decode as JSON (``exc``: JSONDecodeError or UnicodeDecodeError)."""
+    detail = f"{exc.msg}, line {exc.lineno}" if isinstance(exc, json.JSONDecodeError) else "not UTF-8 text"
+    return CliError(f"{field}: {path!r} is not valid JSON ({detail})")
+
+
 def _load_json_file(path: str, field: str) -> Any:
     try:
         with open(path, encoding="utf-8") as handle:
             return json.load(handle)
     except OSError as exc:
         raise CliError(f"{field}: cannot read {path!r} ({exc.strerror}); pass an existing file")
-    except json.JSONDecodeError as exc:
-        raise CliError(f"{field}: {path!r} is not valid JSON ({exc.msg}, line {exc.lineno})")
-    except UnicodeDecodeError:
-        raise CliError(f"{field}: {path!r} is not valid JSON (not UTF-8 text)") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise _not_json(field, path, exc) from None
 
 
 def _parse_tensor(data: Any) -> tuple[list[str], Any]:
@@ -193,10 +197,8 @@ def run_evaluate(args: argparse.Namespace) -> int:
             agents, tensor = build_payoff_tensor(load_reference_matchups(args.from_matchups))
         except OSError as exc:
             raise CliError(f"--from-matchups: cannot read {args.from_matchups!r} ({exc.strerror})")
-        except json.JSONDecodeError as exc:
-            raise CliError(f"--from-matchups: {args.from_matchups!r} is not valid JSON ({exc.msg}, line {exc.lineno})") from None
-        except UnicodeDecodeError:
-            raise CliError(f"--from-matchups: {args.from_matchups!r} is not valid JSON (not UTF-8 text)") from None
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise _not_json("--from-matchups", args.from_matchups, exc) from None
         except (ValueError, KeyError, TypeError) as exc:
             raise CliError(f"--from-matchups: {exc}") from None
     else:

@@ -110,20 +110,27 @@ def test_variant_parameter_typo_names_the_allowed_keys():
 
 
 def test_agent_options_of_bots_are_not_read():
-    from coopeval.agents.registry import params_error
+    from coopeval.agents.registry import entry_error
 
-    assert params_error("bot/tit-for-tat", {"max_reasoning_chars": -5}) is None
-    assert params_error("openai/gpt-4o", {"max_reasoning_chars": 0, "structured_output": "grammar", "deadline_s": 2}) is None
+    assert entry_error("bot/tit-for-tat", {"max_reasoning_chars": -5}) is None
+    assert entry_error("openai/gpt-4o", {"max_reasoning_chars": 0, "structured_output": "grammar", "deadline_s": 2}) is None
+    assert entry_error("gpt-4o", {}) == (
+        "model: 'gpt-4o' is not a litellm model string; write provider/model, e.g. openrouter/openai/gpt-4o or local/smollm2-135m"
+    )
 
 
-def test_unknown_litellm_provider_is_named_with_the_closest_ones():
-    from coopeval.pipeline.studies import routing_errors
+def test_unknown_litellm_provider_is_named_with_the_closest_ones(tmp_path):
+    from coopeval.pipeline.studies import run_start_errors
 
     config = validate_config({"agents": BOTS + [{"model": "openaii/gpt-4o"}, {"model": "anthropic/claude-sonnet-4.5"}]})
-    assert routing_errors(config) == [
+    config["cache_dir"] = str(tmp_path / "cache")
+    assert run_start_errors(config) == [
         "config (coopeval study) model 'openaii/gpt-4o': litellm knows no provider 'openaii' in 'openaii/gpt-4o'; "
         "did you mean openai or openai_like or openinfer? (see litellm's provider list)"
     ]
+    assert (tmp_path / "cache").is_dir()
+    config = validate_config({"agents": BOTS, "cache_dir": "/proc/no/cache"})
+    assert run_start_errors(config) == ["config cache_dir: cannot create '/proc/no/cache' (No such file or directory); choose a writable folder"]
 
 
 @pytest.fixture(scope="module")

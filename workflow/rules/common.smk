@@ -24,8 +24,9 @@ from coopeval.pipeline.studies import (
     cell_api_slots,
     cell_uses_local_llm,
     configured_studies,
+    empty_studies_error,
     required_env,
-    routing_errors,
+    run_start_errors,
 )
 from coopeval.pipeline.studies import prompts_dir as study_prompts_dir
 
@@ -59,13 +60,8 @@ if workflow.is_main_process:
 
 STUDIES = {study.name: study for study in configured_studies(config)}
 CELLS_BY_STUDY = all_cells(config)
-_empty = [name for name, cells in CELLS_BY_STUDY.items() if not cells]
-if _empty:
-    raise WorkflowError(
-        f"config studies: {', '.join(_empty)} would run no cell with this config (e.g. every "
-        "agent's `mechanisms` excludes the configured mechanisms); fix the roster or drop the "
-        "study from `studies`."
-    )
+if _empty := empty_studies_error(CELLS_BY_STUDY):
+    raise WorkflowError(_empty)
 CELL_BY_ID = {c["cell_id"]: c for cells in CELLS_BY_STUDY.values() for c in cells}
 CELLS = CELLS_BY_STUDY.get("coopeval", [])
 PROMPT_FILES = sorted(str(p) for p in Path(config["prompts_dir"]).glob("*.txt"))
@@ -87,16 +83,9 @@ if workflow.is_main_process:
 onstart:
     # litellm's provider table costs its 1-4 s import: asked here, once per run before the
     # first job (a dry run skips it), not while every job process parses this file.
-    _unroutable = routing_errors(config)
-    if _unroutable:
-        raise WorkflowError("invalid configuration:\n  " + "\n  ".join(_unroutable))
-    try:
-        Path(config["cache_dir"]).mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise WorkflowError(
-            f"config cache_dir: cannot create {config['cache_dir']!r} ({error.strerror}); "
-            "choose a writable folder"
-        ) from None
+    _problems = run_start_errors(config)
+    if _problems:
+        raise WorkflowError("invalid configuration:\n  " + "\n  ".join(_problems))
     write_text_if_changed(
         EFFECTIVE_CONFIG_PATH, effective_config_yaml(config, _sources)
     )

@@ -357,7 +357,7 @@ def provider_error(model: str) -> str | None:
     except litellm.BadRequestError:  # "LLM Provider NOT provided"
         prefix = model.split("/", 1)[0]
         known = sorted(str(getattr(p, "value", p)) for p in litellm.provider_list)
-        close = difflib.get_close_matches(prefix, known, n=3) or ["openai", "anthropic", "gemini", "openrouter", "hosted_vllm", "ollama"]
+        close = difflib.get_close_matches(prefix, known, n=3) or [p for p in _PROVIDER_KEYS if p != "local"]
         return f"litellm knows no provider {prefix!r} in {model!r}; did you mean {' or '.join(close)}? (see litellm's provider list)"
     return None
 

@@ -130,11 +130,13 @@ def model_error(model: str) -> str | None:
     return None
 
 
-def params_error(model: str, params: Mapping[str, Any] | None) -> str | None:
-    """Why the agent options in ``params`` cannot be used with ``model`` (a message starting
-    ``params.<key>``), or ``None``: the options read by the agent itself
-    (:func:`coopeval.agents.llm_agent.option_error`) for litellm and embedded models; bots and
-    the mock read none."""
+def entry_error(model: str, params: Mapping[str, Any] | None) -> str | None:
+    """Why a config entry's model string or agent options are unusable, as a message relative to
+    the entry (``model: …`` from :func:`model_error`, or ``params.<key> …`` from
+    :func:`coopeval.agents.llm_agent.option_error`, which litellm and embedded models read; bots
+    and the mock read none), or ``None``. Callers prefix the entry's path, e.g. ``agents[2].``."""
+    if (problem := model_error(model)) is not None:
+        return f"model: {problem}"
     if provider_for(model) not in (LOCAL, LITELLM):
         return None
     from coopeval.agents.llm_agent import option_error

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from jsonschema import Draft202012Validator, validators
@@ -29,3 +29,13 @@ def field_path(error: Any, root: str = "") -> str:
     for part in error.absolute_path:
         out += f"[{part}]" if isinstance(part, int) else (("." if out else "") + str(part))
     return out or "(top level)"
+
+
+def first_duplicate(names: Sequence[str]) -> tuple[int, int] | None:
+    """``(earlier, later)`` indices of the first name that occurs twice, or ``None``."""
+    seen: dict[str, int] = {}
+    for index, name in enumerate(names):
+        if name in seen:
+            return seen[name], index
+        seen[name] = index
+    return None

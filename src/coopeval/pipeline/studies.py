@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from coopeval.studies.base import Study
@@ -45,13 +46,32 @@ def required_env(config: Mapping[str, Any]) -> list[str]:
     return sorted({name for study in configured_studies(config) for model in study.models(config) for name in model_env(model)})
 
 
-def routing_errors(config: Mapping[str, Any]) -> list[str]:
-    """One message per model of the configured studies that litellm cannot route (an unknown
-    provider prefix), naming the study; empty if all can. Imports litellm when a litellm model
-    is configured, so the workflow calls it once per run (``onstart``), before any model call."""
+def run_start_errors(config: Mapping[str, Any]) -> list[str]:
+    """What a validated config can only be checked for when a run starts, one message each
+    (empty if none): models of the configured studies that litellm cannot route (an unknown
+    provider prefix; imports litellm when a litellm model is configured, hence once per run, in
+    the workflow's ``onstart``, before any model call) and a ``cache_dir`` that cannot be
+    created (it is created here when missing)."""
     models = {model: study.name for study in configured_studies(config) for model in study.models(config)}
     problems = ((model, study, routing_error(model)) for model, study in sorted(models.items()))
-    return [f"config ({study} study) model {model!r}: {problem}" for model, study, problem in problems if problem]
+    errors = [f"config ({study} study) model {model!r}: {problem}" for model, study, problem in problems if problem]
+    try:
+        Path(config["cache_dir"]).mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        errors.append(f"config cache_dir: cannot create {config['cache_dir']!r} ({exc.strerror}); choose a writable folder")
+    return errors
+
+
+def empty_studies_error(cells_by_study: Mapping[str, Sequence[Any]]) -> str | None:
+    """The error for configured studies without a cell (``cells_by_study``: see
+    :func:`all_cells`), or ``None`` if every study has one."""
+    empty = [name for name, cells in cells_by_study.items() if not cells]
+    if not empty:
+        return None
+    return (
+        f"config studies: {', '.join(empty)} would run no cell with this config (e.g. every agent's "
+        "`mechanisms` excludes the configured mechanisms); fix the roster or drop the study from `studies`."
+    )
 
 
 def cell_uses_local_llm(study: Study, spec: Mapping[str, Any]) -> bool:

@@ -7,7 +7,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from coopeval.agents.registry import agent_name, is_scripted, model_error, params_error
+from coopeval.agents.registry import agent_name, entry_error, is_scripted
 from coopeval.core.errors import ConfigError
 from coopeval.studies.coopeval.mechanisms.catalog import mechanism_info
 
@@ -16,8 +16,8 @@ SECRET_PARAM_KEYS = frozenset({"api_key", "apikey", "key", "token", "access_toke
 
 
 def check_config(config: Mapping[str, Any]) -> None:
-    """What the schema cannot check: known models (provider registry), valid agent options
-    (``structured_output``, ``max_reasoning_chars`` …), no API key in params, unique agent names, variants of listed mechanisms with valid parameters.
+    """What the schema cannot check: known models and valid agent options (provider registry),
+    no API key in params, unique agent names, variants of listed mechanisms with valid parameters.
 
     Raises
     ------
@@ -29,18 +29,12 @@ def check_config(config: Mapping[str, Any]) -> None:
             f"config judge.model: {config['judge']['model']!r} is a scripted bot, which cannot judge; "
             "use a language model, e.g. local/smollm2-135m."
         )
-    judge = config["judge"]
-    if (problem := model_error(str(judge["model"]))) is not None:
-        raise ConfigError(f"config judge.model: {problem}.")
-    if (problem := params_error(str(judge["model"]), judge.get("params"))) is not None:
+    if (problem := entry_error(str(config["judge"]["model"]), config["judge"].get("params"))) is not None:
         raise ConfigError(f"config judge.{problem}.")
     names: dict[str, int] = {}
     for index, agent in enumerate(config["agents"]):
         model = agent["model"]
-        problem = model_error(model)
-        if problem:
-            raise ConfigError(f"config agents[{index}].model: {problem}.")
-        if (problem := params_error(model, agent.get("params"))) is not None:
+        if (problem := entry_error(model, agent.get("params"))) is not None:
             raise ConfigError(f"config agents[{index}].{problem}.")
         secrets = sorted(k for k in agent.get("params", {}) if k.lower() in SECRET_PARAM_KEYS)
         if secrets:

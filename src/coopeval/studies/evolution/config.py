@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from coopeval.core.validation import field_path, validator_with_defaults
+from coopeval.core.validation import field_path, first_duplicate, validator_with_defaults
 from coopeval.core.errors import ConfigError
 
 VH_ONLY_VARIANTS = ("costly_punishment", "partner_choice")
@@ -73,7 +73,7 @@ def validate_evolution_config(config: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _semantic_checks(section: Mapping[str, Any]) -> None:
-    from coopeval.agents.registry import is_scripted, model_error, params_error
+    from coopeval.agents.registry import entry_error, is_scripted
     from coopeval.studies.evolution.bots import is_evo_bot, make_evo_bot
 
     for index, entry in enumerate(section["models"]):
@@ -88,18 +88,15 @@ def _semantic_checks(section: Mapping[str, Any]) -> None:
                 make_evo_bot(model)
             except KeyError as exc:
                 raise ConfigError(f"config evolution.models[{index}].model: {exc.args[0]}") from None
-        elif (problem := model_error(model)) is not None:
-            raise ConfigError(f"config evolution.models[{index}].model: {problem}.")
-        elif (problem := params_error(model, entry.get("params"))) is not None:
+        elif (problem := entry_error(model, entry.get("params"))) is not None:
             raise ConfigError(f"config evolution.models[{index}].{problem}.")
     names = [variant_name(v) for v in section["variants"]]
-    for index, name in enumerate(names):
-        if names.index(name) != index:
-            raise ConfigError(f"config evolution.variants[{index}]: the variant name {name!r} is used twice.")
+    if (pair := first_duplicate(names)) is not None:
+        raise ConfigError(f"config evolution.variants[{pair[1]}]: the variant name {names[pair[1]]!r} is used twice.")
     labels = [model_label(e) for e in section["models"]]
-    for index, label in enumerate(labels):
-        if labels.index(label) != index:
-            raise ConfigError(f"config evolution.models[{index}]: duplicates models[{labels.index(label)}] ({label}); add a label.")
+    if (pair := first_duplicate(labels)) is not None:
+        earlier, later = pair
+        raise ConfigError(f"config evolution.models[{later}]: duplicates models[{earlier}] ({labels[later]}); add a label.")
 
 
 def variant_name(variant: str | Mapping[str, Any]) -> str:

@@ -14,8 +14,8 @@ from typing import Any
 
 import yaml
 
-from coopeval.core.validation import field_path, validator_with_defaults
-from coopeval.agents.registry import agent_name, is_scripted, model_error, params_error
+from coopeval.core.validation import field_path, first_duplicate, validator_with_defaults
+from coopeval.agents.registry import agent_name, entry_error, is_scripted
 from coopeval.core.errors import ConfigError
 from coopeval.studies.gossip.conditions import (
     BUILTIN_CONDITIONS,
@@ -148,16 +148,12 @@ def validate_gossip_config(section: Mapping[str, Any] | None) -> dict[str, Any]:
                 raise GossipConfigError(
                     f"gossip.models[{i}].model: unknown gossip bot {model!r}; use one of {', '.join(GOSSIP_BOT_MODELS)}"
                 )
-        elif (problem := model_error(model)) is not None:
-            raise GossipConfigError(f"gossip.models[{i}].model: {problem}")
-        elif (problem := params_error(model, entry.get("params"))) is not None:
+        elif (problem := entry_error(model, entry.get("params"))) is not None:
             raise GossipConfigError(f"gossip.models[{i}].{problem}")
     names = [agent_name(entry) for entry in data["models"]]
-    for i, name in enumerate(names):
-        if names.index(name) != i:
-            # equal names would pool two populations into one row of every table
-            raise GossipConfigError(
-                f"gossip.models[{i}]: duplicates gossip.models[{names.index(name)}] ({name}); "
-                "give one of them a distinct label"
-            )
+    if (pair := first_duplicate(names)) is not None:  # one name would pool two populations in every table
+        earlier, later = pair
+        raise GossipConfigError(
+            f"gossip.models[{later}]: duplicates gossip.models[{earlier}] ({names[later]}); give one of them a distinct label"
+        )
     return data
