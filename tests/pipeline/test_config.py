@@ -11,7 +11,6 @@ import pytest
 import yaml
 
 from coopeval.pipeline.config import ConfigError, load_config, merge_overlay, validate_config
-
 from tests.pipeline.workflow_copy import copy_workflow
 
 REPO = Path(__file__).resolve().parents[2]
@@ -133,7 +132,7 @@ def test_api_keys_in_params_are_rejected():
 def test_a_labelled_second_copy_of_a_bot_is_distinct():
     from coopeval.agents.registry import make_agent
 
-    config = validate_config({"agents": BOTS + [{"model": "bot/tit-for-tat", "label": "tft-2"}]})
+    config = validate_config({"agents": [*BOTS, {"model": "bot/tit-for-tat", "label": "tft-2"}]})
     assert make_agent(config["agents"][1]).name == "bot/tft-2"
 
 
@@ -156,7 +155,7 @@ def test_agent_options_of_bots_are_not_read():
 def test_unknown_litellm_provider_is_named_with_the_closest_ones(tmp_path):
     from coopeval.pipeline.studies import run_start_errors
 
-    config = validate_config({"agents": BOTS + [{"model": "openaii/gpt-4o"}, {"model": "anthropic/claude-sonnet-4.5"}]})
+    config = validate_config({"agents": [*BOTS, {"model": "openaii/gpt-4o"}, {"model": "anthropic/claude-sonnet-4.5"}]})
     config["cache_dir"] = str(tmp_path / "cache")
     assert run_start_errors(config) == [
         "config (coopeval study) model 'openaii/gpt-4o': litellm knows no provider 'openaii' in 'openaii/gpt-4o'; "

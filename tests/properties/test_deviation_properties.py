@@ -18,6 +18,8 @@ higher is better, rating of type s = the frozen gain value of row (0, s)):
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -80,7 +82,7 @@ def test_the_strictest_cce_sequence(tensor: np.ndarray) -> None:
     scale = float(np.abs(deviation_matrix(tensor)).max())
     tol = 1e-9 * max(scale, 1.0)
     assert epsilons[0] <= tol  # the first LP is feasible at ε* ≤ 0: a CCE exists
-    assert all(later < earlier for earlier, later in zip(epsilons, epsilons[1:], strict=False))
+    assert all(later < earlier for earlier, later in itertools.pairwise(epsilons))
     assert all(r <= 0 for r in result.ratings)
     assert result.n_main_lps == len(set(result.ratings))
     assert max(result.ratings) == pytest.approx(epsilons[0], abs=tol)

@@ -20,12 +20,17 @@ from hypothesis import strategies as st
 
 from coopeval.evaluation.replicator import fitness
 from coopeval.evaluation.tensor import Observation, build_payoff_tensor, mean_payoff
-from tests.strategies import game_sizes, metagame_from_game, normal_form_games, symmetric_payoff_functions
+from tests.strategies import (
+    game_sizes,
+    metagame_from_game,
+    normal_form_games,
+    symmetric_payoff_functions,
+)
 
 
 def every_profile_once(game: np.ndarray) -> list[Observation]:
     """One observation per joint profile of ``game`` (shape (S,)*N + (N,)); type i is ``t{i}``."""
-    *counts, n_players = game.shape
+    *counts, _n_players = game.shape
     return [
         (tuple(f"t{a}" for a in profile), [float(v) for v in game[profile]])
         for profile in itertools.product(*(range(c) for c in counts))
