@@ -1,7 +1,7 @@
 """Invariants of deviation ratings on random n-player metagames.
 
 Deviation ratings (Marris et al., "Game theoretic rating in N-player general-sum games with
-equilibria", arXiv 2210.02205, and "Deviation ratings", arXiv 2502.11645, Sec. 4) depend on the
+equilibria", arXiv 2210.02205, and their deviation ratings, arXiv 2502.11645) depend on the
 game only through the deviation gains M[(p, s), a] = G_p(s, a_−p) − G_p(a), and the strictest
 CCE is unique. So, with the convention of :mod:`coopeval.evaluation.deviation` (ratings ≤ 0,
 higher is better, rating of type s = the frozen gain value of row (0, s)):
