@@ -101,8 +101,8 @@ def normal_form_games(
 
 @st.composite
 def symmetric_payoff_functions(
-    draw: st.DrawFn, n_players: int, n_strategies: int, values: st.SearchStrategy[int] = PAYOFFS
-) -> dict[tuple[int, ...], int]:
+    draw: st.DrawFn, n_players: int, n_strategies: int, values: st.SearchStrategy[float] = PAYOFFS
+) -> dict[tuple[int, ...], float]:
     """u(own, co-players) of a symmetric game: one payoff per (own strategy, sorted multiset of
     the N−1 co-players' strategies)."""
     keys = [
@@ -113,7 +113,7 @@ def symmetric_payoff_functions(
     return dict(zip(keys, draw(st.lists(values, min_size=len(keys), max_size=len(keys))), strict=True))
 
 
-def metagame_from_game(table: dict[tuple[int, ...], int], n_players: int, n_strategies: int) -> np.ndarray:
+def metagame_from_game(table: dict[tuple[int, ...], float], n_players: int, n_strategies: int) -> np.ndarray:
     """The metagame tensor (S,)*N of a symmetric payoff function (see
     :func:`symmetric_payoff_functions`): T[i, o_1, …] = u(i, sorted(o))."""
     tensor = np.empty((n_strategies,) * n_players)
@@ -130,9 +130,10 @@ def metagames(
     min_types: int = 1,
     max_types: int = 4,
     max_profiles: int = 81,
-    values: st.SearchStrategy[int] = PAYOFFS,
+    values: st.SearchStrategy[float] = PAYOFFS,
 ) -> np.ndarray:
-    """A symmetric metagame tensor, shape (S,)*N, integer points, symmetric in the co-player axes
+    """A symmetric metagame tensor, shape (S,)*N, points drawn from ``values`` (default small
+    integers), symmetric in the co-player axes
     (the shape :func:`coopeval.evaluation.replicator.replicator_dynamics` and
     :func:`coopeval.evaluation.deviation.deviation_ratings` take)."""
     n_players, size = draw(game_sizes(min_players, max_players, min_types, max_types, max_profiles))
