@@ -164,4 +164,5 @@ def populations(size: int) -> st.SearchStrategy[np.ndarray]:
 def reorder(tensor: np.ndarray, order: list[int]) -> np.ndarray:
     """The same metagame with type ``order[i]`` on position i of every axis (a relabelling of the
     strategies; ``order`` may repeat an index, which clones that type)."""
-    return tensor[np.ix_(*[order] * tensor.ndim)]
+    relabelled: np.ndarray = tensor[np.ix_(*[order] * tensor.ndim)]
+    return relabelled
