@@ -152,7 +152,8 @@ def mixed_strategies(draw: st.DrawFn, size: int, interior: bool = False) -> np.n
     weights = np.array(draw(st.lists(st.integers(low, 20), min_size=size, max_size=size)), dtype=float)
     if weights.sum() == 0:
         weights[:] = 1.0
-    return weights / weights.sum()
+    shares: np.ndarray = weights / weights.sum()
+    return shares
 
 
 def populations(size: int) -> st.SearchStrategy[np.ndarray]:
