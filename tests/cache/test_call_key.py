@@ -14,11 +14,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from coopeval.decisions.formats import ActionDistribution
 from coopeval.agents.maker import DecisionMaker
 from coopeval.agents.mock import INVALID_ANSWER, MockLLM
 from coopeval.cache.response_cache import CACHE_SCHEMA_VERSION, ResponseCache, call_key
 from coopeval.core.hashing import canonical_json
+from coopeval.decisions.formats import ActionDistribution
 
 PROPS = settings(max_examples=50, deadline=None)
 JSON_SCALARS = st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.text(max_size=8)

@@ -75,7 +75,7 @@ def _bar_pixels(png: Path) -> int:
 
     image = Image.open(png).convert("RGB")
     return sum(
-        1 for pixel in image.getdata() if all(abs(channel - want) <= 12 for channel, want in zip(pixel, BAR_RGB))
+        1 for pixel in image.getdata() if all(abs(channel - want) <= 12 for channel, want in zip(pixel, BAR_RGB, strict=False))
     )
 
 

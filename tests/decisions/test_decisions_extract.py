@@ -31,7 +31,7 @@ def test_several_objects_last_and_first() -> None:
 
 
 def test_arrays_and_scalars_are_not_objects() -> None:
-    with pytest.raises(AnswerError, match="^no JSON object found$"):
+    with pytest.raises(AnswerError, match=r"^no JSON object found$"):
         extract_last_json_object('[50, 50] and "A0" and 100')
     # a trailing array does not replace the object before it
     assert extract_last_json_object('{"A0": 50, "A1": 50}\n[1, 2, 3]') == {"A0": 50, "A1": 50}
@@ -65,7 +65,7 @@ def test_no_object(text: str) -> None:
         extract_last_json_object(text)
     assert str(info.value) == "no JSON object found"
     assert info.value.code == "no_json"
-    with pytest.raises(AnswerError, match="^no JSON object found$"):
+    with pytest.raises(AnswerError, match=r"^no JSON object found$"):
         extract_first_json_object(text)
 
 
@@ -92,7 +92,7 @@ def test_object_like_but_not_json(text: str) -> None:
 def test_empty_object_is_an_object() -> None:
     assert extract_last_json_object("{}}") == {}
     # a "{" left open at the end is an unfinished object (a cut-off reply), not nothing
-    with pytest.raises(AnswerError, match="^the last JSON object is not closed: { has no matching '}'$"):
+    with pytest.raises(AnswerError, match=r"^the last JSON object is not closed: \{ has no matching '\}'$"):
         extract_last_json_object("{}}{")
 
 

@@ -63,7 +63,7 @@ def judge_error(text: str) -> AnswerError:
 def test_packaged_taxonomy_matches_spec() -> None:
     assert TAXONOMY.categories == SPEC_CATEGORIES
     assert TAXONOMY.fallback == "Other"
-    assert TAXONOMY.labels == SPEC_CATEGORIES + ("Other",)
+    assert TAXONOMY.labels == (*SPEC_CATEGORIES, "Other")
     assert len(TAXONOMY.definitions) == 16 and all(d.strip() for d in TAXONOMY.definitions)
     assert TAXONOMY.numbered()[0] == (1, "Individual utility maximization", TAXONOMY.definitions[0])
     assert TAXONOMY.numbered()[-1][:2] == (16, "Other")

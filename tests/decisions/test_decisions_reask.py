@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from coopeval.decisions import MAX_ATTEMPTS, ActionDistribution, AnswerError, parse_answer, reask_messages
+from coopeval.decisions import (
+    MAX_ATTEMPTS,
+    ActionDistribution,
+    AnswerError,
+    parse_answer,
+    reask_messages,
+)
 from coopeval.decisions.reask import MAX_REASKS
 
 ORIGINAL = (
@@ -66,7 +72,7 @@ def test_input_not_modified_and_fresh_dicts() -> None:
     original = [dict(m) for m in ORIGINAL]
     messages = reask_messages(original, "{}", "err", STYLE)
     assert original == [dict(m) for m in ORIGINAL]
-    assert all(a is not b for a, b in zip(messages, original))
+    assert all(a is not b for a, b in zip(messages, original, strict=False))
     assert isinstance(messages, tuple)
 
 

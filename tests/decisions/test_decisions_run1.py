@@ -22,7 +22,6 @@ from typing import Any
 import pytest
 
 from coopeval.decisions import ActionDistribution, AnswerError, ContractDesign, parse_answer
-
 from tests.shared_data import RESPONSES_SAMPLE
 
 HERE = Path(__file__).resolve().parent

@@ -114,7 +114,7 @@ def test_action_long_string_values_are_shortened_in_messages() -> None:
 
 def test_validate_answer_takes_a_decoded_object() -> None:
     assert validate_answer(PD, {"A0": 1, "A1": 99}) == {"A0": 1, "A1": 99}
-    with pytest.raises(AnswerError, match="^the answer must be a JSON object$"):
+    with pytest.raises(AnswerError, match=r"^the answer must be a JSON object$"):
         validate_answer(PD, [1, 99])  # type: ignore[arg-type]
 
 

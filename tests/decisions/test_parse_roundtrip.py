@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from coopeval.decisions.formats import ActionDistribution
 from coopeval.decisions import AnswerError, parse_answer
+from coopeval.decisions.formats import ActionDistribution
 
 
 @st.composite

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from coopeval.cli import main
 from coopeval.evaluation.deviation import deviation_ratings, rank_with_ties, rating_decimals
 from coopeval.evaluation.replicator import ExtinctStartWarning, replicator_dynamics
+from tests.strategies import metagames
 
 PD = np.array([[2.0, 0.0], [3.0, 1.0]])
 
@@ -60,13 +61,13 @@ def test_log_space_update_equals_the_hedge_formula() -> None:
 
 @settings(max_examples=60, deadline=None)
 @given(
-    cells=st.lists(st.floats(-1.0, 1.0), min_size=9, max_size=9),
+    game=metagames(values=st.floats(-1.0, 1.0)),
     exponent=st.integers(-300, 300),
     lr=st.sampled_from([0.0, 0.1, 71.0, 1e10, 1e300]),
     method=st.sampled_from(["constant", "sqrt"]),
 )
-def test_no_finite_input_gives_nan(cells: list[float], exponent: int, lr: float, method: Any) -> None:
-    tensor = np.array(cells).reshape(3, 3) * 10.0**exponent
+def test_no_finite_input_gives_nan(game: np.ndarray, exponent: int, lr: float, method: Any) -> None:
+    tensor = game * 10.0**exponent
     result = replicator_dynamics(tensor, steps=20, lr=lr, lr_method=method)
     assert np.isfinite(result.history).all()
     assert np.isfinite(result.fitness).all() and math.isfinite(result.population_weighted_fitness)

@@ -21,7 +21,7 @@ PD = {("C", "C"): (2, 2), ("C", "D"): (0, 3), ("D", "C"): (3, 0), ("D", "D"): (1
 
 
 def _pd_observations() -> list[Observation]:
-    return [(seats, scores) for seats, scores in PD.items()]
+    return list(PD.items())
 
 
 def test_two_player_pd() -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from coopeval.studies.coopeval.cells import build_cells, play_cost
 from coopeval.pipeline.config import load_config
+from coopeval.studies.coopeval.cells import build_cells, play_cost
 
 
 @pytest.mark.parametrize(

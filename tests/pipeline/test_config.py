@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import copy
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from coopeval.pipeline.config import ConfigError, load_config, merge_overlay, validate_config
-
 from tests.pipeline.workflow_copy import copy_workflow
 
 REPO = Path(__file__).resolve().parents[2]
@@ -64,11 +65,43 @@ def test_overlay_replaces_lists_and_merges_mappings():
     assert merged == {"agents": [{"model": "bot/always-defect"}], "evaluation": {"steps": 20, "lr": 0.5}}
 
 
-def test_shipped_configs_are_valid():
-    for name in ("config.yaml", "smoke.yaml", "paper.yaml"):
-        path = REPO / "config" / name
-        if path.exists():
-            load_config([path])
+DEFAULT_CONFIG = "config.yaml"
+"""The Snakefile's ``configfile:``; every other shipped config is an overlay on it."""
+
+SHIPPED_OVERLAYS = ("ablations.yaml", "paper.yaml", "paper_sim.yaml", "smoke.yaml")
+"""Every overlay in config/, each run as ``snakemake all --configfile config/<name>``."""
+
+
+def test_every_shipped_config_is_tested():
+    shipped = {p.name for p in (REPO / "config").iterdir() if p.suffix in (".yaml", ".yml")}
+    assert shipped == {DEFAULT_CONFIG, *SHIPPED_OVERLAYS}, "add the new config to SHIPPED_OVERLAYS"
+
+
+def test_the_default_config_is_valid():
+    config = load_config([REPO / "config" / DEFAULT_CONFIG])
+    assert config["agents"][0]["model"] == "local/smollm2-135m"
+
+
+@pytest.mark.parametrize("overlay", SHIPPED_OVERLAYS)
+def test_shipped_overlay_is_valid_over_the_default(overlay):
+    """Each overlay merged over config/config.yaml by Snakemake's own merge (the one behind
+    ``--configfile``), which must equal :func:`merge_overlay`, then validated. An absent file
+    fails: ``load_config`` raises ConfigError naming it."""
+    from snakemake.utils import update_config
+
+    default_path, overlay_path = REPO / "config" / DEFAULT_CONFIG, REPO / "config" / overlay
+    default = yaml.safe_load(default_path.read_text(encoding="utf-8"))
+    layer = yaml.safe_load(overlay_path.read_text(encoding="utf-8"))
+    as_snakemake = copy.deepcopy(default)
+    update_config(as_snakemake, layer)
+    assert merge_overlay(default, layer) == as_snakemake
+    config = load_config([default_path, overlay_path])
+    assert config == validate_config(as_snakemake)
+
+
+def test_a_missing_overlay_fails():
+    with pytest.raises(ConfigError, match=r"config file .*absent\.yaml does not exist"):
+        load_config([REPO / "config" / DEFAULT_CONFIG, REPO / "config" / "absent.yaml"])
 
 
 @pytest.mark.slow
@@ -99,7 +132,7 @@ def test_api_keys_in_params_are_rejected():
 def test_a_labelled_second_copy_of_a_bot_is_distinct():
     from coopeval.agents.registry import make_agent
 
-    config = validate_config({"agents": BOTS + [{"model": "bot/tit-for-tat", "label": "tft-2"}]})
+    config = validate_config({"agents": [*BOTS, {"model": "bot/tit-for-tat", "label": "tft-2"}]})
     assert make_agent(config["agents"][1]).name == "bot/tft-2"
 
 
@@ -122,7 +155,7 @@ def test_agent_options_of_bots_are_not_read():
 def test_unknown_litellm_provider_is_named_with_the_closest_ones(tmp_path):
     from coopeval.pipeline.studies import run_start_errors
 
-    config = validate_config({"agents": BOTS + [{"model": "openaii/gpt-4o"}, {"model": "anthropic/claude-sonnet-4.5"}]})
+    config = validate_config({"agents": [*BOTS, {"model": "openaii/gpt-4o"}, {"model": "anthropic/claude-sonnet-4.5"}]})
     config["cache_dir"] = str(tmp_path / "cache")
     assert run_start_errors(config) == [
         "config (coopeval study) model 'openaii/gpt-4o': litellm knows no provider 'openaii' in 'openaii/gpt-4o'; "

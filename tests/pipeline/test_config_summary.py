@@ -12,7 +12,12 @@ import pytest
 import yaml
 
 from coopeval.core.io import write_text_if_changed
-from coopeval.pipeline.config import EFFECTIVE_CONFIG_PATH, config_summary, effective_config_yaml, validate_config
+from coopeval.pipeline.config import (
+    EFFECTIVE_CONFIG_PATH,
+    config_summary,
+    effective_config_yaml,
+    validate_config,
+)
 from coopeval.pipeline.studies import all_cells
 
 REPO = Path(__file__).resolve().parents[2]

@@ -10,8 +10,8 @@ import pytest
 
 from coopeval.decisions.reask import MAX_ATTEMPTS
 from coopeval.pipeline.checks import FailedDecisionsError, check_failed_decisions
-from coopeval.studies.coopeval.parse import matchup_scores
 from coopeval.pipeline.store import build_store
+from coopeval.studies.coopeval.parse import matchup_scores
 from tests.helpers import make_cell, play_bots, play_spec
 
 
@@ -76,11 +76,11 @@ def test_retry_failed_asks_only_failed_decisions_again():
 def test_budget_guard_stops_the_job_after_caching(tmp_path):
     import asyncio
 
+    from coopeval.agents.maker import BudgetExceededError, DecisionMaker
+    from coopeval.agents.mock import MockLLM
     from coopeval.agents.protocol import Reply
     from coopeval.cache.response_cache import ResponseCache
     from coopeval.decisions.formats import ActionDistribution
-    from coopeval.agents.maker import BudgetExceededError, DecisionMaker
-    from coopeval.agents.mock import MockLLM
 
     class Pricey(MockLLM):
         async def generate(self, request):

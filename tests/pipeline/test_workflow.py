@@ -59,13 +59,13 @@ def test_store_tables(smoke_run):
     ).fetchone()[0]
     assert score == pytest.approx(0.8)
     # Gossip (spec §5 oracles under align_sweep, n = 9): all-cooperate mean G and Gini; all-defect.
-    gossip = dict(
-        (model, (g, gini, image))
+    gossip = {
+        model: (g, gini, image)
         for model, g, gini, image in con.execute(
             "SELECT model, discounted_return_mean, gini, image_score_mean FROM gossip_run_metrics "
             "WHERE testbed = 'donation' AND condition = 'align'"
         ).fetchall()
-    )
+    }
     assert gossip["bot/always-cooperate"][0] == pytest.approx(15.4381, abs=5e-5)
     assert gossip["bot/always-cooperate"][1] == pytest.approx(0.0037, abs=5e-5)
     assert gossip["bot/always-defect"][0] == 0 and math.isnan(gossip["bot/always-defect"][1])

@@ -71,7 +71,7 @@ def test_injected_faults(tmp_path, fault, status):
 
 def test_truncated_body_is_cut_and_the_connection_closed(tmp_path):
     log = tmp_path / "requests.jsonl"
-    ((status, headers, text),) = _exchange(SimConfig(fault_rates={"truncated": 1.0}), log, [BODY])
+    ((status, _headers, text),) = _exchange(SimConfig(fault_rates={"truncated": 1.0}), log, [BODY])
     assert status == 200 and text == "<truncated>"
     assert [r["outcome"] for r in _log(log)] == ["truncated"]
 

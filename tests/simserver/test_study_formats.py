@@ -11,7 +11,13 @@ import pytest
 
 from coopeval.simserver.policy import Policy, answer
 from coopeval.studies.evolution.formats import DonationFormat, StrategyFormat
-from coopeval.studies.gossip.formats import AmountFormat, ChoiceFormat, GossipFormat, ReflectionFormat, SignalFormat
+from coopeval.studies.gossip.formats import (
+    AmountFormat,
+    ChoiceFormat,
+    GossipFormat,
+    ReflectionFormat,
+    SignalFormat,
+)
 
 EVO = Path(__file__).resolve().parents[2] / "src" / "coopeval" / "studies" / "evolution" / "prompts"
 FORM = "Answer with a JSON object of exactly this form:\n"

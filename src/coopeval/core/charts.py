@@ -14,7 +14,6 @@ from typing import Any
 
 import polars as pl
 
-
 # Options of Altair's ``Chart.save`` per format: PNG at scale 2; HTML with the JavaScript inlined.
 SAVE_OPTIONS: dict[str, dict[str, Any]] = {"png": {"scale_factor": 2}, "html": {"inline": True}}
 

@@ -135,7 +135,8 @@ def hedge_step(x: np.ndarray, advantage: np.ndarray, eta: float) -> np.ndarray:
     limit = top == np.inf
     with np.errstate(invalid="ignore"):
         weights = np.where(limit, (z == np.inf).astype(float), np.exp(z - np.where(limit, 0.0, top)))
-    return weights / weights.sum(axis=0)
+    shares: np.ndarray = weights / weights.sum(axis=0)
+    return shares
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from typing import Any
 import polars as pl
 import pytest
 
-from coopeval.studies.coopeval.reference.importer.layout import reference_enum_members
+from coopeval.core.io import write_parquet_atomic
 from coopeval.games import get_game
 from coopeval.studies.coopeval.design_quality import (
     DESIGN_QUALITY_SCHEMA,
@@ -22,7 +22,7 @@ from coopeval.studies.coopeval.design_quality import (
     design_quality_rows,
     design_quality_summary,
 )
-from coopeval.core.io import write_parquet_atomic
+from coopeval.studies.coopeval.reference.importer.layout import reference_enum_members
 from tests.helpers import play_bots
 
 REPO = Path(__file__).resolve().parents[3]

@@ -8,15 +8,12 @@ import pytest
 
 from coopeval.pipeline.store import build_store
 from coopeval.studies.evolution.figures import FIGURES, LINEAGE_FIGURE, figure_files, render_figures
-from coopeval.studies.evolution.study import EvolutionStudy
-
-from .helpers import inputs
+from tests.helpers import play_study_cell, study_cells
 
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     work = tmp_path_factory.mktemp("evo_store")
-    study = EvolutionStudy()
     config = {
         "seed": 3,
         "evolution": {
@@ -29,8 +26,8 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
         },
     }
     paths: dict[str, list[str]] = {}
-    for cell in study.cells(config):
-        tables, _ = study.play(cell, inputs())
+    for cell in study_cells("evolution", config):
+        tables, _ = play_study_cell("evolution", cell)
         for name, frame in tables.items():
             path = work / cell["cell_id"] / f"{name}.parquet"
             path.parent.mkdir(parents=True, exist_ok=True)

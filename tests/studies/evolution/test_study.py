@@ -9,18 +9,22 @@ import polars as pl
 import pytest
 
 from coopeval.cache.response_cache import ResponseCache
-from coopeval.studies.evolution.bots import AlwaysZero
 from coopeval.core.errors import ConfigError
 from coopeval.studies.evolution.config import validate_evolution_config
 from coopeval.studies.evolution.records import TABLES
-from coopeval.studies.evolution.runner import RunAgents
 from coopeval.studies.evolution.study import EvolutionStudy, run_key
 
-from .helpers import FakeLLM, SimulatedKill, inputs
+from tests.helpers import play_study, play_study_cell, study_cells
+
+from .helpers import FakeLLM, SimulatedKill
+
+
+MODEL = "bot/evo-reciprocal"
+"""The configured model; the fake LLMs stand in for it."""
 
 
 def _config(**evo: Any) -> dict[str, Any]:
-    return {"seed": 5, "evolution": {"models": [{"model": "bot/evo-reciprocal"}], **evo}}
+    return {"seed": 5, "evolution": {"models": [{"model": MODEL}], **evo}}
 
 
 @pytest.mark.parametrize(
@@ -80,10 +84,8 @@ def test_cells_enumeration_and_hashes() -> None:
 
 
 def test_play_returns_every_table_with_its_schema() -> None:
-    study = EvolutionStudy()
-    cell = study.cells(_config(generations=2, n_agents=4, invasion={"per_generation": 1}, matrix={"per_generation": 1}))[0]
-    out = study.play(cell, inputs())[0]
-    assert set(out) == set(study.play_tables)
+    out = play_study("evolution", _config(generations=2, n_agents=4, invasion={"per_generation": 1}, matrix={"per_generation": 1}), cell=0)
+    assert set(out) == set(EvolutionStudy.play_tables)
     for name, schema in TABLES.items():
         assert dict(out[name].schema) == schema, name
     assert out["evo_strategies"].height == 8 and out["evo_generations"].height == 2
@@ -92,15 +94,13 @@ def test_play_returns_every_table_with_its_schema() -> None:
     assert out["llm_calls"].height == out["decisions"].height  # bots answer validly at once
 
 
-class _Factory:
-    """Fake LLM agents shared across plays, so calls are counted per test."""
+def _llm(fail_after: int | None = None) -> FakeLLM:
+    """A fake LLM for every role of the configured model (one per play, so calls are counted per play)."""
+    return FakeLLM(0.8, percent=lambda s: 50.0 if s.get("recipient_last_percent") is None else min(100.0, s["recipient_last_percent"] + 5), fail_after=fail_after)
 
-    def __init__(self, fail_after: int | None = None) -> None:
-        self.llm = FakeLLM(0.8, percent=lambda s: 50.0 if s.get("recipient_last_percent") is None else min(100.0, s["recipient_last_percent"] + 5))
-        self.llm.fail_after = fail_after
 
-    def __call__(self, entry: Any, settings: Any) -> RunAgents:
-        return RunAgents(self.llm, self.llm, self.llm, AlwaysZero())
+def _play(cell: dict[str, Any], llm: FakeLLM, cache: ResponseCache | None = None, state_dir: Path | None = None) -> dict[str, pl.DataFrame]:
+    return play_study_cell("evolution", cell, {MODEL: llm}, cache=cache, state_dir=state_dir)[0]
 
 
 def _frames_equal(a: dict[str, pl.DataFrame], b: dict[str, pl.DataFrame], skip: tuple[str, ...] = ()) -> None:
@@ -112,41 +112,40 @@ def _frames_equal(a: dict[str, pl.DataFrame], b: dict[str, pl.DataFrame], skip: 
 
 def test_kill_during_generation_2_then_rerun(tmp_path: Path) -> None:
     cfg = _config(generations=3, n_agents=4, invasion={"per_generation": 1}, matrix={"per_generation": 0}, protocols=["horibe"])
-    cell = EvolutionStudy().cells(cfg)[0]
+    cell = study_cells("evolution", cfg)[0]
 
-    clean = _Factory()
-    reference = EvolutionStudy(agent_factory=clean).play(cell, inputs())[0]
-    total = clean.llm.calls
+    clean = _llm()
+    reference = _play(cell, clean)
+    total = clean.calls
 
     cache = ResponseCache(tmp_path / "cache")
-    killer = _Factory(fail_after=total // 3 + 10)  # inside generation 2
-    study = EvolutionStudy(checkpoint_root=tmp_path / "ckpt", agent_factory=killer)
+    killer = _llm(fail_after=total // 3 + 10)  # inside generation 2
     with pytest.raises(SimulatedKill):
-        study.play(cell, inputs(cache))[0]
-    done_before_kill = killer.llm.calls
+        _play(cell, killer, cache, tmp_path / "ckpt")
+    done_before_kill = killer.calls
     folders = sorted(p.name for p in next((tmp_path / "ckpt").iterdir()).iterdir())
     assert folders == ["gen_0001"]
 
-    resume = _Factory()
-    out = EvolutionStudy(checkpoint_root=tmp_path / "ckpt", agent_factory=resume).play(cell, inputs(cache))[0]
-    assert resume.llm.calls + done_before_kill == total  # no repeated model call
+    resume = _llm()
+    out = _play(cell, resume, cache, tmp_path / "ckpt")
+    assert resume.calls + done_before_kill == total  # no repeated model call
     _frames_equal(reference, out)
     cache.close()
 
 
 def test_extend_generations_without_replaying(tmp_path: Path) -> None:
     base = _config(n_agents=4, invasion={"per_generation": 1}, matrix={"per_generation": 0}, protocols=["vh"])
-    short = EvolutionStudy().cells({**base, "evolution": {**base["evolution"], "generations": 2}})[0]
-    long = EvolutionStudy().cells({**base, "evolution": {**base["evolution"], "generations": 3}})[0]
+    short = study_cells("evolution", {**base, "evolution": {**base["evolution"], "generations": 2}})[0]
+    long = study_cells("evolution", {**base, "evolution": {**base["evolution"], "generations": 3}})[0]
 
-    full = _Factory()
-    reference = EvolutionStudy(agent_factory=full).play(long, inputs())[0]
+    full = _llm()
+    reference = _play(long, full)
 
-    first = _Factory()
-    EvolutionStudy(checkpoint_root=tmp_path, agent_factory=first).play(short, inputs())[0]
-    second = _Factory()
-    out = EvolutionStudy(checkpoint_root=tmp_path, agent_factory=second).play(long, inputs())[0]
-    assert first.llm.calls + second.llm.calls == full.llm.calls
+    first = _llm()
+    _play(short, first, state_dir=tmp_path)
+    second = _llm()
+    out = _play(long, second, state_dir=tmp_path)
+    assert first.calls + second.calls == full.calls
     assert set(out["evo_events"]["cell_id"].unique()) == {long["cell_id"]}
     _frames_equal(reference, out)
 
@@ -164,11 +163,8 @@ def test_tables_do_not_depend_on_completion_order() -> None:
             await asyncio.sleep(self.random.random() / 1000)
             return await super().generate(request)
 
-    cell = EvolutionStudy().cells(_config(generations=2, n_agents=4, invasion={"per_generation": 2}, matrix={"per_generation": 1}, protocols=["horibe"]))[0]
-    outs = []
-    for seed in (1, 2):
-        llm = Jittery(seed)
-        outs.append(EvolutionStudy(agent_factory=lambda e, s, llm=llm: RunAgents(llm, llm, llm, AlwaysZero())).play(cell, inputs())[0])
+    cell = study_cells("evolution", _config(generations=2, n_agents=4, invasion={"per_generation": 2}, matrix={"per_generation": 1}, protocols=["horibe"]))[0]
+    outs = [_play(cell, Jittery(seed)) for seed in (1, 2)]
     _frames_equal(outs[0], outs[1])
 
 

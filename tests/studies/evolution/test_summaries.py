@@ -4,17 +4,14 @@ from __future__ import annotations
 
 import polars as pl
 
-from coopeval.studies.evolution.study import EvolutionStudy
 from coopeval.studies.evolution.summaries import generation_metrics, lineage_edges, mean_matrices, robustness_per_generation
-
-from .helpers import inputs
+from tests.helpers import play_study_cell, study_cells
 
 
 def _run(protocol: str) -> dict[str, pl.DataFrame]:
-    study = EvolutionStudy()
-    cfg = {"evolution": {"models": [{"model": "bot/evo-reciprocal"}], "protocols": [protocol], "n_agents": 4, "generations": 3,
-                         "replicates": 2, "invasion": {"per_generation": 1}, "matrix": {"per_generation": 1}}}
-    frames = [study.play(c, inputs())[0] for c in study.cells(cfg)]
+    cfg = {"seed": 0, "evolution": {"models": [{"model": "bot/evo-reciprocal"}], "protocols": [protocol], "n_agents": 4, "generations": 3,
+                                    "replicates": 2, "invasion": {"per_generation": 1}, "matrix": {"per_generation": 1}}}
+    frames = [play_study_cell("evolution", c)[0] for c in study_cells("evolution", cfg)]
     return {t: pl.concat([f[t] for f in frames]) for t in frames[0]}
 
 

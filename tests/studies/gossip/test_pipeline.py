@@ -14,8 +14,8 @@ from coopeval.core.io import write_parquet_atomic
 from coopeval.pipeline.config import load_config, validate_config
 from coopeval.pipeline.store import build_store
 from coopeval.pipeline.studies import STUDIES, all_cells, cell_uses_local_llm
-from coopeval.studies.base import PlayInputs
 from coopeval.studies.gossip.catalog import FIGURES
+from tests.helpers import play_study_cell
 
 ROOT = Path(__file__).resolve().parents[3]
 STUDY = STUDIES["gossip"]
@@ -48,10 +48,9 @@ def test_store_figures_and_tables(tmp_path: Path) -> None:
         c for c in all_cells(config)["gossip"]
         if c["testbed"] == "donation" and c["condition"]["name"] in ("align", "no_gossip", "max")
     ]
-    prompts = STUDY.prompt_library()
     paths: dict[str, list[str]] = {t: [] for t in STUDY.play_tables}
     for cell in cells:
-        tables, _ = STUDY.play(cell, PlayInputs(None, prompts))
+        tables, _ = play_study_cell("gossip", cell)
         for table, frame in tables.items():
             path = tmp_path / "play" / cell["path"] / f"{table}.parquet"
             write_parquet_atomic(frame, path)

@@ -12,15 +12,14 @@ import polars as pl
 import pytest
 
 from coopeval.cache.response_cache import ResponseCache
-from coopeval.studies.base import PlayInputs
 from coopeval.studies.gossip.config import GossipConfigError, validate_gossip_config
 from coopeval.studies.gossip.records import TABLES
 from coopeval.studies.gossip.study import GossipStudy, cell_hash
 
+from tests.helpers import play_study_cell, study_cells
 from tests.studies.gossip.fakes import FakeGossipLLM
 
 STUDY = GossipStudy()
-PROMPTS = STUDY.prompt_library()
 
 
 def _cells(**section: Any) -> list[dict[str, Any]]:
@@ -28,15 +27,14 @@ def _cells(**section: Any) -> list[dict[str, Any]]:
 
 
 def _play(cell: dict[str, Any], cache: ResponseCache | None = None, agent: Any = None) -> dict[str, pl.DataFrame]:
-    agents = {agent.name: agent} if agent is not None else None
-    tables, _ = STUDY.play(cell, PlayInputs(cache, PROMPTS), agents=agents)
-    return tables
+    """Play through the shared helper; ``agent`` stands in for the population's model."""
+    return play_study_cell("gossip", cell, {agent.name: agent} if agent is not None else None, cache=cache)[0]
 
 
 def _one(testbed: str, condition: str, model: str, **extra: Any) -> dict[str, Any]:
-    cells = _cells(testbeds=[testbed], conditions=[condition], models=[{"model": model}], **extra)
-    assert len(cells) == 1
-    return cells[0]
+    section = {"testbeds": [testbed], "conditions": [condition], "models": [{"model": model}], **extra}
+    (cell,) = study_cells("gossip", {"seed": 1, "gossip": section})
+    return cell
 
 
 def test_always_cooperate_oracle() -> None:

@@ -7,20 +7,17 @@ import math
 import polars as pl
 import pytest
 
-from coopeval.studies.base import PlayInputs
-from coopeval.studies.gossip.study import GossipStudy
 from coopeval.studies.gossip.summary import paper_table, replicate_summary, to_latex, to_markdown
+from tests.helpers import play_study_cell, study_cells
 
 
 @pytest.fixture(scope="module")
 def runs() -> pl.DataFrame:
-    study = GossipStudy()
-    prompts = study.prompt_library()
-    cells = study.cells({"gossip": {
+    cells = study_cells("gossip", {"seed": 0, "gossip": {
         "matching": "align_sweep", "replicates": 2, "conditions": ["align"],
         "models": [{"model": "bot/always-cooperate"}, {"model": "bot/always-defect"}],
     }})
-    frames = [study.play(c, PlayInputs(None, prompts))[0]["gossip_run_metrics"] for c in cells]
+    frames = [play_study_cell("gossip", c)[0]["gossip_run_metrics"] for c in cells]
     return pl.concat(frames)
 
 
@@ -49,12 +46,8 @@ def test_paper_table_layout(runs: pl.DataFrame) -> None:
 def test_figure_frames() -> None:
     from coopeval.studies.gossip.summary import cooperation_by_interaction_index, cooperation_by_round, tone_distribution
 
-    study = GossipStudy()
-    prompts = study.prompt_library()
-    cells = study.cells({"gossip": {"conditions": ["max", "align"], "models": [{"model": "bot/discriminator"}]}})
-    rounds = pl.concat(
-        [study.play(c, PlayInputs(None, prompts))[0]["gossip_rounds"] for c in cells]
-    )
+    cells = study_cells("gossip", {"seed": 0, "gossip": {"conditions": ["max", "align"], "models": [{"model": "bot/discriminator"}]}})
+    rounds = pl.concat([play_study_cell("gossip", c)[0]["gossip_rounds"] for c in cells])
     by_index = cooperation_by_interaction_index(rounds)
     assert by_index["recipient_index"].to_list() == [2, 4, 6, 8] and by_index["cooperation"].to_list() == [0.0] * 4
     tones = tone_distribution(rounds)

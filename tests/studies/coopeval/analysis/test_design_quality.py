@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from coopeval.studies.coopeval.reference.importer.layout import reference_enum_members
+from coopeval.games import Game, get_game
 from coopeval.games.designs import (
     contract_ns,
     contract_payoffs,
@@ -20,7 +20,7 @@ from coopeval.games.designs import (
     parse_contract,
     parse_mediator,
 )
-from coopeval.games import Game, get_game
+from coopeval.studies.coopeval.reference.importer.layout import reference_enum_members
 from tests.shared_data import RUN1_SAMPLE
 
 PD, PGG, TD, TG, SH = (get_game(k) for k in ("prisoners_dilemma", "public_goods", "travellers_dilemma", "trust_game", "stag_hunt"))
@@ -88,7 +88,7 @@ def test_mediator_payoffs_resolution() -> None:
     assert mediator_payoffs(PD, m, (2, 2)) == (2.0, 2.0)  # both delegate → mapping[2] = C
     assert mediator_payoffs(PD, m, (2, 0)) == (3.0, 0.0)  # lone delegator → mapping[1] = D
     assert mediator_payoffs(PD, m, (1, 0)) == (3.0, 0.0)  # nobody delegates: base game
-    with pytest.raises(ValueError, match="outside 0..2"):
+    with pytest.raises(ValueError, match=r"outside 0\.\.2"):
         mediator_payoffs(PD, m, (3, 0))
 
 
@@ -136,7 +136,7 @@ def test_exactly_one_weakly_dominant_mediator_in_pd_and_pgg() -> None:
 
 
 def test_mediator_validation() -> None:
-    with pytest.raises(ValueError, match="exactly 1..2"):
+    with pytest.raises(ValueError, match=r"exactly 1\.\.2"):
         parse_mediator(PD, {1: "A0"})
     with pytest.raises(ValueError, match="A2"):
         parse_mediator(PD, {1: "A2", 2: "A0"})  # the delegate token is not a base action

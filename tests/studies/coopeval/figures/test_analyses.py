@@ -8,7 +8,7 @@ import json
 import polars as pl
 import pytest
 
-from coopeval.core.charts import report_format
+from coopeval.core.charts import report_format, save_chart
 from coopeval.studies.coopeval.figures.analyses import (
     action_probability_chart,
     conditional_chart,
@@ -26,7 +26,6 @@ from coopeval.studies.coopeval.figures.catalog import (
     core_figures,
     table_pages,
 )
-from coopeval.core.charts import save_chart
 from coopeval.studies.coopeval.figures.core import MAX_ROWS
 
 LABELS = ["Reciprocity", "Risk aversion", "Trust evaluation", "Other"]
@@ -36,8 +35,8 @@ def shares(groups, values):
     return pl.DataFrame(
         [
             {"mechanism": g, "label": label, "share": v}
-            for g, row in zip(groups, values)
-            for label, v in zip(LABELS, row)
+            for g, row in zip(groups, values, strict=False)
+            for label, v in zip(LABELS, row, strict=False)
         ]
     ).with_columns(pl.lit(1).alias("count"), pl.lit(4).alias("denominator"))
 
@@ -180,11 +179,11 @@ def test_catalog_places_figures_by_mechanism_and_game():
 
 
 def test_render_from_a_small_store(tmp_path):
+    from coopeval.core.schemas import conform
+    from coopeval.pipeline.store import build_store
     from coopeval.studies.coopeval.figures.render_analyses import render_analysis_figures
     from coopeval.studies.coopeval.figures.run_page import render_run_summary
     from coopeval.studies.coopeval.judge.stage import JUDGEMENT_SCHEMA
-    from coopeval.core.schemas import conform
-    from coopeval.pipeline.store import build_store
 
     decisions = [
         {

@@ -7,7 +7,11 @@ import json
 import polars as pl
 import pytest
 
-from coopeval.studies.coopeval.figures.core import ablation_frame, mean_fitness_frame, payoff_grid_frame
+from coopeval.studies.coopeval.figures.core import (
+    ablation_frame,
+    mean_fitness_frame,
+    payoff_grid_frame,
+)
 
 
 def _metrics(rows):

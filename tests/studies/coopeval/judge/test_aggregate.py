@@ -20,8 +20,8 @@ import pytest
 
 from coopeval.studies.coopeval.judge.aggregate import label_shares
 
-U, R, T, S, O = "Utility", "Reciprocity", "Trust", "Social", "Other"
-LABELS = [U, S, R, T, "Unused", O]
+U, R, T, S, OTHER = "Utility", "Reciprocity", "Trust", "Social", "Other"
+LABELS = [U, S, R, T, "Unused", OTHER]
 
 ROWS = [
     ("M1", "a", "g1", [R]),
@@ -34,7 +34,7 @@ ROWS = [
     ("M1", "b", "g2", [U]),
     ("M1", "b", "g2", [U]),
     ("M1", "b", "g2", [U]),
-    ("M2", "a", "g1", [O]),
+    ("M2", "a", "g1", [OTHER]),
     ("M2", "b", "g1", [U]),
 ]
 
@@ -71,10 +71,10 @@ def test_correct_denominator_is_all_judged_rows_of_the_group():
     assert m1[R] == (2, 10, pytest.approx(0.2))
     assert m1[T] == (1, 10, pytest.approx(0.1))
     assert m1[S] == (1, 10, pytest.approx(0.1))
-    assert m1["Unused"] == (0, 10, 0.0) and m1[O] == (0, 10, 0.0)
+    assert m1["Unused"] == (0, 10, 0.0) and m1[OTHER] == (0, 10, 0.0)
     assert set(out.filter(pl.col("mechanism") == "M1")["n_judged"]) == {10}
     m2 = shares(out, "M2")
-    assert m2[U] == (1, 2, 0.5) and m2[O] == (1, 2, 0.5)
+    assert m2[U] == (1, 2, 0.5) and m2[OTHER] == (1, 2, 0.5)
     # several labels per row: the shares of a group do not sum to 1
     assert sum(v[2] for v in m1.values()) == pytest.approx(1.2)
 
@@ -88,7 +88,7 @@ def test_reference_denominator_counts_only_subgroups_where_the_label_occurs():
     assert m1[S] == (1, 4, pytest.approx(0.25))
     assert m1["Unused"] == (0, 0, 0.0)
     m2 = shares(out, "M2")
-    assert m2[U] == (1, 1, 1.0) and m2[O] == (1, 1, 1.0)  # each label seen in a one-row subgroup
+    assert m2[U] == (1, 1, 1.0) and m2[OTHER] == (1, 1, 1.0)  # each label seen in a one-row subgroup
     assert set(out.filter(pl.col("mechanism") == "M1")["n_judged"]) == {10}
 
 
@@ -99,7 +99,7 @@ def test_groups_by_model_and_game_and_overall():
     assert (
         a[U] == (2, 5, pytest.approx(0.4))
         and a[R] == (2, 5, pytest.approx(0.4))
-        and a[O] == (1, 5, pytest.approx(0.2))
+        and a[OTHER] == (1, 5, pytest.approx(0.2))
     )
     by_game = label_shares(judgements(), ["game"], LABELS)
     g2 = shares(by_game.rename({"game": "mechanism"}), "g2")

@@ -8,15 +8,15 @@ import json
 
 import pytest
 
-from tests.shared_data import JUDGE_TEMPLATE
+from coopeval.agents.maker import DecisionMaker
 from coopeval.cache.response_cache import ResponseCache
+from coopeval.core.schemas import SCHEMAS
 from coopeval.decisions.reask import MAX_ATTEMPTS
 from coopeval.decisions.taxonomy import load_taxonomy
 from coopeval.studies.coopeval.judge.prompt import JudgePrompt
 from coopeval.studies.coopeval.judge.stage import JUDGEMENT_SCHEMA, judge_decisions
-from coopeval.agents.maker import DecisionMaker
-from coopeval.core.schemas import SCHEMAS
 from tests.fakes import ScriptedJudge, decision_rows, judge_answer
+from tests.shared_data import JUDGE_TEMPLATE
 
 TAXONOMY = load_taxonomy()
 PROMPT = JudgePrompt(TAXONOMY, JUDGE_TEMPLATE)

@@ -14,7 +14,6 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 pytest.importorskip("llama_cpp")
 pytest.importorskip("litellm")
 
-from tests.shared_data import JUDGE_TEMPLATE, PROMPTS_DIR
 from coopeval.agents.local import LocalModelMissingError, local_model_path  # noqa: E402
 from coopeval.agents.maker import DecisionMaker  # noqa: E402
 from coopeval.agents.registry import make_agent  # noqa: E402
@@ -24,6 +23,7 @@ from coopeval.studies.coopeval.judge.prompt import JudgePrompt  # noqa: E402
 from coopeval.studies.coopeval.judge.stage import judge_decisions  # noqa: E402
 from coopeval.studies.coopeval.play import style_instructions  # noqa: E402
 from tests.fakes import decision_rows  # noqa: E402
+from tests.shared_data import JUDGE_TEMPLATE, PROMPTS_DIR  # noqa: E402
 
 
 def test_local_model_judges_one_decision():

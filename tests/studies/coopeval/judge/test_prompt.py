@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from tests.shared_data import JUDGE_TEMPLATE
 from coopeval.decisions.errors import AnswerError
 from coopeval.decisions.parsing import parse_answer
 from coopeval.decisions.taxonomy import load_taxonomy
 from coopeval.studies.coopeval.judge.prompt import JudgePrompt, category_lines
 from tests.fakes import judge_answer
+from tests.shared_data import JUDGE_TEMPLATE
 
 
 def test_default_prompt_lists_every_category_in_order():

@@ -6,7 +6,11 @@ from __future__ import annotations
 
 import polars as pl
 
-from coopeval.studies.coopeval.judge.selection import cot_agent_names, eligible_decisions, sample_decisions
+from coopeval.studies.coopeval.judge.selection import (
+    cot_agent_names,
+    eligible_decisions,
+    sample_decisions,
+)
 from tests.fakes import decision_rows
 
 COT = ["x(CoT)", "Claude(CoT)"]

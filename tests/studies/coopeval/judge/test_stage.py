@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import polars as pl
 
-from coopeval.studies.coopeval.judge.stage import JUDGEMENT_SCHEMA, run_judge
 from coopeval.core.schemas import SCHEMAS
-from tests.shared_data import REPO
+from coopeval.studies.coopeval.judge.stage import JUDGEMENT_SCHEMA, run_judge
 from tests.fakes import ScriptedJudge, decision_rows, judge_answer
+from tests.shared_data import REPO
 
 LONG = (
     "Defecting pays more whatever the other player does, so I maximise my own payoff by defecting. "
@@ -32,7 +32,7 @@ def run(tmp_path, rows, judge_config=JUDGE, agents=AGENTS, script=None, games=No
         "llm_calls": tmp_path / "out" / "llm_calls.parquet",
     }
     agent = ScriptedJudge(script or {"[": [judge_answer("Individual utility maximization")]})
-    n, stats = run_judge(
+    n, _stats = run_judge(
         write_decisions(tmp_path, rows),
         outputs,
         judge_config,

@@ -27,7 +27,7 @@ def test_traits():
     assert DESIGN_MECHANISMS == ("Mediation", "Contracting")
     assert mechanism_info("Mediation").design_kind == "mediator"
     assert mechanism_info("Contracting").design_kind == "contract"
-    assert POPULATION_MECHANISMS == {"ReputationFirstOrder", "Reputation"}
+    assert {"ReputationFirstOrder", "Reputation"} == POPULATION_MECHANISMS
     assert CONDITIONAL_MECHANISMS == ("Repetition", "ReputationFirstOrder", "Reputation")
     assert MECHANISM_LABELS["ReputationFirstOrder"] == "Reputation−" and MECHANISM_LABELS["Reputation"] == "Reputation+"
 

@@ -10,12 +10,22 @@ import polars as pl
 import pytest
 
 from coopeval.agents.bots import AlwaysDefect, Bot, make_bot
-from coopeval.games.designs import contract_ns, contract_wd
 from coopeval.decisions.reask import MAX_ATTEMPTS
 from coopeval.games import get_game
-from coopeval.studies.coopeval.mechanisms.contracting import contract_adjustments, contract_points, enforcing_contract, seat_list
+from coopeval.games.designs import contract_ns, contract_wd
+from coopeval.studies.coopeval.mechanisms.contracting import (
+    contract_adjustments,
+    contract_points,
+    enforcing_contract,
+    seat_list,
+)
 from coopeval.studies.coopeval.parse import matchup_scores
-from tests.studies.coopeval.mechanisms.design_vote_helpers import bots, moves, play_design_cell, selection
+from tests.studies.coopeval.mechanisms.design_vote_helpers import (
+    bots,
+    moves,
+    play_design_cell,
+    selection,
+)
 
 
 class SignThenDefect(AlwaysDefect):

@@ -5,21 +5,26 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import polars as pl
 import pytest
 
 from coopeval.agents.bots import AlwaysCooperate, Bot, make_bot
-from coopeval.games.designs import mediator_ns, mediator_wd
+from coopeval.core.rng import rng_for
 from coopeval.decisions.formats import AnswerFormat, MediatorDesign, MediatorVote
 from coopeval.decisions.reask import MAX_ATTEMPTS
 from coopeval.games import get_game
+from coopeval.games.designs import mediator_ns, mediator_wd
 from coopeval.studies.coopeval.mechanisms.design_vote import select_winner
 from coopeval.studies.coopeval.mechanisms.mediation import enforcing_mediator, resolve_delegation
 from coopeval.studies.coopeval.parse import matchup_scores
-from coopeval.core.rng import rng_for
-from tests.studies.coopeval.mechanisms.design_vote_helpers import bots, moves, play_design_cell, selection
+from tests.studies.coopeval.mechanisms.design_vote_helpers import (
+    bots,
+    moves,
+    play_design_cell,
+    selection,
+)
 
 
 class GenerousMediator(AlwaysCooperate):
@@ -27,7 +32,7 @@ class GenerousMediator(AlwaysCooperate):
     exactly that design, and always delegates."""
 
     bot_name = "generous-mediator"
-    DESIGN: dict[str, str] = {"1": "A1", "2": "A0", "3": "A0"}
+    DESIGN: ClassVar[dict[str, str]] = {"1": "A1", "2": "A0", "3": "A0"}
 
     def opinion(self, fmt: AnswerFormat, state: Mapping[str, Any]) -> dict[str, Any] | None:
         if isinstance(fmt, MediatorDesign):

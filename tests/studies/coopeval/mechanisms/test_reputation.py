@@ -21,19 +21,19 @@ from typing import Any
 import polars as pl
 import pytest
 
-from tests.shared_data import PROMPTS_DIR
-from coopeval.evaluation.scores import discounted_average
-from coopeval.studies.coopeval.mechanisms import get_mechanism
-from coopeval.studies.coopeval.mechanisms.catalog import mechanism_info
-from coopeval.studies.coopeval.mechanisms.base import action_instruction
 from coopeval.agents.maker import DecisionMaker
 from coopeval.core.prompts import PromptLibrary
-from coopeval.studies.coopeval.mechanisms.reputation import build_population, draw_matching
+from coopeval.core.rng import rng_for
+from coopeval.evaluation.scores import discounted_average
 from coopeval.studies.coopeval.evaluate import evaluate_cell
+from coopeval.studies.coopeval.mechanisms import get_mechanism
+from coopeval.studies.coopeval.mechanisms.base import action_instruction
+from coopeval.studies.coopeval.mechanisms.catalog import mechanism_info
+from coopeval.studies.coopeval.mechanisms.reputation import build_population, draw_matching
 from coopeval.studies.coopeval.parse import matchup_scores
 from coopeval.studies.coopeval.play import build_context
-from coopeval.core.rng import rng_for
 from tests.helpers import make_cell, play_spec
+from tests.shared_data import PROMPTS_DIR
 
 PROMPTS = PromptLibrary(PROMPTS_DIR)
 ID_COLUMNS = ["cell_id", "source", "run", "mechanism", "game"]
@@ -450,7 +450,7 @@ def test_failed_decision_withdraws_its_match_only() -> None:
     assert tables["llm_calls"].height == 14 + 2 * 6
     withdrawn = {"bot/always-defect#P1", "bot/always-defect#P2", "bot/malformed#P1", "bot/malformed#P2"}
     status = dict(zip(tables["matchups"]["matchup_id"], tables["matchups"]["status"], strict=True))
-    assert status == {**{n: "failed" for n in withdrawn},
+    assert status == {**dict.fromkeys(withdrawn, "failed"),
                       **{f"bot/{b}#P{s}": "complete" for b in ("always-cooperate", "tit-for-tat") for s in (1, 2)}}
     assert not set(d.filter(pl.col("round") > 1)["matchup_id"]) & withdrawn
     for name in ("bot/tit-for-tat#P1", "bot/always-cooperate#P2"):

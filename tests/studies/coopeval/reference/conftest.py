@@ -13,12 +13,13 @@ from typing import Any
 
 import pytest
 
-from coopeval.studies.coopeval.reference.importer.layout import reference_enum_members
 from coopeval.evaluation.deviation import deviation_ratings
 from coopeval.evaluation.replicator import replicator_dynamics
 from coopeval.evaluation.scores import discounted_average
 from coopeval.evaluation.tensor import build_payoff_tensor, mean_payoff
 from coopeval.games import Game, get_game
+from coopeval.studies.coopeval.reference.importer.layout import reference_enum_members
+
 
 @pytest.fixture(scope="session")
 def run1_reproduced(full_run1_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Any:

@@ -176,7 +176,7 @@ def test_exact_dr_matches_oracle_vectors(result: Any, oracles: dict[str, Any]) -
             assert released[(cell, agent)] == pytest.approx(rating, abs=1e-10)
         # the tensor rebuilt from the imported scores is the oracle's
         key = next(k for k in cells if k[0] == cell)
-        agents, tensor = build_payoff_tensor(cells[key], agents=vector["input"]["agents"])
+        _agents, tensor = build_payoff_tensor(cells[key], agents=vector["input"]["agents"])
         assert np.abs(tensor - np.asarray(vector["input"]["payoff_tensor"])).max() <= 1e-12
 
 
@@ -260,7 +260,7 @@ def test_store_contents(result: Any) -> None:
 def test_markdown_marks(result: Any) -> None:
     text = (Path(result.store).parent / "per_game.md").read_text()
     # Prisoner's Dilemma, Mean, Mediation: Claude and Gemini-B 2.083 (rank 1, bold); GPT-4o 1.083 and Qwen 1.500 grey
-    line = next(l for l in text.splitlines() if l.startswith("| Mediation | **2.083**"))
+    line = next(row for row in text.splitlines() if row.startswith("| Mediation | **2.083**"))
     assert line.split(" | ")[5] == "*1.083*" and line.split(" | ")[6] == "*1.500*"
     tex = (Path(result.store).parent / "aggregate.tex").read_text()
     assert r"\textbf{" in tex and r"\textcolor{gray}{" in tex and "Reputation$-$" in tex

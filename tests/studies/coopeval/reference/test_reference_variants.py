@@ -12,7 +12,12 @@ import pytest
 
 from coopeval.evaluation.scores import discounted_average
 from coopeval.studies.coopeval.reference.cli import reproduce
-from coopeval.studies.coopeval.reference.importer import IMPORTED_TABLES, ReferenceImportError, discover_runs, import_reference
+from coopeval.studies.coopeval.reference.importer import (
+    IMPORTED_TABLES,
+    ReferenceImportError,
+    discover_runs,
+    import_reference,
+)
 
 TYPES = ["test/alpha(CoT)", "test/beta(IO)"]  # the synthetic roster of conftest.py
 ALPHA, BETA = TYPES
@@ -242,21 +247,20 @@ def _drop_first_key(d: object) -> object:
 
 
 def _bad_enum(lines: list[str]) -> list[str]:
-    return [lines[0].replace("PrisonersDilemmaAction.DEFECT", "PrisonersDilemmaAction.BETRAY").replace(
-        "PrisonersDilemmaAction.COOPERATE", "PrisonersDilemmaAction.BETRAY")] + lines[1:]
+    return [lines[0].replace("PrisonersDilemmaAction.DEFECT", "PrisonersDilemmaAction.BETRAY").replace("PrisonersDilemmaAction.COOPERATE", "PrisonersDilemmaAction.BETRAY"), *lines[1:]]
 
 
 def _bad_points(lines: list[str]) -> list[str]:
     first = json.loads(lines[0])
     first[0]["points"] = 99
-    return [json.dumps(first)] + lines[1:]
+    return [json.dumps(first), *lines[1:]]
 
 
 MALFORMED = [
     # (stem, file, mutation, expected fragment)
     ("no_mechanism", "matchup_payoffs.json", lambda p: p.write_text("{not json"), "invalid JSON"),
     ("no_mechanism", "agent_average_payoff.json", lambda p: _corrupt(p, _drop_first_key), "keys must be exactly config.json's agent types"),
-    ("no_mechanism", "deviation_ratings.json", lambda p: _corrupt(p, lambda d: {k: 1.0 for k in d}), "expected a rating ≤ 0"),
+    ("no_mechanism", "deviation_ratings.json", lambda p: _corrupt(p, lambda d: dict.fromkeys(d, 1.0)), "expected a rating ≤ 0"),
     ("no_mechanism", "replicator_dynamics_fitness.json", lambda p: _corrupt(p, lambda d: {k: {"fitness": 1.0} for k in d}), "final_population"),
     ("no_mechanism", "config.json", lambda p: _corrupt(p, lambda d: {**d, "mechanism": {"type": "Repetition", "kwargs": {"num_rounds": 1}}}),
      "does not match the folder name"),
@@ -301,11 +305,11 @@ def test_malformed_file_names_the_file_and_expectation(
 def test_corrupt_gzip_and_duplicate_records(tmp_path: Path, make_experiment: Callable[..., Path]) -> None:
     folder = make_experiment(tmp_path / "r1", "no_mechanism", records="gz")
     (folder / "records.jsonl.gz").write_bytes(b"\x1f\x8b\x08\x00 this is not gzip data")
-    with pytest.raises(ReferenceImportError, match="records.jsonl.gz: unreadable"):
+    with pytest.raises(ReferenceImportError, match=r"records\.jsonl\.gz: unreadable"):
         import_reference(tmp_path / "r1")
     folder2 = make_experiment(tmp_path / "r2", "no_mechanism", records="gz")
     (folder2 / "records.jsonl").write_text("")
-    with pytest.raises(ReferenceImportError, match="both records.jsonl and records.jsonl.gz exist"):
+    with pytest.raises(ReferenceImportError, match=r"both records\.jsonl and records\.jsonl\.gz exist"):
         import_reference(tmp_path / "r2")
 
 

@@ -10,7 +10,12 @@ import numpy as np
 import pytest
 
 from coopeval.evaluation.replicator import replicator_dynamics
-from coopeval.studies.coopeval.tables.bootstrap import batched_replicator, bootstrap_group, bootstrap_groups, group_rng
+from coopeval.studies.coopeval.tables.bootstrap import (
+    batched_replicator,
+    bootstrap_group,
+    bootstrap_groups,
+    group_rng,
+)
 
 # Anti-coordination games with an interior equilibrium: from the uniform start they converge and
 # stop early (182 and 168 updates, shares 2/3 and 3/4); the flat game stops at once; PD and a

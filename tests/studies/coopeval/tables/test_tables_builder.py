@@ -12,12 +12,21 @@ import polars as pl
 import pytest
 
 from coopeval.core.schemas import conform
-from coopeval.studies.coopeval.reference.schemas import conform_any
-from coopeval.studies.coopeval.tables.builder import build_tables, llm_average, standard_error
 from coopeval.evaluation.replicator import replicator_dynamics
-from coopeval.studies.coopeval.tables.bootstrap import batched_replicator, bootstrap_group, group_rng
+from coopeval.studies.coopeval.reference.schemas import conform_any
+from coopeval.studies.coopeval.tables.bootstrap import (
+    batched_replicator,
+    bootstrap_group,
+    group_rng,
+)
+from coopeval.studies.coopeval.tables.builder import build_tables, llm_average, standard_error
 from coopeval.studies.coopeval.tables.metrics import compute_metrics, observations_by_cell
-from coopeval.studies.coopeval.tables.render import format_cell, render_latex, render_markdown, write_tables
+from coopeval.studies.coopeval.tables.render import (
+    format_cell,
+    render_latex,
+    render_markdown,
+    write_tables,
+)
 
 A, B = "x/a(CoT)", "x/b(IO)"
 LLM = "LLM Average"

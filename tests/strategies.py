@@ -1,0 +1,169 @@
+"""Shared hypothesis strategies: random normal-form games, metagames, mixed strategies, populations.
+
+Every property test that needs a random game draws it here, so the games the suite explores are
+declared once. Payoffs are small integers (points) unless a strategy says otherwise: integer
+tensors make the invariance checks exact (adding an integer offset changes no deviation gain by
+even one ulp), and they are what the released metagames look like after rounding.
+
+Objects (N players, S strategies/types):
+
+* a *normal-form game* is an array of shape (S_1, …, S_N, N): ``game[a][p]`` is player p's
+  payoff at the joint profile a (:func:`normal_form_games`);
+* a *metagame* is a tensor of shape (S,)*N, symmetric in its co-player axes: ``T[i, o_1, …]``
+  is the payoff of a type-i player whose co-players are o_1, … (CoopEval, arXiv 2604.15267,
+  Sec. 5 "evaluation", and :mod:`coopeval.evaluation.tensor`) (:func:`metagames`);
+* a *mixed strategy* / *population* is a point of the simplex Δ^{S−1}, shape (S,)
+  (:func:`mixed_strategies`, :func:`populations`).
+
+The sizes default to 2..4 players and 1..4 strategies, capped by ``max_profiles`` (S^N) so that a
+deviation-rating LP stays in the millisecond range.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+from hypothesis import strategies as st
+
+__all__ = [
+    "PAYOFFS",
+    "game_sizes",
+    "metagame_from_game",
+    "metagames",
+    "mixed_strategies",
+    "normal_form_games",
+    "populations",
+    "reorder",
+    "symmetric_payoff_functions",
+]
+
+PAYOFFS = st.integers(-5, 5)
+"""One payoff in points: a small integer, so sums and differences are exact in float64."""
+
+
+@st.composite
+def game_sizes(
+    draw: st.DrawFn,
+    min_players: int = 2,
+    max_players: int = 4,
+    min_strategies: int = 1,
+    max_strategies: int = 4,
+    max_profiles: int = 81,
+) -> tuple[int, int]:
+    """(N, S) with N in [min_players, max_players], S in [min_strategies, max_strategies] and
+    S**N ≤ ``max_profiles`` (S is shrunk to the largest that fits for large N).
+
+    Raises
+    ------
+    ValueError
+        If no S ≥ ``min_strategies`` fits the profile cap for the smallest N.
+    """
+    if min_strategies**min_players > max_profiles:
+        raise ValueError(f"max_profiles: {max_profiles} < {min_strategies}**{min_players}; raise the cap")
+    n_players = draw(
+        st.integers(min_players, max_players).filter(lambda n: min_strategies**n <= max_profiles)
+    )
+    cap = max(s for s in range(min_strategies, max_strategies + 1) if s**n_players <= max_profiles)
+    return n_players, draw(st.integers(min_strategies, cap))
+
+
+@st.composite
+def normal_form_games(
+    draw: st.DrawFn,
+    min_players: int = 2,
+    max_players: int = 4,
+    min_strategies: int = 1,
+    max_strategies: int = 4,
+    max_profiles: int = 81,
+    same_strategies: bool = False,
+) -> np.ndarray:
+    """A general-sum N-player normal-form game, shape (S_1, …, S_N, N), integer points.
+
+    Each player has its own number of strategies in [min_strategies, max_strategies] (one
+    common S if ``same_strategies``, as a metagame needs); the number of joint profiles
+    Π S_p stays ≤ ``max_profiles``.
+    """
+    if same_strategies:
+        n_players, size = draw(game_sizes(min_players, max_players, min_strategies, max_strategies, max_profiles))
+        counts = [size] * n_players
+    else:
+        n_players = draw(st.integers(min_players, max_players))
+        counts = []
+        for p in range(n_players):
+            room = max_profiles // max(1, math.prod(counts)) // min_strategies ** (n_players - p - 1)
+            counts.append(draw(st.integers(min_strategies, max(min_strategies, min(max_strategies, room)))))
+    size = math.prod(counts) * n_players
+    cells = draw(st.lists(PAYOFFS, min_size=size, max_size=size))
+    return np.array(cells, dtype=float).reshape((*counts, n_players))
+
+
+@st.composite
+def symmetric_payoff_functions(
+    draw: st.DrawFn, n_players: int, n_strategies: int, values: st.SearchStrategy[float] = PAYOFFS
+) -> dict[tuple[int, ...], float]:
+    """u(own, co-players) of a symmetric game: one payoff per (own strategy, sorted multiset of
+    the N−1 co-players' strategies)."""
+    keys = [
+        (own, *others)
+        for own in range(n_strategies)
+        for others in itertools.combinations_with_replacement(range(n_strategies), n_players - 1)
+    ]
+    return dict(zip(keys, draw(st.lists(values, min_size=len(keys), max_size=len(keys))), strict=True))
+
+
+def metagame_from_game(table: dict[tuple[int, ...], float], n_players: int, n_strategies: int) -> np.ndarray:
+    """The metagame tensor (S,)*N of a symmetric payoff function (see
+    :func:`symmetric_payoff_functions`): T[i, o_1, …] = u(i, sorted(o))."""
+    tensor = np.empty((n_strategies,) * n_players)
+    for profile in itertools.product(range(n_strategies), repeat=n_players):
+        tensor[profile] = table[(profile[0], *sorted(profile[1:]))]
+    return tensor
+
+
+@st.composite
+def metagames(
+    draw: st.DrawFn,
+    min_players: int = 2,
+    max_players: int = 4,
+    min_types: int = 1,
+    max_types: int = 4,
+    max_profiles: int = 81,
+    values: st.SearchStrategy[float] = PAYOFFS,
+) -> np.ndarray:
+    """A symmetric metagame tensor, shape (S,)*N, points drawn from ``values`` (default small
+    integers), symmetric in the co-player axes
+    (the shape :func:`coopeval.evaluation.replicator.replicator_dynamics` and
+    :func:`coopeval.evaluation.deviation.deviation_ratings` take)."""
+    n_players, size = draw(game_sizes(min_players, max_players, min_types, max_types, max_profiles))
+    table = draw(symmetric_payoff_functions(n_players, size, values))
+    return metagame_from_game(table, n_players, size)
+
+
+@st.composite
+def mixed_strategies(draw: st.DrawFn, size: int, interior: bool = False) -> np.ndarray:
+    """A point of the simplex Δ^{size−1}, shape (size,): non-negative shares summing to 1.
+
+    Drawn as integer weights in 0..20 (1..20 if ``interior``) normalised, so vertices, edges
+    and the uniform point all occur. A draw of all-zero weights gives the uniform point.
+    """
+    low = 1 if interior else 0
+    weights = np.array(draw(st.lists(st.integers(low, 20), min_size=size, max_size=size)), dtype=float)
+    if weights.sum() == 0:
+        weights[:] = 1.0
+    shares: np.ndarray = weights / weights.sum()
+    return shares
+
+
+def populations(size: int) -> st.SearchStrategy[np.ndarray]:
+    """A replicator population of ``size`` types with every share positive (an interior point
+    of the simplex: no type starts extinct)."""
+    return mixed_strategies(size, interior=True)
+
+
+def reorder(tensor: np.ndarray, order: list[int]) -> np.ndarray:
+    """The same metagame with type ``order[i]`` on position i of every axis (a relabelling of the
+    strategies; ``order`` may repeat an index, which clones that type)."""
+    relabelled: np.ndarray = tensor[np.ix_(*[order] * tensor.ndim)]
+    return relabelled
