@@ -13,4 +13,6 @@ reproduce(
     Path(snakemake.output.store).parent,
     dr_rule=snakemake.params.dr_rule,
     n_bootstrap=snakemake.params.bootstrap,
+    steps=snakemake.params.steps,
+    lr=snakemake.params.lr,
 )

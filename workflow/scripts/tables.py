@@ -14,4 +14,6 @@ tables_from_store(
     dr_rule=snakemake.params.dr_rule,
     n_bootstrap=snakemake.params.bootstrap,
     seed=snakemake.params.seed,
+    steps=snakemake.params.steps,
+    lr=snakemake.params.lr,
 )

@@ -19,6 +19,8 @@ rule tables:
         dr_rule=config["evaluation"]["dr_rule"],
         bootstrap=config["tables"]["bootstrap"],
         seed=config["seed"],
+        steps=config["evaluation"]["steps"],
+        lr=config["evaluation"]["lr"],
     script:
         "../../scripts/tables.py"
 
@@ -38,5 +40,7 @@ rule reproduce:
     params:
         dr_rule=config["evaluation"]["dr_rule"],
         bootstrap=config["tables"]["bootstrap"],
+        steps=config["evaluation"]["steps"],
+        lr=config["evaluation"]["lr"],
     script:
         "../../scripts/reproduce.py"

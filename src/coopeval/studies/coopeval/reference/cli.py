@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from coopeval.studies.coopeval.tables.defaults import DEFAULT_RESAMPLES, DEFAULT_SEED
+from coopeval.studies.coopeval.tables.defaults import DEFAULT_RESAMPLES, DEFAULT_SEED, REPLICATOR_LR, REPLICATOR_STEPS
 
 if TYPE_CHECKING:  # heavy modules are imported lazily so that ``coopeval --help`` stays fast
     import polars as pl
@@ -102,6 +102,8 @@ def reproduce(
     dr_rule: str = "strictest",
     n_bootstrap: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
+    steps: int = REPLICATOR_STEPS,
+    lr: float = REPLICATOR_LR,
     progress: Callable[[str], None] | None = _stderr,
 ) -> ReproduceResult:
     """Import released data, evaluate it through our path, and write the store and tables.
@@ -118,6 +120,9 @@ def reproduce(
         ``"reference-vertex"``); ``DR_exact`` is always strictest-CCE.
     n_bootstrap, seed:
         Bootstrap resamples for the Mean/Fitness intervals (0 disables) and seed.
+    steps, lr:
+        Replicator settings of both the Fitness point estimates and their bootstrap intervals
+        (defaults: config schema ``evaluation.steps`` / ``evaluation.lr``).
     progress:
         Receives one line per experiment (import and evaluation); default: stderr.
 
@@ -146,7 +151,7 @@ def reproduce(
     seconds["import"] = time.perf_counter() - t0
 
     t = time.perf_counter()
-    metrics = compute_metrics(data["scores"], dr_rules=("strictest", rule), progress=progress)
+    metrics = compute_metrics(data["scores"], dr_rules=("strictest", rule), steps=steps, lr=lr, progress=progress)
     seconds["evaluate"] = time.perf_counter() - t
 
     t = time.perf_counter()
@@ -158,6 +163,8 @@ def reproduce(
         dr_rule=rule,
         n_bootstrap=n_bootstrap,
         seed=seed,
+        steps=steps,
+        lr=lr,
         progress=progress,
     )
     seconds["tables"] = time.perf_counter() - t

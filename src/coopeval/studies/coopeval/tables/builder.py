@@ -41,6 +41,7 @@ from coopeval.studies.coopeval.tables.bootstrap import (
     group_rng,
     percentile_interval,
 )
+from coopeval.studies.coopeval.tables.defaults import REPLICATOR_LR, REPLICATOR_STEPS
 from coopeval.studies.coopeval.tables.metrics import LLM_AVERAGE, observations_by_cell
 from coopeval.studies.coopeval.tables.ranks import descending, group_ranks, is_bold, is_grey
 
@@ -491,8 +492,8 @@ def build_tables(
     aggregate_games: Sequence[str] = SOCIAL_DILEMMA_TYPES,
     n_bootstrap: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
-    steps: int = 1000,
-    lr: float = 0.1,
+    steps: int = REPLICATOR_STEPS,
+    lr: float = REPLICATOR_LR,
     progress: Callable[[str], None] | None = None,
 ) -> TableSet:
     """Build the per-game, aggregate and design-quality tables (spec §7, §8).
@@ -523,7 +524,9 @@ def build_tables(
     n_bootstrap, seed:
         Bootstrap resamples (0 disables the intervals) and seed.
     steps, lr:
-        Replicator settings of the bootstrap.
+        Replicator settings of the bootstrap; pass the ones the ``metrics`` were computed with
+        (``evaluation.steps`` / ``evaluation.lr``), so the Fitness intervals match the point
+        estimates.
     progress:
         Called with progress lines.
 

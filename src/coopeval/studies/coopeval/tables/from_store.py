@@ -10,11 +10,30 @@ from coopeval.studies.coopeval.tables.builder import build_tables
 from coopeval.studies.coopeval.tables.render import write_tables
 
 
-def tables_from_store(store: str | Path, out_dir: str | Path, *, dr_rule: str = "strictest", n_bootstrap: int = 1000, seed: int = 0) -> list[Path]:
+def tables_from_store(
+    store: str | Path,
+    out_dir: str | Path,
+    *,
+    dr_rule: str,
+    n_bootstrap: int,
+    seed: int,
+    steps: int,
+    lr: float,
+) -> list[Path]:
     """Per-game, aggregate and design-quality tables (CSV, Markdown, LaTeX) of a store.
 
     Only default-parameter cells enter the tables (ablation variants are plotted separately).
     Replicates are the runs of the tables (spec §7: mean and s.e. over runs).
+
+    Every setting is required: they come from the config (``evaluation.dr_rule``,
+    ``tables.bootstrap``, ``seed``, ``evaluation.steps``, ``evaluation.lr``), and ``steps`` /
+    ``lr`` must be those the store's metrics were computed with, so that the bootstrap
+    intervals of Fitness describe the same replicator dynamics as the point estimates.
+
+    Returns
+    -------
+    list of Path
+        The written table files.
     """
     con = duckdb.connect(str(store), read_only=True)
     try:
@@ -24,5 +43,7 @@ def tables_from_store(store: str | Path, out_dir: str | Path, *, dr_rule: str = 
         designs = con.sql(f"SELECT * FROM design_quality WHERE {default}").pl()
     finally:
         con.close()
-    tables = build_tables(metrics, scores=scores, designs=designs, dr_rule=dr_rule, n_bootstrap=n_bootstrap, seed=seed)
+    tables = build_tables(
+        metrics, scores=scores, designs=designs, dr_rule=dr_rule, n_bootstrap=n_bootstrap, seed=seed, steps=steps, lr=lr
+    )
     return write_tables(tables, out_dir)
