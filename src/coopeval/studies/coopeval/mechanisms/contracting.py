@@ -110,7 +110,6 @@ class Contracting(DesignVoteMechanism):
     for the signature and the action; ``contract_active`` for the action.
     """
 
-    name: ClassVar[str] = "Contracting"
     vote_format: ClassVar[type[ApprovalVote]] = ContractVote
     prompt_prefix: ClassVar[str] = "contracting"
 

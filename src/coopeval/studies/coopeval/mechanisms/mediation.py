@@ -85,7 +85,6 @@ class Mediation(DesignVoteMechanism):
     selected mediator equals the enforcing one).
     """
 
-    name: ClassVar[str] = "Mediation"
     vote_format: ClassVar[type[ApprovalVote]] = MediatorVote
     prompt_prefix: ClassVar[str] = "mediation"
 
