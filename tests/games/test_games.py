@@ -106,3 +106,31 @@ def test_seat_descriptions_are_per_seat():
     assert "you get 1 points" in mp.seat_rules[0].splitlines()[0]
     buggy = get_game("matching_pennies", symmetric_description=True)
     assert buggy.seat_rules[1] == buggy.seat_rules[0]
+
+
+def test_registry_declares_order_titles_and_social_dilemmas_once() -> None:
+    import re
+
+    from coopeval.games import GAME_TITLES, GAME_TYPES, SOCIAL_DILEMMA_TYPES, SOCIAL_DILEMMAS, TYPE_NAMES, game_key_pattern
+
+    assert GAME_TYPES == ("PrisonersDilemma", "PublicGoods", "TravellersDilemma", "TrustGame", "StagHunt", "MatchingPennies")
+    assert SOCIAL_DILEMMA_TYPES == GAME_TYPES[:4]
+    assert SOCIAL_DILEMMAS == ("prisoners_dilemma", "public_goods", "travellers_dilemma", "trust_game")
+    assert GAME_TITLES["TravellersDilemma"] == "Traveller's Dilemma" and GAME_TITLES["PrisonersDilemma"] == "Prisoner's Dilemma"
+    assert TYPE_NAMES["StagHunt"] == "stag_hunt"
+    assert [get_game(k).n_players for k in GAME_FACTORIES] == [2, 3, 2, 2, 2, 2]
+    pattern = game_key_pattern()
+    assert all(re.fullmatch(pattern, k) for k in GAME_FACTORIES)
+    assert not re.fullmatch(pattern, "donation") and not re.fullmatch(pattern, "stag_hunt_x")
+
+
+def test_wildcard_constraints_come_from_the_registries() -> None:
+    import re
+
+    from coopeval.studies.coopeval.wildcards import wildcard_constraints
+
+    constraints = wildcard_constraints()
+    assert set(constraints) == {"cell", "mechanism", "game"}
+    assert re.fullmatch(constraints["mechanism"], "Mediation") and not re.fullmatch(constraints["mechanism"], "Gossip")
+    assert re.fullmatch(constraints["game"], "trust_game") and not re.fullmatch(constraints["game"], "TrustGame")
+    assert re.fullmatch(constraints["cell"], "0123456789ab") and not re.fullmatch(constraints["cell"], "0123456789abc")
