@@ -16,4 +16,6 @@ tables_from_store(
     seed=snakemake.params.seed,
     steps=snakemake.params.steps,
     lr=snakemake.params.lr,
+    agent_order=snakemake.params.agent_order,
+    agent_labels=snakemake.params.agent_labels,
 )

@@ -2,6 +2,9 @@
 # for our own runs (from the store) and for the authors' released data (reproduce).
 
 from coopeval.studies.coopeval.tables.render import TABLE_FILES as _TABLE_NAMES
+from coopeval.studies.coopeval.tables.roster import table_agents as _table_agents
+
+_AGENT_ORDER, _AGENT_LABELS = _table_agents(config["agents"])
 
 TABLE_FILES = [f"results/tables/{name}" for name in _TABLE_NAMES]
 
@@ -21,6 +24,8 @@ rule tables:
         seed=config["seed"],
         steps=config["evaluation"]["steps"],
         lr=config["evaluation"]["lr"],
+        agent_order=list(_AGENT_ORDER),
+        agent_labels=_AGENT_LABELS,
     script:
         "../../scripts/tables.py"
 
@@ -29,7 +34,8 @@ rule tables:
 # regenerate the paper's tables into results/reproduce/.
 rule reproduce:
     input:
-        ancient(config["reference_data"]),
+        data=ancient(config["reference_data"]),
+        roster=config["reference_roster"],
     output:
         store="results/reproduce/coopeval.duckdb",
         tables=[f"results/reproduce/{name}" for name in _TABLE_NAMES],

@@ -23,7 +23,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -104,6 +104,8 @@ def reproduce(
     seed: int = DEFAULT_SEED,
     steps: int = REPLICATOR_STEPS,
     lr: float = REPLICATOR_LR,
+    agent_order: Sequence[str] = (),
+    agent_labels: Mapping[str, str] | None = None,
     progress: Callable[[str], None] | None = _stderr,
 ) -> ReproduceResult:
     """Import released data, evaluate it through our path, and write the store and tables.
@@ -123,6 +125,10 @@ def reproduce(
     steps, lr:
         Replicator settings of both the Fitness point estimates and their bootstrap intervals
         (defaults: config schema ``evaluation.steps`` / ``evaluation.lr``).
+    agent_order, agent_labels:
+        The tables' column order and labels (e.g. from ``config/paper.yaml`` with
+        :func:`coopeval.studies.coopeval.tables.roster.roster_file_agents`); default sorted
+        type strings.
     progress:
         Receives one line per experiment (import and evaluation); default: stderr.
 
@@ -165,6 +171,8 @@ def reproduce(
         seed=seed,
         steps=steps,
         lr=lr,
+        agent_order=agent_order,
+        agent_labels=agent_labels,
         progress=progress,
     )
     seconds["tables"] = time.perf_counter() - t
@@ -216,6 +224,12 @@ def add_reproduce_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     parser.add_argument("--bootstrap", type=int, default=DEFAULT_RESAMPLES, help="bootstrap resamples (0 = off)")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help="bootstrap seed")
+    parser.add_argument(
+        "--roster",
+        type=Path,
+        metavar="CONFIG",
+        help="config whose agents give the tables' column order and labels (e.g. config/paper.yaml)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
     parser.set_defaults(handler=run_reproduce, func=run_reproduce)
     return parser
@@ -237,12 +251,19 @@ def run_reproduce(args: argparse.Namespace) -> int:
         print(f"coopeval reproduce: error: --out {args.out_dir} is a file; pass a folder (it is created if missing)", file=sys.stderr)
         return 2
     try:
+        order, labels = ((), {})
+        if args.roster is not None:
+            from coopeval.studies.coopeval.tables.roster import roster_file_agents
+
+            order, labels = roster_file_agents(args.roster)
         reproduce(
             args.data_dir,
             args.out_dir,
             dr_rule=args.dr_rule,
             n_bootstrap=args.bootstrap,
             seed=args.seed,
+            agent_order=order,
+            agent_labels=labels,
             progress=None if args.quiet else _stderr,
         )
     except ReferenceImportError as exc:

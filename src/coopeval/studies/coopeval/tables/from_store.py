@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import duckdb
@@ -19,6 +20,8 @@ def tables_from_store(
     seed: int,
     steps: int,
     lr: float,
+    agent_order: Sequence[str] = (),
+    agent_labels: Mapping[str, str] | None = None,
 ) -> list[Path]:
     """Per-game, aggregate and design-quality tables (CSV, Markdown, LaTeX) of a store.
 
@@ -29,6 +32,8 @@ def tables_from_store(
     ``tables.bootstrap``, ``seed``, ``evaluation.steps``, ``evaluation.lr``), and ``steps`` /
     ``lr`` must be those the store's metrics were computed with, so that the bootstrap
     intervals of Fitness describe the same replicator dynamics as the point estimates.
+    ``agent_order`` / ``agent_labels``: the tables' columns, from the config's roster
+    (:func:`coopeval.studies.coopeval.tables.roster.table_agents`).
 
     Returns
     -------
@@ -44,6 +49,7 @@ def tables_from_store(
     finally:
         con.close()
     tables = build_tables(
-        metrics, scores=scores, designs=designs, dr_rule=dr_rule, n_bootstrap=n_bootstrap, seed=seed, steps=steps, lr=lr
+        metrics, scores=scores, designs=designs, dr_rule=dr_rule, n_bootstrap=n_bootstrap, seed=seed, steps=steps, lr=lr,
+        agent_order=agent_order, agent_labels=agent_labels,
     )
     return write_tables(tables, out_dir)
