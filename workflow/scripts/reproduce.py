@@ -9,8 +9,6 @@ from pathlib import Path  # noqa: E402
 from coopeval.studies.coopeval.reference.cli import reproduce  # noqa: E402
 from coopeval.studies.coopeval.tables.roster import roster_file_agents  # noqa: E402
 
-agent_order, agent_labels = roster_file_agents(snakemake.input.roster)
-
 reproduce(
     snakemake.input.data,
     Path(snakemake.output.store).parent,
@@ -18,6 +16,5 @@ reproduce(
     n_bootstrap=snakemake.params.bootstrap,
     steps=snakemake.params.steps,
     lr=snakemake.params.lr,
-    agent_order=agent_order,
-    agent_labels=agent_labels,
+    columns=roster_file_agents(snakemake.input.roster),
 )

@@ -6,6 +6,7 @@ log_to(snakemake.log[0])
 
 from pathlib import Path  # noqa: E402
 
+from coopeval.studies.coopeval.tables.frames import AgentColumns  # noqa: E402
 from coopeval.studies.coopeval.tables.from_store import tables_from_store  # noqa: E402
 
 tables_from_store(
@@ -16,6 +17,5 @@ tables_from_store(
     seed=snakemake.params.seed,
     steps=snakemake.params.steps,
     lr=snakemake.params.lr,
-    agent_order=snakemake.params.agent_order,
-    agent_labels=snakemake.params.agent_labels,
+    columns=AgentColumns(tuple(snakemake.params.agent_order), snakemake.params.agent_labels),
 )

@@ -4,7 +4,7 @@
 from coopeval.studies.coopeval.tables.render import TABLE_FILES as _TABLE_NAMES
 from coopeval.studies.coopeval.tables.roster import table_agents as _table_agents
 
-_AGENT_ORDER, _AGENT_LABELS = _table_agents(config["agents"])
+_AGENT_COLUMNS = _table_agents(config["agents"])
 
 TABLE_FILES = [f"results/tables/{name}" for name in _TABLE_NAMES]
 
@@ -24,8 +24,8 @@ rule tables:
         seed=config["seed"],
         steps=config["evaluation"]["steps"],
         lr=config["evaluation"]["lr"],
-        agent_order=list(_AGENT_ORDER),
-        agent_labels=_AGENT_LABELS,
+        agent_order=list(_AGENT_COLUMNS.order),
+        agent_labels=dict(_AGENT_COLUMNS.labels),
     script:
         "../../scripts/tables.py"
 

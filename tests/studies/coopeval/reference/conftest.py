@@ -28,9 +28,9 @@ def run1_reproduced(full_run1_dir: Path, tmp_path_factory: pytest.TempPathFactor
     from coopeval.studies.coopeval.reference.cli import reproduce
     from coopeval.studies.coopeval.tables.roster import roster_file_agents
 
-    order, labels = roster_file_agents(Path(__file__).resolve().parents[4] / "config" / "paper.yaml")
+    columns = roster_file_agents(Path(__file__).resolve().parents[4] / "config" / "paper.yaml")
     out = tmp_path_factory.mktemp("run1_out")
-    return reproduce(full_run1_dir, out, n_bootstrap=100, agent_order=order, agent_labels=labels, progress=None)
+    return reproduce(full_run1_dir, out, n_bootstrap=100, columns=columns, progress=None)
 
 
 # ----------------------------------------------------------------------------------------------

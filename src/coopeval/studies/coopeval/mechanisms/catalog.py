@@ -197,6 +197,7 @@ def mechanism_info(name: str) -> MechanismInfo:
     KeyError
         Naming the known mechanisms.
     """
-    if name not in MECHANISM_INFO:
-        raise KeyError(f"unknown mechanism {name!r}; known mechanisms: {', '.join(MECHANISM_ORDER)}")
-    return MECHANISM_INFO[name]
+    try:
+        return MECHANISM_INFO[name]
+    except KeyError:
+        raise KeyError(f"unknown mechanism {name!r}; known mechanisms: {', '.join(MECHANISM_ORDER)}") from None

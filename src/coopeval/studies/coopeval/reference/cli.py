@@ -23,7 +23,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -34,7 +34,7 @@ if TYPE_CHECKING:  # heavy modules are imported lazily so that ``coopeval --help
     import polars as pl
 
     from coopeval.studies.coopeval.reference.importer import ReferenceData
-    from coopeval.studies.coopeval.tables.builder import TableSet
+    from coopeval.studies.coopeval.tables.frames import AgentColumns, TableSet
 
 __all__ = ["ReproduceResult", "reproduce", "dr_comparison", "add_reproduce_parser", "run_reproduce", "STORE_NAME"]
 
@@ -104,8 +104,7 @@ def reproduce(
     seed: int = DEFAULT_SEED,
     steps: int = REPLICATOR_STEPS,
     lr: float = REPLICATOR_LR,
-    agent_order: Sequence[str] = (),
-    agent_labels: Mapping[str, str] | None = None,
+    columns: AgentColumns | None = None,
     progress: Callable[[str], None] | None = _stderr,
 ) -> ReproduceResult:
     """Import released data, evaluate it through our path, and write the store and tables.
@@ -125,8 +124,8 @@ def reproduce(
     steps, lr:
         Replicator settings of both the Fitness point estimates and their bootstrap intervals
         (defaults: config schema ``evaluation.steps`` / ``evaluation.lr``).
-    agent_order, agent_labels:
-        The tables' column order and labels (e.g. from ``config/paper.yaml`` with
+    columns:
+        The tables' agent column order and labels (e.g. from ``config/paper.yaml`` with
         :func:`coopeval.studies.coopeval.tables.roster.roster_file_agents`); default sorted
         type strings.
     progress:
@@ -171,8 +170,7 @@ def reproduce(
         seed=seed,
         steps=steps,
         lr=lr,
-        agent_order=agent_order,
-        agent_labels=agent_labels,
+        columns=columns,
         progress=progress,
     )
     seconds["tables"] = time.perf_counter() - t
@@ -251,19 +249,18 @@ def run_reproduce(args: argparse.Namespace) -> int:
         print(f"coopeval reproduce: error: --out {args.out_dir} is a file; pass a folder (it is created if missing)", file=sys.stderr)
         return 2
     try:
-        order, labels = ((), {})
+        columns = None
         if args.roster is not None:
             from coopeval.studies.coopeval.tables.roster import roster_file_agents
 
-            order, labels = roster_file_agents(args.roster)
+            columns = roster_file_agents(args.roster)
         reproduce(
             args.data_dir,
             args.out_dir,
             dr_rule=args.dr_rule,
             n_bootstrap=args.bootstrap,
             seed=args.seed,
-            agent_order=order,
-            agent_labels=labels,
+            columns=columns,
             progress=None if args.quiet else _stderr,
         )
     except ReferenceImportError as exc:

@@ -11,8 +11,7 @@ import numpy as np
 from coopeval.games import Game
 from coopeval.studies.coopeval.tables.bootstrap import percentile_interval
 from coopeval.studies.coopeval.tables.frames import TABLE_METRICS, CellStats, TableAxes, TableCell
-from coopeval.studies.coopeval.tables.metrics import LLM_AVERAGE
-from coopeval.studies.coopeval.tables.stats import ranked_rows, standard_error
+from coopeval.studies.coopeval.tables.stats import agent_cells, ranked_rows, standard_error
 
 __all__ = ["normalised_game_cell", "aggregate_cell", "aggregate_rows"]
 
@@ -101,10 +100,9 @@ def aggregate_rows(
             in_games = [g for g in aggregate_games if (mech, g, metric) in cell_stats]
             if not in_games:
                 continue
-            cells: dict[str, TableCell] = {}
-            for agent in [*axes.agents, LLM_AVERAGE]:
-                cell = aggregate_cell(mech, metric, agent, in_games, cell_stats, dr_source, game_of)
-                if cell is not None:
-                    cells[agent] = cell
+            cells = agent_cells(
+                axes.agents,
+                lambda agent: aggregate_cell(mech, metric, agent, in_games, cell_stats, dr_source, game_of),  # noqa: B023
+            )
             rows.extend(ranked_rows(cells, metric, axes.agents))
     return rows

@@ -40,6 +40,7 @@ from coopeval.studies.coopeval.tables.defaults import REPLICATOR_LR, REPLICATOR_
 from coopeval.studies.coopeval.tables.design_table import design_rows
 from coopeval.studies.coopeval.tables.frames import (
     DESIGN_COLUMNS,
+    AgentColumns,
     PER_GAME_COLUMNS,
     TABLE_METRICS,
     CellValues,
@@ -78,15 +79,14 @@ class _GameCatalogue:
         return self._games[name]
 
 
-def _table_axes(values: CellValues, per_game_games: Sequence[str] | None, agent_order: Sequence[str]) -> TableAxes:
-    """Games and mechanisms of the tables in the registries' (paper) order, agents in
-    ``agent_order`` (others after, sorted); see :class:`TableAxes`."""
+def _table_axes(values: CellValues, per_game_games: Sequence[str] | None, columns: AgentColumns) -> TableAxes:
+    """Games and mechanisms of the tables in the registries' (paper) order, agents in the
+    ``columns`` order (others after, sorted); see :class:`TableAxes`."""
     present_games = {g for _, g in values}
     game_list = list(per_game_games) if per_game_games is not None else in_order(sorted(present_games), GAME_TYPES)
     mechanisms = in_order(sorted({m for m, _ in values}), MECHANISM_ORDER)
-    all_agents = in_order(
-        sorted({a for group in values.values() for runs in group.values() for v in runs.values() for a in v} - {LLM_AVERAGE}),
-        agent_order,
+    all_agents = columns.arrange(
+        sorted({a for group in values.values() for runs in group.values() for v in runs.values() for a in v} - {LLM_AVERAGE})
     )
     return TableAxes(games=game_list, mechanisms=mechanisms, agents=all_agents)
 
@@ -105,8 +105,7 @@ def build_tables(
     seed: int = DEFAULT_SEED,
     steps: int = REPLICATOR_STEPS,
     lr: float = REPLICATOR_LR,
-    agent_order: Sequence[str] = (),
-    agent_labels: Mapping[str, str] | None = None,
+    columns: AgentColumns | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> TableSet:
     """Build the per-game, aggregate and design-quality tables (spec §7, §8).
@@ -140,10 +139,10 @@ def build_tables(
         Replicator settings of the bootstrap; pass the ones the ``metrics`` were computed with
         (``evaluation.steps`` / ``evaluation.lr``), so the Fitness intervals match the point
         estimates.
-    agent_order, agent_labels:
-        Column order of the agent types (from the config's roster, see
+    columns:
+        Column order and labels of the agent types (from the config's roster, see
         :func:`coopeval.studies.coopeval.tables.roster.table_agents`; agents not listed follow,
-        sorted) and their column labels (default: the type string).
+        sorted; default: sorted type strings).
     progress:
         Called with progress lines.
 
@@ -161,7 +160,8 @@ def build_tables(
     replicates = (
         bootstrap_replicates(scores, n_bootstrap, seed, steps, lr, progress) if scores is not None and n_bootstrap > 0 else {}
     )
-    axes = _table_axes(values, per_game_games, agent_order)
+    columns = columns or AgentColumns()
+    axes = _table_axes(values, per_game_games, columns)
     per_game, cell_stats = per_game_rows(values, dr_source, replicates, axes)
     aggregate = aggregate_rows(cell_stats, dr_source, axes, aggregate_games, game_of)
     designs_rows: list[TableCell] = []
@@ -172,8 +172,7 @@ def build_tables(
         aggregate=frame(aggregate, with_rank=True),
         design_quality=frame(designs_rows, with_rank=False),
         notes=_notes(dr_rule, n_bootstrap, seed, bool(replicates), aggregate_games),
-        agents=tuple(axes.agents),
-        agent_labels=dict(agent_labels or {}),
+        columns=columns,
     )
 
 

@@ -3,6 +3,7 @@ the intermediate values of the table builder (:mod:`coopeval.studies.coopeval.ta
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import polars as pl
@@ -12,6 +13,7 @@ __all__ = [
     "PER_GAME_COLUMNS",
     "DESIGN_COLUMNS",
     "FRAME_SCHEMA",
+    "AgentColumns",
     "TableSet",
     "TableAxes",
     "RunValues",
@@ -58,23 +60,38 @@ def csv_schema(table: str) -> dict[str, pl.DataType]:
     return {c: FRAME_SCHEMA[c] for c in columns}
 
 
+@dataclass(frozen=True)
+class AgentColumns:
+    """The agent columns of the rendered tables: preferred order (agent type strings) and
+    column labels (default: the type string); see :mod:`coopeval.studies.coopeval.tables.roster`."""
+
+    order: tuple[str, ...] = ()
+    labels: Mapping[str, str] = field(default_factory=dict)
+
+    def arrange(self, present: Sequence[str]) -> list[str]:
+        """``present`` agents in :attr:`order`, the others after, sorted."""
+        known = [a for a in self.order if a in present]
+        return known + sorted(set(present) - set(known))
+
+    def label(self, agent: str) -> str:
+        """The column label of ``agent``."""
+        return self.labels.get(agent, agent)
+
+
 @dataclass
 class TableSet:
     """The built tables. CSV columns are :data:`PER_GAME_COLUMNS` / :data:`DESIGN_COLUMNS`;
     the frames carry extra columns for rendering (``n``: runs or games averaged, ``bold``,
     ``grey``, ``dr_source``).
 
-    ``agents`` is the column order of the rendered tables (agent types present, in the given
-    order, others after, sorted; LLM Average excluded) and ``agent_labels`` their column labels
-    (default: the agent type string).
+    ``columns`` gives the column order and labels of the rendered tables.
     """
 
     per_game: pl.DataFrame
     aggregate: pl.DataFrame
     design_quality: pl.DataFrame
     notes: dict[str, str] = field(default_factory=dict)
-    agents: tuple[str, ...] = ()
-    agent_labels: dict[str, str] = field(default_factory=dict)
+    columns: AgentColumns = field(default_factory=AgentColumns)
 
 
 @dataclass(frozen=True)

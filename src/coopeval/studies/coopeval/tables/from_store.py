@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import duckdb
 
 from coopeval.studies.coopeval.tables.builder import build_tables
+from coopeval.studies.coopeval.tables.frames import AgentColumns
 from coopeval.studies.coopeval.tables.render import write_tables
 
 
@@ -20,8 +20,7 @@ def tables_from_store(
     seed: int,
     steps: int,
     lr: float,
-    agent_order: Sequence[str] = (),
-    agent_labels: Mapping[str, str] | None = None,
+    columns: AgentColumns | None = None,
 ) -> list[Path]:
     """Per-game, aggregate and design-quality tables (CSV, Markdown, LaTeX) of a store.
 
@@ -32,7 +31,7 @@ def tables_from_store(
     ``tables.bootstrap``, ``seed``, ``evaluation.steps``, ``evaluation.lr``), and ``steps`` /
     ``lr`` must be those the store's metrics were computed with, so that the bootstrap
     intervals of Fitness describe the same replicator dynamics as the point estimates.
-    ``agent_order`` / ``agent_labels``: the tables' columns, from the config's roster
+    ``columns``: the tables' agent columns, from the config's roster
     (:func:`coopeval.studies.coopeval.tables.roster.table_agents`).
 
     Returns
@@ -50,6 +49,6 @@ def tables_from_store(
         con.close()
     tables = build_tables(
         metrics, scores=scores, designs=designs, dr_rule=dr_rule, n_bootstrap=n_bootstrap, seed=seed, steps=steps, lr=lr,
-        agent_order=agent_order, agent_labels=agent_labels,
+        columns=columns,
     )
     return write_tables(tables, out_dir)

@@ -12,7 +12,7 @@ import polars as pl
 from coopeval.studies.coopeval.tables.bootstrap import CellReplicates, bootstrap_groups, group_rng, percentile_interval
 from coopeval.studies.coopeval.tables.frames import TABLE_METRICS, CellStats, CellValues, RunValues, TableAxes, TableCell
 from coopeval.studies.coopeval.tables.metrics import LLM_AVERAGE, observations_by_cell
-from coopeval.studies.coopeval.tables.stats import llm_average, ranked_rows, standard_error
+from coopeval.studies.coopeval.tables.stats import agent_cells, llm_average, ranked_rows, standard_error
 
 __all__ = ["metric_lookup", "per_run_values", "bootstrap_replicates", "replicates_of", "per_game_cell", "per_game_rows"]
 
@@ -155,11 +155,10 @@ def per_game_rows(
                 runs = group.get(metric)
                 if not runs:
                     continue
-                cells: dict[str, TableCell] = {}
-                for agent in [*axes.agents, LLM_AVERAGE]:
-                    cell = per_game_cell(mech, game, metric, agent, runs, replicates, dr_source)
-                    if cell is not None:
-                        cells[agent] = cell
+                cells = agent_cells(
+                    axes.agents,
+                    lambda agent: per_game_cell(mech, game, metric, agent, runs, replicates, dr_source),  # noqa: B023
+                )
                 cell_stats[(mech, game, metric)] = cells
                 rows.extend(ranked_rows(cells, metric, axes.agents))
     return rows, cell_stats

@@ -11,14 +11,14 @@ from __future__ import annotations
 import math
 import os
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import polars as pl
 
 from coopeval.games import GAME_TITLES, GAME_TYPES
 from coopeval.studies.coopeval.mechanisms.catalog import MECHANISM_INFO, MECHANISM_ORDER
-from coopeval.studies.coopeval.tables.frames import DESIGN_COLUMNS, PER_GAME_COLUMNS, TableSet
+from coopeval.studies.coopeval.tables.frames import DESIGN_COLUMNS, PER_GAME_COLUMNS, AgentColumns, TableSet
 from coopeval.studies.coopeval.tables.metrics import LLM_AVERAGE
 
 __all__ = ["write_tables", "render_markdown", "render_latex", "atomic_write_text", "format_cell", "TABLE_FILES"]
@@ -60,10 +60,9 @@ def format_cell(mean: float | None, se: float | None, metric: str) -> str:
     return text
 
 
-def _agents(frame: pl.DataFrame, order: Sequence[str]) -> list[str]:
+def _agents(frame: pl.DataFrame, columns: AgentColumns) -> list[str]:
     present = [a for a in frame["agent"].unique().to_list() if a != LLM_AVERAGE]
-    known = [a for a in order if a in present]
-    return known + sorted(set(present) - set(known)) + ([LLM_AVERAGE] if LLM_AVERAGE in frame["agent"].to_list() else [])
+    return columns.arrange(present) + ([LLM_AVERAGE] if LLM_AVERAGE in frame["agent"].to_list() else [])
 
 
 def _mechanisms(frame: pl.DataFrame) -> list[str]:
@@ -142,21 +141,15 @@ def _mechanism_tex(mech: str) -> str:
     return _tex_escape(_mechanism_label(mech))
 
 
-def render_markdown(
-    frame: pl.DataFrame,
-    kind: str,
-    notes: dict[str, str] | None = None,
-    agents: Sequence[str] = (),
-    agent_labels: Mapping[str, str] | None = None,
-) -> str:
+def render_markdown(frame: pl.DataFrame, kind: str, notes: dict[str, str] | None = None, columns: AgentColumns | None = None) -> str:
     """Markdown for one table kind (``per_game``, ``aggregate``, ``design_quality``).
 
-    One sub-table per (game,) metric: rows = mechanisms, columns = agents (in ``agents``
-    order, others after, sorted; labelled by ``agent_labels``, default the type string) then
-    LLM Average. Grey cells are shown in italics.
+    One sub-table per (game,) metric: rows = mechanisms, columns = agents (in ``columns``
+    order and labels; default sorted type strings) then LLM Average. Grey cells are shown in
+    italics.
     """
     notes = notes or {}
-    labels = agent_labels or {}
+    columns = columns or AgentColumns()
     title = {"per_game": "Per-game tables", "aggregate": "Aggregate over the four social dilemmas",
              "design_quality": "Mediator and contract design quality"}[kind]
     lines = [f"# {title}", ""]
@@ -167,15 +160,15 @@ def render_markdown(
         if kind == "per_game" and section != last_section:
             lines += [f"## {section}", ""]
             last_section = section
-        columns = _agents(sub, agents)
+        agents = _agents(sub, columns)
         lines += [f"### {metric}", "", _caption(kind, metric, notes, sub), ""]
-        header = ["Mechanism"] + [labels.get(a, a) for a in columns]
+        header = ["Mechanism"] + [columns.label(a) for a in agents]
         lines.append("| " + " | ".join(header) + " |")
-        lines.append("|" + "|".join(["---"] + ["---:"] * len(columns)) + "|")
+        lines.append("|" + "|".join(["---"] + ["---:"] * len(agents)) + "|")
         for mech in _mechanisms(sub):
             rows = {r["agent"]: r for r in sub.filter(pl.col("mechanism") == mech).iter_rows(named=True)}
             cells = [_mechanism_label(mech)]
-            for agent in columns:
+            for agent in agents:
                 r = rows.get(agent)
                 if r is None:
                     cells.append("–")
@@ -203,29 +196,23 @@ def _style_tex(text: str, bold: bool, grey: bool) -> str:
     return text
 
 
-def render_latex(
-    frame: pl.DataFrame,
-    kind: str,
-    notes: dict[str, str] | None = None,
-    agents: Sequence[str] = (),
-    agent_labels: Mapping[str, str] | None = None,
-) -> str:
+def render_latex(frame: pl.DataFrame, kind: str, notes: dict[str, str] | None = None, columns: AgentColumns | None = None) -> str:
     """LaTeX ``table`` environments (booktabs + xcolor) for one table kind; see :func:`render_markdown`."""
     notes = notes or {}
-    labels = agent_labels or {}
+    columns = columns or AgentColumns()
     parts = [f"% coopeval {kind} tables; needs \\usepackage{{booktabs,xcolor}}", ""]
     for section, metric, sub in _subtables(frame, kind):
-        columns = _agents(sub, agents)
+        agents = _agents(sub, columns)
         caption = _tex_escape(f"{section}: {metric}. " + _caption(kind, metric, notes, sub))
         lines = [r"\begin{table}[t]", r"\centering", r"\small", rf"\caption{{{caption}}}",
-                 rf"\begin{{tabular}}{{l{'r' * len(columns)}}}", r"\toprule"]
-        header = ["Mechanism"] + [_tex_escape(labels.get(a, a)) for a in columns]
+                 rf"\begin{{tabular}}{{l{'r' * len(agents)}}}", r"\toprule"]
+        header = ["Mechanism"] + [_tex_escape(columns.label(a)) for a in agents]
         lines.append(" & ".join(header) + r" \\")
         lines.append(r"\midrule")
         for mech in _mechanisms(sub):
             rows = {r["agent"]: r for r in sub.filter(pl.col("mechanism") == mech).iter_rows(named=True)}
             cells = [_mechanism_tex(mech)]
-            for agent in columns:
+            for agent in agents:
                 r = rows.get(agent)
                 cells.append("--" if r is None else _style_tex(format_cell(r["mean"], r["se"], metric), bool(r["bold"]), bool(r["grey"])))
             lines.append(" & ".join(cells) + r" \\")
@@ -259,8 +246,8 @@ def write_tables(tables: TableSet, out_dir: str | Path) -> list[Path]:
     ):
         contents = {
             "csv": _csv(frame, columns),
-            "md": render_markdown(frame, kind, tables.notes, tables.agents, tables.agent_labels),
-            "tex": render_latex(frame, kind, tables.notes, tables.agents, tables.agent_labels),
+            "md": render_markdown(frame, kind, tables.notes, tables.columns),
+            "tex": render_latex(frame, kind, tables.notes, tables.columns),
         }
         for ext, text in contents.items():
             path = out / f"{kind}.{ext}"

@@ -14,13 +14,14 @@ from typing import Any
 import yaml
 
 from coopeval.agents.registry import agent_name
+from coopeval.studies.coopeval.tables.frames import AgentColumns
 
 __all__ = ["table_agents", "roster_file_agents"]
 
 
-def table_agents(agents: Sequence[Mapping[str, Any]]) -> tuple[tuple[str, ...], dict[str, str]]:
-    """(agent type strings in roster order, {type string: table label}) of config ``agents``
-    entries (each with ``model`` and optionally ``style``, ``label``, ``table_label``).
+def table_agents(agents: Sequence[Mapping[str, Any]]) -> AgentColumns:
+    """The table columns of config ``agents`` entries (each with ``model`` and optionally
+    ``style``, ``label``, ``table_label``): type strings in roster order and their labels.
 
     Duplicate type strings keep their first position.
     """
@@ -32,10 +33,10 @@ def table_agents(agents: Sequence[Mapping[str, Any]]) -> tuple[tuple[str, ...], 
             order.append(name)
         if entry.get("table_label"):
             labels.setdefault(name, str(entry["table_label"]))
-    return tuple(order), labels
+    return AgentColumns(tuple(order), labels)
 
 
-def roster_file_agents(path: str | Path) -> tuple[tuple[str, ...], dict[str, str]]:
+def roster_file_agents(path: str | Path) -> AgentColumns:
     """:func:`table_agents` of the ``agents`` list of a config file (e.g. ``config/paper.yaml``,
     whose roster is the released data's).
 

@@ -4,14 +4,14 @@ the LLM-average rules, ordering and ranking of one sub-table's cells."""
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
 from coopeval.studies.coopeval.tables.metrics import LLM_AVERAGE
 from coopeval.studies.coopeval.tables.ranks import descending, group_ranks, is_bold, is_grey
 
-__all__ = ["standard_error", "llm_average", "in_order", "ranked_rows"]
+__all__ = ["standard_error", "llm_average", "in_order", "agent_cells", "ranked_rows"]
 
 _WEIGHT_TOLERANCE = 0.01
 
@@ -48,6 +48,14 @@ def in_order(items: Sequence[str], preferred: Sequence[str]) -> list[str]:
     """``items`` in ``preferred`` order, then the others sorted."""
     known = [x for x in preferred if x in items]
     return known + sorted(set(items) - set(known))
+
+
+def agent_cells(
+    agents: Sequence[str], make: Callable[[str], dict[str, object] | None]
+) -> dict[str, dict[str, object]]:
+    """``{agent: make(agent)}`` over ``agents`` then the LLM Average, leaving out ``None`` cells."""
+    cells = {agent: make(agent) for agent in [*agents, LLM_AVERAGE]}
+    return {agent: cell for agent, cell in cells.items() if cell is not None}
 
 
 def ranked_rows(
