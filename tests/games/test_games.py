@@ -134,3 +134,9 @@ def test_wildcard_constraints_come_from_the_registries() -> None:
     assert re.fullmatch(constraints["mechanism"], "Mediation") and not re.fullmatch(constraints["mechanism"], "Gossip")
     assert re.fullmatch(constraints["game"], "trust_game") and not re.fullmatch(constraints["game"], "TrustGame")
     assert re.fullmatch(constraints["cell"], "0123456789ab") and not re.fullmatch(constraints["cell"], "0123456789abc")
+
+
+def test_justification_shares_leave_out_the_games_that_are_not_social_dilemmas() -> None:
+    from coopeval.studies.coopeval.analysis.justifications import EXCLUDED_GAMES
+
+    assert EXCLUDED_GAMES == ("StagHunt", "MatchingPennies")

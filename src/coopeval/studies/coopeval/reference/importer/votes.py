@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from coopeval.studies.coopeval.mechanisms.catalog import mechanism_info
 from coopeval.studies.coopeval.reference.importer.config import ExperimentConfig
 from coopeval.studies.coopeval.reference.importer.errors import ReleasedFileError
 from coopeval.studies.coopeval.reference.importer.fields import (
@@ -48,7 +49,7 @@ def read_vote_record(
     ``inconsistent`` instead of raising.
     """
     game, n = cfg.game, cfg.game.n_players
-    mediation = cfg.mechanism_type == "Mediation"
+    mediation = mechanism_info(cfg.mechanism_type).delegates_actions
     label = "mediator" if mediation else "contract"
     prefix = "M" if mediation else "C"
     votes = record["votes"]
