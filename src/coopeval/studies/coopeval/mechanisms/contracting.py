@@ -30,7 +30,8 @@ from coopeval.studies.coopeval.mechanisms.base import (
     position,
     provider_seed,
 )
-from coopeval.studies.coopeval.mechanisms.design_vote import Design, DesignVoteMechanism, Selection, points_text
+from coopeval.studies.coopeval.mechanisms.design_vote import DesignVoteMechanism, points_text
+from coopeval.studies.coopeval.mechanisms.selection import Design, Selection
 
 MAX_ENFORCING_VALUE = 1000
 """Largest |value| searched by :func:`enforcing_contract`."""

@@ -18,7 +18,8 @@ from coopeval.games.designs import mediator_ns, mediator_wd
 from coopeval.decisions.formats import AnswerFormat, ApprovalVote, MediatorDesign, MediatorVote
 from coopeval.games.base import Game
 from coopeval.studies.coopeval.mechanisms.base import CellContext, CellRecords, bot_state
-from coopeval.studies.coopeval.mechanisms.design_vote import Design, DesignVoteMechanism, Selection
+from coopeval.studies.coopeval.mechanisms.design_vote import DesignVoteMechanism
+from coopeval.studies.coopeval.mechanisms.selection import Design, Selection
 
 
 def enforcing_mediator(game: Game) -> dict[str, str]:
