@@ -248,11 +248,15 @@ def _mediator_payoffs(game: Game, m: Mapping[int, int], profile: tuple[int, ...]
     return game.payoffs(resolved)
 
 
-def _all_delegate_is_cooperative(game: Game, m: Mapping[int, int]) -> bool:
-    # Spec §8: mapping[N] must be the cooperative action (every game here has one shared
-    # cooperative action for all seats).
+def _cooperative_mediator(game: Game, mapping: MediatorLike) -> dict[int, int] | None:
+    """The parsed mapping if everyone delegating plays the cooperative action, else None.
+
+    Spec §8: mapping[N] must be the cooperative action (every game here has one shared
+    cooperative action for all seats). Raises ValueError on a malformed mapping.
+    """
+    m = parse_mediator(game, mapping)
     coop = set(game.cooperative_profile)
-    return len(coop) == 1 and m[game.n_players] in coop
+    return m if len(coop) == 1 and m[game.n_players] in coop else None
 
 
 def mediator_ns(game: Game, mapping: MediatorLike, tol: float = TOLERANCE) -> bool:
@@ -267,8 +271,8 @@ def mediator_ns(game: Game, mapping: MediatorLike, tol: float = TOLERANCE) -> bo
     ValueError
         On a malformed mapping.
     """
-    m = parse_mediator(game, mapping)
-    if not _all_delegate_is_cooperative(game, m):
+    m = _cooperative_mediator(game, mapping)
+    if m is None:
         return False
     everyone = (game.n_actions,) * game.n_players  # DELEGATE is index n_actions
     return _is_nash(
@@ -286,10 +290,10 @@ def mediator_wd(game: Game, mapping: MediatorLike, tol: float = TOLERANCE) -> bo
     Raises
     ------
     ValueError
-        On a malformed mapping.
+        On a malformed mapping (see :func:`parse_mediator`).
     """
-    m = parse_mediator(game, mapping)
-    if not _all_delegate_is_cooperative(game, m):
+    m = _cooperative_mediator(game, mapping)
+    if m is None:
         return False
     n, delegate = game.n_players, game.n_actions
     return all(
