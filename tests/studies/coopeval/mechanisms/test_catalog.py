@@ -96,3 +96,19 @@ def test_parse_params_rejects_unknown_keys():
     with pytest.raises(TypeError):
         mechanism_info("Repetition").parse_params({"rounds": 3})
     assert mechanism_info("Reputation").parse_params({"lookup_depth": 2}).max_recursion_depth == 3
+
+
+def test_every_declared_prompt_prefix_has_its_templates():
+    from pathlib import Path
+
+    prompts = Path(__file__).resolve().parents[4] / "resources" / "prompts"
+    for info in MECHANISMS:
+        if not info.prompt_prefix:
+            continue
+        names = {p.stem for p in prompts.glob(f"{info.prompt_prefix}*.txt")}
+        assert names, info.name
+        if info.has_designs:  # the design-vote protocol renders <prefix>_design / _rules / _vote
+            assert {f"{info.prompt_prefix}_{part}" for part in ("design", "rules", "vote")} <= names
+    assert [m.prompt_prefix for m in MECHANISMS] == [
+        "", "repetition", "reputation", "reputation", "mediation", "contracting",
+    ]

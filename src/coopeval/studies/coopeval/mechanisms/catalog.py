@@ -90,6 +90,9 @@ class MechanismInfo:
         ``"reputation_first_order"``.
     tex_label:
         The label in LaTeX tables (default: :attr:`label`, escaped).
+    prompt_prefix:
+        The mechanism's prompt templates are ``<prefix>.txt`` and ``<prefix>_*.txt`` in the
+        prompts folder (``resources/prompts``); empty for a mechanism without its own section.
     """
 
     name: str
@@ -102,6 +105,7 @@ class MechanismInfo:
     conditional: bool = False
     play_cost_weight: int = 1
     tex_label: str | None = None
+    prompt_prefix: str = ""
 
     @property
     def delegates_actions(self) -> bool:
@@ -151,23 +155,26 @@ MECHANISMS: tuple[MechanismInfo, ...] = (
     MechanismInfo("NoMechanism", "NoMechanism", NoParams, f"{_MODULE}.repetition:NoMechanism", "no_mechanism"),
     MechanismInfo(
         "Repetition", "Repetition", RepetitionParams, f"{_MODULE}.repetition:Repetition", "repetition",
-        conditional=True, play_cost_weight=2,
+        conditional=True, play_cost_weight=2, prompt_prefix="repetition",
     ),
     MechanismInfo(
         "ReputationFirstOrder", "Reputation−", ReputationFirstOrderParams,
         f"{_MODULE}.reputation:ReputationFirstOrder", "reputation_first_order",
         population_game=True, conditional=True, play_cost_weight=2, tex_label="Reputation$-$",
+        prompt_prefix="reputation",
     ),
     MechanismInfo(
         "Reputation", "Reputation+", ReputationParams, f"{_MODULE}.reputation:Reputation", "reputation",
         population_game=True, conditional=True, play_cost_weight=4, tex_label="Reputation$+$",
+        prompt_prefix="reputation",
     ),
     MechanismInfo(
-        "Mediation", "Mediation", NoParams, f"{_MODULE}.mediation:Mediation", "mediation", design_kind="mediator"
+        "Mediation", "Mediation", NoParams, f"{_MODULE}.mediation:Mediation", "mediation", design_kind="mediator",
+        prompt_prefix="mediation",
     ),
     MechanismInfo(
         "Contracting", "Contracting", ContractingParams, f"{_MODULE}.contracting:Contracting", "contracting",
-        design_kind="contract",
+        design_kind="contract", prompt_prefix="contracting",
     ),
 )
 """In the paper's row order."""

@@ -112,7 +112,6 @@ class Contracting(DesignVoteMechanism):
     """
 
     vote_format: ClassVar[type[ApprovalVote]] = ContractVote
-    prompt_prefix: ClassVar[str] = "contracting"
 
     def bounds(self, ctx: CellContext) -> tuple[int, int] | None:
         raw = self.params(ctx).value_bounds

@@ -63,15 +63,14 @@ def points_text(value: float) -> str:
 class DesignVoteMechanism(RepeatedPlay):
     """Base class of Mediation and Contracting (spec §4.4–4.6): designs, votes, one round.
 
-    Subclasses set ``design_kind`` (``"mediator"`` | ``"contract"``), ``vote_format``
-    (:class:`MediatorVote` | :class:`ContractVote`) and ``prompt_prefix`` (``"mediation"`` | ``"contracting"``), and
+    Subclasses set ``vote_format`` (:class:`MediatorVote` | :class:`ContractVote`) and
     implement the design format and prompts, the cooperation-enforcing design the scripted
-    bots propose, and :meth:`after_vote` (the play under the selection).
+    bots propose, and :meth:`after_vote` (the play under the selection). The design kind
+    (``"mediator"`` | ``"contract"``) and the prompt prefix come from the catalog entry.
     Matchups are those of :class:`RepeatedPlay` (every seat-ordered tuple); stored discount 1.0.
     """
 
     vote_format: ClassVar[type[ApprovalVote]]
-    prompt_prefix: ClassVar[str] = ""  # templates resources/prompts/<prefix>_*.txt
 
     @property
     def design_kind(self) -> str:
@@ -216,7 +215,7 @@ class DesignVoteMechanism(RepeatedPlay):
         )
         example = "{" + ", ".join(f'"{k}": <true or false>' for k in fmt.keys) + "}"
         task = ctx.prompts.render(
-            f"{self.prompt_prefix}_vote",
+            f"{self.info.prompt_prefix}_vote",
             n_options=len(options),
             options=listing,
             keys=", ".join(fmt.keys),

@@ -87,7 +87,6 @@ class Mediation(DesignVoteMechanism):
     """
 
     vote_format: ClassVar[type[ApprovalVote]] = MediatorVote
-    prompt_prefix: ClassVar[str] = "mediation"
 
     def design_format(self, ctx: CellContext) -> AnswerFormat:
         return MediatorDesign.for_players(ctx.game.n_players, ctx.game.tokens)
