@@ -5,6 +5,7 @@ per mechanism, game and kind; calls, tokens and cost per model; judge outcomes.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import polars as pl
 
@@ -13,10 +14,10 @@ __all__ = ["decision_counts", "failed_decisions", "judge_summary", "model_usage"
 _COUNT = pl.Int64
 
 
-def _per_group(frame: pl.DataFrame, keys: Sequence[str], values: Mapping[str, pl.DataType], *aggs: pl.Expr) -> pl.DataFrame:
+def _per_group(frame: pl.DataFrame, keys: Sequence[str], values: Mapping[str, Any], *aggs: pl.Expr) -> pl.DataFrame:
     """``frame`` grouped by ``keys`` (string columns) with the ``aggs`` named as ``values``
     (name → type), sorted by ``keys``; an empty frame of that schema when ``frame`` is empty."""
-    schema = {**{k: pl.String for k in keys}, **values}
+    schema: dict[str, Any] = {**{k: pl.String for k in keys}, **values}
     if frame.height == 0:
         return pl.DataFrame(schema=schema)
     return frame.group_by(*keys).agg(*aggs).select(list(schema)).sort(*keys)

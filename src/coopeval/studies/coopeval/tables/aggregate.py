@@ -68,7 +68,7 @@ def aggregate_cell(
     if not per_game_means:
         return None
     se_value = standard_error(per_game_means) if len(per_game_means) >= 2 else per_game_se[0]
-    ci = (None, None)
+    ci: tuple[float | None, float | None] = (None, None)
     if reps_list and all(r is not None for r in reps_list):
         ci = percentile_interval(np.mean(np.vstack(reps_list), axis=0))  # type: ignore[arg-type]
     return {

@@ -80,7 +80,7 @@ def bootstrap_replicates(
     work = {
         key: ([runs[r] for r in sorted(runs)], group_rng(seed, *key)) for key, runs in groups.items()
     }
-    return bootstrap_groups(work, n_resamples, steps, lr)  # type: ignore[return-value]
+    return bootstrap_groups(work, n_resamples, steps, lr)  # type: ignore[arg-type, return-value]
 
 
 def replicates_of(rep: CellReplicates | None, metric: str, agent: str) -> np.ndarray | None:
@@ -93,7 +93,7 @@ def replicates_of(rep: CellReplicates | None, metric: str, agent: str) -> np.nda
         return None
     if metric == "Mean":
         if agent == LLM_AVERAGE:
-            return rep.mean.mean(axis=1)
+            return np.asarray(rep.mean.mean(axis=1))
         return rep.mean[:, rep.agents.index(agent)] if agent in rep.agents else None
     if metric == "Fitness" and rep.fitness is not None and rep.population_fitness is not None:
         if agent == LLM_AVERAGE:
@@ -116,7 +116,7 @@ def per_game_cell(
     xs = [runs[r][agent] for r in sorted(runs) if agent in runs[r]]
     if not xs:
         return None
-    ci = (None, None)
+    ci: tuple[float | None, float | None] = (None, None)
     reps = replicates_of(replicates.get((mech, game)), metric, agent)
     if reps is not None:
         ci = percentile_interval(reps)
