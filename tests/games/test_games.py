@@ -140,3 +140,17 @@ def test_justification_shares_leave_out_the_games_that_are_not_social_dilemmas()
     from coopeval.studies.coopeval.analysis.justifications import EXCLUDED_GAMES
 
     assert EXCLUDED_GAMES == ("StagHunt", "MatchingPennies")
+
+
+def test_game_params_schema_comes_from_the_registry_and_matches_the_factories() -> None:
+    import inspect
+
+    from coopeval.games import GAMES
+    from coopeval.studies.coopeval.config_schema import config_schema_part
+
+    part = config_schema_part()["properties"]["game_params"]["properties"]
+    assert set(part) == {"public_goods", "travellers_dilemma"}
+    assert part["travellers_dilemma"]["properties"]["n_claims"]["minimum"] == 2
+    assert part["public_goods"]["additionalProperties"] is False
+    for entry in GAMES:  # every declared parameter is a keyword of the factory, and vice versa
+        assert set(entry.params) == set(inspect.signature(entry.factory).parameters) - {"symmetric_description"}

@@ -10,8 +10,8 @@ pattern of game keys. ``get_game(key, **params)`` builds a game by config key or
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from coopeval.games.base import Game, Profile, action_token
@@ -35,10 +35,19 @@ class GameEntry:
         Builds the :class:`Game` (keyword parameters: the config's ``game_params.<key>``).
     social_dilemma:
         True for the four social dilemmas averaged in the aggregate tables (CoopEval §1, §5).
+    params:
+        JSON-schema fragments (type, bounds, description with units) of the factory's
+        keyword parameters a config may set under ``game_params.<key>``; empty for a game
+        without configurable parameters. The defaults are the factory's.
     """
 
     factory: Callable[..., Game]
     social_dilemma: bool
+    params: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+    def params_schema(self) -> dict[str, Any]:
+        """The JSON-schema object of ``game_params.<key>`` (no unknown keys)."""
+        return {"type": "object", "additionalProperties": False, "properties": {k: dict(v) for k, v in self.params.items()}}
 
     @functools.cached_property
     def game(self) -> Game:
@@ -48,8 +57,25 @@ class GameEntry:
 
 GAMES: tuple[GameEntry, ...] = (
     GameEntry(prisoners_dilemma, social_dilemma=True),
-    GameEntry(public_goods, social_dilemma=True),
-    GameEntry(travellers_dilemma, social_dilemma=True),
+    GameEntry(
+        public_goods,
+        social_dilemma=True,
+        params={
+            "multiplier": {"type": "number", "exclusiveMinimum": 0, "description": "Pot multiplier (default 1.5)."},
+            "endowment": {"type": "number", "exclusiveMinimum": 0, "description": "Points each player holds (default 1)."},
+        },
+    ),
+    GameEntry(
+        travellers_dilemma,
+        social_dilemma=True,
+        params={
+            "min_claim": {"type": "integer", "description": "Lowest claim in points (default 2)."},
+            "n_claims": {"type": "integer", "minimum": 2, "description": "Number of claims (default 4)."},
+            "spacing": {"type": "integer", "minimum": 1, "description": "Points between claims (default 1)."},
+            "bonus": {"type": "integer", "minimum": 0, "description": "Reward / penalty in points (default 2)."},
+            "penalty": {"type": "boolean", "description": "Whether the higher claimant pays the bonus (default true)."},
+        },
+    ),
     GameEntry(trust_game, social_dilemma=True),
     GameEntry(stag_hunt, social_dilemma=False),
     GameEntry(matching_pennies, social_dilemma=False),
