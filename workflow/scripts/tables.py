@@ -1,4 +1,7 @@
-"""Snakemake adapter: the paper's tables for our own runs, from the store (read-only)."""
+"""Snakemake adapter: the paper's tables for our own runs, from the store (read-only).
+
+The rule's params are :func:`coopeval.studies.coopeval.tables.from_store.tables_settings` of
+the config, passed through unchanged."""
 
 from coopeval.pipeline.joblog import log_to
 
@@ -6,16 +9,6 @@ log_to(snakemake.log[0])
 
 from pathlib import Path  # noqa: E402
 
-from coopeval.studies.coopeval.tables.frames import AgentColumns  # noqa: E402
 from coopeval.studies.coopeval.tables.from_store import tables_from_store  # noqa: E402
 
-tables_from_store(
-    snakemake.input[0],
-    Path(snakemake.output[0]).parent,
-    dr_rule=snakemake.params.dr_rule,
-    n_bootstrap=snakemake.params.bootstrap,
-    seed=snakemake.params.seed,
-    steps=snakemake.params.steps,
-    lr=snakemake.params.lr,
-    columns=AgentColumns(tuple(snakemake.params.agent_order), snakemake.params.agent_labels),
-)
+tables_from_store(snakemake.input[0], Path(snakemake.output[0]).parent, **dict(snakemake.params.items()))

@@ -1,10 +1,8 @@
 # tables: the paper's per-game, aggregate and design-quality tables, built by the same code
 # for our own runs (from the store) and for the authors' released data (reproduce).
 
+from coopeval.studies.coopeval.tables.from_store import tables_settings as _tables_settings
 from coopeval.studies.coopeval.tables.render import TABLE_FILES as _TABLE_NAMES
-from coopeval.studies.coopeval.tables.roster import table_agents as _table_agents
-
-_AGENT_COLUMNS = _table_agents(config["agents"])
 
 TABLE_FILES = [f"results/tables/{name}" for name in _TABLE_NAMES]
 
@@ -19,13 +17,7 @@ rule tables:
     conda:
         "../../envs/coopeval.yaml"
     params:
-        dr_rule=config["evaluation"]["dr_rule"],
-        bootstrap=config["tables"]["bootstrap"],
-        seed=config["seed"],
-        steps=config["evaluation"]["steps"],
-        lr=config["evaluation"]["lr"],
-        agent_order=list(_AGENT_COLUMNS.order),
-        agent_labels=dict(_AGENT_COLUMNS.labels),
+        **_tables_settings(config),
     script:
         "../../scripts/tables.py"
 

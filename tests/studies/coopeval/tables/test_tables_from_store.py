@@ -94,3 +94,32 @@ def test_hand_replicator_matches_the_closed_form(steps: int, lr: float) -> None:
     # 5 steps at η = 0.1: x_A = 1/(1 + e^0.5) = 0.3775, fitness 1.3775; the 1000-step default ends near 1
     assert _population_fitness(5, 0.1) == pytest.approx(1.37754, abs=1e-5)
     assert _population_fitness(1000, 0.1) < 1.0001
+
+
+def test_the_tables_rule_settings_carry_the_configured_replicator(tmp_path: Path) -> None:
+    # the tables rule passes tables_settings(config) unchanged: a config with steps 3 / η 0.5
+    # gives Fitness intervals of that replicator run (the rule used to drop both)
+    from coopeval.pipeline.config import validate_config
+    from coopeval.studies.coopeval.tables.from_store import tables_settings
+
+    config = validate_config({
+        "seed": 11,
+        "agents": [{"model": "x/b", "style": "IO", "table_label": "Bee"}, {"model": "x/a", "style": "CoT"}],
+        "evaluation": {"steps": 3, "lr": 0.5},
+        "tables": {"bootstrap": 20},
+    })
+    settings = tables_settings(config)
+    assert settings == {
+        "dr_rule": "strictest", "n_bootstrap": 20, "seed": 11, "steps": 3, "lr": 0.5,
+        "agent_order": [B, A], "agent_labels": {B: "Bee"},
+    }
+    scores = _scores()
+    store = _store(tmp_path / "store.duckdb", compute_metrics(scores, steps=3, lr=0.5), scores)
+    tables_from_store(store, tmp_path / "tables", **settings)
+    per_game = pl.read_csv(tmp_path / "tables" / "per_game.csv", schema_overrides=csv_schema("per_game"))
+    row = per_game.filter((pl.col("metric") == "Fitness") & (pl.col("agent") == LLM)).row(0, named=True)
+    xa = 1.0 / (1.0 + math.exp(0.5 * 3))  # closed form, see test_hand_replicator_matches_the_closed_form
+    expected = 2 * xa**2 + 3 * xa * (1 - xa) + (1 - xa) ** 2
+    assert (row["mean"], row["ci_low"], row["ci_high"]) == pytest.approx((expected, expected, expected), abs=1e-9)
+    header = next(line for line in (tmp_path / "tables" / "per_game.md").read_text().splitlines() if line.startswith("| Mechanism"))
+    assert header == f"| Mechanism | Bee | {A} | {LLM} |"
