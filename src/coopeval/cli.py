@@ -17,6 +17,8 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from coopeval.studies.coopeval.tables.defaults import REPLICATOR_LR, REPLICATOR_STEPS
+
 __all__ = ["SUBCOMMANDS", "CliError", "build_parser", "main"]
 
 
@@ -65,8 +67,8 @@ def add_evaluate_parser(subparsers: Any) -> None:
         action="store_true",
         help="accept a start with zero shares (those types stay extinct in every step)",
     )
-    parser.add_argument("--steps", type=int, default=1000, help="replicator steps (default 1000)")
-    parser.add_argument("--lr", type=float, default=0.1, help="replicator learning rate (0.1)")
+    parser.add_argument("--steps", type=int, default=REPLICATOR_STEPS, help=f"replicator steps (default {REPLICATOR_STEPS})")
+    parser.add_argument("--lr", type=float, default=REPLICATOR_LR, help=f"replicator learning rate ({REPLICATOR_LR})")
     parser.add_argument(
         "--dr-rule",
         default="strictest",

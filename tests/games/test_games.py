@@ -106,3 +106,51 @@ def test_seat_descriptions_are_per_seat():
     assert "you get 1 points" in mp.seat_rules[0].splitlines()[0]
     buggy = get_game("matching_pennies", symmetric_description=True)
     assert buggy.seat_rules[1] == buggy.seat_rules[0]
+
+
+def test_registry_declares_order_titles_and_social_dilemmas_once() -> None:
+    import re
+
+    from coopeval.games import GAME_TITLES, GAME_TYPES, SOCIAL_DILEMMA_TYPES, SOCIAL_DILEMMAS, TYPE_NAMES, game_key_pattern
+
+    assert GAME_TYPES == ("PrisonersDilemma", "PublicGoods", "TravellersDilemma", "TrustGame", "StagHunt", "MatchingPennies")
+    assert SOCIAL_DILEMMA_TYPES == GAME_TYPES[:4]
+    assert SOCIAL_DILEMMAS == ("prisoners_dilemma", "public_goods", "travellers_dilemma", "trust_game")
+    assert GAME_TITLES["TravellersDilemma"] == "Traveller's Dilemma" and GAME_TITLES["PrisonersDilemma"] == "Prisoner's Dilemma"
+    assert TYPE_NAMES["StagHunt"] == "stag_hunt"
+    assert [get_game(k).n_players for k in GAME_FACTORIES] == [2, 3, 2, 2, 2, 2]
+    pattern = game_key_pattern()
+    assert all(re.fullmatch(pattern, k) for k in GAME_FACTORIES)
+    assert not re.fullmatch(pattern, "donation") and not re.fullmatch(pattern, "stag_hunt_x")
+
+
+def test_wildcard_constraints_come_from_the_registries() -> None:
+    import re
+
+    from coopeval.studies.coopeval.wildcards import wildcard_constraints
+
+    constraints = wildcard_constraints()
+    assert set(constraints) == {"cell", "mechanism", "game"}
+    assert re.fullmatch(constraints["mechanism"], "Mediation") and not re.fullmatch(constraints["mechanism"], "Gossip")
+    assert re.fullmatch(constraints["game"], "trust_game") and not re.fullmatch(constraints["game"], "TrustGame")
+    assert re.fullmatch(constraints["cell"], "0123456789ab") and not re.fullmatch(constraints["cell"], "0123456789abc")
+
+
+def test_justification_shares_leave_out_the_games_that_are_not_social_dilemmas() -> None:
+    from coopeval.studies.coopeval.analysis.justifications import EXCLUDED_GAMES
+
+    assert EXCLUDED_GAMES == ("StagHunt", "MatchingPennies")
+
+
+def test_game_params_schema_comes_from_the_registry_and_matches_the_factories() -> None:
+    import inspect
+
+    from coopeval.games import GAMES
+    from coopeval.studies.coopeval.config_schema import config_schema_part
+
+    part = config_schema_part()["properties"]["game_params"]["properties"]
+    assert set(part) == {"public_goods", "travellers_dilemma"}
+    assert part["travellers_dilemma"]["properties"]["n_claims"]["minimum"] == 2
+    assert part["public_goods"]["additionalProperties"] is False
+    for entry in GAMES:  # every declared parameter is a keyword of the factory, and vice versa
+        assert set(entry.params) == set(inspect.signature(entry.factory).parameters) - {"symmetric_description"}

@@ -1,8 +1,17 @@
-"""Game registry: ``get_game(key, **params)`` returns a :class:`Game` by config key or type name."""
+"""Game registry: every CoopEval game declared once, in the paper's order.
+
+Each :class:`GameEntry` names the config key and the factory; the factory's :class:`Game`
+declares the type name (``PrisonersDilemma``), title, number of players and payoffs (CoopEval,
+arXiv 2604.15267, §2). Everything else is derived here: the config keys and type names in
+paper order, the social dilemmas of every headline number, titles, and the Snakemake wildcard
+pattern of game keys. ``get_game(key, **params)`` builds a game by config key or type name.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import functools
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from coopeval.games.base import Game, Profile, action_token
@@ -15,18 +24,76 @@ from coopeval.games.definitions import (
     trust_game,
 )
 
-GAME_FACTORIES: dict[str, Callable[..., Game]] = {
-    "prisoners_dilemma": prisoners_dilemma,
-    "public_goods": public_goods,
-    "travellers_dilemma": travellers_dilemma,
-    "trust_game": trust_game,
-    "stag_hunt": stag_hunt,
-    "matching_pennies": matching_pennies,
-}
-"""Config key → factory, in the paper's game order (four social dilemmas first)."""
 
-SOCIAL_DILEMMAS = ("prisoners_dilemma", "public_goods", "travellers_dilemma", "trust_game")
-TYPE_NAMES = {f().name: key for key, f in GAME_FACTORIES.items()}
+@dataclass(frozen=True)
+class GameEntry:
+    """One registered game.
+
+    Attributes
+    ----------
+    factory:
+        Builds the :class:`Game` (keyword parameters: the config's ``game_params.<key>``).
+    social_dilemma:
+        True for the four social dilemmas averaged in the aggregate tables (CoopEval §1, §5).
+    params:
+        JSON-schema fragments (type, bounds, description with units) of the factory's
+        keyword parameters a config may set under ``game_params.<key>``; empty for a game
+        without configurable parameters. The defaults are the factory's.
+    """
+
+    factory: Callable[..., Game]
+    social_dilemma: bool
+    params: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+    def params_schema(self) -> dict[str, Any]:
+        """The JSON-schema object of ``game_params.<key>`` (no unknown keys)."""
+        return {"type": "object", "additionalProperties": False, "properties": {k: dict(v) for k, v in self.params.items()}}
+
+    @functools.cached_property
+    def game(self) -> Game:
+        """The game with default parameters (its declared name, key, title, n_players, payoffs)."""
+        return self.factory()
+
+
+GAMES: tuple[GameEntry, ...] = (
+    GameEntry(prisoners_dilemma, social_dilemma=True),
+    GameEntry(
+        public_goods,
+        social_dilemma=True,
+        params={
+            "multiplier": {"type": "number", "exclusiveMinimum": 0, "description": "Pot multiplier (default 1.5)."},
+            "endowment": {"type": "number", "exclusiveMinimum": 0, "description": "Points each player holds (default 1)."},
+        },
+    ),
+    GameEntry(
+        travellers_dilemma,
+        social_dilemma=True,
+        params={
+            "min_claim": {"type": "integer", "description": "Lowest claim in points (default 2)."},
+            "n_claims": {"type": "integer", "minimum": 2, "description": "Number of claims (default 4)."},
+            "spacing": {"type": "integer", "minimum": 1, "description": "Points between claims (default 1)."},
+            "bonus": {"type": "integer", "minimum": 0, "description": "Reward / penalty in points (default 2)."},
+            "penalty": {"type": "boolean", "description": "Whether the higher claimant pays the bonus (default true)."},
+        },
+    ),
+    GameEntry(trust_game, social_dilemma=True),
+    GameEntry(stag_hunt, social_dilemma=False),
+    GameEntry(matching_pennies, social_dilemma=False),
+)
+"""The registered games, in the paper's order (four social dilemmas first)."""
+
+GAME_FACTORIES: dict[str, Callable[..., Game]] = {g.game.key: g.factory for g in GAMES}
+"""Config key → factory, in the paper's game order."""
+GAME_TYPES: tuple[str, ...] = tuple(g.game.name for g in GAMES)
+"""Type names (``PrisonersDilemma`` …) in the paper's game order: the tables' row order."""
+SOCIAL_DILEMMAS: tuple[str, ...] = tuple(g.game.key for g in GAMES if g.social_dilemma)
+"""Config keys of the four social dilemmas."""
+SOCIAL_DILEMMA_TYPES: tuple[str, ...] = tuple(g.game.name for g in GAMES if g.social_dilemma)
+"""Type names of the four social dilemmas (the games of every headline number)."""
+TYPE_NAMES: dict[str, str] = {g.game.name: g.game.key for g in GAMES}
+"""Type name → config key."""
+GAME_TITLES: dict[str, str] = {g.game.name: g.game.title for g in GAMES}
+"""Type name → title (``Prisoner's Dilemma``)."""
 
 
 def get_game(key: str, **params: Any) -> Game:
@@ -43,4 +110,24 @@ def get_game(key: str, **params: Any) -> Game:
     return GAME_FACTORIES[key](**params)
 
 
-__all__ = ["Game", "Profile", "action_token", "get_game", "GAME_FACTORIES", "SOCIAL_DILEMMAS", "TYPE_NAMES"]
+def game_key_pattern() -> str:
+    """A regular expression matching exactly the registered config keys (a Snakemake wildcard
+    constraint for ``{game}``), e.g. ``prisoners_dilemma|public_goods|…``."""
+    return "|".join(GAME_FACTORIES)
+
+
+__all__ = [
+    "Game",
+    "GameEntry",
+    "Profile",
+    "action_token",
+    "get_game",
+    "game_key_pattern",
+    "GAMES",
+    "GAME_FACTORIES",
+    "GAME_TITLES",
+    "GAME_TYPES",
+    "SOCIAL_DILEMMAS",
+    "SOCIAL_DILEMMA_TYPES",
+    "TYPE_NAMES",
+]

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from coopeval.games import Game
 
@@ -44,6 +44,37 @@ TOLERANCE = 1e-9
 
 ContractLike = Mapping[int, float] | Mapping[str, float] | Sequence[float]
 MediatorLike = Mapping[int, int] | Mapping[str, str] | Mapping[int, str] | Mapping[str, int]
+
+
+Payoffs = Callable[[tuple[int, ...]], tuple[float, ...]]
+"""Per-seat payoffs (points) of a profile of the (possibly extended) game."""
+
+
+def _is_nash(profile: tuple[int, ...], alternatives: Callable[[int], Iterable[int]], payoffs: Payoffs, tol: float) -> bool:
+    """Whether no seat gains more than ``tol`` by deviating alone from ``profile`` to one of
+    ``alternatives(seat)`` (Nash stability, spec §8)."""
+    here = payoffs(profile)
+    return not any(
+        payoffs(profile[:seat] + (alt,) + profile[seat + 1 :])[seat] > here[seat] + tol
+        for seat in range(len(profile))
+        for alt in alternatives(seat)
+    )
+
+
+def _weakly_dominates(
+    seat: int, action: int, alt: int, n_players: int, n_choices: int, payoffs: Payoffs, tol: float
+) -> bool:
+    """Whether ``action`` weakly dominates ``alt`` for ``seat`` (spec §8): against every profile
+    of the others over ``range(n_choices)`` never worse by more than ``tol``, and better by
+    more than ``tol`` against at least one."""
+    strictly_better = False
+    for others in itertools.product(range(n_choices), repeat=n_players - 1):
+        u_action = payoffs(others[:seat] + (action,) + others[seat:])[seat]
+        u_alt = payoffs(others[:seat] + (alt,) + others[seat:])[seat]
+        if u_action < u_alt - tol:
+            return False
+        strictly_better = strictly_better or u_action > u_alt + tol
+    return strictly_better
 
 
 def _action_index(game: Game, value: int | str, what: str) -> int:
@@ -157,15 +188,12 @@ def contract_ns(game: Game, contract: ContractLike, tol: float = TOLERANCE) -> b
     """
     c = parse_contract(game, contract)
     target = tuple(game.cooperative_profile)
-    here = _contract_payoffs(game, c, target)
-    for seat in range(game.n_players):
-        for alt in range(game.n_actions):
-            if alt == target[seat]:
-                continue
-            deviated = target[:seat] + (alt,) + target[seat + 1 :]
-            if _contract_payoffs(game, c, deviated)[seat] > here[seat] + tol:
-                return False
-    return True
+    return _is_nash(
+        target,
+        lambda seat: [a for a in range(game.n_actions) if a != target[seat]],
+        lambda profile: _contract_payoffs(game, c, profile),
+        tol,
+    )
 
 
 def contract_wd(game: Game, contract: ContractLike, tol: float = TOLERANCE) -> bool:
@@ -182,24 +210,13 @@ def contract_wd(game: Game, contract: ContractLike, tol: float = TOLERANCE) -> b
     """
     c = parse_contract(game, contract)
     n, k = game.n_players, game.n_actions
-    for seat in range(n):
-        coop = game.cooperative_profile[seat]
-        for alt in range(k):
-            if alt == coop:
-                continue
-            strictly_better = False
-            for others in itertools.product(range(k), repeat=n - 1):
-                with_coop = others[:seat] + (coop,) + others[seat:]
-                with_alt = others[:seat] + (alt,) + others[seat:]
-                u_coop = _contract_payoffs(game, c, with_coop)[seat]
-                u_alt = _contract_payoffs(game, c, with_alt)[seat]
-                if u_coop < u_alt - tol:
-                    return False
-                if u_coop > u_alt + tol:
-                    strictly_better = True
-            if not strictly_better:
-                return False
-    return True
+    coop = game.cooperative_profile
+    return all(
+        _weakly_dominates(seat, coop[seat], alt, n, k, lambda profile: _contract_payoffs(game, c, profile), tol)
+        for seat in range(n)
+        for alt in range(k)
+        if alt != coop[seat]
+    )
 
 
 # ----------------------------------------------------------------------------------------------
@@ -231,11 +248,15 @@ def _mediator_payoffs(game: Game, m: Mapping[int, int], profile: tuple[int, ...]
     return game.payoffs(resolved)
 
 
-def _all_delegate_is_cooperative(game: Game, m: Mapping[int, int]) -> bool:
-    # Spec §8: mapping[N] must be the cooperative action (every game here has one shared
-    # cooperative action for all seats).
+def _cooperative_mediator(game: Game, mapping: MediatorLike) -> dict[int, int] | None:
+    """The parsed mapping if everyone delegating plays the cooperative action, else None.
+
+    Spec §8: mapping[N] must be the cooperative action (every game here has one shared
+    cooperative action for all seats). Raises ValueError on a malformed mapping.
+    """
+    m = parse_mediator(game, mapping)
     coop = set(game.cooperative_profile)
-    return len(coop) == 1 and m[game.n_players] in coop
+    return m if len(coop) == 1 and m[game.n_players] in coop else None
 
 
 def mediator_ns(game: Game, mapping: MediatorLike, tol: float = TOLERANCE) -> bool:
@@ -250,18 +271,13 @@ def mediator_ns(game: Game, mapping: MediatorLike, tol: float = TOLERANCE) -> bo
     ValueError
         On a malformed mapping.
     """
-    m = parse_mediator(game, mapping)
-    if not _all_delegate_is_cooperative(game, m):
+    m = _cooperative_mediator(game, mapping)
+    if m is None:
         return False
-    n, delegate = game.n_players, game.n_actions
-    everyone = (delegate,) * n
-    here = _mediator_payoffs(game, m, everyone)
-    for seat in range(n):
-        for alt in range(game.n_actions):
-            deviated = everyone[:seat] + (alt,) + everyone[seat + 1 :]
-            if _mediator_payoffs(game, m, deviated)[seat] > here[seat] + tol:
-                return False
-    return True
+    everyone = (game.n_actions,) * game.n_players  # DELEGATE is index n_actions
+    return _is_nash(
+        everyone, lambda seat: range(game.n_actions), lambda profile: _mediator_payoffs(game, m, profile), tol
+    )
 
 
 def mediator_wd(game: Game, mapping: MediatorLike, tol: float = TOLERANCE) -> bool:
@@ -274,27 +290,17 @@ def mediator_wd(game: Game, mapping: MediatorLike, tol: float = TOLERANCE) -> bo
     Raises
     ------
     ValueError
-        On a malformed mapping.
+        On a malformed mapping (see :func:`parse_mediator`).
     """
-    m = parse_mediator(game, mapping)
-    if not _all_delegate_is_cooperative(game, m):
+    m = _cooperative_mediator(game, mapping)
+    if m is None:
         return False
     n, delegate = game.n_players, game.n_actions
-    for seat in range(n):
-        for alt in range(game.n_actions):
-            strictly_better = False
-            for others in itertools.product(range(game.n_actions + 1), repeat=n - 1):
-                with_delegate = others[:seat] + (delegate,) + others[seat:]
-                with_alt = others[:seat] + (alt,) + others[seat:]
-                u_del = _mediator_payoffs(game, m, with_delegate)[seat]
-                u_alt = _mediator_payoffs(game, m, with_alt)[seat]
-                if u_del < u_alt - tol:
-                    return False
-                if u_del > u_alt + tol:
-                    strictly_better = True
-            if not strictly_better:
-                return False
-    return True
+    return all(
+        _weakly_dominates(seat, delegate, alt, n, delegate + 1, lambda profile: _mediator_payoffs(game, m, profile), tol)
+        for seat in range(n)
+        for alt in range(game.n_actions)
+    )
 
 
 def design_checks(game: Game, design_kind: str, design: str | Mapping[str, object]) -> dict[str, bool]:

@@ -1,8 +1,9 @@
 """The CoopEval study's part of the config schema, with its lists filled from the registries.
 
 ``config.schema.yaml`` (package data beside this module) holds the keys, types, defaults and
-descriptions; the mechanism and game names (enums and defaults) and the ``mechanism_params``
-objects come from :mod:`.mechanisms.catalog` and :mod:`coopeval.games`, so each is declared once.
+descriptions; the mechanism and game names (enums and defaults), the ``mechanism_params`` and
+the ``game_params`` objects come from :mod:`.mechanisms.catalog` and :mod:`coopeval.games`, so
+each is declared once.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from coopeval.games import GAME_FACTORIES
+from coopeval.games import GAME_FACTORIES, GAMES
 from coopeval.studies.coopeval.mechanisms.catalog import MECHANISM_ORDER, MECHANISMS
 
 
@@ -30,6 +31,7 @@ def _schema_part() -> dict[str, Any]:
     props["variants"]["items"]["properties"]["mechanism"]["enum"] = mechanisms
     props["mechanism_params"]["properties"] = {m.name: m.params_schema() for m in MECHANISMS}
     props["games"]["items"]["enum"] = games
+    props["game_params"]["properties"] = {g.game.key: g.params_schema() for g in GAMES if g.params}
     props["games"]["default"] = games
     props["judge"]["properties"]["include_games"]["items"]["enum"] = games
     props["judge"]["properties"]["include_games"]["default"] = games

@@ -18,6 +18,7 @@ from coopeval.evaluation.deviation import canonical_rule, deviation_ratings, ran
 from coopeval.evaluation.replicator import replicator_dynamics
 from coopeval.evaluation.tensor import build_payoff_tensor, mean_payoff
 from coopeval.core.schemas import conform
+from coopeval.studies.coopeval.tables.defaults import REPLICATOR_LR, REPLICATOR_STEPS
 
 LLM_AVERAGE = "LLM Average"
 
@@ -35,8 +36,8 @@ def evaluate_cell(
     matchups: pl.DataFrame,
     ids: Mapping[str, Any],
     has_metagame: bool = True,
-    steps: int = 1000,
-    lr: float = 0.1,
+    steps: int = REPLICATOR_STEPS,
+    lr: float = REPLICATOR_LR,
     dr_rule: str = "strictest",
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Metrics (long format, ``metrics`` schema) and the replicator trajectory of one cell.

@@ -2,29 +2,53 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from coopeval.core.errors import ConfigError
 from coopeval.pipeline.config import validate_config
-from coopeval.studies.coopeval.mechanisms import MECHANISMS as CLASSES
+from coopeval.studies.coopeval.mechanisms import get_mechanism, mechanism_class
 from coopeval.studies.coopeval.mechanisms.catalog import (
     CONDITIONAL_MECHANISMS,
+    DELEGATING_MECHANISMS,
     DESIGN_MECHANISMS,
+    MECHANISMS,
+    REFERENCE_STEMS,
     MECHANISM_LABELS,
     MECHANISM_ORDER,
     POPULATION_MECHANISMS,
     mechanism_info,
+    mechanism_name_pattern,
 )
 
 
-def test_catalog_and_classes_name_the_same_mechanisms_in_paper_order():
-    assert MECHANISM_ORDER == tuple(CLASSES) == (
+def test_catalog_names_the_mechanisms_in_paper_order_and_builds_their_classes():
+    assert MECHANISM_ORDER == (
         "NoMechanism", "Repetition", "ReputationFirstOrder", "Reputation", "Mediation", "Contracting",
     )
+    for info in MECHANISMS:
+        instance = get_mechanism(info.name)
+        assert isinstance(instance, mechanism_class(info.name))
+        assert instance.name == info.name and instance.info is info
+    assert type(get_mechanism("Reputation")).__name__ == "Reputation"
+    with pytest.raises(KeyError, match="unknown mechanism 'Gossip'; known mechanisms: NoMechanism, Repetition"):
+        get_mechanism("Gossip")
+
+
+def test_reference_stems_and_wildcard_pattern_come_from_the_entries():
+    assert REFERENCE_STEMS == {
+        "no_mechanism": "NoMechanism", "repetition": "Repetition", "reputation_first_order": "ReputationFirstOrder",
+        "reputation": "Reputation", "mediation": "Mediation", "contracting": "Contracting",
+    }
+    pattern = mechanism_name_pattern()
+    assert re.fullmatch(pattern, "ReputationFirstOrder") and re.fullmatch(pattern, "Contracting")
+    assert not re.fullmatch(pattern, "Gossip") and not re.fullmatch(pattern, "ReputationX")
 
 
 def test_traits():
     assert DESIGN_MECHANISMS == ("Mediation", "Contracting")
+    assert DELEGATING_MECHANISMS == ("Mediation",)
     assert mechanism_info("Mediation").design_kind == "mediator"
     assert mechanism_info("Contracting").design_kind == "contract"
     assert {"ReputationFirstOrder", "Reputation"} == POPULATION_MECHANISMS
@@ -72,3 +96,19 @@ def test_parse_params_rejects_unknown_keys():
     with pytest.raises(TypeError):
         mechanism_info("Repetition").parse_params({"rounds": 3})
     assert mechanism_info("Reputation").parse_params({"lookup_depth": 2}).max_recursion_depth == 3
+
+
+def test_every_declared_prompt_prefix_has_its_templates():
+    from pathlib import Path
+
+    prompts = Path(__file__).resolve().parents[4] / "resources" / "prompts"
+    for info in MECHANISMS:
+        if not info.prompt_prefix:
+            continue
+        names = {p.stem for p in prompts.glob(f"{info.prompt_prefix}*.txt")}
+        assert names, info.name
+        if info.has_designs:  # the design-vote protocol renders <prefix>_design / _rules / _vote
+            assert {f"{info.prompt_prefix}_{part}" for part in ("design", "rules", "vote")} <= names
+    assert [m.prompt_prefix for m in MECHANISMS] == [
+        "", "repetition", "reputation", "reputation", "mediation", "contracting",
+    ]

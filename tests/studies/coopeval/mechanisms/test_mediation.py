@@ -16,8 +16,8 @@ from coopeval.decisions.formats import AnswerFormat, MediatorDesign, MediatorVot
 from coopeval.decisions.reask import MAX_ATTEMPTS
 from coopeval.games import get_game
 from coopeval.games.designs import mediator_ns, mediator_wd
-from coopeval.studies.coopeval.mechanisms.design_vote import select_winner
 from coopeval.studies.coopeval.mechanisms.mediation import enforcing_mediator, resolve_delegation
+from coopeval.studies.coopeval.mechanisms.selection import select_winner
 from coopeval.studies.coopeval.parse import matchup_scores
 from tests.studies.coopeval.mechanisms.design_vote_helpers import (
     bots,

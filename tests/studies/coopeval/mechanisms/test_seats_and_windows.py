@@ -12,7 +12,7 @@ import pytest
 from coopeval.agents.bots import Bot, TitForTat, pure
 from coopeval.agents.protocol import DecisionRequest, Reply
 from coopeval.decisions.formats import ActionDistribution, AnswerFormat
-from coopeval.studies.coopeval.mechanisms import MECHANISMS
+from coopeval.studies.coopeval.mechanisms.catalog import MECHANISM_ORDER
 from tests.helpers import play_bots
 
 
@@ -122,7 +122,7 @@ def reputation_rounds(prompt: str, seat: int) -> list[list[int]]:
     return [[own[m][r] for m in members] for r in rounds]
 
 
-@pytest.mark.parametrize("mechanism", sorted(MECHANISMS))
+@pytest.mark.parametrize("mechanism", sorted(MECHANISM_ORDER))
 def test_bot_observation_equals_the_prompt_window(mechanism: str) -> None:
     Recorder.log.clear()
     params = {"num_rounds": 6} if mechanism in ("Repetition", "ReputationFirstOrder", "Reputation") else {}

@@ -24,11 +24,14 @@ from coopeval.studies.coopeval.reference.importer.layout import reference_enum_m
 @pytest.fixture(scope="session")
 def run1_reproduced(full_run1_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Any:
     """``reproduce`` on the full run1 once per session (100 bootstrap resamples to keep the
-    suite light). Full-run check: it needs every experiment's records."""
+    suite light), columns ordered and labelled by config/paper.yaml's roster. Full-run check:
+    it needs every experiment's records."""
     from coopeval.studies.coopeval.reference.cli import reproduce
+    from coopeval.studies.coopeval.tables.roster import roster_file_agents
 
+    columns = roster_file_agents(Path(__file__).resolve().parents[4] / "config" / "paper.yaml")
     out = tmp_path_factory.mktemp("run1_out")
-    return reproduce(full_run1_dir, out, n_bootstrap=100, progress=None)
+    return reproduce(full_run1_dir, out, n_bootstrap=100, columns=columns, progress=None)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -318,3 +318,26 @@ def test_builder_accepts_the_pipeline_evaluate_stage_output() -> None:
     ours = build_tables(compute_metrics(scores), n_bootstrap=0).per_game
     cols = ["metric", "agent", "mean", "se", "rank"]
     assert pipeline.select(cols).sort(["metric", "agent"]).equals(ours.select(cols).sort(["metric", "agent"]))
+
+
+def test_agent_columns_follow_the_config_roster(tmp_path: Path) -> None:
+    from coopeval.studies.coopeval.tables.roster import roster_file_agents, table_agents
+
+    roster = [
+        {"model": "x/b", "style": "IO", "table_label": "Bee"},
+        {"model": "openrouter/x/a", "label": "x/a", "style": "CoT"},
+        {"model": "x/b", "style": "IO"},  # same type string again: keeps its first place
+    ]
+    columns = table_agents(roster)
+    assert columns.order == (B, A) and columns.labels == {B: "Bee"}
+    data = rows("r1", "NoMechanism", "PrisonersDilemma", "Mean", {A: 1.0, B: 2.0, "x/c(IO)": 0.5})
+    t = build_tables(metrics_frame(data), n_bootstrap=0, columns=columns)
+    # roster order first, agents outside the roster after, sorted; LLM Average last
+    assert t.per_game["agent"].to_list() == [B, A, "x/c(IO)", LLM]
+    write_tables(t, tmp_path)
+    header = next(line for line in (tmp_path / "per_game.md").read_text().splitlines() if line.startswith("| Mechanism"))
+    assert header == f"| Mechanism | Bee | {A} | x/c(IO) | {LLM} |"
+    # the paper's six columns and labels come from config/paper.yaml
+    paper = roster_file_agents(Path(__file__).resolve().parents[4] / "config" / "paper.yaml")
+    assert [paper.label(a) for a in paper.order] == ["Claude", "Gemini-R", "Gemini-B", "GPT-5.2", "GPT-4o", "Qwen-30b"]
+    assert paper.order[0] == "anthropic/claude-sonnet-4.5(CoT)" and paper.order[2] == "google/gemini-3-flash-preview(IO)"

@@ -12,12 +12,14 @@ from collections.abc import Sequence
 
 import polars as pl
 
+from coopeval.games import GAME_TYPES, SOCIAL_DILEMMA_TYPES
 from coopeval.studies.coopeval.judge.aggregate import Denominator, label_shares
 
 __all__ = ["EXCLUDED_GAMES", "justification_shares"]
 
-EXCLUDED_GAMES = ("StagHunt", "MatchingPennies")
-"""Games left out of pooled justification shares by default (not social dilemmas)."""
+EXCLUDED_GAMES = tuple(g for g in GAME_TYPES if g not in SOCIAL_DILEMMA_TYPES)
+"""Games left out of pooled justification shares by default: those that are not social
+dilemmas (Stag Hunt, Matching Pennies; from the games registry)."""
 
 
 def justification_shares(

@@ -4,31 +4,34 @@ per mechanism, game and kind; calls, tokens and cost per model; judge outcomes.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 import polars as pl
 
 __all__ = ["decision_counts", "failed_decisions", "judge_summary", "model_usage"]
 
+_COUNT = pl.Int64
+
+
+def _per_group(frame: pl.DataFrame, keys: Sequence[str], values: Mapping[str, Any], *aggs: pl.Expr) -> pl.DataFrame:
+    """``frame`` grouped by ``keys`` (string columns) with the ``aggs`` named as ``values``
+    (name → type), sorted by ``keys``; an empty frame of that schema when ``frame`` is empty."""
+    schema: dict[str, Any] = {**{k: pl.String for k in keys}, **values}
+    if frame.height == 0:
+        return pl.DataFrame(schema=schema)
+    return frame.group_by(*keys).agg(*aggs).select(list(schema)).sort(*keys)
+
 
 def decision_counts(decisions: pl.DataFrame) -> pl.DataFrame:
     """Per (mechanism, game, kind): ``decisions``, ``failed`` and ``attempts`` (re-asks included)."""
-    schema = {
-        "mechanism": pl.String,
-        "game": pl.String,
-        "kind": pl.String,
-        "decisions": pl.Int64,
-        "failed": pl.Int64,
-        "attempts": pl.Int64,
-    }
-    if decisions.height == 0:
-        return pl.DataFrame(schema=schema)
-    return (
-        decisions.group_by("mechanism", "game", "kind")
-        .agg(
-            pl.len().cast(pl.Int64).alias("decisions"),
-            (pl.col("status") == "failed").sum().cast(pl.Int64).alias("failed"),
-            pl.col("n_attempts").sum().cast(pl.Int64).alias("attempts"),
-        )
-        .sort("mechanism", "game", "kind")
+    return _per_group(
+        decisions,
+        ("mechanism", "game", "kind"),
+        {"decisions": _COUNT, "failed": _COUNT, "attempts": _COUNT},
+        pl.len().cast(pl.Int64).alias("decisions"),
+        (pl.col("status") == "failed").sum().cast(pl.Int64).alias("failed"),
+        pl.col("n_attempts").sum().cast(pl.Int64).alias("attempts"),
     )
 
 
@@ -112,21 +115,11 @@ def model_usage(llm_calls: pl.DataFrame) -> pl.DataFrame:
 
 def judge_summary(judgements: pl.DataFrame) -> pl.DataFrame:
     """Per (judge model, mechanism): judged decisions, failed judgements, mean confidence."""
-    schema = {
-        "judge_model": pl.String,
-        "mechanism": pl.String,
-        "judged": pl.Int64,
-        "failed": pl.Int64,
-        "mean_confidence": pl.Float64,
-    }
-    if judgements.height == 0:
-        return pl.DataFrame(schema=schema)
-    return (
-        judgements.group_by("judge_model", "mechanism")
-        .agg(
-            pl.len().cast(pl.Int64).alias("judged"),
-            (pl.col("status") == "failed").sum().cast(pl.Int64).alias("failed"),
-            pl.col("confidence").filter(pl.col("status") == "ok").mean().alias("mean_confidence"),
-        )
-        .sort("judge_model", "mechanism")
+    return _per_group(
+        judgements,
+        ("judge_model", "mechanism"),
+        {"judged": _COUNT, "failed": _COUNT, "mean_confidence": pl.Float64},
+        pl.len().cast(pl.Int64).alias("judged"),
+        (pl.col("status") == "failed").sum().cast(pl.Int64).alias("failed"),
+        pl.col("confidence").filter(pl.col("status") == "ok").mean().alias("mean_confidence"),
     )

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from coopeval.studies.coopeval.mechanisms.catalog import DESIGN_MECHANISMS
+from coopeval.studies.coopeval.mechanisms.catalog import DELEGATING_MECHANISMS, DESIGN_MECHANISMS
 
 __all__ = ["DESIGN_MECHANISMS", "MEASURES", "voting_adoption"]
 
@@ -101,7 +101,7 @@ def voting_adoption(
             .agg(pl.col("_signed").mean().alias("value"), pl.len().alias("n"))
             .with_columns(pl.lit("signed").alias("measure"))
         )
-    moves = ok.filter((pl.col("kind") == "action") & (pl.col("mechanism") == "Mediation"))
+    moves = ok.filter((pl.col("kind") == "action") & pl.col("mechanism").is_in(list(DELEGATING_MECHANISMS)))
     if moves.height:
         parts.append(
             moves.group_by("mechanism", "game", "agent")

@@ -1,4 +1,5 @@
-"""Mechanism registry: type name → class (spec §4), resolved lazily so that importing the
+"""Mechanism classes by type name (spec §4), resolved lazily from the registry
+(:mod:`.catalog`, which names each mechanism's implementing class), so that importing the
 registry stays cheap and each mechanism lives in its own module."""
 
 from __future__ import annotations
@@ -6,33 +7,29 @@ from __future__ import annotations
 import importlib
 
 from coopeval.studies.coopeval.mechanisms.base import Mechanism
-
-MECHANISMS: dict[str, str] = {
-    "NoMechanism": "coopeval.studies.coopeval.mechanisms.repetition:NoMechanism",
-    "Repetition": "coopeval.studies.coopeval.mechanisms.repetition:Repetition",
-    "ReputationFirstOrder": "coopeval.studies.coopeval.mechanisms.reputation:ReputationFirstOrder",
-    "Reputation": "coopeval.studies.coopeval.mechanisms.reputation:Reputation",
-    "Mediation": "coopeval.studies.coopeval.mechanisms.mediation:Mediation",
-    "Contracting": "coopeval.studies.coopeval.mechanisms.contracting:Contracting",
-}
-"""Type name → ``module:Class``, in the paper's row order."""
+from coopeval.studies.coopeval.mechanisms.catalog import mechanism_info
 
 
 def mechanism_class(name: str) -> type[Mechanism]:
-    """The class of a mechanism type name.
+    """The class of a mechanism type name (its catalog entry's ``implementation``).
 
     Raises
     ------
     KeyError
         Naming the known mechanisms, if ``name`` is unknown.
     """
-    if name not in MECHANISMS:
-        raise KeyError(f"unknown mechanism {name!r}; known mechanisms: {', '.join(MECHANISMS)}")
-    module, cls = MECHANISMS[name].split(":")
+    module, cls = mechanism_info(name).implementation.split(":")
     result: type[Mechanism] = getattr(importlib.import_module(module), cls)
     return result
 
 
 def get_mechanism(name: str) -> Mechanism:
-    """Instantiate a mechanism by type name (see :func:`mechanism_class`)."""
-    return mechanism_class(name)()
+    """Instantiate a mechanism by type name (see :func:`mechanism_class`); the instance
+    carries its catalog entry (``.info``, ``.name``).
+
+    Raises
+    ------
+    KeyError
+        Naming the known mechanisms, if ``name`` is unknown.
+    """
+    return mechanism_class(name)(mechanism_info(name))

@@ -11,14 +11,14 @@ import asyncio
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any
 
 from coopeval.agents.protocol import Agent
 from coopeval.decisions.formats import AnswerFormat
 from coopeval.games.base import Game
 from coopeval.agents.maker import DecisionMaker, DecisionOutcome
 from coopeval.core.prompts import PromptLibrary
-from coopeval.studies.coopeval.mechanisms.catalog import mechanism_info
+from coopeval.studies.coopeval.mechanisms.catalog import MechanismInfo
 from coopeval.core.rng import rng_for, sample_action, seed_int_for
 
 
@@ -59,14 +59,21 @@ class CellRecords:
 
 
 class Mechanism:
-    """Base class. ``name`` is the type name; every other trait is declared in
-    :mod:`coopeval.studies.coopeval.mechanisms.catalog`."""
+    """Base class. An instance carries its catalog entry (``info``): the type name and every
+    other trait are declared in :mod:`coopeval.studies.coopeval.mechanisms.catalog`; build
+    instances with :func:`coopeval.studies.coopeval.mechanisms.get_mechanism`."""
 
-    name: ClassVar[str] = ""
+    def __init__(self, info: MechanismInfo) -> None:
+        self.info = info
+
+    @property
+    def name(self) -> str:
+        """The type name (catalog entry), e.g. ``"ReputationFirstOrder"``."""
+        return self.info.name
 
     def params(self, ctx: CellContext) -> Any:
         """The cell's parameters as this mechanism's parameter dataclass (catalog defaults filled in)."""
-        return mechanism_info(self.name).parse_params(ctx.params)
+        return self.info.parse_params(ctx.params)
 
     async def run(self, ctx: CellContext) -> CellRecords:
         """Play the whole cell."""

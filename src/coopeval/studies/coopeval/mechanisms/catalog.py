@@ -1,8 +1,12 @@
-"""Every fact about a mechanism, declared once: its parameters (a frozen dataclass with
-defaults and bounds), display label, traits and play cost.
+"""The mechanism registry: every fact about a mechanism, declared once in its
+:class:`MechanismInfo` entry: type name, display labels, row order (the entry order), its
+parameters (a frozen dataclass with defaults, bounds and units in the descriptions), traits,
+play cost, the implementing class and the released data's folder stem.
 
-The config schema's ``mechanism_params`` part, the cell defaults, the rules (which cells have
-designs), the tables (labels, order) and the figures (which charts exist) all read this table.
+The config schema (enums, ``mechanism_params``), the Snakemake wildcard constraint, the cell
+defaults, the rules (which cells have designs), the tables (labels, order), the figures (which
+charts exist), the reference importer (folder stems) and :func:`~coopeval.studies.coopeval.mechanisms.get_mechanism`
+all read this table.
 Parameters and defaults: CoopEval (arXiv 2604.15267) §4 and spec §4.2–4.6.
 """
 
@@ -78,15 +82,35 @@ class MechanismInfo:
     play_cost_weight:
         Relative cost per seat of a cell (others 1): Reputation+ prompts carry depth-3 history
         trees (850–2,400 tokens for the embedded model), Reputation− and Repetition 15 rounds.
+    implementation:
+        The class that plays the mechanism, as ``"module:Class"`` (imported lazily by
+        :func:`coopeval.studies.coopeval.mechanisms.mechanism_class`).
+    reference_stem:
+        The mechanism's part of the released data's experiment-folder names (spec §10), e.g.
+        ``"reputation_first_order"``.
+    tex_label:
+        The label in LaTeX tables (default: :attr:`label`, escaped).
+    prompt_prefix:
+        The mechanism's prompt templates are ``<prefix>.txt`` and ``<prefix>_*.txt`` in the
+        prompts folder (``resources/prompts``); empty for a mechanism without its own section.
     """
 
     name: str
     label: str
     params: type
+    implementation: str
+    reference_stem: str
     design_kind: str | None = None
     population_game: bool = False
     conditional: bool = False
     play_cost_weight: int = 1
+    tex_label: str | None = None
+    prompt_prefix: str = ""
+
+    @property
+    def delegates_actions(self) -> bool:
+        """Whether adopted designs play the agents' moves (a mediator, spec §4.4)."""
+        return self.design_kind == "mediator"
 
     @property
     def has_designs(self) -> bool:
@@ -125,18 +149,33 @@ class MechanismInfo:
         return {"type": "object", "additionalProperties": False, "properties": properties}
 
 
+_MODULE = "coopeval.studies.coopeval.mechanisms"
+
 MECHANISMS: tuple[MechanismInfo, ...] = (
-    MechanismInfo("NoMechanism", "NoMechanism", NoParams),
-    MechanismInfo("Repetition", "Repetition", RepetitionParams, conditional=True, play_cost_weight=2),
+    MechanismInfo("NoMechanism", "NoMechanism", NoParams, f"{_MODULE}.repetition:NoMechanism", "no_mechanism"),
+    MechanismInfo(
+        "Repetition", "Repetition", RepetitionParams, f"{_MODULE}.repetition:Repetition", "repetition",
+        conditional=True, play_cost_weight=2, prompt_prefix="repetition",
+    ),
     MechanismInfo(
         "ReputationFirstOrder", "Reputation−", ReputationFirstOrderParams,
-        population_game=True, conditional=True, play_cost_weight=2,
+        f"{_MODULE}.reputation:ReputationFirstOrder", "reputation_first_order",
+        population_game=True, conditional=True, play_cost_weight=2, tex_label="Reputation$-$",
+        prompt_prefix="reputation",
     ),
     MechanismInfo(
-        "Reputation", "Reputation+", ReputationParams, population_game=True, conditional=True, play_cost_weight=4
+        "Reputation", "Reputation+", ReputationParams, f"{_MODULE}.reputation:Reputation", "reputation",
+        population_game=True, conditional=True, play_cost_weight=4, tex_label="Reputation$+$",
+        prompt_prefix="reputation",
     ),
-    MechanismInfo("Mediation", "Mediation", NoParams, design_kind="mediator"),
-    MechanismInfo("Contracting", "Contracting", ContractingParams, design_kind="contract"),
+    MechanismInfo(
+        "Mediation", "Mediation", NoParams, f"{_MODULE}.mediation:Mediation", "mediation", design_kind="mediator",
+        prompt_prefix="mediation",
+    ),
+    MechanismInfo(
+        "Contracting", "Contracting", ContractingParams, f"{_MODULE}.contracting:Contracting", "contracting",
+        design_kind="contract", prompt_prefix="contracting",
+    ),
 )
 """In the paper's row order."""
 
@@ -146,6 +185,15 @@ MECHANISM_LABELS: dict[str, str] = {m.name: m.label for m in MECHANISMS}
 DESIGN_MECHANISMS: tuple[str, ...] = tuple(m.name for m in MECHANISMS if m.has_designs)
 POPULATION_MECHANISMS: frozenset[str] = frozenset(m.name for m in MECHANISMS if m.population_game)
 CONDITIONAL_MECHANISMS: tuple[str, ...] = tuple(m.name for m in MECHANISMS if m.conditional)
+DELEGATING_MECHANISMS: tuple[str, ...] = tuple(m.name for m in MECHANISMS if m.delegates_actions)
+REFERENCE_STEMS: dict[str, str] = {m.reference_stem: m.name for m in MECHANISMS}
+"""Released-data folder stem → type name (spec §10)."""
+
+
+def mechanism_name_pattern() -> str:
+    """A regular expression matching exactly the registered type names (a Snakemake wildcard
+    constraint for ``{mechanism}``), e.g. ``NoMechanism|Repetition|…``."""
+    return "|".join(MECHANISM_ORDER)
 
 
 def mechanism_info(name: str) -> MechanismInfo:
@@ -156,6 +204,7 @@ def mechanism_info(name: str) -> MechanismInfo:
     KeyError
         Naming the known mechanisms.
     """
-    if name not in MECHANISM_INFO:
-        raise KeyError(f"unknown mechanism {name!r}; known mechanisms: {', '.join(MECHANISM_ORDER)}")
-    return MECHANISM_INFO[name]
+    try:
+        return MECHANISM_INFO[name]
+    except KeyError:
+        raise KeyError(f"unknown mechanism {name!r}; known mechanisms: {', '.join(MECHANISM_ORDER)}") from None

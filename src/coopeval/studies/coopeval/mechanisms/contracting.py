@@ -30,7 +30,8 @@ from coopeval.studies.coopeval.mechanisms.base import (
     position,
     provider_seed,
 )
-from coopeval.studies.coopeval.mechanisms.design_vote import Design, DesignVoteMechanism, Selection, points_text
+from coopeval.studies.coopeval.mechanisms.design_vote import DesignVoteMechanism, points_text
+from coopeval.studies.coopeval.mechanisms.selection import Design, Selection
 
 MAX_ENFORCING_VALUE = 1000
 """Largest |value| searched by :func:`enforcing_contract`."""
@@ -110,9 +111,7 @@ class Contracting(DesignVoteMechanism):
     for the signature and the action; ``contract_active`` for the action.
     """
 
-    name: ClassVar[str] = "Contracting"
     vote_format: ClassVar[type[ApprovalVote]] = ContractVote
-    prompt_prefix: ClassVar[str] = "contracting"
 
     def bounds(self, ctx: CellContext) -> tuple[int, int] | None:
         raw = self.params(ctx).value_bounds

@@ -21,6 +21,9 @@ Records (see :mod:`coopeval.core.schemas`):
   seat or agent; ``parsed`` = :meth:`Selection.as_json`, including Contracting's activation)
   and the action rows of round 1;
 * ``votes``: one row per (voter, option) of every valid vote.
+
+The records themselves (seated designs, selections, the tie-break) are in
+:mod:`coopeval.studies.coopeval.mechanisms.selection`.
 """
 
 from __future__ import annotations
@@ -28,7 +31,6 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from coopeval.agents.protocol import Agent
@@ -48,19 +50,9 @@ from coopeval.studies.coopeval.mechanisms.base import (
     position,
     provider_seed,
 )
-from coopeval.agents.maker import DecisionOutcome
 from coopeval.studies.coopeval.mechanisms.repetition import RepeatedPlay
-from coopeval.studies.coopeval.mechanisms.catalog import mechanism_info
+from coopeval.studies.coopeval.mechanisms.selection import Design, SeatedDesign, Selection, select_winner
 from coopeval.core.rng import rng_for
-
-Design = dict[str, Any]
-"""A validated design: ``{"1": "A1", …}`` (mediator) or ``{"A0": int, …}`` (contract)."""
-
-
-def seated_name(agent: Agent, seat: int) -> str:
-    """The seated-agent name ``<agent>#P<seat>`` for a 0-based ``seat`` (spec §1)."""
-    return f"{agent.name}#P{seat + 1}"
-
 
 def points_text(value: float) -> str:
     """``1 point`` / ``3 points`` / ``1.5 points``."""
@@ -68,89 +60,22 @@ def points_text(value: float) -> str:
     return f"{number} point" if abs(value) == 1 else f"{number} points"
 
 
-@dataclass(frozen=True)
-class SeatedDesign:
-    """The design decision of one seated agent (0-based ``seat``)."""
-
-    agent: Agent
-    seat: int
-    outcome: DecisionOutcome
-
-    @property
-    def designer(self) -> str:
-        return seated_name(self.agent, self.seat)
-
-    @property
-    def design(self) -> Design | None:
-        """The validated design, or None if the decision failed."""
-        return dict(self.outcome.parsed) if self.outcome.ok and self.outcome.parsed is not None else None
-
-
-@dataclass
-class Selection:
-    """The outcome of one matchup's approval vote (spec §4.4 steps 3–4).
-
-    ``approvals[i]`` counts the voters approving option i + 1; ``tied`` lists the 1-based
-    options with the maximum count; ``index`` is the selected 1-based option. Contracting
-    adds ``signatures`` (per seat) and ``active`` once everyone has answered.
-    """
-
-    design_kind: str
-    index: int
-    designer: str
-    design: Design
-    approvals: list[int]
-    tied: list[int]
-    signatures: list[bool] | None = None
-    active: bool | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def as_json(self) -> dict[str, Any]:
-        """The ``parsed`` payload of the ``selection`` decision row."""
-        out: dict[str, Any] = {
-            "design_kind": self.design_kind,
-            "selected_index": self.index,
-            "selected_designer": self.designer,
-            "design": self.design,
-            "approvals": self.approvals,
-            "tied_options": self.tied,
-        }
-        if self.signatures is not None:
-            out["signatures"] = self.signatures
-            out["all_signed"] = all(self.signatures)
-            out["active"] = bool(self.active)
-            out["rejecting_seats"] = [s + 1 for s, ok in enumerate(self.signatures) if not ok]
-        return {**out, **self.extra}
-
-
-def select_winner(approvals: Sequence[int], draw: Callable[[int], int]) -> tuple[int, list[int]]:
-    """The 1-based winner among the most-approved options and the tied options.
-
-    ``draw(k)`` returns a uniform index in ``range(k)``; it is called exactly once, also when a
-    single option leads, so the stream use does not depend on the votes.
-    """
-    best = max(approvals)
-    tied = [i + 1 for i, count in enumerate(approvals) if count == best]
-    return tied[draw(len(tied))], tied
-
-
 class DesignVoteMechanism(RepeatedPlay):
     """Base class of Mediation and Contracting (spec §4.4–4.6): designs, votes, one round.
 
-    Subclasses set ``design_kind`` (``"mediator"`` | ``"contract"``), ``vote_format``
-    (:class:`MediatorVote` | :class:`ContractVote`) and ``prompt_prefix`` (``"mediation"`` | ``"contracting"``), and
+    Subclasses set ``vote_format`` (:class:`MediatorVote` | :class:`ContractVote`) and
     implement the design format and prompts, the cooperation-enforcing design the scripted
-    bots propose, and :meth:`after_vote` (the play under the selection).
+    bots propose, and :meth:`after_vote` (the play under the selection). The design kind
+    (``"mediator"`` | ``"contract"``) and the prompt prefix come from the catalog entry.
     Matchups are those of :class:`RepeatedPlay` (every seat-ordered tuple); stored discount 1.0.
     """
 
     vote_format: ClassVar[type[ApprovalVote]]
-    prompt_prefix: ClassVar[str] = ""  # templates resources/prompts/<prefix>_*.txt
 
     @property
     def design_kind(self) -> str:
         """``"mediator"`` or ``"contract"`` (declared in the mechanism catalog)."""
-        return str(mechanism_info(self.name).design_kind)
+        return str(self.info.design_kind)
 
     # -- subclass hooks -------------------------------------------------------------------------
 
@@ -290,7 +215,7 @@ class DesignVoteMechanism(RepeatedPlay):
         )
         example = "{" + ", ".join(f'"{k}": <true or false>' for k in fmt.keys) + "}"
         task = ctx.prompts.render(
-            f"{self.prompt_prefix}_vote",
+            f"{self.info.prompt_prefix}_vote",
             n_options=len(options),
             options=listing,
             keys=", ".join(fmt.keys),

@@ -18,7 +18,8 @@ from coopeval.games.designs import mediator_ns, mediator_wd
 from coopeval.decisions.formats import AnswerFormat, ApprovalVote, MediatorDesign, MediatorVote
 from coopeval.games.base import Game
 from coopeval.studies.coopeval.mechanisms.base import CellContext, CellRecords, bot_state
-from coopeval.studies.coopeval.mechanisms.design_vote import Design, DesignVoteMechanism, Selection
+from coopeval.studies.coopeval.mechanisms.design_vote import DesignVoteMechanism
+from coopeval.studies.coopeval.mechanisms.selection import Design, Selection
 
 
 def enforcing_mediator(game: Game) -> dict[str, str]:
@@ -85,9 +86,7 @@ class Mediation(DesignVoteMechanism):
     selected mediator equals the enforcing one).
     """
 
-    name: ClassVar[str] = "Mediation"
     vote_format: ClassVar[type[ApprovalVote]] = MediatorVote
-    prompt_prefix: ClassVar[str] = "mediation"
 
     def design_format(self, ctx: CellContext) -> AnswerFormat:
         return MediatorDesign.for_players(ctx.game.n_players, ctx.game.tokens)

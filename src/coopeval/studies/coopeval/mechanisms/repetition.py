@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 from coopeval.agents.protocol import Agent
 from coopeval.decisions.formats import ActionDistribution
@@ -130,7 +130,6 @@ class RepeatedPlay(Mechanism):
 class NoMechanism(RepeatedPlay):
     """One simultaneous play per matchup, no mechanism section (spec §4.1). Discount 1.0."""
 
-    name: ClassVar[str] = "NoMechanism"
 
 
 class Repetition(RepeatedPlay):
@@ -142,7 +141,6 @@ class Repetition(RepeatedPlay):
     the game continues with probability δ, and the last round carries the tail weight δ^(T−1).
     """
 
-    name: ClassVar[str] = "Repetition"
 
     def num_rounds(self, ctx: CellContext) -> int:
         return int(self.params(ctx).num_rounds)

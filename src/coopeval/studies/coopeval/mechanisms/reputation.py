@@ -45,7 +45,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 from coopeval.agents.protocol import Agent
 from coopeval.decisions.formats import ActionDistribution
@@ -229,7 +229,6 @@ class ReputationFirstOrder(Mechanism):
     the failure policy and the bots' view of the history.
     """
 
-    name: ClassVar[str] = "ReputationFirstOrder"
 
     def num_rounds(self, ctx: CellContext) -> int:
         return int(self.params(ctx).num_rounds)
@@ -395,4 +394,3 @@ class Reputation(ReputationFirstOrder):
     """Reputation+ (CoopEval §3.1; spec §4.3): like :class:`ReputationFirstOrder` with nested
     histories of the opponents' earlier matches, ``max_recursion_depth`` 3 by default."""
 
-    name: ClassVar[str] = "Reputation"

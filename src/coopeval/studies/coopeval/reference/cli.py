@@ -28,13 +28,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from coopeval.studies.coopeval.tables.defaults import DEFAULT_RESAMPLES, DEFAULT_SEED
+from coopeval.studies.coopeval.tables.defaults import DEFAULT_RESAMPLES, DEFAULT_SEED, REPLICATOR_LR, REPLICATOR_STEPS
 
 if TYPE_CHECKING:  # heavy modules are imported lazily so that ``coopeval --help`` stays fast
     import polars as pl
 
     from coopeval.studies.coopeval.reference.importer import ReferenceData
-    from coopeval.studies.coopeval.tables.builder import TableSet
+    from coopeval.studies.coopeval.tables.frames import AgentColumns, TableSet
 
 __all__ = ["ReproduceResult", "reproduce", "dr_comparison", "add_reproduce_parser", "run_reproduce", "STORE_NAME"]
 
@@ -102,6 +102,9 @@ def reproduce(
     dr_rule: str = "strictest",
     n_bootstrap: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
+    steps: int = REPLICATOR_STEPS,
+    lr: float = REPLICATOR_LR,
+    columns: AgentColumns | None = None,
     progress: Callable[[str], None] | None = _stderr,
 ) -> ReproduceResult:
     """Import released data, evaluate it through our path, and write the store and tables.
@@ -118,6 +121,13 @@ def reproduce(
         ``"reference-vertex"``); ``DR_exact`` is always strictest-CCE.
     n_bootstrap, seed:
         Bootstrap resamples for the Mean/Fitness intervals (0 disables) and seed.
+    steps, lr:
+        Replicator settings of both the Fitness point estimates and their bootstrap intervals
+        (defaults: config schema ``evaluation.steps`` / ``evaluation.lr``).
+    columns:
+        The tables' agent column order and labels (e.g. from ``config/paper.yaml`` with
+        :func:`coopeval.studies.coopeval.tables.roster.roster_file_agents`); default sorted
+        type strings.
     progress:
         Receives one line per experiment (import and evaluation); default: stderr.
 
@@ -146,7 +156,7 @@ def reproduce(
     seconds["import"] = time.perf_counter() - t0
 
     t = time.perf_counter()
-    metrics = compute_metrics(data["scores"], dr_rules=("strictest", rule), progress=progress)
+    metrics = compute_metrics(data["scores"], dr_rules=("strictest", rule), steps=steps, lr=lr, progress=progress)
     seconds["evaluate"] = time.perf_counter() - t
 
     t = time.perf_counter()
@@ -158,6 +168,9 @@ def reproduce(
         dr_rule=rule,
         n_bootstrap=n_bootstrap,
         seed=seed,
+        steps=steps,
+        lr=lr,
+        columns=columns,
         progress=progress,
     )
     seconds["tables"] = time.perf_counter() - t
@@ -209,6 +222,12 @@ def add_reproduce_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     parser.add_argument("--bootstrap", type=int, default=DEFAULT_RESAMPLES, help="bootstrap resamples (0 = off)")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help="bootstrap seed")
+    parser.add_argument(
+        "--roster",
+        type=Path,
+        metavar="CONFIG",
+        help="config whose agents give the tables' column order and labels (e.g. config/paper.yaml)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
     parser.set_defaults(handler=run_reproduce, func=run_reproduce)
     return parser
@@ -230,12 +249,18 @@ def run_reproduce(args: argparse.Namespace) -> int:
         print(f"coopeval reproduce: error: --out {args.out_dir} is a file; pass a folder (it is created if missing)", file=sys.stderr)
         return 2
     try:
+        columns = None
+        if args.roster is not None:
+            from coopeval.studies.coopeval.tables.roster import roster_file_agents
+
+            columns = roster_file_agents(args.roster)
         reproduce(
             args.data_dir,
             args.out_dir,
             dr_rule=args.dr_rule,
             n_bootstrap=args.bootstrap,
             seed=args.seed,
+            columns=columns,
             progress=None if args.quiet else _stderr,
         )
     except ReferenceImportError as exc:

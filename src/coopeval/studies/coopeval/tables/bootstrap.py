@@ -9,8 +9,8 @@ Resampling scheme (issue 4 §5; the paper reports no intervals):
    matchups of one stratum, so every resample still yields a complete tensor. For the
    reputation format (one row per seated agent) the strata are the agent types.
 3. For each resample, recompute per run the Mean (pooled per-seat mean, spec §6.1) and, for
-   metagames, the tensor → replicator dynamics (spec §6.3: uniform start, 1000 steps,
-   η = 0.1) → Fitness per type and the population-weighted LLM-average Fitness; the table
+   metagames, the tensor → replicator dynamics (uniform start, the configured
+   steps and η) → Fitness per type and the population-weighted LLM-average Fitness; the table
    statistic is the mean over the drawn runs (spec §7 step 4). Each drawn copy of a run gets
    its own matchup resample.
 4. The interval is the 2.5 / 97.5 % percentile of the B resampled statistics.
@@ -31,7 +31,7 @@ import numpy as np
 
 from coopeval.evaluation.replicator import hedge_step
 from coopeval.evaluation.tensor import Observation
-from coopeval.studies.coopeval.tables.defaults import DEFAULT_RESAMPLES, DEFAULT_SEED
+from coopeval.studies.coopeval.tables.defaults import DEFAULT_RESAMPLES, DEFAULT_SEED, REPLICATOR_LR, REPLICATOR_STEPS
 
 __all__ = [
     "DEFAULT_SEED",
@@ -74,7 +74,9 @@ class CellReplicates:
     population_fitness: np.ndarray | None
 
 
-def batched_replicator(tensors: np.ndarray, steps: int = 1000, lr: float = 0.1, tol: float = 1e-6) -> tuple[np.ndarray, np.ndarray]:
+def batched_replicator(
+    tensors: np.ndarray, steps: int = REPLICATOR_STEPS, lr: float = REPLICATOR_LR, tol: float = 1e-6
+) -> tuple[np.ndarray, np.ndarray]:
     """Discrete exponential-weights replicator (spec §6.3) on a batch of tensors.
 
     Parameters
@@ -204,8 +206,8 @@ def _resample(
 def bootstrap_groups(
     groups: Mapping[Hashable, tuple[Sequence[Sequence[Observation]], np.random.Generator]],
     n_resamples: int = DEFAULT_RESAMPLES,
-    steps: int = 1000,
-    lr: float = 0.1,
+    steps: int = REPLICATOR_STEPS,
+    lr: float = REPLICATOR_LR,
 ) -> dict[Hashable, CellReplicates]:
     """Bootstrap several (mechanism, game) groups; the replicator runs once per tensor shape.
 
@@ -259,8 +261,8 @@ def bootstrap_group(
     runs: Sequence[Sequence[Observation]],
     rng: np.random.Generator,
     n_resamples: int = DEFAULT_RESAMPLES,
-    steps: int = 1000,
-    lr: float = 0.1,
+    steps: int = REPLICATOR_STEPS,
+    lr: float = REPLICATOR_LR,
 ) -> CellReplicates:
     """Bootstrap replicates of Mean and Fitness for one (mechanism, game) over runs and matchups.
 

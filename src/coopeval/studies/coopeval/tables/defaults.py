@@ -1,7 +1,51 @@
-"""Dependency-free defaults of the table builder (imported by the CLI without numpy/polars)."""
+"""Dependency-free defaults of the evaluation and table settings (imported by the CLI without
+numpy/polars).
+
+The replicator settings and the bootstrap size are read from the study's config schema
+(``config.schema.yaml``, keys ``evaluation.steps``, ``evaluation.lr``, ``tables.bootstrap``),
+where they are declared once; library functions and the CLI take their defaults from here.
+Replicator defaults: CoopEval (arXiv 2604.15267) §3 (uniform start, 1000 steps, η = 0.1).
+"""
+
+from __future__ import annotations
+
+import functools
+from importlib.resources import files
+from typing import Any
+
+import yaml
+
+
+@functools.cache
+def _schema_properties() -> dict[str, Any]:
+    text = files("coopeval.studies.coopeval").joinpath("config.schema.yaml").read_text(encoding="utf-8")
+    properties: dict[str, Any] = yaml.safe_load(text)["properties"]
+    return properties
+
+
+def schema_default(section: str, key: str) -> Any:
+    """The default of ``<section>.<key>`` in the CoopEval config schema.
+
+    Raises
+    ------
+    KeyError
+        Naming the key, if the schema declares no such key or no default for it.
+    """
+    try:
+        return _schema_properties()[section]["properties"][key]["default"]
+    except KeyError:
+        raise KeyError(f"config.schema.yaml declares no default for {section}.{key}") from None
+
+
+REPLICATOR_STEPS: int = schema_default("evaluation", "steps")
+"""Replicator-dynamics updates (schema ``evaluation.steps``)."""
+
+REPLICATOR_LR: float = schema_default("evaluation", "lr")
+"""Replicator learning rate η (schema ``evaluation.lr``)."""
+
+DEFAULT_RESAMPLES: int = schema_default("tables", "bootstrap")
+"""Default number of bootstrap resamples (schema ``tables.bootstrap``)."""
 
 DEFAULT_SEED = 20260415
-"""Default bootstrap seed (any fixed integer; recorded in the store metadata and table notes)."""
-
-DEFAULT_RESAMPLES = 1000
-"""Default number of bootstrap resamples (issue 4 §4)."""
+"""Default bootstrap seed of ``coopeval reproduce`` (any fixed integer; recorded in the store
+metadata and table notes). The workflow uses the config's ``seed``."""

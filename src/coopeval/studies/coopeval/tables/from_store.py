@@ -1,20 +1,76 @@
-"""Tables of our own runs: read the store read-only and run the shared table builder."""
+"""Tables of our own runs: read the store read-only and run the shared table builder.
+
+:func:`tables_settings` maps a validated config to the keyword arguments of
+:func:`tables_from_store`; the ``tables`` rule passes them through unchanged, so every setting
+the point estimates were computed with (``evaluation.steps`` / ``lr``) reaches the bootstrap.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import duckdb
 
 from coopeval.studies.coopeval.tables.builder import build_tables
+from coopeval.studies.coopeval.tables.frames import AgentColumns
 from coopeval.studies.coopeval.tables.render import write_tables
+from coopeval.studies.coopeval.tables.roster import table_agents
 
 
-def tables_from_store(store: str | Path, out_dir: str | Path, *, dr_rule: str = "strictest", n_bootstrap: int = 1000, seed: int = 0) -> list[Path]:
+def tables_settings(config: Mapping[str, Any]) -> dict[str, Any]:
+    """The keyword arguments of :func:`tables_from_store` for a validated config (plain values,
+    as Snakemake params): ``dr_rule`` and ``steps`` / ``lr`` (``evaluation``), ``n_bootstrap``
+    (``tables.bootstrap``), ``seed``, and the agent columns from the roster (``agent_order``,
+    ``agent_labels``; :func:`coopeval.studies.coopeval.tables.roster.table_agents`).
+
+    Raises
+    ------
+    KeyError
+        If the config lacks a key the schema fills in (pass a validated config).
+    """
+    evaluation = config["evaluation"]
+    columns = table_agents(config["agents"])
+    return {
+        "dr_rule": evaluation["dr_rule"],
+        "n_bootstrap": config["tables"]["bootstrap"],
+        "seed": config["seed"],
+        "steps": evaluation["steps"],
+        "lr": evaluation["lr"],
+        "agent_order": list(columns.order),
+        "agent_labels": dict(columns.labels),
+    }
+
+
+def tables_from_store(
+    store: str | Path,
+    out_dir: str | Path,
+    *,
+    dr_rule: str,
+    n_bootstrap: int,
+    seed: int,
+    steps: int,
+    lr: float,
+    agent_order: Sequence[str] = (),
+    agent_labels: Mapping[str, str] | None = None,
+) -> list[Path]:
     """Per-game, aggregate and design-quality tables (CSV, Markdown, LaTeX) of a store.
 
     Only default-parameter cells enter the tables (ablation variants are plotted separately).
     Replicates are the runs of the tables (spec §7: mean and s.e. over runs).
+
+    Every setting is required: they come from the config (``evaluation.dr_rule``,
+    ``tables.bootstrap``, ``seed``, ``evaluation.steps``, ``evaluation.lr``), and ``steps`` /
+    ``lr`` must be those the store's metrics were computed with, so that the bootstrap
+    intervals of Fitness describe the same replicator dynamics as the point estimates.
+    ``agent_order`` / ``agent_labels``: the tables' agent columns, from the config's roster
+    (:func:`coopeval.studies.coopeval.tables.roster.table_agents`).
+
+    Returns
+    -------
+    list of Path
+        The written table files.
     """
     con = duckdb.connect(str(store), read_only=True)
     try:
@@ -24,5 +80,8 @@ def tables_from_store(store: str | Path, out_dir: str | Path, *, dr_rule: str = 
         designs = con.sql(f"SELECT * FROM design_quality WHERE {default}").pl()
     finally:
         con.close()
-    tables = build_tables(metrics, scores=scores, designs=designs, dr_rule=dr_rule, n_bootstrap=n_bootstrap, seed=seed)
+    tables = build_tables(
+        metrics, scores=scores, designs=designs, dr_rule=dr_rule, n_bootstrap=n_bootstrap, seed=seed, steps=steps, lr=lr,
+        columns=AgentColumns(tuple(agent_order), dict(agent_labels or {})),
+    )
     return write_tables(tables, out_dir)

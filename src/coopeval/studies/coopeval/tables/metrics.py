@@ -20,6 +20,7 @@ from coopeval.evaluation.deviation import canonical_rule, deviation_ratings, ran
 from coopeval.evaluation.replicator import replicator_dynamics
 from coopeval.evaluation.tensor import Observation, build_payoff_tensor, mean_payoff
 from coopeval.core.schemas import conform, empty_frame
+from coopeval.studies.coopeval.tables.defaults import REPLICATOR_LR, REPLICATOR_STEPS
 
 __all__ = ["LLM_AVERAGE", "CELL_KEYS", "observations_by_cell", "compute_metrics"]
 
@@ -63,8 +64,8 @@ def compute_metrics(
     scores: pl.DataFrame,
     *,
     dr_rules: Sequence[str] = ("strictest",),
-    steps: int = 1000,
-    lr: float = 0.1,
+    steps: int = REPLICATOR_STEPS,
+    lr: float = REPLICATOR_LR,
     progress: Callable[[str], None] | None = None,
 ) -> pl.DataFrame:
     """Compute the long ``metrics`` table from a ``scores`` table.
@@ -83,7 +84,8 @@ def compute_metrics(
         Deviation-rating rules to compute (``"strictest"``, ``"reference-vertex"``); duplicates
         and aliases are merged.
     steps, lr:
-        Replicator-dynamics steps and learning rate (spec §6: 1000, 0.1; uniform start).
+        Replicator-dynamics steps and learning rate (uniform start; defaults from the config
+        schema, :mod:`coopeval.studies.coopeval.tables.defaults`).
     progress:
         Called with one line per evaluated cell.
 

@@ -16,16 +16,9 @@ from pathlib import Path
 
 import polars as pl
 
-from coopeval.studies.coopeval.tables.builder import (
-    AGENT_LABELS,
-    AGENT_ORDER,
-    DESIGN_COLUMNS,
-    GAME_ORDER,
-    MECHANISM_LABELS,
-    MECHANISM_ORDER,
-    PER_GAME_COLUMNS,
-    TableSet,
-)
+from coopeval.games import GAME_TITLES, GAME_TYPES
+from coopeval.studies.coopeval.mechanisms.catalog import MECHANISM_INFO, MECHANISM_ORDER
+from coopeval.studies.coopeval.tables.frames import DESIGN_COLUMNS, PER_GAME_COLUMNS, AgentColumns, TableSet
 from coopeval.studies.coopeval.tables.metrics import LLM_AVERAGE
 
 __all__ = ["write_tables", "render_markdown", "render_latex", "atomic_write_text", "format_cell", "TABLE_FILES"]
@@ -34,16 +27,8 @@ PAPER_TABLES = ("per_game", "aggregate", "design_quality")
 """The paper's tables (spec §7), each written as CSV, Markdown and LaTeX."""
 TABLE_FILES = tuple(f"{name}.{ext}" for name in PAPER_TABLES for ext in ("csv", "md", "tex"))
 
-_GAME_TITLES = {
-    "PrisonersDilemma": "Prisoner's Dilemma",
-    "PublicGoods": "Public Goods",
-    "TravellersDilemma": "Traveller's Dilemma",
-    "TrustGame": "Trust Game",
-    "StagHunt": "Stag Hunt",
-    "MatchingPennies": "Matching Pennies",
-    "All": "Four social dilemmas",
-}
-_TEX_MECHANISMS = {"ReputationFirstOrder": "Reputation$-$", "Reputation": "Reputation$+$"}
+AGGREGATE_TITLE = "Four social dilemmas"
+"""Section title of the aggregate tables (the games of :data:`coopeval.games.SOCIAL_DILEMMA_TYPES`)."""
 
 
 def atomic_write_text(path: str | Path, text: str) -> None:
@@ -75,10 +60,9 @@ def format_cell(mean: float | None, se: float | None, metric: str) -> str:
     return text
 
 
-def _agents(frame: pl.DataFrame) -> list[str]:
+def _agents(frame: pl.DataFrame, columns: AgentColumns) -> list[str]:
     present = [a for a in frame["agent"].unique().to_list() if a != LLM_AVERAGE]
-    known = [a for a in AGENT_ORDER if a in present]
-    return known + sorted(set(present) - set(known)) + ([LLM_AVERAGE] if LLM_AVERAGE in frame["agent"].to_list() else [])
+    return columns.arrange(present) + ([LLM_AVERAGE] if LLM_AVERAGE in frame["agent"].to_list() else [])
 
 
 def _mechanisms(frame: pl.DataFrame) -> list[str]:
@@ -88,7 +72,7 @@ def _mechanisms(frame: pl.DataFrame) -> list[str]:
 
 def _games(frame: pl.DataFrame) -> list[str]:
     present = frame["game"].unique().to_list()
-    return [g for g in GAME_ORDER if g in present] + sorted(set(present) - set(GAME_ORDER))
+    return [g for g in GAME_TYPES if g in present] + sorted(set(present) - set(GAME_TYPES))
 
 
 def _metrics(frame: pl.DataFrame) -> list[str]:
@@ -103,10 +87,10 @@ def _subtables(frame: pl.DataFrame, kind: str) -> list[tuple[str, str, pl.DataFr
     if kind == "per_game":
         for game in _games(frame):
             for metric in _metrics(frame.filter(pl.col("game") == game)):
-                out.append((_GAME_TITLES.get(game, game), metric, frame.filter((pl.col("game") == game) & (pl.col("metric") == metric))))
+                out.append((GAME_TITLES.get(game, game), metric, frame.filter((pl.col("game") == game) & (pl.col("metric") == metric))))
     else:
         for metric in _metrics(frame):
-            out.append((_GAME_TITLES["All"], metric, frame.filter(pl.col("metric") == metric)))
+            out.append((AGGREGATE_TITLE, metric, frame.filter(pl.col("metric") == metric)))
     return out
 
 
@@ -146,13 +130,26 @@ def _style_md(text: str, bold: bool, grey: bool) -> str:
     return text
 
 
-def render_markdown(frame: pl.DataFrame, kind: str, notes: dict[str, str] | None = None) -> str:
+def _mechanism_label(mech: str) -> str:
+    return MECHANISM_INFO[mech].label if mech in MECHANISM_INFO else mech
+
+
+def _mechanism_tex(mech: str) -> str:
+    info = MECHANISM_INFO.get(mech)
+    if info is not None and info.tex_label:
+        return info.tex_label
+    return _tex_escape(_mechanism_label(mech))
+
+
+def render_markdown(frame: pl.DataFrame, kind: str, notes: dict[str, str] | None = None, columns: AgentColumns | None = None) -> str:
     """Markdown for one table kind (``per_game``, ``aggregate``, ``design_quality``).
 
-    One sub-table per (game,) metric: rows = mechanisms, columns = agents then LLM Average.
-    Grey cells are shown in italics.
+    One sub-table per (game,) metric: rows = mechanisms, columns = agents (in ``columns``
+    order and labels; default sorted type strings) then LLM Average. Grey cells are shown in
+    italics.
     """
     notes = notes or {}
+    columns = columns or AgentColumns()
     title = {"per_game": "Per-game tables", "aggregate": "Aggregate over the four social dilemmas",
              "design_quality": "Mediator and contract design quality"}[kind]
     lines = [f"# {title}", ""]
@@ -163,14 +160,14 @@ def render_markdown(frame: pl.DataFrame, kind: str, notes: dict[str, str] | None
         if kind == "per_game" and section != last_section:
             lines += [f"## {section}", ""]
             last_section = section
-        agents = _agents(sub)
+        agents = _agents(sub, columns)
         lines += [f"### {metric}", "", _caption(kind, metric, notes, sub), ""]
-        header = ["Mechanism"] + [AGENT_LABELS.get(a, a) for a in agents]
+        header = ["Mechanism"] + [columns.label(a) for a in agents]
         lines.append("| " + " | ".join(header) + " |")
         lines.append("|" + "|".join(["---"] + ["---:"] * len(agents)) + "|")
         for mech in _mechanisms(sub):
             rows = {r["agent"]: r for r in sub.filter(pl.col("mechanism") == mech).iter_rows(named=True)}
-            cells = [MECHANISM_LABELS.get(mech, mech)]
+            cells = [_mechanism_label(mech)]
             for agent in agents:
                 r = rows.get(agent)
                 if r is None:
@@ -199,22 +196,22 @@ def _style_tex(text: str, bold: bool, grey: bool) -> str:
     return text
 
 
-def render_latex(frame: pl.DataFrame, kind: str, notes: dict[str, str] | None = None) -> str:
+def render_latex(frame: pl.DataFrame, kind: str, notes: dict[str, str] | None = None, columns: AgentColumns | None = None) -> str:
     """LaTeX ``table`` environments (booktabs + xcolor) for one table kind; see :func:`render_markdown`."""
     notes = notes or {}
+    columns = columns or AgentColumns()
     parts = [f"% coopeval {kind} tables; needs \\usepackage{{booktabs,xcolor}}", ""]
     for section, metric, sub in _subtables(frame, kind):
-        agents = _agents(sub)
+        agents = _agents(sub, columns)
         caption = _tex_escape(f"{section}: {metric}. " + _caption(kind, metric, notes, sub))
         lines = [r"\begin{table}[t]", r"\centering", r"\small", rf"\caption{{{caption}}}",
                  rf"\begin{{tabular}}{{l{'r' * len(agents)}}}", r"\toprule"]
-        header = ["Mechanism"] + [_tex_escape(AGENT_LABELS.get(a, a)) for a in agents]
+        header = ["Mechanism"] + [_tex_escape(columns.label(a)) for a in agents]
         lines.append(" & ".join(header) + r" \\")
         lines.append(r"\midrule")
         for mech in _mechanisms(sub):
             rows = {r["agent"]: r for r in sub.filter(pl.col("mechanism") == mech).iter_rows(named=True)}
-            label = _TEX_MECHANISMS.get(mech, _tex_escape(MECHANISM_LABELS.get(mech, mech)))
-            cells = [label]
+            cells = [_mechanism_tex(mech)]
             for agent in agents:
                 r = rows.get(agent)
                 cells.append("--" if r is None else _style_tex(format_cell(r["mean"], r["se"], metric), bool(r["bold"]), bool(r["grey"])))
@@ -249,8 +246,8 @@ def write_tables(tables: TableSet, out_dir: str | Path) -> list[Path]:
     ):
         contents = {
             "csv": _csv(frame, columns),
-            "md": render_markdown(frame, kind, tables.notes),
-            "tex": render_latex(frame, kind, tables.notes),
+            "md": render_markdown(frame, kind, tables.notes, tables.columns),
+            "tex": render_latex(frame, kind, tables.notes, tables.columns),
         }
         for ext, text in contents.items():
             path = out / f"{kind}.{ext}"

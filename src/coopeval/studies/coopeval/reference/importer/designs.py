@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from coopeval.studies.coopeval.mechanisms.catalog import mechanism_info
 from coopeval.studies.coopeval.reference.importer.config import ExperimentConfig
 from coopeval.studies.coopeval.reference.importer.errors import ReleasedFileError
 from coopeval.studies.coopeval.reference.importer.fields import (
@@ -36,7 +37,7 @@ def read_designs(
     """
     game, n = cfg.game, cfg.game.n_players
     expected_names = {f"{a}#P{s}" for a in cfg.roster for s in range(1, n + 1)}
-    if cfg.mechanism_type == "Mediation":
+    if mechanism_info(cfg.mechanism_type).design_kind == "mediator":
         path = folder / "mediator_design.json"
         shape = '{"<type>#P<seat>": {"mediator": [[1, "<Enum>.<MEMBER>"], …, [N, …]], "trace_id", ["response"]}}'
         kind = "mediator"

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from coopeval.games import TYPE_NAMES
 from coopeval.games.base import Game
-from coopeval.studies.coopeval.mechanisms.catalog import POPULATION_MECHANISMS
+from coopeval.studies.coopeval.mechanisms.catalog import POPULATION_MECHANISMS, REFERENCE_STEMS
 from coopeval.studies.coopeval.reference.importer.errors import ImportProblem, ReferenceImportError
 
 __all__ = [
@@ -25,25 +26,11 @@ __all__ = [
     "game_stem",
 ]
 
-MECHANISM_STEMS: dict[str, str] = {
-    "no_mechanism": "NoMechanism",
-    "repetition": "Repetition",
-    "reputation_first_order": "ReputationFirstOrder",
-    "reputation": "Reputation",
-    "mediation": "Mediation",
-    "contracting": "Contracting",
-}
-"""Experiment-folder mechanism stem → mechanism type name (spec §10)."""
+MECHANISM_STEMS: dict[str, str] = dict(REFERENCE_STEMS)
+"""Experiment-folder mechanism stem → mechanism type name (spec §10; declared in the catalog)."""
 
-GAME_STEMS: dict[str, str] = {
-    "prisoners_dilemma": "PrisonersDilemma",
-    "public_goods": "PublicGoods",
-    "travellers_dilemma": "TravellersDilemma",
-    "trust_game": "TrustGame",
-    "stag_hunt": "StagHunt",
-    "matching_pennies": "MatchingPennies",
-}
-"""Experiment-folder game stem → game type name (spec §10)."""
+GAME_STEMS: dict[str, str] = {key: name for name, key in TYPE_NAMES.items()}
+"""Experiment-folder game stem (the game's config key) → game type name (spec §10)."""
 
 MAIN_STUDY_EXPERIMENTS = frozenset(f"{m}_{g}" for m in MECHANISM_STEMS for g in GAME_STEMS)
 """Experiment folders of one main-study run: every mechanism stem x every game stem (spec §10)."""

@@ -6,7 +6,7 @@ A move is ``{"player": "<type>#P<seat>", "action": "<Game>Action.<MEMBER>", "poi
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -81,23 +81,24 @@ def add_action_decisions(
     rows: TableRows,
     cell: dict[str, Any],
     cfg: ExperimentConfig,
-    matchup_id: str,
-    key: str,
     round_index: int,
     moves: list[ReleasedMove],
+    ids: Callable[[ReleasedMove], tuple[str, str]],
 ) -> None:
-    """Append one ``decisions`` row (kind ``action``) per move of one round.
+    """Append one ``decisions`` row (kind ``action``) per move of one round (1-based
+    ``round_index``) of one match.
 
-    ``key`` forms the decision id ``<cell_id>/<key>/r<round>/P<seat>``; ``base_points`` are the
+    ``ids(move)`` gives the row's (``decision_id``, ``matchup_id``); ``base_points`` are the
     game's payoffs of the played profile (before mechanism transfers).
     """
     profile = tuple(m.action for m in moves)
     base = cfg.game.payoffs(profile)
     for m in moves:
+        decision_id, matchup_id = ids(m)
         rows.add(
             "decisions",
             **cell,
-            decision_id=f"{cell['cell_id']}/{key}/r{round_index:02d}/P{m.seat}",
+            decision_id=decision_id,
             matchup_id=matchup_id,
             round=round_index,
             seat=m.seat,

@@ -17,7 +17,7 @@ from typing import Any
 
 from coopeval.studies.coopeval.reference.importer.config import ExperimentConfig
 from coopeval.studies.coopeval.reference.importer.errors import ReleasedFileError
-from coopeval.studies.coopeval.reference.importer.fields import POINT_TOL, action_token
+from coopeval.studies.coopeval.reference.importer.fields import POINT_TOL
 from coopeval.studies.coopeval.reference.importer.flags import (
     ImportFlag,
     records_inconsistent_flag,
@@ -128,7 +128,8 @@ def read_records(
                         f"{where} round {t + 1} seat {m.seat}: points {m.points} differ from "
                         f"matchup_payoffs.json ({match.payoffs[t][m.seat - 1]}); expected the same match",
                     )
-            add_action_decisions(rows, cell, cfg, match.matchup_id, match.matchup_id, t + 1, moves)
+            round_id = f"{cell['cell_id']}/{match.matchup_id}/r{t + 1:02d}"
+            add_action_decisions(rows, cell, cfg, t + 1, moves, lambda m: (f"{round_id}/P{m.seat}", match.matchup_id))  # noqa: B023
         if extra is not None:
             read_vote_record(path, where, extra, cfg, cell, match, parsed_rounds[0], designs, rows, inconsistent)
         elif any(abs(m.points - cfg.game.payoffs(tuple(x.action for x in moves))[m.seat - 1]) > POINT_TOL
@@ -175,24 +176,8 @@ def read_reputation_records(path: Path, cfg: ExperimentConfig, cell: dict[str, A
                     f"match {i}: {name} has points {m.points} in round {round_index}; matchup_payoffs.json has "
                     f"{history[name].payoffs[t][0]}",
                 )
-        profile = tuple(m.action for m in moves)
-        base = cfg.game.payoffs(profile)
-        for m in moves:
-            name = f"{m.agent}#P{m.seat}"
-            rows.add(
-                "decisions",
-                **cell,
-                decision_id=f"{cell['cell_id']}/r{round_index:02d}.m{i % per_round}/P{m.seat}",
-                matchup_id=history[name].matchup_id,
-                round=round_index,
-                seat=m.seat,
-                agent=m.agent,
-                kind="action",
-                status="ok",
-                action=m.action,
-                action_token=action_token(m.action),
-                points=m.points,
-                base_points=float(base[m.seat - 1]),
-                mediated=m.mediated,
-                response=m.response,
-            )
+        match_id = f"{cell['cell_id']}/r{round_index:02d}.m{i % per_round}"
+        add_action_decisions(
+            rows, cell, cfg, round_index, moves,
+            lambda m: (f"{match_id}/P{m.seat}", history[f"{m.agent}#P{m.seat}"].matchup_id),  # noqa: B023
+        )

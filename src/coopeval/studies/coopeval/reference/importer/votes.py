@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from coopeval.studies.coopeval.mechanisms.catalog import mechanism_info
 from coopeval.studies.coopeval.reference.importer.config import ExperimentConfig
 from coopeval.studies.coopeval.reference.importer.errors import ReleasedFileError
 from coopeval.studies.coopeval.reference.importer.fields import (
@@ -48,7 +49,7 @@ def read_vote_record(
     ``inconsistent`` instead of raising.
     """
     game, n = cfg.game, cfg.game.n_players
-    mediation = cfg.mechanism_type == "Mediation"
+    mediation = mechanism_info(cfg.mechanism_type).delegates_actions
     label = "mediator" if mediation else "contract"
     prefix = "M" if mediation else "C"
     votes = record["votes"]
@@ -75,17 +76,8 @@ def read_vote_record(
         for option in range(1, n + 1):
             counts[option - 1] += approvals[option]
             rows.add("votes", **cell, matchup_id=match.matchup_id, voter_seat=seat, agent=agent, option=option, approve=approvals[option])
-        rows.add(
-            "decisions",
-            **cell,
-            decision_id=f"{cell['cell_id']}/{match.matchup_id}/vote/P{seat}",
-            matchup_id=match.matchup_id,
-            round=0,
-            seat=seat,
-            agent=agent,
-            kind=f"{label}_vote",
-            status="ok",
-            parsed=json.dumps({f"{prefix}{k}": approvals[k] for k in range(1, n + 1)}),
+        _add_seat_decision(
+            rows, cell, match, seat, agent, "vote", f"{label}_vote", {f"{prefix}{k}": approvals[k] for k in range(1, n + 1)}
         )
     if voters != set(range(1, n + 1)):
         raise ReleasedFileError(path, f"{where}.votes must have one voter per seat 1..{n}")
@@ -108,18 +100,7 @@ def read_vote_record(
                 raise ReleasedFileError(path, f"{where}.signatures[{name!r}] must be {{'agree': true/false, 'trace_id'}}")
             agent, seat = seated_agent(name, cfg.roster, n, path, f"{where}.signatures key")
             agrees.append(sig["agree"])
-            rows.add(
-                "decisions",
-                **cell,
-                decision_id=f"{cell['cell_id']}/{match.matchup_id}/sign/P{seat}",
-                matchup_id=match.matchup_id,
-                round=0,
-                seat=seat,
-                agent=agent,
-                kind="sign",
-                status="ok",
-                parsed=json.dumps({"sign": sig["agree"]}),
-            )
+            _add_seat_decision(rows, cell, match, seat, agent, "sign", "sign", {"sign": sig["agree"]})
         all_signed = record.get("all_signed")
         if not isinstance(all_signed, bool) or all_signed != all(agrees):
             raise ReleasedFileError(path, f"{where}.all_signed is {all_signed!r}; expected {all(agrees)} (every signature agrees)")
@@ -159,3 +140,22 @@ def read_vote_record(
         expected = list(base)
     if any(abs(m.points - expected[m.seat - 1]) > POINT_TOL for m in moves):
         inconsistent.append(f"{where}: points {[m.points for m in moves]} differ from the mechanism's payoffs {expected}")
+
+
+def _add_seat_decision(
+    rows: TableRows, cell: dict[str, Any], match: ReleasedMatch, seat: int, agent: str, step: str, kind: str, parsed: Any
+) -> None:
+    """Append one valid round-0 ``decisions`` row of a seat (a vote or a signature) with the
+    decision id ``<cell_id>/<matchup_id>/<step>/P<seat>`` and ``parsed`` as JSON."""
+    rows.add(
+        "decisions",
+        **cell,
+        decision_id=f"{cell['cell_id']}/{match.matchup_id}/{step}/P{seat}",
+        matchup_id=match.matchup_id,
+        round=0,
+        seat=seat,
+        agent=agent,
+        kind=kind,
+        status="ok",
+        parsed=json.dumps(parsed),
+    )

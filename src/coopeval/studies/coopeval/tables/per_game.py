@@ -1,0 +1,164 @@
+"""Per-run values and the per-game table (spec §7 steps 3–4): per (mechanism, game, metric,
+agent) the mean over runs ± standard error, with bootstrap percentile intervals of Mean and
+Fitness (:mod:`coopeval.studies.coopeval.tables.bootstrap`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+import numpy as np
+import polars as pl
+
+from coopeval.studies.coopeval.tables.bootstrap import CellReplicates, bootstrap_groups, group_rng, percentile_interval
+from coopeval.studies.coopeval.tables.frames import TABLE_METRICS, CellStats, CellValues, RunValues, TableAxes, TableCell
+from coopeval.studies.coopeval.tables.metrics import LLM_AVERAGE, observations_by_cell
+from coopeval.studies.coopeval.tables.stats import agent_cells, llm_average, ranked_rows, standard_error
+
+__all__ = ["metric_lookup", "per_run_values", "bootstrap_replicates", "replicates_of", "per_game_cell", "per_game_rows"]
+
+
+def metric_lookup(frame: pl.DataFrame) -> dict[tuple[str, str, str, str, str], dict[str, float]]:
+    """(mechanism, game, run, metric, rule or "") → {agent: value} of a long metrics frame."""
+    table: dict[tuple[str, str, str, str, str], dict[str, float]] = {}
+    for row in frame.iter_rows(named=True):
+        key = (row["mechanism"], row["game"], row["run"], row["metric"], row["rule"] or "")
+        table.setdefault(key, {})[row["agent"]] = float(row["value"])
+    return table
+
+
+def per_run_values(
+    metrics: pl.DataFrame, released: pl.DataFrame | None, dr_rule: str
+) -> tuple[CellValues, dict[tuple[str, str], str]]:
+    """(mechanism, game) → metric → run → {agent (incl. LLM Average): value}; and DR source.
+
+    ``DR`` takes the released ``DR_rank`` of a run where there is one, else the ``dr_rule``
+    ranks; the DR source of a cell is ``"released"``, ``dr_rule`` or both joined by ``+``.
+    LLM averages follow :func:`llm_average` (spec §7 step 3).
+    """
+    out: CellValues = {}
+    dr_source: dict[tuple[str, str], set[str]] = {}
+    ours = metric_lookup(metrics)
+    rel = metric_lookup(released) if released is not None and released.height else {}
+    runs = sorted({(k[0], k[1], k[2]) for k in ours})
+    for mech, game, run in runs:
+        group = out.setdefault((mech, game), {})
+        means = ours.get((mech, game, run, "Mean", ""))
+        if means:
+            values = {a: v for a, v in means.items() if a != LLM_AVERAGE}
+            group.setdefault("Mean", {})[run] = {**values, LLM_AVERAGE: llm_average("Mean", values)}
+        fitness = ours.get((mech, game, run, "Fitness", ""))
+        if fitness:
+            pops = ours.get((mech, game, run, "FinalPopulation", ""), {})
+            values = {a: v for a, v in fitness.items() if a != LLM_AVERAGE}
+            group.setdefault("Fitness", {})[run] = {**values, LLM_AVERAGE: llm_average("Fitness", values, pops)}
+        exact = ours.get((mech, game, run, "DR_rank", "strictest"))
+        if exact:
+            group.setdefault("DR_exact", {})[run] = {**exact, LLM_AVERAGE: llm_average("DR", exact)}
+        released_ranks = rel.get((mech, game, run, "DR_rank", "released"))
+        configured = ours.get((mech, game, run, "DR_rank", dr_rule))
+        chosen, source = (released_ranks, "released") if released_ranks else (configured, dr_rule)
+        if chosen:
+            group.setdefault("DR", {})[run] = {**chosen, LLM_AVERAGE: llm_average("DR", chosen)}
+            dr_source.setdefault((mech, game), set()).add(source)
+    return out, {k: "+".join(sorted(v)) for k, v in dr_source.items()}
+
+
+def bootstrap_replicates(
+    scores: pl.DataFrame, n_resamples: int, seed: int, steps: int, lr: float, progress: Callable[[str], None] | None
+) -> dict[tuple[str, str], CellReplicates]:
+    """Bootstrap replicates per (mechanism, game), resampling runs and matchups (stratified).
+
+    One RNG stream per (mechanism, game) from ``seed`` (:func:`group_rng`); see
+    :mod:`coopeval.studies.coopeval.tables.bootstrap` (spec §7).
+    """
+    cells = observations_by_cell(scores)
+    groups: dict[tuple[str, str], dict[str, list]] = {}  # type: ignore[type-arg]
+    for (_cell_id, _source, run, mech, game), observations in cells.items():
+        groups.setdefault((mech, game), {}).setdefault(run, []).extend(observations)
+    if progress is not None:
+        progress(f"bootstrap: {n_resamples} resamples for {len(groups)} (mechanism, game) group(s)")
+    work = {
+        key: ([runs[r] for r in sorted(runs)], group_rng(seed, *key)) for key, runs in groups.items()
+    }
+    return bootstrap_groups(work, n_resamples, steps, lr)  # type: ignore[arg-type, return-value]
+
+
+def replicates_of(rep: CellReplicates | None, metric: str, agent: str) -> np.ndarray | None:
+    """Bootstrap replicates of one agent's (or the LLM Average's) metric, shape (B,), or None.
+
+    Only Mean and Fitness have replicates; the LLM Average of Mean is the unweighted mean over
+    types, of Fitness the population-weighted fitness.
+    """
+    if rep is None:
+        return None
+    if metric == "Mean":
+        if agent == LLM_AVERAGE:
+            return np.asarray(rep.mean.mean(axis=1))
+        return rep.mean[:, rep.agents.index(agent)] if agent in rep.agents else None
+    if metric == "Fitness" and rep.fitness is not None and rep.population_fitness is not None:
+        if agent == LLM_AVERAGE:
+            return rep.population_fitness
+        return rep.fitness[:, rep.agents.index(agent)] if agent in rep.agents else None
+    return None
+
+
+def per_game_cell(
+    mech: str,
+    game: str,
+    metric: str,
+    agent: str,
+    runs: RunValues,
+    replicates: Mapping[tuple[str, str], CellReplicates],
+    dr_source: Mapping[tuple[str, str], str],
+) -> TableCell | None:
+    """Mean over runs ± standard error (spec §7 step 4) and bootstrap percentile interval of one
+    agent in one (mechanism, game, metric) cell; None if the agent has no run value."""
+    xs = [runs[r][agent] for r in sorted(runs) if agent in runs[r]]
+    if not xs:
+        return None
+    ci: tuple[float | None, float | None] = (None, None)
+    reps = replicates_of(replicates.get((mech, game)), metric, agent)
+    if reps is not None:
+        ci = percentile_interval(reps)
+    return {
+        "mechanism": mech,
+        "game": game,
+        "metric": metric,
+        "mean": float(np.mean(xs)),
+        "se": standard_error(xs),
+        "ci_low": ci[0],
+        "ci_high": ci[1],
+        "n": len(xs),
+        "dr_source": dr_source.get((mech, game)) if metric == "DR" else None,
+        "_reps": reps,
+    }
+
+
+def per_game_rows(
+    values: CellValues,
+    dr_source: Mapping[tuple[str, str], str],
+    replicates: Mapping[tuple[str, str], CellReplicates],
+    axes: TableAxes,
+) -> tuple[list[TableCell], CellStats]:
+    """Ranked rows of the per-game table (raw payoffs) and its cells for the aggregate table.
+
+    Rows run game → mechanism → metric (:data:`TABLE_METRICS`) → agent, LLM Average last.
+    """
+    rows: list[TableCell] = []
+    cell_stats: CellStats = {}
+    for game in axes.games:
+        for mech in axes.mechanisms:
+            group = values.get((mech, game))
+            if not group:
+                continue
+            for metric in TABLE_METRICS:
+                runs = group.get(metric)
+                if not runs:
+                    continue
+                cells = agent_cells(
+                    axes.agents,
+                    lambda agent: per_game_cell(mech, game, metric, agent, runs, replicates, dr_source),  # noqa: B023
+                )
+                cell_stats[(mech, game, metric)] = cells
+                rows.extend(ranked_rows(cells, metric, axes.agents))
+    return rows, cell_stats
