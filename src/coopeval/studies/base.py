@@ -3,8 +3,26 @@
 A study (CoopEval, gossip, evolution) declares its part of the config schema, enumerates its
 cells (the units Snakemake hashes), plays one cell through the shared decision loop and returns
 the records of the tables it declared in :data:`coopeval.core.schemas.SCHEMAS`. The generic
-``play`` and ``store`` rules work from this contract only; a study adds one rules file for its
-own downstream stages (metrics, figures, tables) and a target named after it.
+``play``, ``manifest`` and ``store`` rules, the ``all`` target, the wildcard constraints and the
+Snakemake report work from this contract only; a study adds one rules file for its own
+downstream stages (metrics, figures, tables) and a target rule named after it.
+
+Adding a study
+--------------
+1. A package (here under ``coopeval.studies``, or any importable module outside ``src/``) with a
+   class satisfying :class:`Study`, its tables registered with
+   :func:`coopeval.core.schemas.register_tables`.
+2. One registration line: ``STUDIES`` in :mod:`coopeval.pipeline.studies` for a shipped study;
+   a plugin module calls :func:`coopeval.pipeline.studies.register_study` at import instead.
+3. Its rules file (:attr:`Study.rules_file`), which the Snakefile includes in registry order.
+
+Plugins
+-------
+The config key ``plugins: [importable.module, ...]`` names modules the workflow imports before
+it validates the config (and every job imports before it looks a study up), so a module outside
+``src/`` may register a study, a game, a mechanism or a provider at import. The hook is only
+"import these modules first"; see :mod:`coopeval.pipeline.plugins` and the toy study in
+``tests/plugins/toy_study.py``, which runs end to end through the smoke workflow.
 
 Studies never import each other (checked by import-linter); they import the engine below them
 (core, games, decisions, cache, agents, evaluation) and this module.
@@ -12,7 +30,7 @@ Studies never import each other (checked by import-linter); they import the engi
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -22,6 +40,31 @@ from coopeval.agents.maker import CallStats
 from coopeval.cache.response_cache import ResponseCache
 from coopeval.core.journal import Journal
 from coopeval.core.prompts import PromptLibrary
+
+
+@dataclass(frozen=True)
+class ReportEntry:
+    """One file the Snakemake report embeds (``snakemake --report report.html``).
+
+    ``path`` is the output file (relative to the workflow folder, e.g.
+    ``results/figures/gossip_ablations.svg``); ``category`` and ``subcategory`` place it in the
+    report's navigation; ``caption`` is a reStructuredText file below ``workflow/report/`` (or
+    an absolute path, for a plugin's own caption).
+    """
+
+    path: str
+    category: str
+    subcategory: str
+    caption: str
+
+
+def play_table_paths(study: Study, cells: Sequence[Mapping[str, Any]]) -> dict[str, list[str]]:
+    """Table → the play job's Parquet file of that table for every cell of ``study``
+    (``results/play/<cell path>/<table>.parquet``, the outputs of the generic ``play`` rule).
+
+    A study's :meth:`Study.store_inputs` starts from this and adds its downstream tables.
+    """
+    return {table: [f"results/play/{cell['path']}/{table}.parquet" for cell in cells] for table in study.play_tables}
 
 
 @dataclass(frozen=True)
@@ -52,6 +95,17 @@ class Study(Protocol):
     ----------
     name:
         Snakemake target and ``results/play/<name>/`` folder, e.g. ``"gossip"``.
+    title:
+        Human-readable name (config summary, docs), e.g. ``"Gossip (ALIGN)"``.
+    order:
+        Position in the registry (``all``, the ``studies`` default, the rules files' include
+        order); lower first.
+    rules_file:
+        The study's Snakemake rules file (downstream stages and the target rule named
+        :attr:`name`): relative to the workflow folder, or absolute (a plugin's own file);
+        ``None`` when the study has no stage after ``store`` (its target is then the store).
+    wildcard_constraints:
+        Snakemake wildcard name → regular expression for the wildcards of its rules files.
     play_tables:
         Names of the tables :meth:`play` returns, each registered in ``coopeval.core.schemas``.
     manifest_path:
@@ -67,10 +121,14 @@ class Study(Protocol):
     """
 
     name: str
+    title: str
+    order: int
     play_tables: tuple[str, ...]
     manifest_path: str
     manifest_table: str
     default_enabled: bool
+    rules_file: str | None
+    wildcard_constraints: Mapping[str, str]
 
     def config_schema(self) -> dict[str, Any]:
         """The study's part of the config schema: ``{"properties": {...}, "required": [...]}``
@@ -111,5 +169,18 @@ class Study(Protocol):
         """Short progress label of a cell, e.g. ``"Repetition/prisoners_dilemma/r1"``."""
         ...
 
+    def store_inputs(self, config: Mapping[str, Any], cells: Sequence[Mapping[str, Any]]) -> dict[str, list[str]]:
+        """Store table → the Parquet files (workflow outputs) the ``store`` rule reads into it,
+        for a validated ``config`` and the study's ``cells``. Every table is registered in
+        :data:`coopeval.core.schemas.SCHEMAS`; only the engine's shared tables
+        (:data:`coopeval.pipeline.studies.SHARED_TABLES`) may be declared by several studies.
+        Usually :func:`play_table_paths` plus the study's downstream outputs."""
+        ...
 
-__all__ = ["CallStats", "PlayInputs", "Study"]
+    def report_entries(self, config: Mapping[str, Any]) -> list[ReportEntry]:
+        """Every file of the study that the Snakemake report embeds, for a validated ``config``
+        (the rules flag exactly these outputs with ``report()``)."""
+        ...
+
+
+__all__ = ["CallStats", "PlayInputs", "ReportEntry", "Study", "play_table_paths"]

@@ -54,8 +54,7 @@ rule design_quality:
     input:
         designs=[f"{cell_dir('play', c)}/designs.parquet" for c in DESIGN_CELLS],
     output:
-        rows="results/design_quality/design_quality.parquet",
-        summary="results/design_quality/design_quality_summary.parquet",
+        **DESIGN_QUALITY_OUTPUTS,
     log:
         "results/logs/design_quality.log",
     localrule: True
@@ -65,18 +64,3 @@ rule design_quality:
         game_params={c["cell_id"]: c["game_params"] for c in DESIGN_CELLS},
     script:
         "../../scripts/design_quality.py"
-
-
-# (only when CoopEval is among the configured studies, e.g. not with `studies: [evolution]`)
-if "coopeval" in STUDIES:
-    STORE_INPUTS.update(
-        {
-            table: cell_files("play", [table])
-            for table in STUDIES["coopeval"].play_tables
-        }
-    )
-    STORE_INPUTS["scores"] = cell_files("parse", ["scores"])
-    STORE_INPUTS["metrics"] = cell_files("evaluate", ["metrics"])
-    STORE_INPUTS["trajectories"] = cell_files("evaluate", ["trajectory"])
-    STORE_INPUTS["design_quality"] = [rules.design_quality.output.rows]
-    STORE_INPUTS["design_quality_summary"] = [rules.design_quality.output.summary]

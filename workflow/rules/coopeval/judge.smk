@@ -56,8 +56,7 @@ rule judge:
         judgements=expand(rules.judge_shard.output.judgements, shard=JUDGE_SHARDS),
         llm_calls=expand(rules.judge_shard.output.llm_calls, shard=JUDGE_SHARDS),
     output:
-        judgements="results/judge/judgements.parquet",
-        llm_calls="results/judge/llm_calls.parquet",
+        **JUDGE_OUTPUTS,
     log:
         "results/logs/judge.log",
     localrule: True
@@ -65,7 +64,3 @@ rule judge:
         "../../envs/coopeval.yaml"
     script:
         "../../scripts/judge_gather.py"
-
-
-STORE_INPUTS["judgements"] = [rules.judge.output.judgements]
-STORE_INPUTS.setdefault("llm_calls", []).append(rules.judge.output.llm_calls)
