@@ -118,6 +118,14 @@ class Study(Protocol):
     A study whose prompt templates ship with it (package data) may also set ``prompts_dir``
     (a folder path); the play rule then reads its prompts there instead of the config's
     ``prompts_dir`` (:func:`coopeval.pipeline.studies.prompts_dir`).
+
+    Plugins: a study may live outside ``src/``. List its module under the config key
+    ``plugins`` (e.g. ``plugins: [my_lab.my_study]``, the module on ``PYTHONPATH``); the
+    workflow imports it before validating the config and in every play and store job, and
+    the module registers the study with :func:`coopeval.pipeline.studies.register_study`
+    (and its tables with :func:`coopeval.core.schemas.register_tables`) at import. The same
+    hook serves a module that registers a game, a mechanism or a provider. Example:
+    ``tests/plugins/toy_study.py``.
     """
 
     name: str
