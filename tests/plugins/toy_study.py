@@ -43,7 +43,7 @@ class ToyStudy:
     manifest_path = "results/toy/cells.tsv"
     manifest_table = "toy_cells"
     default_enabled = False
-    rules_file = None
+    rules_file: str | None = None
     wildcard_constraints: Mapping[str, str] = {}
 
     def config_schema(self) -> dict[str, Any]:

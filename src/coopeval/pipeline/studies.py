@@ -30,8 +30,8 @@ other store table is declared by exactly one study."""
 STORE_BUILT_TABLES = ("provenance",)
 """Store tables the ``store`` rule builds itself (from no declared file)."""
 
-CONTRACT = tuple(name for name in Study.__annotations__) + tuple(
-    name for name in vars(Study) if not name.startswith("_") and callable(vars(Study)[name])
+CONTRACT = tuple(Study.__annotations__) + tuple(
+    name for name, member in vars(Study).items() if not name.startswith("_") and (callable(member) or isinstance(member, property))
 )
 """Attributes and methods a registered study must have (the :class:`Study` protocol)."""
 

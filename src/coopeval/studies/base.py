@@ -136,7 +136,11 @@ class Study(Protocol):
     manifest_table: str
     default_enabled: bool
     rules_file: str | None
-    wildcard_constraints: Mapping[str, str]
+
+    @property
+    def wildcard_constraints(self) -> Mapping[str, str]:
+        """See the class docstring (a class attribute satisfies it)."""
+        ...
 
     def config_schema(self) -> dict[str, Any]:
         """The study's part of the config schema: ``{"properties": {...}, "required": [...]}``

@@ -50,11 +50,11 @@ class CoopEvalStudy:
     name = "coopeval"
     title = "CoopEval: mechanisms for cooperation in social dilemmas"
     order = 10
-    play_tables = PLAY_TABLES
+    play_tables: tuple[str, ...] = PLAY_TABLES
     manifest_path = "results/cells.tsv"
     manifest_table = "cells"
     default_enabled = True
-    rules_file = "workflow/rules/coopeval.smk"
+    rules_file: str | None = "workflow/rules/coopeval.smk"
 
     @property
     def wildcard_constraints(self) -> dict[str, str]:

@@ -128,7 +128,7 @@ class EvolutionStudy:
     manifest_path = "results/evolution/cells.tsv"
     manifest_table = "evolution_cells"
     default_enabled = True
-    rules_file = "workflow/rules/evolution.smk"
+    rules_file: str | None = "workflow/rules/evolution.smk"
     wildcard_constraints: Mapping[str, str] = {}
 
     def __init__(

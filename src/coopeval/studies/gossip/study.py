@@ -150,7 +150,7 @@ class GossipStudy:
     manifest_path = "results/gossip_cells.tsv"
     manifest_table = "gossip_cells"
     default_enabled = True
-    rules_file = "workflow/rules/gossip.smk"
+    rules_file: str | None = "workflow/rules/gossip.smk"
     wildcard_constraints: Mapping[str, str] = {}
     prompts_dir = str(PROMPTS_DIR)
     """The prompt templates ship as package data; the ``play_gossip`` rule reads them from here."""
