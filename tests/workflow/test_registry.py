@@ -185,3 +185,16 @@ def test_no_script_hard_codes_an_output_folder():
     assert scripts
     offenders = [s.name for s in scripts if "results/" in s.read_text(encoding="utf-8")]
     assert offenders == []
+
+
+def test_a_missing_rules_file_is_named(tmp_path, monkeypatch, restore_registry):
+    evolution = STUDIES["evolution"]
+    monkeypatch.setattr(evolution, "rules_file", "workflow/rules/nowhere.smk", raising=False)
+    with pytest.raises(FileNotFoundError, match="study evolution: rules file .*nowhere.smk does not exist"):
+        rules_files(REPO)
+
+
+def test_clashing_wildcard_constraints_are_refused(monkeypatch):
+    monkeypatch.setattr(STUDIES["gossip"], "wildcard_constraints", {"game": "[0-9]+"}, raising=False)
+    with pytest.raises(ValueError, match="study gossip constrains the wildcard 'game' differently"):
+        wildcard_constraints()
