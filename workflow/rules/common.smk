@@ -30,9 +30,10 @@ from coopeval.pipeline.studies import (
     run_start_errors,
     store_inputs,
 )
+from coopeval.pipeline.studies import prompts_dir as study_prompts_dir
 from coopeval.pipeline.studies import rules_files as study_rules_files
 from coopeval.pipeline.studies import wildcard_constraints as study_wildcards
-from coopeval.pipeline.studies import prompts_dir as study_prompts_dir
+from coopeval.studies.base import figure_file, table_page_file
 
 # validate_config first imports the config's `plugins` (modules that may register a study, game,
 # mechanism or provider), so everything below sees the registries with the plugins' entries.
@@ -160,9 +161,7 @@ def reported(paths):
 def figure_paths(stems):
     """results/figures/<stem>.<format> for every stem and configured figure format."""
     return [
-        f"results/figures/{stem}.{fmt}"
-        for stem in stems
-        for fmt in config["figures"]["formats"]
+        figure_file(stem, fmt) for stem in stems for fmt in config["figures"]["formats"]
     ]
 
 

@@ -19,9 +19,7 @@ if "gossip" in STUDIES:
         for stem in GOSSIP_STEMS
         for fmt in GOSSIP_TABLE_FORMATS
     ]
-    GOSSIP_TABLE_PAGES = reported(
-        f"results/report/tables/{stem}.html" for stem in GOSSIP_STEMS
-    )
+    GOSSIP_TABLE_PAGES = reported(table_page_file(stem) for stem in GOSSIP_STEMS)
 
     rule gossip_figures:
         input:

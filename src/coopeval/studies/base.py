@@ -58,6 +58,17 @@ class ReportEntry:
     caption: str
 
 
+def figure_file(stem: str, fmt: str) -> str:
+    """Where figure ``stem`` is written in format ``fmt`` (``png``, ``svg`` or ``html``):
+    ``results/figures/<stem>.<fmt>``."""
+    return f"results/figures/{stem}.{fmt}"
+
+
+def table_page_file(stem: str) -> str:
+    """Where the report page of table ``stem`` is written: ``results/report/tables/<stem>.html``."""
+    return f"results/report/tables/{stem}.html"
+
+
 def play_table_paths(study: Study, cells: Sequence[Mapping[str, Any]]) -> dict[str, list[str]]:
     """Table → the play job's Parquet file of that table for every cell of ``study``
     (``results/play/<cell path>/<table>.parquet``, the outputs of the generic ``play`` rule).
@@ -195,4 +206,4 @@ class Study(Protocol):
         ...
 
 
-__all__ = ["CallStats", "PlayInputs", "ReportEntry", "Study", "play_table_paths"]
+__all__ = ["CallStats", "PlayInputs", "ReportEntry", "Study", "figure_file", "play_table_paths", "table_page_file"]

@@ -8,7 +8,7 @@ ANALYSIS_FIGURES = reported(
     )
 )
 TABLE_PAGES = reported(
-    f"results/report/tables/{entry.stem}.html"
+    table_page_file(entry.stem)
     for entry in table_pages(REPORT_TABLES, config["mechanisms"], config["games"])
 )
 REPORT_FILES = [str(f) for f in [*ANALYSIS_FIGURES, RUN_SUMMARY_PAGE, *TABLE_PAGES]]

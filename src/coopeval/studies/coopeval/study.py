@@ -13,7 +13,7 @@ import polars as pl
 from coopeval.agents.maker import CallStats
 from coopeval.core.charts import report_format
 from coopeval.games import GAME_FACTORIES
-from coopeval.studies.base import PlayInputs, ReportEntry, play_table_paths
+from coopeval.studies.base import PlayInputs, ReportEntry, figure_file, play_table_paths, table_page_file
 from coopeval.studies.coopeval.cells import build_cells, cells_tsv, play_cost
 from coopeval.studies.coopeval.config_checks import check_config
 from coopeval.studies.coopeval.config_schema import config_schema_part
@@ -130,10 +130,10 @@ class CoopEvalStudy:
         shown = report_format(config["figures"]["formats"])
         mechanisms, games = config["mechanisms"], config["games"]
         figures = [*core_figures(mechanisms, games, bool(config["variants"])), *analysis_figures(mechanisms, games)]
-        entries = [ReportEntry(f"results/figures/{e.stem}.{shown}", e.category, e.subcategory, e.caption) for e in figures]
+        entries = [ReportEntry(figure_file(e.stem, shown), e.category, e.subcategory, e.caption) for e in figures]
         entries.append(ReportEntry(RUN_SUMMARY_PAGE, "Overview", "Run", "run_summary.rst"))
         entries += [
-            ReportEntry(f"results/report/tables/{e.stem}.html", e.category, e.subcategory, e.caption)
+            ReportEntry(table_page_file(e.stem), e.category, e.subcategory, e.caption)
             for e in table_pages(REPORT_TABLES, mechanisms, games)
         ]
         return entries

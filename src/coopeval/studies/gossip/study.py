@@ -33,7 +33,7 @@ from coopeval.core.prompts import PromptLibrary
 from coopeval.core.rng import rng_for
 from coopeval.core.schemas import conform, register_tables
 from coopeval.decisions.parsing import PARSER_VERSION
-from coopeval.studies.base import PlayInputs, ReportEntry, play_table_paths
+from coopeval.studies.base import PlayInputs, ReportEntry, figure_file, play_table_paths, table_page_file
 from coopeval.studies.gossip.catalog import CATEGORY, FIGURES, table_entry, table_stems
 from coopeval.studies.gossip.bots import CollusiveAttacker, Max, make_gossip_bot
 from coopeval.studies.gossip.conditions import Condition
@@ -210,10 +210,10 @@ class GossipStudy:
         """Every figure (the shown format) and the Tables 1-2 page of each configured testbed,
         under the category :data:`.catalog.CATEGORY`."""
         shown = report_format(config["figures"]["formats"])
-        entries = [ReportEntry(f"results/figures/{e.stem}.{shown}", CATEGORY, e.subcategory, e.caption) for e in FIGURES]
+        entries = [ReportEntry(figure_file(e.stem, shown), CATEGORY, e.subcategory, e.caption) for e in FIGURES]
         for stem in table_stems(config[STUDY]["testbeds"]):
             page = table_entry(stem)
-            entries.append(ReportEntry(f"results/report/tables/{stem}.html", CATEGORY, page.subcategory, page.caption))
+            entries.append(ReportEntry(table_page_file(stem), CATEGORY, page.subcategory, page.caption))
         return entries
 
     # -- resources ---------------------------------------------------------------------------
