@@ -17,7 +17,6 @@ from coopeval.pipeline.config import load_config, validate_config
 from coopeval.pipeline.plugins import load_plugins, plugin_modules
 from coopeval.pipeline.studies import (
     SHARED_TABLES,
-    STORE_BUILT_TABLES,
     STUDIES,
     all_cells,
     register_study,
@@ -100,7 +99,6 @@ def test_every_registered_table_has_one_source(smoke):
         else:
             assert len(studies) == 1, f"{table} declared by {studies}"
     assert sorted(sources["decisions"]) == ["coopeval", "evolution", "gossip"]
-    assert not set(STORE_BUILT_TABLES) & set(SCHEMAS)
 
 
 def test_a_table_declared_by_two_studies_is_refused(smoke, monkeypatch):

@@ -33,7 +33,7 @@ from coopeval.pipeline.studies import (
 from coopeval.pipeline.studies import prompts_dir as study_prompts_dir
 from coopeval.pipeline.studies import rules_files as study_rules_files
 from coopeval.pipeline.studies import wildcard_constraints as study_wildcards
-from coopeval.studies.base import figure_file, table_page_file
+from coopeval.studies.base import figure_file, play_file, table_page_file
 
 # validate_config first imports the config's `plugins` (modules that may register a study, game,
 # mechanism or provider), so everything below sees the registries with the plugins' entries.
@@ -129,7 +129,7 @@ def cell_files(stage, names, mechanism=None):
 
 def _play_output(study):
     return {
-        table: f"results/play/{study.name}/{{cellpath}}/{{cell}}/{table}.parquet"
+        table: play_file(f"{study.name}/{{cellpath}}/{{cell}}", table)
         for table in study.play_tables
     }
 

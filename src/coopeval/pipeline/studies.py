@@ -27,9 +27,6 @@ SHARED_TABLES = ("decisions", "llm_calls")
 """The engine's tables, which every study (and the CoopEval judge) fills with its own rows; any
 other store table is declared by exactly one study."""
 
-STORE_BUILT_TABLES = ("provenance",)
-"""Store tables the ``store`` rule builds itself (from no declared file)."""
-
 CONTRACT = tuple(Study.__annotations__) + tuple(
     name for name, member in vars(Study).items() if not name.startswith("_") and (callable(member) or isinstance(member, property))
 )

@@ -12,8 +12,9 @@ Adding a study
 1. A package (here under ``coopeval.studies``, or any importable module outside ``src/``) with a
    class satisfying :class:`Study`, its tables registered with
    :func:`coopeval.core.schemas.register_tables`.
-2. One registration line: ``STUDIES`` in :mod:`coopeval.pipeline.studies` for a shipped study;
-   a plugin module calls :func:`coopeval.pipeline.studies.register_study` at import instead.
+2. One registration line, ``register_study(MyStudy())``: in :mod:`coopeval.pipeline.studies`
+   for a shipped study, or at import in a plugin module
+   (:func:`coopeval.pipeline.studies.register_study`).
 3. Its rules file (:attr:`Study.rules_file`), which the Snakefile includes in registry order.
 
 Plugins
@@ -69,13 +70,19 @@ def table_page_file(stem: str) -> str:
     return f"results/report/tables/{stem}.html"
 
 
+def play_file(cell_path: str, table: str) -> str:
+    """The generic ``play`` rule's output of ``table`` for the cell at ``cell_path`` (the
+    cell's ``path``, or a wildcard pattern of it): ``results/play/<cell path>/<table>.parquet``."""
+    return f"results/play/{cell_path}/{table}.parquet"
+
+
 def play_table_paths(study: Study, cells: Sequence[Mapping[str, Any]]) -> dict[str, list[str]]:
-    """Table → the play job's Parquet file of that table for every cell of ``study``
-    (``results/play/<cell path>/<table>.parquet``, the outputs of the generic ``play`` rule).
+    """Table → the play job's Parquet file of that table (:func:`play_file`) for every cell of
+    ``study``.
 
     A study's :meth:`Study.store_inputs` starts from this and adds its downstream tables.
     """
-    return {table: [f"results/play/{cell['path']}/{table}.parquet" for cell in cells] for table in study.play_tables}
+    return {table: [play_file(cell["path"], table) for cell in cells] for table in study.play_tables}
 
 
 @dataclass(frozen=True)
@@ -206,4 +213,4 @@ class Study(Protocol):
         ...
 
 
-__all__ = ["CallStats", "PlayInputs", "ReportEntry", "Study", "figure_file", "play_table_paths", "table_page_file"]
+__all__ = ["CallStats", "PlayInputs", "ReportEntry", "Study", "figure_file", "play_file", "play_table_paths", "table_page_file"]
