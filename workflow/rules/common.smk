@@ -70,7 +70,6 @@ CELLS_BY_STUDY = all_cells(config)
 if _empty := empty_studies_error(CELLS_BY_STUDY):
     raise WorkflowError(_empty)
 CELL_BY_ID = {c["cell_id"]: c for cells in CELLS_BY_STUDY.values() for c in cells}
-CELLS = CELLS_BY_STUDY.get("coopeval", [])
 PROMPT_FILES = sorted(str(p) for p in Path(config["prompts_dir"]).glob("*.txt"))
 REQUIRED_ENV = required_env(config)
 # Everything below is derived from the study registry (coopeval.pipeline.studies): the tables
@@ -112,19 +111,6 @@ if REQUIRED_ENV:
 # `cell` (12 hex digits) and each registered study's own wildcards
 wildcard_constraints:
     **study_wildcards(),
-
-
-def cell_dir(stage, cell):
-    return f"results/{stage}/{cell['path']}"
-
-
-def cell_files(stage, names, mechanism=None):
-    return [
-        f"{cell_dir(stage, c)}/{name}.parquet"
-        for c in CELLS
-        if mechanism is None or c["mechanism"] == mechanism
-        for name in names
-    ]
 
 
 def _play_output(study):

@@ -15,7 +15,11 @@ from coopeval.studies.coopeval.study import (
     JUDGE_OUTPUTS,
     REPORT_TABLES,
     RUN_SUMMARY_PAGE,
+    cell_file,
 )
+
+# CoopEval's cells (none when the study is not configured; its rules then have no job)
+CELLS = CELLS_BY_STUDY.get("coopeval", [])
 
 
 include: "coopeval/evaluate.smk"

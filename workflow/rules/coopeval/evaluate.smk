@@ -43,7 +43,12 @@ for _mechanism in config["mechanisms"]:
         name:
             f"mechanism_{_mechanism}"
         input:
-            cell_files("evaluate", ["metrics", "trajectory"], _mechanism),
+            [
+                cell_file("evaluate", c, name)
+                for c in CELLS
+                if c["mechanism"] == _mechanism
+                for name in ("metrics", "trajectory")
+            ],
 
 
 DESIGN_CELLS = [c for c in CELLS if c["mechanism"] in DESIGN_MECHANISMS]
@@ -52,7 +57,7 @@ DESIGN_CELLS = [c for c in CELLS if c["mechanism"] in DESIGN_MECHANISMS]
 # NS / WD of every submitted mediator and contract design (spec §8), over all design cells.
 rule design_quality:
     input:
-        designs=[f"{cell_dir('play', c)}/designs.parquet" for c in DESIGN_CELLS],
+        designs=[cell_file("play", c, "designs") for c in DESIGN_CELLS],
     output:
         **DESIGN_QUALITY_OUTPUTS,
     log:

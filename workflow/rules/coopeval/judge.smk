@@ -16,8 +16,7 @@ JUDGE_SHARDS = judge_shards(CELLS, int(JUDGE.get("sample_size") or 0))
 rule judge_shard:
     input:
         decisions=lambda wildcards: [
-            f"{cell_dir('play', c)}/decisions.parquet"
-            for c in JUDGE_SHARDS[wildcards.shard]
+            cell_file("play", c, "decisions") for c in JUDGE_SHARDS[wildcards.shard]
         ],
         taxonomy=JUDGE["taxonomy"],
         template=f"{config['prompts_dir']}/judge/judge.txt",
