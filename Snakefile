@@ -20,12 +20,35 @@ report: "workflow/report/workflow.rst"
 include: "workflow/rules/common.smk"
 include: "workflow/rules/play.smk"
 include: "workflow/rules/store.smk"
-include: "workflow/rules/coopeval.smk"
-include: "workflow/rules/gossip.smk"
-include: "workflow/rules/evolution.smk"
+
+
+# Each registered study's rules file (coopeval.pipeline.studies, plugins included), in registry
+# order; it defines the study's stages after `store` and a target rule named after the study.
+for _rules_file in study_rules_files(workflow.basedir):
+
+    include: _rules_file
+
+
+# A study without a rules file is done once its tables are in the store.
+for _study in STUDIES.values():
+    if _study.rules_file is None:
+
+        rule:
+            name:
+                _study.name
+            input:
+                "results/coopeval.duckdb",
+                "results/checks/failures.txt",
 
 
 rule all:
     default_target: True
     input:
         [getattr(rules, name).input for name in STUDIES],
+
+
+if _unflagged := unflagged_report_entries():
+    raise WorkflowError(
+        "report entries without a report-flagged rule output (flag them with reported(...) "
+        "in the study's rules file): " + ", ".join(_unflagged)
+    )

@@ -9,6 +9,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 
 from snakemake.exceptions import WorkflowError
+from snakemake.io import is_flagged
 
 from coopeval.core.io import write_text_if_changed
 from coopeval.pipeline.config import (
@@ -18,18 +19,24 @@ from coopeval.pipeline.config import (
     effective_config_yaml,
     validate_config,
 )
-from coopeval.core.charts import report_format
 from coopeval.pipeline.studies import (
     all_cells,
     cell_api_slots,
     cell_uses_local_llm,
     configured_studies,
     empty_studies_error,
+    report_entries,
     required_env,
     run_start_errors,
+    store_inputs,
 )
 from coopeval.pipeline.studies import prompts_dir as study_prompts_dir
+from coopeval.pipeline.studies import rules_files as study_rules_files
+from coopeval.pipeline.studies import wildcard_constraints as study_wildcards
+from coopeval.studies.base import figure_file, play_file, table_page_file
 
+# validate_config first imports the config's `plugins` (modules that may register a study, game,
+# mechanism or provider), so everything below sees the registries with the plugins' entries.
 try:
     _validated = validate_config(config)
 except ConfigError as error:
@@ -63,9 +70,12 @@ CELLS_BY_STUDY = all_cells(config)
 if _empty := empty_studies_error(CELLS_BY_STUDY):
     raise WorkflowError(_empty)
 CELL_BY_ID = {c["cell_id"]: c for cells in CELLS_BY_STUDY.values() for c in cells}
-CELLS = CELLS_BY_STUDY.get("coopeval", [])
 PROMPT_FILES = sorted(str(p) for p in Path(config["prompts_dir"]).glob("*.txt"))
 REQUIRED_ENV = required_env(config)
+# Everything below is derived from the study registry (coopeval.pipeline.studies): the tables
+# the `store` rule gathers (table -> Parquet files) and the files the report embeds.
+STORE_INPUTS = store_inputs(config, CELLS_BY_STUDY)
+REPORT_ENTRIES = report_entries(config)
 
 # Once per run (not in the per-job processes of cluster executors): what runs, to stderr, and
 # the merged config into results/ (rewritten only when it changed: no rule reads it, no rerun).
@@ -98,77 +108,59 @@ if REQUIRED_ENV:
         *REQUIRED_ENV,
 
 
+# `cell` (12 hex digits) and each registered study's own wildcards
 wildcard_constraints:
-    cell="[0-9a-f]{12}",
-    mechanism="[A-Za-z]+",
-    game="[a-z_]+",
-
-
-# Tables gathered by the `store` rule: table name -> Parquet files. Each study's rules file adds
-# its own entries; the store rule reads this when the DAG is built.
-STORE_INPUTS = {}
-
-
-def cell_dir(stage, cell):
-    return f"results/{stage}/{cell['path']}"
-
-
-def cell_files(stage, names, mechanism=None):
-    return [
-        f"{cell_dir(stage, c)}/{name}.parquet"
-        for c in CELLS
-        if mechanism is None or c["mechanism"] == mechanism
-        for name in names
-    ]
-
-
-def report_caption(name):
-    """Absolute path of a caption file in workflow/report/ (Snakemake resolves relative
-    caption paths against the including Snakefile, not this file)."""
-    return str(Path(workflow.basedir) / "workflow" / "report" / name)
+    **study_wildcards(),
 
 
 def _play_output(study):
     return {
-        table: f"results/play/{study.name}/{{cellpath}}/{{cell}}/{table}.parquet"
+        table: play_file(f"{study.name}/{{cellpath}}/{{cell}}", table)
         for table in study.play_tables
     }
 
 
-def _store_inputs(wildcards):
-    inputs = {name: sorted(set(paths)) for name, paths in STORE_INPUTS.items()}
-    inputs["manifests"] = [study.manifest_path for study in STUDIES.values()]
-    return inputs
+def report_caption(name):
+    """Absolute path of a caption file in workflow/report/ (Snakemake resolves relative
+    caption paths against the including Snakefile, not this file); an absolute name (a
+    plugin's own caption) is kept."""
+    return str(Path(workflow.basedir) / "workflow" / "report" / name)
 
 
-def reported_figures(entries):
-    """The files of catalog entries, the report format of each flagged with its caption,
-    category (mechanism) and subcategory (game)."""
-    formats = config["figures"]["formats"]
-    shown = report_format(formats)
-    files = []
-    for entry in entries:
-        for fmt in formats:
-            path = f"results/figures/{entry.stem}.{fmt}"
-            if fmt == shown:
-                path = report(
-                    path,
-                    caption=report_caption(entry.caption),
-                    category=entry.category,
-                    subcategory=entry.subcategory,
-                )
-            files.append(path)
-    return files
+def reported(paths):
+    """`paths`, each flagged for the report when a configured study declares it a report
+    entry (REPORT_ENTRIES: caption, category, subcategory), else unchanged."""
+    flagged = []
+    for path in paths:
+        entry = REPORT_ENTRIES.get(str(path))
+        if entry is not None:
+            path = report(
+                path,
+                caption=report_caption(entry.caption),
+                category=entry.category,
+                subcategory=entry.subcategory,
+            )
+        flagged.append(path)
+    return flagged
 
 
-def table_page(entry):
-    """The HTML page of a paper table (results/tables/*.csv), flagged for the report."""
-    return report(
-        f"results/report/tables/{entry.stem}.html",
-        caption=report_caption(entry.caption),
-        category=entry.category,
-        subcategory=entry.subcategory,
-    )
+def figure_paths(stems):
+    """results/figures/<stem>.<format> for every stem and configured figure format."""
+    return [
+        figure_file(stem, fmt) for stem in stems for fmt in config["figures"]["formats"]
+    ]
+
+
+def unflagged_report_entries():
+    """Report entries that no rule declares as a report-flagged output (checked once every
+    rule is defined, at the end of the Snakefile)."""
+    flagged = {
+        str(path)
+        for rule in workflow.rules
+        for path in rule.output
+        if is_flagged(path, "report")
+    }
+    return sorted(set(REPORT_ENTRIES) - flagged)
 
 
 def study_prompt_files(study):

@@ -10,6 +10,16 @@ from coopeval.studies.coopeval.figures.catalog import (
 from coopeval.studies.coopeval.judge.selection import judge_has_work
 from coopeval.studies.coopeval.judge.shards import judge_shards
 from coopeval.studies.coopeval.mechanisms.catalog import DESIGN_MECHANISMS
+from coopeval.studies.coopeval.study import (
+    DESIGN_QUALITY_OUTPUTS,
+    JUDGE_OUTPUTS,
+    REPORT_TABLES,
+    RUN_SUMMARY_PAGE,
+    cell_file,
+)
+
+# CoopEval's cells (none when the study is not configured; its rules then have no job)
+CELLS = CELLS_BY_STUDY.get("coopeval", [])
 
 
 include: "coopeval/evaluate.smk"

@@ -3,49 +3,23 @@
 # Target: `snakemake --cores 8 evolution`. Generations are checkpointed in results/.state/.
 
 from coopeval.studies.evolution.figures import OES_PAGE, figure_files
-from coopeval.studies.evolution.figures import is_reported
 
-EVOLUTION_CELLS = CELLS_BY_STUDY.get("evolution", [])
-EVOLUTION_FILES = figure_files(
-    config["figures"]["formats"], len(config["evolution"]["models"])
-)
-
-
-# every figure file; the one shown format of each (and the lineage HTML) goes to the report
-EVOLUTION_FIGURES = [
-    (
-        path
-        if not is_reported(stem, path, config["figures"]["formats"])
-        else report(
-            path,
-            caption=report_caption(f"evolution/{stem}.rst"),
-            category="Evolution",
-            subcategory="Figures",
-        )
-    )
-    for stem, paths in EVOLUTION_FILES.items()
+# every figure file; the report entries among them (EvolutionStudy.report_entries) are flagged
+EVOLUTION_FIGURES = reported(
+    path
+    for paths in figure_files(
+        config["figures"]["formats"], len(config["evolution"]["models"])
+    ).values()
     for path in paths
-]
-
-if "evolution" in STUDIES:
-    for _table in STUDIES["evolution"].play_tables:
-        STORE_INPUTS[_table] = [
-            *STORE_INPUTS.get(_table, []),
-            *(f"results/play/{c['path']}/{_table}.parquet" for c in EVOLUTION_CELLS),
-        ]
+)
 
 
 rule evolution_figures:
     input:
         "results/coopeval.duckdb",
     output:
-        EVOLUTION_FIGURES,
-        report(
-            OES_PAGE,
-            caption=report_caption("evolution/oes.rst"),
-            category="Evolution",
-            subcategory="Tables",
-        ),
+        figures=EVOLUTION_FIGURES,
+        oes=reported([OES_PAGE])[0],
     log:
         "results/logs/evolution_figures.log",
     conda:

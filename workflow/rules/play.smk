@@ -31,6 +31,8 @@ for _study in STUDIES.values():
             study=_study.name,
             spec=lambda wildcards: CELL_BY_ID[wildcards.cell],
             cache_dir=config["cache_dir"],
+            # per-attempt journal, never a declared output (coopeval.pipeline.play)
+            journal_dir="results/.journal",
             max_concurrency=config["max_concurrency"],
             max_usd=config["max_usd"],
         script:

@@ -1,10 +1,12 @@
-# store: the only writer of results/coopeval.duckdb (every study's tables, STORE_INPUTS);
-# check_failures: fail on too many failed decisions.
+# store: the only writer of results/coopeval.duckdb (every configured study's tables, as each
+# declares them: STORE_INPUTS from Study.store_inputs, common.smk); check_failures: fail on too
+# many failed decisions.
 
 
 rule store:
     input:
-        unpack(_store_inputs),
+        **STORE_INPUTS,
+        manifests=[study.manifest_path for study in STUDIES.values()],
     output:
         "results/coopeval.duckdb",
     log:
@@ -13,7 +15,7 @@ rule store:
     conda:
         "../envs/coopeval.yaml"
     params:
-        tables=lambda wildcards: sorted(STORE_INPUTS),
+        tables=sorted(STORE_INPUTS),
         manifest_tables={
             study.manifest_path: study.manifest_table for study in STUDIES.values()
         },

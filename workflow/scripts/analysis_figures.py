@@ -5,11 +5,12 @@ from coopeval.pipeline.joblog import log_to
 log_to(snakemake.log[0])
 
 from coopeval.decisions.taxonomy import load_taxonomy  # noqa: E402
+from coopeval.pipeline.outputs import output_dir  # noqa: E402
 from coopeval.studies.coopeval.figures.render_analyses import render_analysis_figures  # noqa: E402
 
 render_analysis_figures(
     snakemake.input.store,
-    "results/figures",
+    output_dir(snakemake.output),
     snakemake.params.mechanisms,
     snakemake.params.games,
     snakemake.params.formats,

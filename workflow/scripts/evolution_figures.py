@@ -4,6 +4,13 @@ from coopeval.pipeline.joblog import log_to
 
 log_to(snakemake.log[0])
 
+from coopeval.pipeline.outputs import output_dir  # noqa: E402
 from coopeval.studies.evolution.figures import render_figures  # noqa: E402
 
-render_figures(snakemake.input[0], snakemake.params.formats, snakemake.params.n_models)
+render_figures(
+    snakemake.input[0],
+    snakemake.params.formats,
+    snakemake.params.n_models,
+    out_dir=output_dir(snakemake.output.figures),
+    oes_path=snakemake.output.oes,
+)

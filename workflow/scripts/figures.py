@@ -4,11 +4,12 @@ from coopeval.pipeline.joblog import log_to
 
 log_to(snakemake.log[0])
 
+from coopeval.pipeline.outputs import output_dir  # noqa: E402
 from coopeval.studies.coopeval.figures.render import render_core_figures  # noqa: E402
 
 render_core_figures(
     snakemake.input[0],
-    "results/figures",
+    output_dir(snakemake.output),
     snakemake.params.mechanisms,
     snakemake.params.games,
     snakemake.params.formats,

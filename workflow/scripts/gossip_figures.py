@@ -4,6 +4,7 @@ from coopeval.pipeline.joblog import log_to
 
 log_to(snakemake.log[0])
 
+from coopeval.pipeline.outputs import output_dir  # noqa: E402
 from coopeval.studies.gossip.figures import render_figures  # noqa: E402
 
-render_figures(snakemake.input[0], "results/figures", snakemake.params.formats)
+render_figures(snakemake.input[0], output_dir(snakemake.output), snakemake.params.formats)

@@ -4,6 +4,12 @@ from coopeval.pipeline.joblog import log_to
 
 log_to(snakemake.log[0])
 
+from coopeval.pipeline.outputs import output_dir  # noqa: E402
 from coopeval.studies.gossip.figures import render_tables  # noqa: E402
 
-render_tables(snakemake.input[0], snakemake.params.testbeds, "results/tables", "results/report/tables")
+render_tables(
+    snakemake.input[0],
+    snakemake.params.testbeds,
+    output_dir(snakemake.output.tables),
+    output_dir(snakemake.output.pages),
+)

@@ -10,13 +10,16 @@ import os  # noqa: E402
 os.environ.setdefault("COOPEVAL_LLAMA_THREADS", str(snakemake.threads))
 
 from coopeval.pipeline.play import run_cell  # noqa: E402
+from coopeval.pipeline.plugins import load_plugins  # noqa: E402
+
+load_plugins(snakemake.config)  # a plugin study registers itself at import
 
 run_cell(
     study=snakemake.params.study,
     spec=snakemake.params.spec,
     outputs=dict(snakemake.output.items()),
     cache_dir=snakemake.params.cache_dir,
-    journal_dir="results/.journal",
+    journal_dir=snakemake.params.journal_dir,
     prompts_dir=snakemake.input.prompts_dir,
     max_concurrency=snakemake.params.max_concurrency,
     max_usd=snakemake.params.max_usd,

@@ -21,6 +21,7 @@ import yaml
 
 from coopeval.core.errors import ConfigError
 from coopeval.core.validation import field_path, validator_with_defaults
+from coopeval.pipeline.plugins import load_plugins
 from coopeval.pipeline.studies import STUDIES, configured_studies
 
 __all__ = [
@@ -92,7 +93,8 @@ def load_config(paths: Iterable[str | Path]) -> dict[str, Any]:
 
 
 def validate_config(config: Mapping[str, Any]) -> dict[str, Any]:
-    """Validate ``config`` against the schema, fill defaults, and run semantic checks.
+    """Import the config's ``plugins`` (:func:`~coopeval.pipeline.plugins.load_plugins`), then
+    validate ``config`` against the schema, fill defaults, and run semantic checks.
 
     Returns a new dict; the input is not modified.
 
@@ -101,6 +103,7 @@ def validate_config(config: Mapping[str, Any]) -> dict[str, Any]:
     ConfigError
         Naming the field (e.g. ``agents[1].style``), the problem and the fix.
     """
+    load_plugins(config)
     schema = config_schema()
     instance = copy.deepcopy(dict(config))
     validator = validator_with_defaults(schema)

@@ -1,4 +1,9 @@
-"""The study registry: every study the workflow can run, by config name."""
+"""The study registry: every study the workflow can run, by config name, and what the generic
+workflow derives from it (store inputs, report entries, wildcard constraints, rules files).
+
+Adding a study is one registration line: :func:`register_study` below for a shipped study, or
+the same call at import in a plugin module (config key ``plugins``, :mod:`.plugins`).
+"""
 
 from __future__ import annotations
 
@@ -6,15 +11,53 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from coopeval.studies.base import Study
+from coopeval.agents.registry import is_scripted, routing_error, uses_local_llm
+from coopeval.agents.registry import required_env as model_env
+from coopeval.core.schemas import SCHEMAS
+from coopeval.studies.base import ReportEntry, Study
 from coopeval.studies.coopeval.study import CoopEvalStudy
 from coopeval.studies.evolution.study import EvolutionStudy
 from coopeval.studies.gossip.study import GossipStudy
-from coopeval.agents.registry import required_env as model_env
-from coopeval.agents.registry import is_scripted, routing_error, uses_local_llm
 
-STUDIES: dict[str, Study] = {study.name: study for study in (CoopEvalStudy(), GossipStudy(), EvolutionStudy())}
-"""Name → study, in the order ``all`` lists them."""
+STUDIES: dict[str, Study] = {}
+"""Name → study, in registry order (:attr:`Study.order`, then name): the order ``all``, the
+``studies`` default and the rules files' includes follow. Filled by :func:`register_study`."""
+
+SHARED_TABLES = ("decisions", "llm_calls")
+"""The engine's tables, which every study (and the CoopEval judge) fills with its own rows; any
+other store table is declared by exactly one study."""
+
+CONTRACT = tuple(Study.__annotations__) + tuple(
+    name for name, member in vars(Study).items() if not name.startswith("_") and (callable(member) or isinstance(member, property))
+)
+"""Attributes and methods a registered study must have (the :class:`Study` protocol)."""
+
+
+def register_study(study: Study) -> Study:
+    """Add ``study`` to :data:`STUDIES` (kept in registry order) and return it.
+
+    Raises
+    ------
+    TypeError
+        If ``study`` lacks a member of the :class:`Study` contract (named).
+    ValueError
+        If another study of the same name is registered.
+    """
+    missing = [name for name in CONTRACT if not hasattr(study, name)]
+    if missing:
+        raise TypeError(f"study {getattr(study, 'name', study)!r} lacks {', '.join(missing)} of the Study contract (coopeval.studies.base)")
+    known = STUDIES.get(study.name)
+    if known is not None and type(known) is not type(study):
+        raise ValueError(f"a study named {study.name!r} is already registered ({type(known).__qualname__}); choose another name")
+    ordered = sorted({**STUDIES, study.name: study}.items(), key=lambda item: (item[1].order, item[0]))
+    STUDIES.clear()
+    STUDIES.update(ordered)
+    return study
+
+
+register_study(CoopEvalStudy())
+register_study(GossipStudy())
+register_study(EvolutionStudy())
 
 
 def get_study(name: str) -> Study:
@@ -92,3 +135,79 @@ def prompts_dir(study: Study, config: Mapping[str, Any]) -> str:
     package data with the study) or else the config's ``prompts_dir``."""
     own = getattr(study, "prompts_dir", None)
     return str(own) if own else str(config["prompts_dir"])
+
+
+def store_inputs(config: Mapping[str, Any], cells_by_study: Mapping[str, Sequence[Mapping[str, Any]]]) -> dict[str, list[str]]:
+    """Store table → the sorted Parquet files of every configured study (:meth:`Study.store_inputs`
+    with its cells from :func:`all_cells`), independent of the order of the studies.
+
+    Raises
+    ------
+    ValueError
+        A table without a registered schema, or a table other than :data:`SHARED_TABLES`
+        declared by two studies (both named).
+    """
+    merged: dict[str, set[str]] = {}
+    owner: dict[str, str] = {}
+    for study in configured_studies(config):
+        for table, paths in study.store_inputs(config, cells_by_study[study.name]).items():
+            if table not in SCHEMAS:
+                raise ValueError(f"study {study.name} declares store table {table!r} without a schema; register it with coopeval.core.schemas.register_tables")
+            if table not in SHARED_TABLES and owner.setdefault(table, study.name) != study.name:
+                raise ValueError(f"store table {table!r} is declared by the studies {owner[table]} and {study.name}; each table has one owner")
+            merged.setdefault(table, set()).update(str(p) for p in paths)
+    return {table: sorted(merged[table]) for table in sorted(merged)}
+
+
+def report_entries(config: Mapping[str, Any]) -> dict[str, ReportEntry]:
+    """Output path → its report entry, over every configured study (:meth:`Study.report_entries`).
+
+    Raises
+    ------
+    ValueError
+        If two entries name the same file.
+    """
+    entries: dict[str, ReportEntry] = {}
+    for study in configured_studies(config):
+        for entry in study.report_entries(config):
+            if entry.path in entries:
+                raise ValueError(f"report entry {entry.path} is declared twice (study {study.name})")
+            entries[entry.path] = entry
+    return entries
+
+
+def wildcard_constraints() -> dict[str, str]:
+    """Wildcard → regular expression over every registered study, plus the engine's ``cell``
+    (a 12-hex-digit cell id).
+
+    Raises
+    ------
+    ValueError
+        If two studies constrain one wildcard differently.
+    """
+    constraints = {"cell": "[0-9a-f]{12}"}
+    for study in STUDIES.values():
+        for wildcard, pattern in study.wildcard_constraints.items():
+            if constraints.setdefault(wildcard, pattern) != pattern:
+                raise ValueError(f"study {study.name} constrains the wildcard {wildcard!r} differently from another study; rename it")
+    return constraints
+
+
+def rules_files(basedir: str | Path) -> list[str]:
+    """The rules file of every registered study with one, in registry order, as absolute paths
+    (a relative :attr:`Study.rules_file` is relative to the workflow folder ``basedir``).
+
+    Raises
+    ------
+    FileNotFoundError
+        Naming the study whose rules file is missing.
+    """
+    files = []
+    for study in STUDIES.values():
+        if study.rules_file is None:
+            continue
+        path = Path(basedir) / study.rules_file
+        if not path.is_file():
+            raise FileNotFoundError(f"study {study.name}: rules file {path} does not exist; fix its rules_file")
+        files.append(str(path))
+    return files

@@ -43,7 +43,12 @@ for _mechanism in config["mechanisms"]:
         name:
             f"mechanism_{_mechanism}"
         input:
-            cell_files("evaluate", ["metrics", "trajectory"], _mechanism),
+            [
+                cell_file("evaluate", c, name)
+                for c in CELLS
+                if c["mechanism"] == _mechanism
+                for name in ("metrics", "trajectory")
+            ],
 
 
 DESIGN_CELLS = [c for c in CELLS if c["mechanism"] in DESIGN_MECHANISMS]
@@ -52,10 +57,9 @@ DESIGN_CELLS = [c for c in CELLS if c["mechanism"] in DESIGN_MECHANISMS]
 # NS / WD of every submitted mediator and contract design (spec §8), over all design cells.
 rule design_quality:
     input:
-        designs=[f"{cell_dir('play', c)}/designs.parquet" for c in DESIGN_CELLS],
+        designs=[cell_file("play", c, "designs") for c in DESIGN_CELLS],
     output:
-        rows="results/design_quality/design_quality.parquet",
-        summary="results/design_quality/design_quality_summary.parquet",
+        **DESIGN_QUALITY_OUTPUTS,
     log:
         "results/logs/design_quality.log",
     localrule: True
@@ -65,18 +69,3 @@ rule design_quality:
         game_params={c["cell_id"]: c["game_params"] for c in DESIGN_CELLS},
     script:
         "../../scripts/design_quality.py"
-
-
-# (only when CoopEval is among the configured studies, e.g. not with `studies: [evolution]`)
-if "coopeval" in STUDIES:
-    STORE_INPUTS.update(
-        {
-            table: cell_files("play", [table])
-            for table in STUDIES["coopeval"].play_tables
-        }
-    )
-    STORE_INPUTS["scores"] = cell_files("parse", ["scores"])
-    STORE_INPUTS["metrics"] = cell_files("evaluate", ["metrics"])
-    STORE_INPUTS["trajectories"] = cell_files("evaluate", ["trajectory"])
-    STORE_INPUTS["design_quality"] = [rules.design_quality.output.rows]
-    STORE_INPUTS["design_quality_summary"] = [rules.design_quality.output.summary]

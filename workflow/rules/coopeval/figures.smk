@@ -1,7 +1,12 @@
 # figures: Altair charts (PNG, SVG, HTML) read from the store, read-only.
 
-CORE_FIGURES = reported_figures(
-    core_figures(config["mechanisms"], config["games"], bool(config["variants"]))
+CORE_FIGURES = reported(
+    figure_paths(
+        entry.stem
+        for entry in core_figures(
+            config["mechanisms"], config["games"], bool(config["variants"])
+        )
+    )
 )
 
 

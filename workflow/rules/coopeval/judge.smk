@@ -16,8 +16,7 @@ JUDGE_SHARDS = judge_shards(CELLS, int(JUDGE.get("sample_size") or 0))
 rule judge_shard:
     input:
         decisions=lambda wildcards: [
-            f"{cell_dir('play', c)}/decisions.parquet"
-            for c in JUDGE_SHARDS[wildcards.shard]
+            cell_file("play", c, "decisions") for c in JUDGE_SHARDS[wildcards.shard]
         ],
         taxonomy=JUDGE["taxonomy"],
         template=f"{config['prompts_dir']}/judge/judge.txt",
@@ -56,8 +55,7 @@ rule judge:
         judgements=expand(rules.judge_shard.output.judgements, shard=JUDGE_SHARDS),
         llm_calls=expand(rules.judge_shard.output.llm_calls, shard=JUDGE_SHARDS),
     output:
-        judgements="results/judge/judgements.parquet",
-        llm_calls="results/judge/llm_calls.parquet",
+        **JUDGE_OUTPUTS,
     log:
         "results/logs/judge.log",
     localrule: True
@@ -65,7 +63,3 @@ rule judge:
         "../../envs/coopeval.yaml"
     script:
         "../../scripts/judge_gather.py"
-
-
-STORE_INPUTS["judgements"] = [rules.judge.output.judgements]
-STORE_INPUTS.setdefault("llm_calls", []).append(rules.judge.output.llm_calls)

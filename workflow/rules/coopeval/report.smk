@@ -1,18 +1,17 @@
 # report: the analyses' figures, the run summary page and the paper tables as HTML pages, all
-# registered for `snakemake --report report.html` (category = mechanism, subcategory = game;
-# the top-level page is workflow/report/workflow.rst).
+# flagged for `snakemake --report report.html` as CoopEvalStudy.report_entries declares them
+# (category = mechanism, subcategory = game; the top-level page is workflow/report/workflow.rst).
 
-ANALYSIS_FIGURES = reported_figures(
-    analysis_figures(config["mechanisms"], config["games"])
+ANALYSIS_FIGURES = reported(
+    figure_paths(
+        entry.stem for entry in analysis_figures(config["mechanisms"], config["games"])
+    )
 )
-REPORT_TABLES = sorted({Path(f).stem for f in TABLE_FILES})
-TABLE_PAGES = [
-    table_page(entry)
+TABLE_PAGES = reported(
+    table_page_file(entry.stem)
     for entry in table_pages(REPORT_TABLES, config["mechanisms"], config["games"])
-]
-REPORT_FILES = [
-    str(f) for f in [*ANALYSIS_FIGURES, "results/report/run_summary.html", *TABLE_PAGES]
-]
+)
+REPORT_FILES = [str(f) for f in [*ANALYSIS_FIGURES, RUN_SUMMARY_PAGE, *TABLE_PAGES]]
 
 
 rule analysis_figures:
@@ -40,12 +39,7 @@ rule run_summary:
     input:
         "results/coopeval.duckdb",
     output:
-        report(
-            "results/report/run_summary.html",
-            caption=report_caption("run_summary.rst"),
-            category="Overview",
-            subcategory="Run",
-        ),
+        reported([RUN_SUMMARY_PAGE]),
     log:
         "results/logs/run_summary.log",
     localrule: True

@@ -3,28 +3,63 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import PurePosixPath
 from typing import Any
 
 import polars as pl
 
 from coopeval.agents.maker import CallStats
-from coopeval.studies.base import PlayInputs
+from coopeval.core.charts import report_format
+from coopeval.games import GAME_FACTORIES
+from coopeval.studies.base import PlayInputs, ReportEntry, figure_file, play_table_paths, table_page_file
 from coopeval.studies.coopeval.cells import build_cells, cells_tsv, play_cost
 from coopeval.studies.coopeval.config_checks import check_config
 from coopeval.studies.coopeval.config_schema import config_schema_part
+from coopeval.studies.coopeval.figures.catalog import analysis_figures, core_figures, table_pages
 from coopeval.studies.coopeval.judge.selection import judge_has_work
+from coopeval.studies.coopeval.mechanisms.catalog import MECHANISM_INFO
 from coopeval.studies.coopeval.play import PLAY_TABLES, play_cell
+from coopeval.studies.coopeval.tables.render import TABLE_FILES
+
+DESIGN_QUALITY_OUTPUTS = {
+    "rows": "results/design_quality/design_quality.parquet",
+    "summary": "results/design_quality/design_quality_summary.parquet",
+}
+"""The ``design_quality`` rule's outputs (store tables ``design_quality`` and ``design_quality_summary``)."""
+
+JUDGE_OUTPUTS = {"judgements": "results/judge/judgements.parquet", "llm_calls": "results/judge/llm_calls.parquet"}
+"""The ``judge`` rule's outputs (store tables ``judgements`` and ``llm_calls``)."""
+
+RUN_SUMMARY_PAGE = "results/report/run_summary.html"
+"""The report's run summary page (the ``run_summary`` rule)."""
+
+REPORT_TABLES = tuple(sorted({str(PurePosixPath(name).stem) for name in TABLE_FILES}))
+"""The paper tables shown as report pages (``results/tables/<table>.csv``)."""
+
+
+def cell_file(stage: str, cell: Mapping[str, Any], name: str) -> str:
+    """A cell's Parquet file of a stage: ``results/<stage>/<cell path>/<name>.parquet``."""
+    return f"results/{stage}/{cell['path']}/{name}.parquet"
 
 
 class CoopEvalStudy:
     """The CoopEval study (arXiv 2604.15267): social dilemmas under six mechanisms."""
 
     name = "coopeval"
-    play_tables = PLAY_TABLES
+    title = "CoopEval: mechanisms for cooperation in social dilemmas"
+    order = 10
+    play_tables: tuple[str, ...] = PLAY_TABLES
     manifest_path = "results/cells.tsv"
     manifest_table = "cells"
     default_enabled = True
+    rules_file: str | None = "workflow/rules/coopeval.smk"
+
+    @property
+    def wildcard_constraints(self) -> dict[str, str]:
+        """``mechanism`` and ``game`` folders: the registered mechanism names and game keys."""
+        return {"mechanism": "|".join(map(re.escape, MECHANISM_INFO)), "game": "|".join(map(re.escape, GAME_FACTORIES))}
 
     def config_schema(self) -> dict[str, Any]:
         """CoopEval's keys (top level: ``agents``, ``games``, ``mechanisms`` …)."""
@@ -75,3 +110,30 @@ class CoopEvalStudy:
     def manifest(self, cells: list[dict[str, Any]]) -> str:
         """See :func:`~.cells.cells_tsv`."""
         return cells_tsv(cells)
+
+    def store_inputs(self, config: Mapping[str, Any], cells: Sequence[Mapping[str, Any]]) -> dict[str, list[str]]:
+        """The play tables of every cell, its scores (``parse``), metrics and trajectories
+        (``evaluate``), the design quality tables and the judge's tables."""
+        inputs = play_table_paths(self, cells)
+        inputs["scores"] = [cell_file("parse", c, "scores") for c in cells]
+        inputs["metrics"] = [cell_file("evaluate", c, "metrics") for c in cells]
+        inputs["trajectories"] = [cell_file("evaluate", c, "trajectory") for c in cells]
+        inputs["design_quality"] = [DESIGN_QUALITY_OUTPUTS["rows"]]
+        inputs["design_quality_summary"] = [DESIGN_QUALITY_OUTPUTS["summary"]]
+        inputs["judgements"] = [JUDGE_OUTPUTS["judgements"]]
+        inputs["llm_calls"] = [*inputs["llm_calls"], JUDGE_OUTPUTS["llm_calls"]]
+        return inputs
+
+    def report_entries(self, config: Mapping[str, Any]) -> list[ReportEntry]:
+        """Core and analysis figures (the shown format; category = mechanism, subcategory =
+        game), the run summary page and the paper tables' pages."""
+        shown = report_format(config["figures"]["formats"])
+        mechanisms, games = config["mechanisms"], config["games"]
+        figures = [*core_figures(mechanisms, games, bool(config["variants"])), *analysis_figures(mechanisms, games)]
+        entries = [ReportEntry(figure_file(e.stem, shown), e.category, e.subcategory, e.caption) for e in figures]
+        entries.append(ReportEntry(RUN_SUMMARY_PAGE, "Overview", "Run", "run_summary.rst"))
+        entries += [
+            ReportEntry(table_page_file(e.stem), e.category, e.subcategory, e.caption)
+            for e in table_pages(REPORT_TABLES, mechanisms, games)
+        ]
+        return entries

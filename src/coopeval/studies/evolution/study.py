@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,8 @@ from coopeval.agents.registry import is_scripted
 from coopeval.cache.response_cache import CACHE_SCHEMA_VERSION
 from coopeval.core.hashing import canonical_json
 from coopeval.core.schemas import register_tables
-from coopeval.studies.base import PlayInputs
+from coopeval.studies.base import PlayInputs, ReportEntry, play_table_paths
+from coopeval.studies.evolution.figures import OES_PAGE, figure_files, is_reported
 from coopeval.studies.evolution.agents import run_agents
 from coopeval.studies.evolution.checkpoint import Checkpoints, relabel
 from coopeval.studies.evolution.config import (
@@ -121,10 +122,14 @@ class EvolutionStudy:
     """
 
     name = "evolution"
+    title = "Evolution: cultural evolution of donation strategies"
+    order = 30
     play_tables: tuple[str, ...] = (*TABLES, "llm_calls", "decisions")
     manifest_path = "results/evolution/cells.tsv"
     manifest_table = "evolution_cells"
     default_enabled = True
+    rules_file: str | None = "workflow/rules/evolution.smk"
+    wildcard_constraints: Mapping[str, str] = {}
 
     def __init__(
         self,
@@ -140,6 +145,25 @@ class EvolutionStudy:
         from coopeval.core.prompts import PromptLibrary
 
         return PromptLibrary(self.prompts_dir)
+
+    # -- the Study contract: workflow -------------------------------------------------------------
+
+    def store_inputs(self, config: Mapping[str, Any], cells: Sequence[Mapping[str, Any]]) -> dict[str, list[str]]:
+        """The play tables of every cell (generations are summarised in play)."""
+        return play_table_paths(self, cells)
+
+    def report_entries(self, config: Mapping[str, Any]) -> list[ReportEntry]:
+        """Each figure's shown format, the interactive lineage view and the OES page
+        (category Evolution; captions ``workflow/report/evolution/<stem>.rst``)."""
+        formats = config["figures"]["formats"]
+        entries = [
+            ReportEntry(path, "Evolution", "Figures", f"evolution/{stem}.rst")
+            for stem, paths in figure_files(formats, len(config[self.name]["models"])).items()
+            for path in paths
+            if is_reported(stem, path, formats)
+        ]
+        entries.append(ReportEntry(OES_PAGE, "Evolution", "Tables", "evolution/oes.rst"))
+        return entries
 
     # -- the Study contract: config ---------------------------------------------------------------
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,12 +27,14 @@ from coopeval.agents.maker import CallStats, DecisionMaker
 from coopeval.agents.protocol import Agent
 from coopeval.agents.registry import agent_name, is_scripted, make_agent
 from coopeval.cache.response_cache import CACHE_SCHEMA_VERSION
+from coopeval.core.charts import report_format
 from coopeval.core.hashing import canonical_json
 from coopeval.core.prompts import PromptLibrary
 from coopeval.core.rng import rng_for
 from coopeval.core.schemas import conform, register_tables
 from coopeval.decisions.parsing import PARSER_VERSION
-from coopeval.studies.base import PlayInputs
+from coopeval.studies.base import PlayInputs, ReportEntry, figure_file, play_table_paths, table_page_file
+from coopeval.studies.gossip.catalog import CATEGORY, FIGURES, table_entry, table_stems
 from coopeval.studies.gossip.bots import CollusiveAttacker, Max, make_gossip_bot
 from coopeval.studies.gossip.conditions import Condition
 from coopeval.studies.gossip.config import applies, load_schema, resolve_conditions, validate_gossip_config
@@ -142,10 +144,14 @@ class GossipStudy:
     """The ALIGN gossip study (see the module docstring)."""
 
     name = STUDY
+    title = "Gossip: indirect reciprocity through gossip (ALIGN)"
+    order = 20
     play_tables: tuple[str, ...] = ("gossip_rounds", "gossip_agent_metrics", "gossip_run_metrics", "decisions", "llm_calls")
     manifest_path = "results/gossip_cells.tsv"
     manifest_table = "gossip_cells"
     default_enabled = True
+    rules_file: str | None = "workflow/rules/gossip.smk"
+    wildcard_constraints: Mapping[str, str] = {}
     prompts_dir = str(PROMPTS_DIR)
     """The prompt templates ship as package data; the ``play_gossip`` rule reads them from here."""
 
@@ -195,6 +201,20 @@ class GossipStudy:
             ]
             lines.append("\t".join(row))
         return "\n".join(lines) + "\n"
+
+    def store_inputs(self, config: Mapping[str, Any], cells: Sequence[Mapping[str, Any]]) -> dict[str, list[str]]:
+        """The play tables of every cell (the round metrics come out of play)."""
+        return play_table_paths(self, cells)
+
+    def report_entries(self, config: Mapping[str, Any]) -> list[ReportEntry]:
+        """Every figure (the shown format) and the Tables 1-2 page of each configured testbed,
+        under the category :data:`.catalog.CATEGORY`."""
+        shown = report_format(config["figures"]["formats"])
+        entries = [ReportEntry(figure_file(e.stem, shown), CATEGORY, e.subcategory, e.caption) for e in FIGURES]
+        for stem in table_stems(config[STUDY]["testbeds"]):
+            page = table_entry(stem)
+            entries.append(ReportEntry(table_page_file(stem), CATEGORY, page.subcategory, page.caption))
+        return entries
 
     # -- resources ---------------------------------------------------------------------------
     @staticmethod
