@@ -48,23 +48,11 @@ from coopeval.studies.gossip.memory import Channel, LogEntry, PublicLog, fmt_uni
 from coopeval.studies.gossip.metrics import AgentEvent
 from coopeval.studies.gossip.schedules import Pair
 from coopeval.studies.gossip.testbeds import DonationGame, Market, PrisonersDilemma, Testbed, TrustGame
-from coopeval.studies.gossip.tones import TONE_MEANINGS, tone_rank
-
-GAME_TITLES = {"donation": "donation game", "pd": "prisoner's dilemma", "trust": "investment game", "market": "market game"}
-WHO_POSTS = {
-    "donation": "the recipient, the only agent who saw the donor's choice, publishes an assessment of the donor",
-    "pd": "each of the two players publishes an assessment of the other's choice",
-    "trust": "the investor and then the responder each publish an assessment of the other's choice",
-    "market": "the buyer publishes an assessment of the seller's quality",
-}
-PAIRING = {"random_alternating": "drawn at random", "align_sweep": "set in advance by a fixed schedule"}
-CONVENTION = " By convention, 1 means the agent behaved well and 0 means it behaved badly."
-NO_COMMENT = "No comment"
-
+from coopeval.studies.gossip.tones import tone_rank
 
 
 def stated_numbers(tb: Testbed) -> dict[str, object]:
-    """The numbers the ``overview_<testbed>`` prompt states, taken from the testbed the engine
+    """The numbers the ``<testbed>_overview`` prompt states, taken from the testbed the engine
     pays with (``number_text``: never rounded for display; issue 13 kind 11b), read off its
     ``payoff`` where it states a reward: ``initial``; donation and PD ``c``, ``b`` and PD
     ``cc`` (the both-cooperate reward); trust
@@ -165,8 +153,8 @@ class RunLoop:
         self.message_agents = (
             {} if message_agent is None else {n: seat_agent(message_agent) for n in self.names if self.kinds[n] == "attacker"}
         )
-        self.log = PublicLog(show_tone=condition.show_tone, max_entries=log_cap)
-        self.memory = {n: Channel(memory_cap, "(no interactions yet)") for n in self.names}
+        self.log = PublicLog(prompts, show_tone=condition.show_tone, max_entries=log_cap)
+        self.memory = {n: Channel(prompts, "memory_empty", memory_cap) for n in self.names}
         self.resources = {n: float(testbed.initial_resources) for n in self.names}
         self.interactions = {n: 0 for n in self.names}
         self.records = RunRecords()
@@ -185,28 +173,33 @@ class RunLoop:
     def rules(self, name: str) -> str:
         """The rules section (the reference's system message) for ``name`` (spec §4.2)."""
         tb = self.testbed
-        values = {**stated_numbers(tb), "pairing_phrase": PAIRING.get(self.matching, "drawn at random")}
-        overview = self.prompts.render(f"overview_{self.key}", **values)
+        values = {**stated_numbers(tb), "pairing_phrase": self.prompts.render(f"pairing_{self.matching}")}
+        overview = self.prompts.render(f"{self.key}_overview", **values)
         horizon = tb.horizon
         length = self.prompts.render(f"length_{horizon}", n_rounds=tb.n_rounds)
         if not self.cond.gossip:
             information = self.prompts.render("information_none")
         elif self.signal_mode == "tone":
-            information = self.prompts.render("information_gossip", who_posts=WHO_POSTS[self.key])
+            information = self.prompts.render("information_gossip", who_posts=self.prompts.render(f"{self.key}_who_posts"))
         else:
-            convention = CONVENTION if self.signal_mode == "binary_convention" else ""
-            information = self.prompts.render("information_signal", who_posts=WHO_POSTS[self.key], convention=convention)
+            information = self.prompts.render(
+                "information_signal", who_posts=self.prompts.render(f"{self.key}_who_posts"), convention=self.convention()
+            )
         return self.prompts.render(
             "rules",
             agent=name,
             n_agents=len(self.names),
-            horizon_phrase=("an infinite-horizon" if horizon == "infinite" else "a finite-horizon") + ", multi-round",
-            game_title=GAME_TITLES[self.key],
+            horizon_phrase=self.prompts.render(f"horizon_{horizon}"),
+            game_title=self.prompts.render(f"{self.key}_title"),
             gamma=f"{tb.gamma:g}",
             overview=overview,
             length=length,
             information=information,
         )
+
+    def convention(self) -> str:
+        """The stated meaning of 1 and 0 under ``binary_convention`` ("" otherwise)."""
+        return self.prompts.render("convention") if self.signal_mode == "binary_convention" else ""
 
     def _common(self, name: str, partner: str, gossip_visible: bool = True) -> dict[str, object]:
         tb = self.testbed
@@ -215,18 +208,14 @@ class RunLoop:
             community = self.prompts.render("community", partner=partner, log=self.log.render())
         equilibrium = self.prompts.render(f"equilibrium_{tb.horizon}") if self.cond.equilibrium_knowledge else ""
         if self.cond.reflection:
-            items = ["your identity", "your memory"]
-            if self.cond.equilibrium_knowledge:
-                items.insert(0, "the equilibrium reasoning")
-            if self.cond.gossip:
-                items.append("the community messages")
-            reflect_items = ", ".join(items[:-1]) + " and " + items[-1]
+            which = "_".join(("equilibrium",) * self.cond.equilibrium_knowledge + ("gossip",) * self.cond.gossip) or "plain"
+            reflect_items = self.prompts.render(f"reflect_items_{which}")
             guidelines = self.prompts.render("guidelines_reflect", reflect_items=reflect_items, partner=partner)
         else:
             guidelines = self.prompts.render("guidelines_plain")
         return {
             "gamma": f"{tb.gamma:g}",
-            "length_note": f", {tb.n_rounds} rounds in total" if tb.horizon == "finite" else "",
+            "length_note": self.prompts.render("length_note_finite", n_rounds=tb.n_rounds) if tb.horizon == "finite" else "",
             "memory": self.memory[name].render(),
             "community": community,
             "equilibrium": equilibrium,
@@ -239,7 +228,7 @@ class RunLoop:
         """Rules + the action prompt (one user message; the maker appends the style line).
         ``reflection`` is the agent's own reflection of a separate call (``reflection_call``)."""
         if observed and self.cond.gossip:
-            word = "message" if self.signal_mode == "tone" else "signal (1 or 0)"
+            word = self.prompts.render("signal_word_tone" if self.signal_mode == "tone" else "signal_word_binary")
             accountability = self.prompts.render("accountability_observed", partner=partner, signal_word=word)
         else:
             accountability = self.prompts.render("accountability_none")
@@ -250,7 +239,7 @@ class RunLoop:
             choice=choice,
             output=output,
             accountability=accountability,
-            reflection=f"\nYour reflection before this decision: {reflection}\n" if reflection else "",
+            reflection=self.prompts.render("reflection_shown", reflection=reflection) + "\n" if reflection else "",
             **self._common(name, partner),
         )
         return self.rules(name) + "\n\n" + body
@@ -297,11 +286,10 @@ class RunLoop:
     def witness_body(self, name: str, partner: str, round_: int, situation: str, fmt: Any) -> str:
         """Rules + the gossip (or signal) prompt."""
         if self.signal_mode == "tone":
-            tone_list = "\n".join(f'- "{t}": {TONE_MEANINGS[t]}' for t in fmt.tones)
+            tone_list = "\n".join(self.prompts.render("tone_line", tone=t, meaning=self.tone_meaning(t)) for t in fmt.tones)
             task = self.prompts.render("task_gossip", partner=partner, tone_list=tone_list)
         else:
-            convention = CONVENTION if self.signal_mode == "binary_convention" else ""
-            task = self.prompts.render("task_signal", partner=partner, convention=convention)
+            task = self.prompts.render("task_signal", partner=partner, convention=self.convention())
         body = self.prompts.render(
             "witness",
             round=round_,
@@ -312,6 +300,10 @@ class RunLoop:
             **self._common(name, partner),
         )
         return self.rules(name) + "\n\n" + body
+
+    def tone_meaning(self, tone: str) -> str:
+        """What ``tone`` means, as the prompts state it (``tone_meaning_<tone>``)."""
+        return self.prompts.render(f"tone_meaning_{tone}")
 
     # -- decisions ---------------------------------------------------------------------------
     def bot_state(self, name: str, partner: str, role: str, **extra: Any) -> dict[str, Any]:
@@ -384,7 +376,7 @@ class RunLoop:
         """The witness's assessment of ``subject`` (spec §4.2 gossip module, §8.1, §8.2)."""
         kind = self.kinds.get(witness, "honest")
         if kind == "max":  # Max posts a fixed text without a call and keeps no memory (§8.1)
-            return Gossip(True, LogEntry(round_, witness, subject, NO_COMMENT, ""), "", 2, False)
+            return Gossip(True, LogEntry(round_, witness, subject, self.prompts.render("max_post"), ""), "", 2, False)
         state = self.bot_state(witness, subject, "witness", cooperated=cooperated)
         if self.signal_mode != "tone":
             body = self.witness_body(witness, subject, round_, situation, SIGNAL)
@@ -398,7 +390,7 @@ class RunLoop:
             fmt = GossipFormat(tones=(forced,))
             body = self.prompts.render(
                 "attacker_gossip", round=round_, agent=witness, partner=subject, tone=forced,
-                tone_meaning=TONE_MEANINGS[forced], output=fmt.instruction(),
+                tone_meaning=self.tone_meaning(forced), output=fmt.instruction(),
             )
             outcome = await self.decide(witness, body, fmt, round_, "witness", "gossip", state, agent=self.message_agents[witness])
         else:
@@ -415,17 +407,24 @@ class RunLoop:
         """How a published assessment reads inside a memory entry ("" if none)."""
         if g is None or not g.ok or g.entry is None:
             return ""
-        e = g.entry
-        shown = f"signal {e.signal}" if e.signal is not None else (f"[{e.tone}] {e.message}" if self.cond.show_tone and e.tone else e.message)
-        return f'"{shown}"'
+        return self.prompts.render("published", shown=g.entry.content(self.cond.show_tone, self.prompts))
 
-    def remember(self, name: str, text: str, justification: str) -> None:
+    def post(self, template: str, g: Gossip | None, **values: object) -> str:
+        """Template ``template`` quoting the published assessment ``g`` ("" if none)."""
+        shown = self.published(g)
+        return self.prompts.render(template, post=shown, **values) if shown else ""
+
+    def remember(self, name: str, text: str, justification: str, gossip: Gossip | None = None) -> None:
         """Append a first-person memory entry (Max keeps none; §8.1) with the agent's own
-        justification when reflection is on (spec §4.4)."""
+        justification when reflection is on (spec §4.4): the action's, then (template
+        ``memory_justifications``) that of the agent's own assessment ``gossip`` if any."""
         if self.kinds.get(name) == "max":
             return
-        if self.cond.reflection and justification:
-            text += f" My reasoning then: {justification}"
+        if self.cond.reflection:
+            if gossip is not None and gossip.ok and gossip.justification:
+                justification = self.prompts.render("memory_justifications", action=justification, gossip=gossip.justification)
+            if justification:
+                text += self.prompts.render("memory_reasoning", justification=justification)
         self.memory[name].add(text)
 
     def gossip_columns(self, g: Gossip | None, prefix: str = "") -> dict[str, Any]:
@@ -488,14 +487,10 @@ async def play_donation(loop: RunLoop) -> RunRecords:
     for t, (di, ri) in enumerate(loop.schedule, start=1):
         d, r = loop.names[di], loop.names[ri]
         res = (loop.resources[d], loop.resources[r])
-        situation = (
-            f"You are {d}, the donor this round; the recipient is {r}. "
-            f"You have {_u(res[0])} units and {r} has {_u(res[1])} units."
-        )
-        choice = (
-            f'Your choice: "cooperate" (you pay {_u(game.c)} unit(s) and {r} receives {_u(game.b)}) '
-            f'or "defect" (nothing is transferred).'
-        )
+        say = loop.prompts.render
+        units = {"donor_units": _u(res[0]), "recipient_units": _u(res[1])}
+        situation = say("donation_situation", donor=d, recipient=r, **units)
+        choice = say("donation_choice", recipient=r, c=_u(game.c), b=_u(game.b))
         act = await loop.act(d, r, t, situation, choice, DONOR, "donor", True, loop.bot_state(d, r, "donor"))
         if not act.ok or act.parsed is None:
             loop.records.rounds.append(loop.round_row(t, d, r, res, "failed_action", donor_action_justification=None))
@@ -505,18 +500,12 @@ async def play_donation(loop: RunLoop) -> RunRecords:
         donor_reward, recipient_reward = game.payoff(action)
         cost, benefit = -donor_reward, recipient_reward
         ratio = cost / res[0] if res[0] > 0 else None
-        what = (
-            f"{d} cooperated: {d} paid {_u(cost)} unit(s) ({percent(cost, res[0])} of {d}'s units) and you received {_u(benefit)} units."
-            if cooperated
-            else f"{d} defected: {d} paid nothing and you received nothing."
-        )
+        deed = {"donor": d, "recipient": r, "cost": _u(cost), "benefit": _u(benefit), "share": percent(cost, res[0])}
+        outcome = "cooperated" if cooperated else "defected"
         g: Gossip | None = None
         if loop.cond.gossip:
-            w_situation = (
-                f"You are {r}, the recipient this round; the donor was {d}. Before the donation you had "
-                f"{_u(res[1])} units and {d} had {_u(res[0])} units. {what}"
-            )
-            g = await loop.gossip(r, d, t, w_situation, cooperated)
+            seen = say(f"donation_seen_{outcome}", **deed)
+            g = await loop.gossip(r, d, t, say("donation_witness", donor=d, recipient=r, seen=seen, **units), cooperated)
         loop.add_log(g)
         status = "ok" if g is None or g.ok else "failed_gossip"
         row = loop.round_row(
@@ -528,25 +517,16 @@ async def play_donation(loop: RunLoop) -> RunRecords:
             **loop.gossip_columns(g),
         )
         loop.records.rounds.append(row)
-        deed = (
-            f"cooperated: I paid {_u(cost)} unit(s) ({percent(cost, res[0])} of my units) and {r} received {_u(benefit)}."
-            if cooperated else f"defected: I paid nothing and {r} received nothing."
-        )
-        post = loop.published(g)
         loop.remember(
             d,
-            f"Round {t}: I was the donor and {r} the recipient; before the round I had {_u(res[0])} units and {r} had "
-            f"{_u(res[1])}. I {deed}" + (f" {r} then published: {post}." if post else ""),
+            say("donation_memory_donor", round=t, recipient=r, deed=say(f"donation_deed_{outcome}", **deed), **units)
+            + loop.post("post_theirs_then", g, other=r),
             act.parsed["justification"],
-        )
-        their = (
-            f"{d} cooperated: {d} paid {_u(cost)} unit(s) ({percent(cost, res[0])} of {d}'s units) and I received {_u(benefit)}."
-            if cooperated else f"{d} defected: {d} paid nothing and I received nothing."
         )
         loop.remember(
             r,
-            f"Round {t}: I was the recipient and {d} the donor; before the round {d} had {_u(res[0])} units and I had "
-            f"{_u(res[1])}. {their}" + (f" I then published: {post}." if post else ""),
+            say("donation_memory_recipient", round=t, donor=d, their=say(f"donation_their_{outcome}", **deed), **units)
+            + loop.post("post_mine_then", g),
             g.justification if g is not None and g.ok else "",
         )
         loop.records.events.append(AgentEvent(d, t, "donor", r, donor_reward, float(cooperated), 1 if cooperated else -1))
@@ -565,9 +545,10 @@ async def play_pd(loop: RunLoop) -> RunRecords:
         res = (loop.resources[a], loop.resources[b])
         parsed: dict[str, dict[str, Any]] = {}
         failed = False
+        say = loop.prompts.render
         for me, other, mine, theirs in ((a, b, res[0], res[1]), (b, a, res[1], res[0])):
-            situation = f"You are {me} and you play {other} this round. You have {_u(mine)} units and {other} has {_u(theirs)} units."
-            choice = f'Your choice: "C" (you pay {_u(game.c)} unit(s) and {other} receives {_u(game.b)}) or "D" (nothing is transferred). {other} chooses at the same time.'
+            situation = say("pd_situation", me=me, other=other, mine=_u(mine), theirs=_u(theirs))
+            choice = say("pd_choice", other=other, c=_u(game.c), b=_u(game.b))
             out = await loop.act(me, other, t, situation, choice, PD_ACTION, "player", True, loop.bot_state(me, other, "player"))
             if not out.ok or out.parsed is None:
                 failed = True
@@ -581,10 +562,7 @@ async def play_pd(loop: RunLoop) -> RunRecords:
         gossips: dict[str, Gossip | None] = {a: None, b: None}
         if loop.cond.gossip:
             for me, other, my_act, their_act, my_r in ((b, a, act_b, act_a, rb), (a, b, act_a, act_b, ra)):
-                situation = (
-                    f"You are {me}; this round you played {other}. You chose {my_act} and {other} chose {their_act}; "
-                    f"your reward was {_u(my_r)}."
-                )
+                situation = say("pd_witness", me=me, other=other, my_action=my_act, their_action=their_act, reward=_u(my_r))
                 gossips[me] = await loop.gossip(me, other, t, situation, their_act == "C")
         loop.add_log(gossips[b], gossips[a])
         status = "ok" if all(g is None or g.ok for g in gossips.values()) else "failed_gossip"
@@ -606,18 +584,12 @@ async def play_pd(loop: RunLoop) -> RunRecords:
         for me, other, my_act, their_act, my_r, mine, theirs in (
             (a, b, act_a, act_b, ra, res[0], res[1]), (b, a, act_b, act_a, rb, res[1], res[0])
         ):
-            text = (
-                f"Round {t}: I played {other}; before the round I had {_u(mine)} units and {other} had {_u(theirs)}. "
-                f"I chose {my_act} and {other} chose {their_act}; my reward was {_u(my_r)}."
+            text = say(
+                "pd_memory", round=t, other=other, mine=_u(mine), theirs=_u(theirs), my_action=my_act, their_action=their_act,
+                reward=_u(my_r),
             )
-            mine_post, their_post = loop.published(gossips[me]), loop.published(gossips[other])
-            if mine_post:
-                text += f" I published: {mine_post}."
-            if their_post:
-                text += f" {other} published about me: {their_post}."
-            g = gossips[me]
-            just = parsed[me]["justification"] + (f" / {g.justification}" if g is not None and g.ok and g.justification else "")
-            loop.remember(me, text, just)
+            text += loop.post("post_mine", gossips[me]) + loop.post("post_theirs_about_me", gossips[other], other=other)
+            loop.remember(me, text, parsed[me]["justification"], gossips[me])
         loop.records.events.append(AgentEvent(a, t, "player", b, ra, float(act_a == "C"), 1 if act_a == "C" else -1))
         loop.records.events.append(AgentEvent(b, t, "player", a, rb, float(act_b == "C"), 1 if act_b == "C" else -1))
         loop.settle(t, a, b, (ra, rb))
@@ -634,9 +606,11 @@ async def play_trust(loop: RunLoop) -> RunRecords:
     for t, (ii, ri) in enumerate(loop.schedule, start=1):
         inv, resp = loop.names[ii], loop.names[ri]
         res = (loop.resources[inv], loop.resources[resp])
+        say = loop.prompts.render
+        units = {"investor_units": _u(res[0]), "responder_units": _u(res[1])}
         fmt_i = investor_format(max(res[0], 0.0))
-        situation = f"You are {inv}, the investor this round; the responder is {resp}. You have {_u(res[0])} units and {resp} has {_u(res[1])} units."
-        choice = f"Your choice: an amount I between 0 and {_u(max(res[0], 0.0))} to send to {resp}, who receives {_u(m)} times I and then decides how much of it to send back."
+        situation = say("trust_investor_situation", investor=inv, responder=resp, **units)
+        choice = say("trust_investor_choice", responder=resp, max_invest=_u(max(res[0], 0.0)), multiplier=_u(m))
         out_i = await loop.act(inv, resp, t, situation, choice, fmt_i, "investor", True, loop.bot_state(inv, resp, "investor"))
         if not out_i.ok or out_i.parsed is None:
             loop.records.rounds.append(loop.round_row(t, inv, resp, res, "failed_action"))
@@ -647,8 +621,8 @@ async def play_trust(loop: RunLoop) -> RunRecords:
         resp_just: str | None = None
         if received > 0:
             fmt_r = responder_format(received)
-            situation = f"You are {resp}, the responder this round; the investor {inv} sent you {_u(invest)} units, so you received {_u(received)}. Before the round you had {_u(res[1])} units and {inv} had {_u(res[0])}."
-            choice = f"Your choice: an amount R between 0 and {_u(received)} to send back to {inv}."
+            situation = say("trust_responder_situation", investor=inv, responder=resp, invest=_u(invest), received=_u(received), **units)
+            choice = say("trust_responder_choice", investor=inv, received=_u(received))
             out_r = await loop.act(
                 resp, inv, t, situation, choice, fmt_r, "responder", True, loop.bot_state(resp, inv, "responder", received=received)
             )
@@ -659,16 +633,13 @@ async def play_trust(loop: RunLoop) -> RunRecords:
             resp_just = out_r.parsed["justification"]
         r_inv, r_resp = game.payoff(invest, back)
         gossips: dict[str, Gossip | None] = {inv: None, resp: None}
+        moves = {"investor": inv, "responder": resp, "invest": _u(invest), "received": _u(received), "back": _u(back)}
         if loop.cond.gossip:
             gossips[inv] = await loop.gossip(
-                inv, resp, t,
-                f"You are {inv}; you invested {_u(invest)} units with {resp}, who received {_u(received)} and sent back {_u(back)}. Your reward was {_u(r_inv)}.",
-                back >= invest,
+                inv, resp, t, say("trust_investor_witness", reward=_u(r_inv), **moves), back >= invest
             )
             gossips[resp] = await loop.gossip(
-                resp, inv, t,
-                f"You are {resp}; {inv} invested {_u(invest)} of {_u(res[0])} units with you, you received {_u(received)} and sent back {_u(back)}. Your reward was {_u(r_resp)}.",
-                invest > 0,
+                resp, inv, t, say("trust_responder_witness", reward=_u(r_resp), investor_units=_u(res[0]), **moves), invest > 0
             )
         loop.add_log(gossips[inv], gossips[resp])
         status = "ok" if all(g is None or g.ok for g in gossips.values()) else "failed_gossip"
@@ -689,18 +660,12 @@ async def play_trust(loop: RunLoop) -> RunRecords:
         for me, other, role, my_r, own_just in (
             (inv, resp, "investor", r_inv, out_i.parsed["justification"]), (resp, inv, "responder", r_resp, resp_just or "")
         ):
-            text = (
-                f"Round {t}: I was the {role} with {other}; before the round the investor had {_u(res[0])} units and the responder "
-                f"{_u(res[1])}. The investor sent {_u(invest)}, the responder received {_u(received)} and sent back {_u(back)}; "
-                f"my reward was {_u(my_r)}."
+            text = say(
+                f"trust_memory_{role}", round=t, other=other, invest=_u(invest), received=_u(received), back=_u(back),
+                reward=_u(my_r), **units,
             )
-            mine_post, their_post = loop.published(gossips[me]), loop.published(gossips[other])
-            if mine_post:
-                text += f" I published: {mine_post}."
-            if their_post:
-                text += f" {other} published about me: {their_post}."
-            g = gossips[me]
-            loop.remember(me, text, own_just + (f" / {g.justification}" if g is not None and g.ok and g.justification else ""))
+            text += loop.post("post_mine", gossips[me]) + loop.post("post_theirs_about_me", gossips[other], other=other)
+            loop.remember(me, text, own_just, gossips[me])
         share = invest / res[0] if res[0] > 0 else None
         loop.records.events.append(AgentEvent(inv, t, "investor", resp, r_inv, share))
         loop.records.events.append(AgentEvent(resp, t, "responder", inv, r_resp))
@@ -716,17 +681,12 @@ async def play_market(loop: RunLoop) -> RunRecords:
     for t, (si, bi) in enumerate(loop.schedule, start=1):
         s, b = loop.names[si], loop.names[bi]
         res = (loop.resources[s], loop.resources[b])
-        situation = f"You are {s}, a seller; this round your buyer is {b}."
-        choice = (
-            f'Your choice: "H" (high quality, costs you {_u(game.cost_h)}) or "L" (low quality, costs you {_u(game.cost_l)}). '
-            "The buyer chooses at the same time."
-        )
+        say = loop.prompts.render
+        situation = say("market_seller_situation", seller=s, buyer=b)
+        choice = say("market_seller_choice", cost_h=_u(game.cost_h), cost_l=_u(game.cost_l))
         out_s = await loop.act(s, b, t, situation, choice, SELLER, "seller", True, loop.bot_state(s, b, "seller"))
-        situation = f"You are {b}, a buyer; this round your seller is {s}."
-        choice = (
-            f'Your choice: "c" (the expensive product, price {_u(game.price_c)}), "s" (the cheap product, price '
-            f'{_u(game.price_s)}) or "none" (buy nothing). The seller chooses the quality at the same time.'
-        )
+        situation = say("market_buyer_situation", seller=s, buyer=b)
+        choice = say("market_buyer_choice", price_c=_u(game.price_c), price_s=_u(game.price_s))
         out_b = await loop.act(b, s, t, situation, choice, BUYER, "buyer", False, loop.bot_state(b, s, "buyer"))
         if not (out_s.ok and out_b.ok) or out_s.parsed is None or out_b.parsed is None:
             loop.records.rounds.append(loop.round_row(t, s, b, res, "failed_action"))
@@ -735,11 +695,7 @@ async def play_market(loop: RunLoop) -> RunRecords:
         rs, rb = game.payoff(q, c)
         g: Gossip | None = None
         if loop.cond.gossip:
-            g = await loop.gossip(
-                b, s, t,
-                f"You are {b}; this round {s} offered quality {q} and you chose {c}. Your reward was {_u(rb)}.",
-                q == "H",
-            )
+            g = await loop.gossip(b, s, t, say("market_witness", seller=s, buyer=b, quality=q, choice=c, reward=_u(rb)), q == "H")
         loop.add_log(g)
         loop.records.rounds.append(
             loop.round_row(
@@ -751,13 +707,11 @@ async def play_market(loop: RunLoop) -> RunRecords:
                 **loop.gossip_columns(g),
             )
         )
-        post = loop.published(g)
-        loop.remember(s, f"Round {t}: I sold to {b}. I offered {q} and {b} chose {c}; my reward was {_u(rs)}." + (f" {b} published: {post}." if post else ""), out_s.parsed["justification"])
+        deal = {"seller": s, "buyer": b, "quality": q, "choice": c}
         loop.remember(
-            b,
-            f"Round {t}: I bought from {s}. {s} offered {q} and I chose {c}; my reward was {_u(rb)}." + (f" I published: {post}." if post else ""),
-            out_b.parsed["justification"] + (f" / {g.justification}" if g is not None and g.ok and g.justification else ""),
+            s, say("market_memory_seller", round=t, reward=_u(rs), **deal) + loop.post("post_theirs", g, other=b), out_s.parsed["justification"]
         )
+        loop.remember(b, say("market_memory_buyer", round=t, reward=_u(rb), **deal) + loop.post("post_mine", g), out_b.parsed["justification"], g)
         loop.records.market.append((q, c, rs, rb))
         loop.records.events.append(AgentEvent(s, t, "seller", b, rs, float(q == "H"), 1 if q == "H" else -1))
         loop.records.events.append(AgentEvent(b, t, "buyer", s, rb, float(c == "c")))
