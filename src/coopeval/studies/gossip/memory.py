@@ -53,6 +53,17 @@ class LogEntry:
 
 
 @dataclass
+class Gossip:
+    """A published (or attempted) assessment; ``ok`` False when the call failed."""
+
+    ok: bool
+    entry: LogEntry | None = None
+    justification: str = ""
+    word_count: int | None = None
+    over_word_limit: bool | None = None
+
+
+@dataclass
 class Channel:
     """An append-only list of text entries with a capped, numbered rendering; ``empty`` names
     the template shown while the channel is empty."""

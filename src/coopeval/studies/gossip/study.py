@@ -39,7 +39,7 @@ from coopeval.studies.gossip.config import applies, load_schema, resolve_conditi
 from coopeval.studies.gossip.metrics import agent_metrics, attack_metrics, market_metrics, run_metrics
 from coopeval.studies.gossip.names import MAX_NAME, agent_names
 from coopeval.studies.gossip.records import frame
-from coopeval.studies.gossip.rounds import PLAYERS, RunLoop
+from coopeval.studies.gossip.rounds import RunLoop, play_run
 from coopeval.studies.gossip.schedules import (
     Pair,
     align_sweep,
@@ -298,7 +298,7 @@ class GossipStudy:
             run_label, int(spec.get("memory_cap", 0)), int(spec.get("log_cap", 0)),
             message_agent=None if is_scripted(str(entry["model"])) else pop_agent,
         )
-        records = await PLAYERS[testbed.key](loop)
+        records = await play_run(loop)
         ids = {
             "cell_id": spec.get("cell_id"),
             "run": f"r{replicate}",
