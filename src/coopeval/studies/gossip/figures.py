@@ -29,9 +29,9 @@ from coopeval.studies.gossip.summary import (
     to_markdown,
     tone_distribution,
 )
+from coopeval.studies.gossip.testbeds import REGISTRY, TESTBEDS
 from coopeval.studies.gossip.tones import TONES
 
-COOPERATIVE_TOKENS = ("cooperate", "C", "H")
 
 
 def load_tables(store: str | Path) -> dict[str, pl.DataFrame]:
@@ -91,7 +91,7 @@ def cooperation_by_round_chart(rounds: pl.DataFrame, flags: pl.DataFrame) -> Any
             tooltip=["model", "testbed", "condition", "round", alt.Tooltip("cooperation:Q", format=".2f"), "n"],
         )
         .properties(width=300, height=180)
-        .facet(column=alt.Column("model:N", title=None), row=alt.Row("testbed:N", title=None))
+        .facet(column=alt.Column("model:N", title=None), row=alt.Row("testbed:N", title=None, sort=list(TESTBEDS)))
         .properties(title="Cooperation by round with vs without gossip")
     )
 
@@ -113,7 +113,7 @@ def tone_by_action_chart(rounds: pl.DataFrame) -> Any:
             tooltip=["model", "testbed", "action", "tone", "n", alt.Tooltip("share:Q", format=".2f")],
         )
         .properties(width=140, height=180)
-        .facet(column=alt.Column("model:N", title=None), row=alt.Row("testbed:N", title=None))
+        .facet(column=alt.Column("model:N", title=None), row=alt.Row("testbed:N", title=None, sort=list(TESTBEDS)))
         .properties(title="Gossip tone given the donor's action")
     )
 
@@ -189,7 +189,7 @@ def ablations_chart(summary: pl.DataFrame) -> Any:
     return (
         alt.layer(bars, errors, data=frame)
         .properties(width=260, height=180)
-        .facet(column=alt.Column("model:N", title=None), row=alt.Row("testbed:N", title=None))
+        .facet(column=alt.Column("model:N", title=None), row=alt.Row("testbed:N", title=None, sort=list(TESTBEDS)))
         .properties(title="Cooperation ratio by condition (ablations)")
     )
 
@@ -211,7 +211,7 @@ def gamma_sweep_chart(summary: pl.DataFrame) -> Any:
             tooltip=["model", "testbed", "gamma", alt.Tooltip("cooperation_ratio:Q", format=".3f")],
         )
         .properties(width=300, height=180)
-        .facet(column=alt.Column("testbed:N", title=None))
+        .facet(column=alt.Column("testbed:N", title=None, sort=list(TESTBEDS)))
         .properties(title="Cooperation ratio across the γ sweep")
     )
 
@@ -243,7 +243,7 @@ def render_tables(store: str | Path, testbeds: Sequence[str], table_dir: str | P
     runs = load_tables(store)["gossip_run_metrics"]
     summary = replicate_summary(runs) if runs.height else None
     written = []
-    for testbed in testbeds:
+    for testbed in sorted(testbeds, key=TESTBEDS.index):
         table = paper_table(summary, testbed) if summary is not None else paper_table(pl.DataFrame(schema={"testbed": pl.String}), testbed)
         stem = f"gossip_{testbed}"
         texts = {"csv": table.write_csv(), "md": to_markdown(table), "tex": to_latex(table)}
@@ -258,7 +258,7 @@ def render_tables(store: str | Path, testbeds: Sequence[str], table_dir: str | P
         body = "".join("<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in row) + "</tr>" for row in table.iter_rows())
         page.write_text(
             f"<!doctype html><meta charset='utf-8'><title>{stem}</title>"
-            f"<h1>Gossip · {html.escape(testbed)}: Tables 1–2 layout (mean ± s.e.)</h1>"
+            f"<h1>Gossip · {html.escape(REGISTRY[testbed].title)}: Tables 1–2 layout (mean ± s.e.)</h1>"
             f"<table border='1' cellpadding='4'><tr>{head}</tr>{body}</table><p>{html.escape(GINI_FOOTNOTE)}</p>\n",
             encoding="utf-8",
         )
