@@ -63,6 +63,15 @@ class Mechanism:
     :mod:`coopeval.studies.coopeval.mechanisms.catalog`."""
 
     name: ClassVar[str] = ""
+    templates: ClassVar[tuple[str, ...]] = ("game", "seat", "action_output")
+    """The prompt templates every cell of the mechanism renders (``resources/prompts/<name>.txt``);
+    subclasses add theirs, and :meth:`prompt_templates` those that depend on the parameters."""
+
+    @classmethod
+    def prompt_templates(cls, params: Mapping[str, Any]) -> frozenset[str]:
+        """The templates a cell with mechanism parameters ``params`` can render (its cell id
+        hashes exactly these, and the cell plays with a library restricted to them)."""
+        return frozenset(name for klass in cls.__mro__ for name in vars(klass).get("templates", ()))
 
     def params(self, ctx: CellContext) -> Any:
         """The cell's parameters as this mechanism's parameter dataclass (catalog defaults filled in)."""

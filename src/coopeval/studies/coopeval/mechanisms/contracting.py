@@ -113,6 +113,7 @@ class Contracting(DesignVoteMechanism):
     name: ClassVar[str] = "Contracting"
     vote_format: ClassVar[type[ApprovalVote]] = ContractVote
     prompt_prefix: ClassVar[str] = "contracting"
+    templates: ClassVar[tuple[str, ...]] = ("contracting_sign", "contracting_active", "contracting_inactive")
 
     def bounds(self, ctx: CellContext) -> tuple[int, int] | None:
         raw = self.params(ctx).value_bounds

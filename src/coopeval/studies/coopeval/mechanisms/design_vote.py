@@ -147,6 +147,11 @@ class DesignVoteMechanism(RepeatedPlay):
     vote_format: ClassVar[type[ApprovalVote]]
     prompt_prefix: ClassVar[str] = ""  # templates resources/prompts/<prefix>_*.txt
 
+    @classmethod
+    def prompt_templates(cls, params: Mapping[str, Any]) -> frozenset[str]:
+        """Also ``<prefix>_rules``, ``<prefix>_design`` and ``<prefix>_vote``."""
+        return super().prompt_templates(params) | {f"{cls.prompt_prefix}_{part}" for part in ("rules", "design", "vote")}
+
     @property
     def design_kind(self) -> str:
         """``"mediator"`` or ``"contract"`` (declared in the mechanism catalog)."""

@@ -88,6 +88,7 @@ class Mediation(DesignVoteMechanism):
     name: ClassVar[str] = "Mediation"
     vote_format: ClassVar[type[ApprovalVote]] = MediatorVote
     prompt_prefix: ClassVar[str] = "mediation"
+    templates: ClassVar[tuple[str, ...]] = ("mediation_play",)
 
     def design_format(self, ctx: CellContext) -> AnswerFormat:
         return MediatorDesign.for_players(ctx.game.n_players, ctx.game.tokens)

@@ -143,6 +143,7 @@ class Repetition(RepeatedPlay):
     """
 
     name: ClassVar[str] = "Repetition"
+    templates: ClassVar[tuple[str, ...]] = ("repetition", "history_empty", "history_header")
 
     def num_rounds(self, ctx: CellContext) -> int:
         return int(self.params(ctx).num_rounds)

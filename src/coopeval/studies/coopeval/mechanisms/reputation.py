@@ -43,7 +43,7 @@ the window: the bots see no more than the prompt shows.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -64,6 +64,7 @@ from coopeval.studies.coopeval.mechanisms.base import (
     others_description,
     position,
 )
+from coopeval.studies.coopeval.mechanisms.catalog import mechanism_info
 from coopeval.core.rng import rng_for
 
 
@@ -230,6 +231,15 @@ class ReputationFirstOrder(Mechanism):
     """
 
     name: ClassVar[str] = "ReputationFirstOrder"
+    templates: ClassVar[tuple[str, ...]] = (
+        "reputation", "reputation_no_history", "reputation_history_header", "reputation_match", "reputation_move",
+    )
+
+    @classmethod
+    def prompt_templates(cls, params: Mapping[str, Any]) -> frozenset[str]:
+        """Also the nested-history templates when ``max_recursion_depth`` > 1."""
+        nested = int(mechanism_info(cls.name).parse_params(params).max_recursion_depth) > 1
+        return super().prompt_templates(params) | ({"reputation_nesting", "reputation_earlier"} if nested else set())
 
     def num_rounds(self, ctx: CellContext) -> int:
         return int(self.params(ctx).num_rounds)
