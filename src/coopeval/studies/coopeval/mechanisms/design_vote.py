@@ -62,10 +62,10 @@ def seated_name(agent: Agent, seat: int) -> str:
     return f"{agent.name}#P{seat + 1}"
 
 
-def points_text(value: float) -> str:
-    """``1 point`` / ``3 points`` / ``1.5 points``."""
+def points_text(ctx: CellContext, value: float) -> str:
+    """``1 point`` / ``3 points`` / ``1.5 points`` (templates ``points_one`` / ``points_many``)."""
     number = number_text(value)  # the engine's value, never rounded (issue 13 kind 11b)
-    return f"{number} point" if abs(value) == 1 else f"{number} points"
+    return ctx.prompts.render("points_one" if abs(value) == 1 else "points_many", n=number)
 
 
 @dataclass(frozen=True)
@@ -150,7 +150,7 @@ class DesignVoteMechanism(RepeatedPlay):
     @classmethod
     def prompt_templates(cls, params: Mapping[str, Any]) -> frozenset[str]:
         """Also ``<prefix>_rules``, ``<prefix>_design`` and ``<prefix>_vote``."""
-        return super().prompt_templates(params) | {f"{cls.prompt_prefix}_{part}" for part in ("rules", "design", "vote")}
+        return super().prompt_templates(params) | {"vote_option", *(f"{cls.prompt_prefix}_{part}" for part in ("rules", "design", "vote"))}
 
     @property
     def design_kind(self) -> str:
@@ -290,7 +290,7 @@ class DesignVoteMechanism(RepeatedPlay):
     def vote_prompt(self, ctx: CellContext, seat: int, options: Sequence[SeatedDesign], fmt: AnswerFormat) -> str:
         """The approval-vote prompt: the N designs in seat order, labelled by proposer seat."""
         listing = "\n\n".join(
-            f"{key} (proposed by Player {o.seat + 1}):\n{self.describe_option(ctx, o.design or {})}"
+            ctx.prompts.render("vote_option", key=key, seat=o.seat + 1, design=self.describe_option(ctx, o.design or {}))
             for key, o in zip(fmt.keys, options, strict=True)
         )
         example = "{" + ", ".join(f'"{k}": <true or false>' for k in fmt.keys) + "}"

@@ -130,10 +130,11 @@ def draw_matching(
     return list(zip(*shuffled, strict=True))
 
 
-def format_points(value: float) -> str:
-    """Points as shown in prompts: ``3``, ``0.5``, with 'point'/'points'."""
+def format_points(ctx: CellContext, value: float) -> str:
+    """Points as shown in prompts: ``3``, ``0.5``, with 'point'/'points' (templates
+    ``points_one`` / ``points_many``)."""
     text = f"{value:g}"
-    return f"{text} point" if text in ("1", "-1") else f"{text} points"
+    return ctx.prompts.render("points_one" if text in ("1", "-1") else "points_many", n=text)
 
 
 class HistoryView:
@@ -160,21 +161,27 @@ class HistoryView:
 
     def label(self, uid: int) -> str:
         """``"you"`` for the reader, else the anonymous id."""
-        return "you" if uid == self.reader else self.by_uid[uid].label
+        return self.ctx.prompts.render("reputation_you") if uid == self.reader else self.agent_label(uid)
+
+    def agent_label(self, uid: int) -> str:
+        """The anonymous id of ``uid`` as the prompts show it (``Agent #4``)."""
+        return self.ctx.prompts.render("reputation_agent", uid=self.by_uid[uid].uid)
 
     def owner(self, uid: int) -> str:
         """Possessive form: ``"Your"`` / ``"Agent #4's"``."""
-        return "Your" if uid == self.reader else f"{self.by_uid[uid].label}'s"
+        if uid == self.reader:
+            return self.ctx.prompts.render("reputation_your")
+        return self.ctx.prompts.render("reputation_owner", label=self.agent_label(uid))
 
     def move(self, match: Match, seat: int) -> str:
         """One player's part of a match entry: label, action token, [seat,] points."""
-        seat_note = f" as Player {seat + 1}" if self.show_seats else ""
+        seat_note = self.ctx.prompts.render("reputation_seat_note", seat=seat + 1) if self.show_seats else ""
         return self.ctx.prompts.render(
             "reputation_move",
             player=self.label(match.members[seat]),
             token=self.ctx.game.tokens[match.actions[seat]],
             seat_note=seat_note,
-            points=format_points(match.points[seat]),
+            points=format_points(self.ctx, match.points[seat]),
         )
 
     def entry(self, match: Match, subject: int) -> str:
@@ -233,6 +240,8 @@ class ReputationFirstOrder(Mechanism):
     name: ClassVar[str] = "ReputationFirstOrder"
     templates: ClassVar[tuple[str, ...]] = (
         "reputation", "reputation_no_history", "reputation_history_header", "reputation_match", "reputation_move",
+        "reputation_agent", "reputation_you", "reputation_your", "reputation_owner", "reputation_seat_note",
+        "reputation_co_player", "points_one", "points_many",
     )
 
     @classmethod
@@ -268,13 +277,13 @@ class ReputationFirstOrder(Mechanism):
         k = self.lookup_depth(ctx)
         view = HistoryView(ctx, population, matches_of, round_, reader, k, depth)
         co_players = ", ".join(
-            f"{view.by_uid[u].label} (Player {s + 1})" for s, u in enumerate(members) if u != reader
+            ctx.prompts.render("reputation_co_player", label=view.agent_label(u), seat=s + 1) for s, u in enumerate(members) if u != reader
         )
         blocks = [view.block(reader)] + [view.block(u) for u in members if u != reader]
         truncate = bool(ctx.compat.get("truncate_delta_percent", False))
         return ctx.prompts.render(
             "reputation",
-            partners=others_description(ctx.game.n_players),
+            partners=others_description(ctx),
             continue_percent=continuation_percent(self.discount(ctx), truncate),
             rounds_played=round_ - 1,
             co_players=co_players,
