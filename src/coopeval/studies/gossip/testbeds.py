@@ -30,12 +30,21 @@ _NUMBER = {"type": "number"}
 
 
 @dataclass(frozen=True)
-class DonationGame:
-    """Donation game (spec §2): the donor cooperates (pays ``c``; the recipient gains ``b``) or
-    defects (both 0). ``n`` agents, ``n(n − 1)/2`` rounds, discount ``gamma``."""
+class _EveryPairOnce:
+    """``n`` agents meeting every other agent once: n(n − 1)/2 rounds."""
 
-    key: ClassVar[str] = "donation"
-    actions: ClassVar[tuple[str, str]] = ("cooperate", "defect")
+    n: int
+
+    @property
+    def n_rounds(self) -> int:
+        """n(n − 1)/2 (36 for n = 9, 10 for n = 5), an integer (the reference prints "36.0")."""
+        return self.n * (self.n - 1) // 2
+
+
+@dataclass(frozen=True)
+class _Giving(_EveryPairOnce):
+    """The parameters of a giving game: paying ``c`` gives the partner ``b`` (spec §2, §6)."""
+
     n: int = param(9, "agents", _N)
     b: float = param(5.0, "units", _NUMBER)
     c: float = param(1.0, "units", _NUMBER)
@@ -43,10 +52,14 @@ class DonationGame:
     horizon: str = param("infinite", "", _HORIZON)
     initial_resources: float = param(10.0, "units", _NUMBER)
 
-    @property
-    def n_rounds(self) -> int:
-        """n(n − 1)/2 (36 for n = 9), an integer (the reference prints "36.0")."""
-        return self.n * (self.n - 1) // 2
+
+@dataclass(frozen=True)
+class DonationGame(_Giving):
+    """Donation game (spec §2): the donor cooperates (pays ``c``; the recipient gains ``b``) or
+    defects (both 0). ``n`` agents (9), ``n(n − 1)/2`` rounds, discount ``gamma``."""
+
+    key: ClassVar[str] = "donation"
+    actions: ClassVar[tuple[str, str]] = ("cooperate", "defect")
 
     def payoff(self, action: str) -> tuple[float, float]:
         """(donor reward, recipient reward) of ``action`` ∈ {cooperate, defect}: (−c, b) or (0, 0).
@@ -64,23 +77,13 @@ class DonationGame:
 
 
 @dataclass(frozen=True)
-class PrisonersDilemma:
+class PrisonersDilemma(_Giving):
     """Simultaneous PD built from the donation game (spec §6): each player pays ``c`` to give
-    the other ``b``. CC (b − c, b − c) = (4, 4), CD (−c, b), DC (b, −c), DD (0, 0)."""
+    the other ``b``. CC (b − c, b − c) = (4, 4), CD (−c, b), DC (b, −c), DD (0, 0); ``n`` = 5."""
 
     key: ClassVar[str] = "pd"
     actions: ClassVar[tuple[str, str]] = ("C", "D")
     n: int = param(5, "agents", _N)
-    b: float = param(5.0, "units", _NUMBER)
-    c: float = param(1.0, "units", _NUMBER)
-    gamma: float = param(0.99, "", _GAMMA)
-    horizon: str = param("infinite", "", _HORIZON)
-    initial_resources: float = param(10.0, "units", _NUMBER)
-
-    @property
-    def n_rounds(self) -> int:
-        """Every pair once: n(n − 1)/2 (10 for n = 5)."""
-        return self.n * (self.n - 1) // 2
 
     def payoff(self, first: str, second: str) -> tuple[float, float]:
         """Rewards of (player 1, player 2) for actions in {C, D}.
@@ -102,7 +105,7 @@ class PrisonersDilemma:
 
 
 @dataclass(frozen=True)
-class TrustGame:
+class TrustGame(_EveryPairOnce):
     """Investment (trust) game (spec §6): the investor sends I ∈ [0, resources]; the responder
     receives ``multiplier``·I and returns R ∈ [0, multiplier·I]. Rewards: investor −I + R,
     responder multiplier·I − R. Resources carry over between rounds."""
@@ -113,11 +116,6 @@ class TrustGame:
     gamma: float = param(0.99, "", _GAMMA)
     horizon: str = param("finite", "", _HORIZON)
     initial_resources: float = param(5.0, "units", {"type": "number", "minimum": 0})
-
-    @property
-    def n_rounds(self) -> int:
-        """Every pair once: n(n − 1)/2 (10 for n = 5)."""
-        return self.n * (self.n - 1) // 2
 
     def payoff(self, invest: float, back: float) -> tuple[float, float]:
         """(investor reward, responder reward) = (−I + R, multiplier·I − R).

@@ -15,16 +15,12 @@ from coopeval.studies.gossip.testbeds import DonationGame
 class DonationRounds:
     """The donation game's part of a round: ``first`` is the donor, ``second`` the recipient."""
 
-    @staticmethod
-    def _units(rnd: Round) -> dict[str, str]:
-        return {"donor_units": fmt_units(rnd.res[0]), "recipient_units": fmt_units(rnd.res[1])}
-
     async def actions(self, loop: RunLoop, rnd: Round) -> dict[str, Any] | None:
         """The donor's choice; its payoff (−c, b) or (0, 0)."""
         game = loop.testbed
         assert isinstance(game, DonationGame)
         d, r, say = rnd.first, rnd.second, loop.prompts.render
-        situation = say("donation_situation", donor=d, recipient=r, **self._units(rnd))
+        situation = say("donation_situation", donor=d, recipient=r, **rnd.units(loop.roles))
         choice = say("donation_choice", recipient=r, c=fmt_units(game.c), b=fmt_units(game.b))
         act = await loop.act(d, r, rnd.t, situation, choice, DONOR, "donor", True, loop.bot_state(d, r, "donor"))
         if not act.ok or act.parsed is None:
@@ -48,7 +44,7 @@ class DonationRounds:
         """The recipient's assessment of the donor."""
         d, r, say, m = rnd.first, rnd.second, loop.prompts.render, rnd.moves
         seen = say(f"donation_seen_{m['outcome']}", **m["deed"])
-        situation = say("donation_witness", donor=d, recipient=r, seen=seen, **self._units(rnd))
+        situation = say("donation_witness", donor=d, recipient=r, seen=seen, **rnd.units(loop.roles))
         rnd.gossips[r] = await loop.gossip(r, d, rnd.t, situation, m["cooperated"])
 
     def columns(self, loop: RunLoop, rnd: Round) -> dict[str, Any]:
@@ -66,7 +62,7 @@ class DonationRounds:
     def remember(self, loop: RunLoop, rnd: Round) -> None:
         d, r, say, m = rnd.first, rnd.second, loop.prompts.render, rnd.moves
         g = rnd.gossips.get(r)
-        units = self._units(rnd)
+        units = rnd.units(loop.roles)
         deed = say(f"donation_deed_{m['outcome']}", **m["deed"])
         loop.remember(
             d, say("donation_memory_donor", round=rnd.t, recipient=r, deed=deed, **units) + loop.post("post_theirs_then", g, other=r),

@@ -36,7 +36,7 @@ from coopeval.core.prompts import PromptLibrary
 from coopeval.core.rng import seed_int_for
 from coopeval.studies.gossip.conditions import Condition
 from coopeval.studies.gossip.formats import GOSSIP, REFLECTION, SIGNAL, GossipFormat
-from coopeval.studies.gossip.memory import Channel, Gossip, LogEntry, PublicLog
+from coopeval.studies.gossip.memory import Channel, Gossip, LogEntry, PublicLog, fmt_units
 from coopeval.studies.gossip.metrics import AgentEvent
 from coopeval.studies.gossip.rounds.prompting import RunPrompts
 from coopeval.studies.gossip.schedules import Pair
@@ -318,6 +318,11 @@ class Round:
     moves: dict[str, Any] = field(default_factory=dict)
     rewards: tuple[float, float] = (0.0, 0.0)
     gossips: dict[str, Gossip | None] = field(default_factory=dict)
+
+    def units(self, roles: tuple[str, str]) -> dict[str, str]:
+        """The pair's resources before the round as the prompts state them, named by role:
+        ``{"donor_units": "10", "recipient_units": "9"}``."""
+        return {f"{roles[0]}_units": fmt_units(self.res[0]), f"{roles[1]}_units": fmt_units(self.res[1])}
 
 
 class TestbedRounds(Protocol):

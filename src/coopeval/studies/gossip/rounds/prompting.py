@@ -15,7 +15,7 @@ from coopeval.core.prompts import PromptLibrary, number_text
 from coopeval.studies.gossip.conditions import Condition
 from coopeval.studies.gossip.formats import REFLECTION
 from coopeval.studies.gossip.memory import Channel, Gossip, PublicLog
-from coopeval.studies.gossip.testbeds import DonationGame, Market, PrisonersDilemma, Testbed, TrustGame
+from coopeval.studies.gossip.testbeds import DonationGame, Market, PrisonersDilemma, Testbed, TrustGame, testbed_entry
 
 
 def stated_numbers(tb: Testbed) -> dict[str, object]:
@@ -57,6 +57,11 @@ class RunPrompts:
     @property
     def key(self) -> str:
         return self.testbed.key
+
+    @property
+    def roles(self) -> tuple[str, str]:
+        """What the two agents of a round are (the registry entry's roles), e.g. donor, recipient."""
+        return testbed_entry(self.key).roles
 
     @property
     def signal_mode(self) -> str:
@@ -124,31 +129,20 @@ class RunPrompts:
             accountability = self.prompts.render("accountability_observed", partner=partner, signal_word=word)
         else:
             accountability = self.prompts.render("accountability_none")
-        body = self.prompts.render(
-            "action",
-            round=round_,
-            situation=situation,
-            choice=choice,
-            output=output,
-            accountability=accountability,
-            reflection=self.prompts.render("reflection_shown", reflection=reflection) + "\n" if reflection else "",
-            **self._common(name, partner),
+        shown = self.prompts.render("reflection_shown", reflection=reflection) + "\n" if reflection else ""
+        return self._with_rules(
+            name, partner, "action", round_, situation, choice=choice, output=output, accountability=accountability, reflection=shown
         )
-        return self.rules(name) + "\n\n" + body
 
     def reflection_body(self, name: str, partner: str, round_: int, situation: str) -> str:
         """Rules + the separate reflection prompt (spec §11, ``reflection_call``)."""
-        common = self._common(name, partner)
-        body = self.prompts.render(
-            "reflect",
-            round=round_,
-            situation=situation,
-            partner=partner,
-            memory=common["memory"],
-            community=common["community"],
-            equilibrium=common["equilibrium"],
-            output=REFLECTION.instruction(),
-        )
+        return self._with_rules(name, partner, "reflect", round_, situation, partner=partner, output=REFLECTION.instruction())
+
+    def _with_rules(self, name: str, other: str, template: str, round_: int, situation: str, **values: object) -> str:
+        """The rules, a blank line, then ``template`` filled with the round, the situation, the
+        sections of :meth:`_common` for ``name`` meeting ``other`` (memory, community log,
+        equilibrium, guidelines) and ``values``."""
+        body = self.prompts.render(template, round=round_, situation=situation, **values, **self._common(name, other))
         return self.rules(name) + "\n\n" + body
 
     def witness_body(self, name: str, partner: str, round_: int, situation: str, fmt: Any) -> str:
@@ -158,16 +152,7 @@ class RunPrompts:
             task = self.prompts.render("task_gossip", partner=partner, tone_list=tone_list)
         else:
             task = self.prompts.render("task_signal", partner=partner, convention=self.convention())
-        body = self.prompts.render(
-            "witness",
-            round=round_,
-            situation=situation,
-            partner=partner,
-            task=task,
-            output=fmt.instruction(),
-            **self._common(name, partner),
-        )
-        return self.rules(name) + "\n\n" + body
+        return self._with_rules(name, partner, "witness", round_, situation, partner=partner, task=task, output=fmt.instruction())
 
     def tone_meaning(self, tone: str) -> str:
         """What ``tone`` means, as the prompts state it (``tone_meaning_<tone>``)."""

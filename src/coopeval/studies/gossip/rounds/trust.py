@@ -18,17 +18,13 @@ from coopeval.studies.gossip.testbeds import TrustGame
 class TrustRounds:
     """The trust game's part of a round: ``first`` is the investor, ``second`` the responder."""
 
-    @staticmethod
-    def _units(rnd: Round) -> dict[str, str]:
-        return {"investor_units": fmt_units(rnd.res[0]), "responder_units": fmt_units(rnd.res[1])}
-
     async def actions(self, loop: RunLoop, rnd: Round) -> dict[str, Any] | None:
         """The investment, then (if any) the return; a failed return keeps the amount invested."""
         game = loop.testbed
         assert isinstance(game, TrustGame)
         inv, resp, t, say, m = rnd.first, rnd.second, rnd.t, loop.prompts.render, game.multiplier
         budget = max(rnd.res[0], 0.0)
-        situation = say("trust_investor_situation", investor=inv, responder=resp, **self._units(rnd))
+        situation = say("trust_investor_situation", investor=inv, responder=resp, **rnd.units(loop.roles))
         choice = say("trust_investor_choice", responder=resp, max_invest=fmt_units(budget), multiplier=fmt_units(m))
         out_i = await loop.act(inv, resp, t, situation, choice, investor_format(budget), "investor", True, loop.bot_state(inv, resp, "investor"))
         if not out_i.ok or out_i.parsed is None:
@@ -40,7 +36,7 @@ class TrustRounds:
         if received > 0:
             situation = say(
                 "trust_responder_situation", investor=inv, responder=resp, invest=fmt_units(invest), received=fmt_units(received),
-                **self._units(rnd),
+                **rnd.units(loop.roles),
             )
             choice = say("trust_responder_choice", investor=inv, received=fmt_units(received))
             state = loop.bot_state(resp, inv, "responder", received=received)
@@ -91,7 +87,7 @@ class TrustRounds:
             (inv, resp, "investor", rnd.rewards[0], m["justifications"][0]), (resp, inv, "responder", rnd.rewards[1], m["justifications"][1] or "")
         ):
             text = loop.prompts.render(
-                f"trust_memory_{role}", round=rnd.t, other=other, reward=fmt_units(my_r), **amounts, **self._units(rnd)
+                f"trust_memory_{role}", round=rnd.t, other=other, reward=fmt_units(my_r), **amounts, **rnd.units(loop.roles)
             )
             mine_g, theirs_g = rnd.gossips.get(me), rnd.gossips.get(other)
             text += loop.post("post_mine", mine_g) + loop.post("post_theirs_about_me", theirs_g, other=other)
