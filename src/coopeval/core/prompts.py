@@ -69,8 +69,8 @@ class PromptLibrary:
         view.directory, view.templates, view.allowed = self.directory, self.templates, self._known(names)
         return view
 
-    def render(self, name: str, **values: object) -> str:
-        """Render template ``name``.
+    def render(self, name: str, /, **values: object) -> str:
+        """Render template ``name`` (positional only, so a template may have a ``$name`` placeholder).
 
         Raises
         ------
