@@ -1,42 +1,89 @@
-"""Prompt templates: our own wording, kept as files in ``resources/prompts/``.
+"""Prompt templates: our own wording, kept as files (``resources/prompts/`` for CoopEval, each
+study's ``prompts/`` folder for gossip and evolution).
 
-Templates use :class:`string.Template` placeholders (``$name``). Their content hash enters
-every cell hash, so editing a prompt gives new Snakemake targets while unchanged prompts keep
-replaying from the cache.
+Templates use :class:`string.Template` placeholders (``$name``). A cell's id includes the content
+of exactly the templates that cell can render (:meth:`PromptLibrary.content_hash` over the names
+its study declares for it), so editing a prompt gives new Snakemake targets for the cells that
+read it while every other cell keeps its id and replays from the cache. A library restricted to a
+cell's declaration (:meth:`PromptLibrary.restricted`) refuses to render any other template, so the
+declaration cannot drift from what is played.
 """
 
 from __future__ import annotations
 
 import hashlib
 import string
+from collections.abc import Iterable
 from pathlib import Path
 
+
+class UndeclaredTemplateError(KeyError):
+    """A template rendered by a cell that did not declare it (its content is not in the cell id)."""
+
+    def __str__(self) -> str:  # KeyError would repr() the message
+        return str(self.args[0])
 
 
 class PromptLibrary:
     """All ``*.txt`` templates of one directory, rendered by name.
 
+    Parameters
+    ----------
+    directory:
+        The folder holding ``<name>.txt`` files (one trailing newline is stripped from each).
+    allowed:
+        If given, the only template names :meth:`render` accepts (see :meth:`restricted`).
+
     Raises
     ------
     FileNotFoundError
         If the directory does not exist or holds no templates.
+    KeyError
+        If ``allowed`` names a template that does not exist.
     """
 
-    def __init__(self, directory: str | Path) -> None:
+    def __init__(self, directory: str | Path, allowed: Iterable[str] | None = None) -> None:
         self.directory = Path(directory)
         files = sorted(self.directory.glob("*.txt"))
         if not files:
             raise FileNotFoundError(f"no prompt templates (*.txt) in {self.directory}")
         self.templates = {f.stem: f.read_text(encoding="utf-8").rstrip("\n") for f in files}
+        self.allowed: frozenset[str] | None = None if allowed is None else self._known(allowed)
 
-    def render(self, name: str, **values: object) -> str:
-        """Render template ``name``.
+    def _known(self, names: Iterable[str]) -> frozenset[str]:
+        chosen = frozenset(names)
+        unknown = sorted(chosen - set(self.templates))
+        if unknown:
+            raise KeyError(f"prompt template(s) {', '.join(unknown)} not found in {self.directory}")
+        return chosen
+
+    def restricted(self, names: Iterable[str]) -> PromptLibrary:
+        """A copy of this library that renders only ``names`` (a cell's declared templates).
 
         Raises
         ------
         KeyError
-            Naming the template and the missing placeholder.
+            If a name is not a template of the library.
         """
+        view = object.__new__(PromptLibrary)
+        view.directory, view.templates, view.allowed = self.directory, self.templates, self._known(names)
+        return view
+
+    def render(self, name: str, /, **values: object) -> str:
+        """Render template ``name`` (positional only, so a template may have a ``$name`` placeholder).
+
+        Raises
+        ------
+        UndeclaredTemplateError
+            If the library is :meth:`restricted` and ``name`` is not among its templates.
+        KeyError
+            Naming the template and the missing placeholder, or an unknown template.
+        """
+        if self.allowed is not None and name not in self.allowed:
+            raise UndeclaredTemplateError(
+                f"prompt template {name!r} is rendered but not declared for this cell, so its content is not part "
+                f"of the cell id; add it to the study's template declaration"
+            )
         if name not in self.templates:
             raise KeyError(f"prompt template {name!r} not found in {self.directory}")
         try:
@@ -44,10 +91,18 @@ class PromptLibrary:
         except KeyError as exc:
             raise KeyError(f"prompt template {name!r} needs a value for ${exc.args[0]}") from None
 
-    def content_hash(self) -> str:
-        """sha256 over template names and texts (hex, first 16 chars)."""
+    def content_hash(self, names: Iterable[str] | None = None) -> str:
+        """sha256 over the names and texts of the templates ``names`` (default: the
+        restriction if any, else all), sorted by name (hex, first 16 chars).
+
+        Raises
+        ------
+        KeyError
+            If a name is not a template of the library.
+        """
+        chosen = self.allowed if names is None else self._known(names)
         digest = hashlib.sha256()
-        for name in sorted(self.templates):
+        for name in sorted(self.templates if chosen is None else chosen):
             digest.update(name.encode() + b"\0" + self.templates[name].encode() + b"\0")
         return digest.hexdigest()[:16]
 

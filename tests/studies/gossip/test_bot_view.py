@@ -7,10 +7,13 @@ import warnings
 
 from coopeval.studies.gossip.bots import Discriminator
 from coopeval.studies.gossip.memory import LogEntry, PublicLog
+from coopeval.studies.gossip.study import GossipStudy
+
+PROMPTS = GossipStudy.prompt_library()
 
 
 def log_with(show_tone: bool, cap: int) -> PublicLog:
-    log = PublicLog(show_tone=show_tone, max_entries=cap)
+    log = PublicLog(PROMPTS, show_tone=show_tone, max_entries=cap)
     log.add(LogEntry(1, "Kate", "Jack", "He kept everything.", tone="criticism"))
     for r in (2, 3, 4):
         log.add(LogEntry(r, "Emma", "Luke", "Fine.", tone="praising"))

@@ -21,7 +21,7 @@ AMOUNT = st.floats(min_value=1e-3, max_value=1e4, allow_nan=False)
 
 def overview(key: str, **params: object) -> tuple[object, str]:
     tb = make_testbed(key, **params)
-    return tb, PROMPTS.render(f"overview_{key}", **stated_numbers(tb), pairing_phrase="drawn at random")  # type: ignore[arg-type]
+    return tb, PROMPTS.render(f"{key}_overview", **stated_numbers(tb), pairing_phrase="drawn at random")  # type: ignore[arg-type]
 
 
 def close(a: float, b: float) -> bool:

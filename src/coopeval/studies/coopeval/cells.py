@@ -2,7 +2,8 @@
 
 A cell is one (mechanism, game, replicate) with the full roster. Its spec holds everything
 that determines its results — game and mechanism parameters, agent configurations, the seed,
-the replicate, the prompt templates' content hash, the parser version, the compatibility
+the replicate, the content hash of exactly the prompt templates the cell can render
+(:mod:`.prompt_use`), the parser version, the compatibility
 flags and the cache schema version — and its id is a short sha256 of the spec's canonical
 JSON. A changed spec therefore gives a new Snakemake target; an unchanged spec maps to the
 same target, whose rerun replays from the response cache for free.
@@ -22,6 +23,7 @@ from coopeval.core.hashing import canonical_json, cell_hash, content_hash
 from coopeval.core.schemas import register_tables
 from coopeval.decisions.parsing import PARSER_VERSION
 from coopeval.core.prompts import PromptLibrary
+from coopeval.studies.coopeval.prompt_use import cell_templates
 from coopeval.studies.coopeval.mechanisms.catalog import mechanism_info
 from coopeval.games import get_game
 
@@ -67,7 +69,6 @@ def build_cells(config: Mapping[str, Any], repo_root: Path | None = None) -> lis
     root = repo_root or Path.cwd()
     prompts_dir = Path(config["prompts_dir"])
     prompts = PromptLibrary(prompts_dir if prompts_dir.is_absolute() else root / prompts_dir)
-    prompt_hash = prompts.content_hash()
     cells = []
     runs: list[tuple[str, str, dict[str, Any]]] = []
     for mechanism in config["mechanisms"]:
@@ -94,7 +95,7 @@ def build_cells(config: Mapping[str, Any], repo_root: Path | None = None) -> lis
                     "agents": agents,
                     "replicate": replicate,
                     "seed": int(config["seed"]),
-                    "prompt_hash": prompt_hash,
+                    "prompt_hash": prompts.content_hash(cell_templates({"mechanism": mechanism, "mechanism_params": params, "agents": agents})),
                     "parser_version": PARSER_VERSION,
                     "cache_schema_version": CACHE_SCHEMA_VERSION,
                     "compat": dict(config.get("compat", {})),

@@ -6,7 +6,7 @@ The generic job around it (journal, cache, atomic outputs) is :func:`coopeval.pi
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import polars as pl
@@ -20,15 +20,16 @@ from coopeval.studies.coopeval.mechanisms.base import CellContext, CellRecords
 from coopeval.studies.coopeval import STUDY_NAME
 from coopeval.agents.maker import CallStats, DecisionMaker
 from coopeval.core.prompts import PromptLibrary
+from coopeval.studies.coopeval.prompt_use import agent_styles, cell_templates
 from coopeval.core.journal import Journal
 from coopeval.core.schemas import conform
 
 PLAY_TABLES = ("decisions", "llm_calls", "matchups", "designs", "votes", "selections")
 
 
-def style_instructions(prompts: PromptLibrary) -> dict[str, str]:
-    """The CoT and IO instructions appended to every prompt (spec §3.1 part 5)."""
-    return {"CoT": prompts.render("style_CoT"), "IO": prompts.render("style_IO"), "scripted": ""}
+def style_instructions(prompts: PromptLibrary, styles: Iterable[str] = ("CoT", "IO")) -> dict[str, str]:
+    """The instructions of ``styles`` appended to every prompt (spec §3.1 part 5); bots get none."""
+    return {**{style: prompts.render(f"style_{style}") for style in styles}, "scripted": ""}
 
 
 def build_context(spec: Mapping[str, Any], maker: DecisionMaker, prompts: PromptLibrary, agents: list[Agent] | None = None) -> CellContext:
@@ -58,10 +59,14 @@ def play_cell(
     max_concurrency: int = 8,
     max_usd: float = 0.0,
 ) -> tuple[dict[str, pl.DataFrame], CallStats]:
-    """Play a cell and return its tables (conformed to the store schemas) and call counters."""
+    """Play a cell and return its tables (conformed to the store schemas) and call counters.
+
+    ``prompts`` is restricted to the cell's declared templates (:mod:`.prompt_use`): rendering
+    another one raises :class:`~coopeval.core.prompts.UndeclaredTemplateError`."""
+    prompts = prompts.restricted(cell_templates(spec))
     maker = DecisionMaker(
         cache,
-        style_instructions(prompts),
+        style_instructions(prompts, agent_styles(spec) if agents is None else {a.style for a in agents if a.style != "scripted"}),
         journal=journal,
         max_concurrency=max_concurrency,
         lenient_contract_ints=bool(spec.get("compat", {}).get("lenient_contract_ints", False)),

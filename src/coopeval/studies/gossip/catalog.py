@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from coopeval.studies.gossip.testbeds import TESTBEDS
+
 CATEGORY = "Gossip"
 
 
@@ -38,8 +40,9 @@ TABLE_FORMATS = ("csv", "md", "tex")
 
 
 def table_stems(testbeds: Sequence[str]) -> list[str]:
-    """One Tables 1–2 layout per configured testbed: ``gossip_<testbed>``."""
-    return [f"gossip_{testbed}" for testbed in testbeds]
+    """One Tables 1–2 layout per configured testbed, ``gossip_<testbed>``, in the registry's
+    order (:data:`.testbeds.TESTBEDS`)."""
+    return [f"gossip_{testbed}" for testbed in TESTBEDS if testbed in testbeds]
 
 
 def table_entry(stem: str) -> Entry:

@@ -24,7 +24,7 @@ from coopeval.studies.gossip.conditions import (
     gamma_conditions,
 )
 from coopeval.studies.gossip.schedules import ScheduleError, align_sweep, random_alternating
-from coopeval.studies.gossip.testbeds import make_testbed
+from coopeval.studies.gossip.testbeds import REGISTRY, make_testbed
 
 SCHEMA_PATH = Path(__file__).with_name("config.schema.yaml")
 
@@ -35,8 +35,13 @@ class GossipConfigError(ConfigError):
 
 
 def load_schema() -> dict[str, Any]:
-    """The JSON schema of the section."""
-    return dict(yaml.safe_load(SCHEMA_PATH.read_text(encoding="utf-8")))
+    """The JSON schema of the section: ``config.schema.yaml`` with the testbed enum and each
+    testbed's ``testbed_params`` schema filled in from the registry (:data:`.testbeds.REGISTRY`)."""
+    schema = dict(yaml.safe_load(SCHEMA_PATH.read_text(encoding="utf-8")))
+    props = schema["properties"]
+    props["testbeds"]["items"] = {"enum": list(REGISTRY)}
+    props["testbed_params"]["properties"] = {key: entry.config_schema() for key, entry in REGISTRY.items()}
+    return schema
 
 
 def _path(error: Any) -> str:
@@ -47,15 +52,12 @@ def _validator(schema: Mapping[str, Any]) -> Any:
     return validator_with_defaults(schema)
 
 
-ATTACKER_TESTBEDS = ("donation", "pd")
-"""Testbeds with attackers: Max exists in the reference for these two only (spec §1, §8.1); the
-collusive attackers are specified for the donation game (§8.2) and we add the PD."""
-
-
 def applies(condition: Condition, testbed: str) -> bool:
-    """Whether ``condition`` has cells on ``testbed``: attacker conditions only on
-    :data:`ATTACKER_TESTBEDS` (they are skipped elsewhere, so one condition list serves all)."""
-    return condition.attacker == "none" or testbed in ATTACKER_TESTBEDS
+    """Whether ``condition`` has cells on ``testbed``: attacker conditions only on the testbeds
+    whose registry entry has ``attackers`` (Max exists in the reference for the donation game and
+    the PD only, spec §1, §8.1; the collusive attackers are specified for the donation game, §8.2,
+    and we add the PD). They are skipped elsewhere, so one condition list serves all."""
+    return condition.attacker == "none" or REGISTRY[testbed].attackers
 
 
 def resolve_conditions(section: Mapping[str, Any]) -> list[Condition]:
@@ -116,7 +118,7 @@ def validate_gossip_config(section: Mapping[str, Any] | None) -> dict[str, Any]:
         except ValueError as exc:
             raise GossipConfigError(f"{where}: {exc}") from None
         n = testbed.n
-        if key in ("donation", "trust"):
+        if REGISTRY[key].schedule == "alternating":
             try:
                 if data["matching"] == "align_sweep":
                     align_sweep(n)
@@ -136,7 +138,8 @@ def validate_gossip_config(section: Mapping[str, Any] | None) -> dict[str, Any]:
     for i, cond in enumerate(conditions):
         if not any(applies(cond, key) for key in data["testbeds"]):
             raise GossipConfigError(
-                f"gossip.conditions: {cond.name!r} has attackers, which exist for the donation game and PD only; "
+                f"gossip.conditions: {cond.name!r} has attackers, which exist for "
+                f"{', '.join(k for k, e in REGISTRY.items() if e.attackers)} only; "
                 f"the testbeds are {', '.join(data['testbeds'])}"
             )
     for i, entry in enumerate(data["models"]):

@@ -29,9 +29,9 @@ from coopeval.studies.gossip.summary import (
     to_markdown,
     tone_distribution,
 )
+from coopeval.studies.gossip.testbeds import REGISTRY, TESTBEDS
 from coopeval.studies.gossip.tones import TONES
 
-COOPERATIVE_TOKENS = ("cooperate", "C", "H")
 
 
 def load_tables(store: str | Path) -> dict[str, pl.DataFrame]:
@@ -65,6 +65,36 @@ def _honest_conditions(rounds: pl.DataFrame, flags: pl.DataFrame) -> pl.DataFram
     return joined.filter(pl.col("attacker").fill_null("none") == "none")
 
 
+def _model_by_testbed(chart: Any, width: int, height: int, title: str) -> Any:
+    """``chart`` (``width`` × ``height`` px per panel) faceted by model (columns) and testbed
+    (rows, in the registry's order), under ``title``."""
+    import altair as alt
+
+    return (
+        chart.properties(width=width, height=height)
+        .facet(column=alt.Column("model:N", title=None), row=alt.Row("testbed:N", title=None, sort=list(TESTBEDS)))
+        .properties(title=title)
+    )
+
+
+def _cooperation_lines(frame: pl.DataFrame, x: str, x_title: str, y_title: str, keys: list[str], **encodings: Any) -> Any:
+    """Lines with points of the ``cooperation`` share (0–1) against ``x``, one colour per
+    condition, tooltips ``keys`` + cooperation + n, plus any further ``encodings``."""
+    import altair as alt
+
+    return (
+        alt.Chart(frame)
+        .mark_line(point=True)
+        .encode(
+            x=alt.X(f"{x}:Q", title=x_title),
+            y=alt.Y("cooperation:Q", title=y_title, scale=alt.Scale(domain=[0, 1])),
+            color=alt.Color("condition:N"),
+            tooltip=[*keys, alt.Tooltip("cooperation:Q", format=".2f"), "n"],
+            **encodings,
+        )
+    )
+
+
 def cooperation_by_round_chart(rounds: pl.DataFrame, flags: pl.DataFrame) -> Any:
     """Share of cooperative actions per round, gossip on (solid) vs off (dashed); one line per
     condition without attackers (γ-sweep conditions left out), facets model × testbed."""
@@ -78,22 +108,13 @@ def cooperation_by_round_chart(rounds: pl.DataFrame, flags: pl.DataFrame) -> Any
     frame = frame.join(gossip, on="condition", how="left").with_columns(
         pl.when(pl.col("gossip")).then(pl.lit("gossip on")).otherwise(pl.lit("gossip off")).alias("gossip")
     )
-    return (
-        alt.Chart(frame)
-        .mark_line(point=True)
-        .encode(
-            x=alt.X("round:Q", title="round"),
-            y=alt.Y("cooperation:Q", title="share of cooperative actions", scale=alt.Scale(domain=[0, 1])),
-            color=alt.Color("condition:N"),
-            strokeDash=alt.StrokeDash(
-                "gossip:N", title="gossip", scale=alt.Scale(domain=["gossip on", "gossip off"], range=[[1, 0], [6, 4]])
-            ),
-            tooltip=["model", "testbed", "condition", "round", alt.Tooltip("cooperation:Q", format=".2f"), "n"],
-        )
-        .properties(width=300, height=180)
-        .facet(column=alt.Column("model:N", title=None), row=alt.Row("testbed:N", title=None))
-        .properties(title="Cooperation by round with vs without gossip")
+    chart = _cooperation_lines(
+        frame, "round", "round", "share of cooperative actions", ["model", "testbed", "condition", "round"],
+        strokeDash=alt.StrokeDash(
+            "gossip:N", title="gossip", scale=alt.Scale(domain=["gossip on", "gossip off"], range=[[1, 0], [6, 4]])
+        ),
     )
+    return _model_by_testbed(chart, 300, 180, "Cooperation by round with vs without gossip")
 
 
 def tone_by_action_chart(rounds: pl.DataFrame) -> Any:
@@ -103,7 +124,7 @@ def tone_by_action_chart(rounds: pl.DataFrame) -> Any:
     frame = tone_distribution(rounds.filter(pl.col("action").is_not_null()))
     if frame.height == 0:
         return note_chart("Tone by action: no toned gossip in the store")
-    return (
+    chart = (
         alt.Chart(frame)
         .mark_bar()
         .encode(
@@ -112,10 +133,8 @@ def tone_by_action_chart(rounds: pl.DataFrame) -> Any:
             color=alt.Color("tone:N", sort=list(TONES), scale=alt.Scale(domain=list(TONES))),
             tooltip=["model", "testbed", "action", "tone", "n", alt.Tooltip("share:Q", format=".2f")],
         )
-        .properties(width=140, height=180)
-        .facet(column=alt.Column("model:N", title=None), row=alt.Row("testbed:N", title=None))
-        .properties(title="Gossip tone given the donor's action")
     )
+    return _model_by_testbed(chart, 140, 180, "Gossip tone given the donor's action")
 
 
 def max_cooperation_chart(rounds: pl.DataFrame) -> Any:
@@ -125,16 +144,11 @@ def max_cooperation_chart(rounds: pl.DataFrame) -> Any:
     frame = cooperation_by_interaction_index(rounds, "max")
     if frame.height == 0:
         return note_chart("Cooperation toward Max: no Max cells in the store")
+    chart = _cooperation_lines(
+        frame, "recipient_index", "Max's interaction index", "share of donors cooperating with Max", ["model", "condition", "recipient_index"]
+    )
     return (
-        alt.Chart(frame)
-        .mark_line(point=True)
-        .encode(
-            x=alt.X("recipient_index:Q", title="Max's interaction index"),
-            y=alt.Y("cooperation:Q", title="share of donors cooperating with Max", scale=alt.Scale(domain=[0, 1])),
-            color=alt.Color("condition:N"),
-            tooltip=["model", "condition", "recipient_index", alt.Tooltip("cooperation:Q", format=".2f"), "n"],
-        )
-        .properties(width=300, height=180)
+        chart.properties(width=300, height=180)
         .facet(column=alt.Column("model:N", title=None))
         .properties(title="Cooperation toward Max by interaction index")
     )
@@ -186,12 +200,10 @@ def ablations_chart(summary: pl.DataFrame) -> Any:
         tooltip=["model", "testbed", "condition", alt.Tooltip("cooperation_ratio:Q", format=".3f"), "n_replicates"],
     )
     errors = base.mark_rule().encode(y="low:Q", y2="high:Q")
-    return (
+    chart = (
         alt.layer(bars, errors, data=frame)
-        .properties(width=260, height=180)
-        .facet(column=alt.Column("model:N", title=None), row=alt.Row("testbed:N", title=None))
-        .properties(title="Cooperation ratio by condition (ablations)")
     )
+    return _model_by_testbed(chart, 260, 180, "Cooperation ratio by condition (ablations)")
 
 
 def gamma_sweep_chart(summary: pl.DataFrame) -> Any:
@@ -211,7 +223,7 @@ def gamma_sweep_chart(summary: pl.DataFrame) -> Any:
             tooltip=["model", "testbed", "gamma", alt.Tooltip("cooperation_ratio:Q", format=".3f")],
         )
         .properties(width=300, height=180)
-        .facet(column=alt.Column("testbed:N", title=None))
+        .facet(column=alt.Column("testbed:N", title=None, sort=list(TESTBEDS)))
         .properties(title="Cooperation ratio across the γ sweep")
     )
 
@@ -243,7 +255,7 @@ def render_tables(store: str | Path, testbeds: Sequence[str], table_dir: str | P
     runs = load_tables(store)["gossip_run_metrics"]
     summary = replicate_summary(runs) if runs.height else None
     written = []
-    for testbed in testbeds:
+    for testbed in sorted(testbeds, key=TESTBEDS.index):
         table = paper_table(summary, testbed) if summary is not None else paper_table(pl.DataFrame(schema={"testbed": pl.String}), testbed)
         stem = f"gossip_{testbed}"
         texts = {"csv": table.write_csv(), "md": to_markdown(table), "tex": to_latex(table)}
@@ -258,7 +270,7 @@ def render_tables(store: str | Path, testbeds: Sequence[str], table_dir: str | P
         body = "".join("<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in row) + "</tr>" for row in table.iter_rows())
         page.write_text(
             f"<!doctype html><meta charset='utf-8'><title>{stem}</title>"
-            f"<h1>Gossip · {html.escape(testbed)}: Tables 1–2 layout (mean ± s.e.)</h1>"
+            f"<h1>Gossip · {html.escape(REGISTRY[testbed].title)}: Tables 1–2 layout (mean ± s.e.)</h1>"
             f"<table border='1' cellpadding='4'><tr>{head}</tr>{body}</table><p>{html.escape(GINI_FOOTNOTE)}</p>\n",
             encoding="utf-8",
         )

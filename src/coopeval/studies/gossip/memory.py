@@ -8,13 +8,17 @@ Two channels:
   justification (the paper's reflection memory) when reflection is on.
 
 Both are rendered as numbered lines. A cap (``max_entries``, 0 = unlimited) keeps only the most
-recent entries in a prompt and warns once per run when it truncates.
+recent entries in a prompt and warns once per run when it truncates. Every word of a rendered
+channel comes from the study's templates (``log_entry``, ``log_signal``, ``log_toned``,
+``log_empty``, ``memory_empty``, ``older_entries``), so a reworded line changes the cell ids.
 """
 
 from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
+
+from coopeval.core.prompts import PromptLibrary
 
 
 @dataclass(frozen=True)
@@ -32,23 +36,41 @@ class LogEntry:
     tone: str = ""
     signal: int | None = None
 
-    def render(self, show_tone: bool) -> str:
-        """``Round 3, Kate about Jack: [praising] Thanks!`` (tone hidden: message only;
-        binary: ``signal 1``)."""
-        head = f"Round {self.round}, {self.author} about {self.subject}: "
+    def content(self, show_tone: bool, prompts: PromptLibrary) -> str:
+        """What was published: ``[praising] Thanks!`` (tone hidden: the message only; binary:
+        ``signal 1``)."""
         if self.signal is not None:
-            return head + f"signal {self.signal}"
+            return prompts.render("log_signal", signal=self.signal)
         if show_tone and self.tone:
-            return head + f"[{self.tone}] {self.message}"
-        return head + self.message
+            return prompts.render("log_toned", tone=self.tone, message=self.message)
+        return self.message
+
+    def render(self, show_tone: bool, prompts: PromptLibrary) -> str:
+        """``Round 3, Kate about Jack: [praising] Thanks!`` (template ``log_entry``)."""
+        return prompts.render(
+            "log_entry", round=self.round, author=self.author, subject=self.subject, content=self.content(show_tone, prompts)
+        )
+
+
+@dataclass
+class Gossip:
+    """A published (or attempted) assessment; ``ok`` False when the call failed."""
+
+    ok: bool
+    entry: LogEntry | None = None
+    justification: str = ""
+    word_count: int | None = None
+    over_word_limit: bool | None = None
 
 
 @dataclass
 class Channel:
-    """An append-only list of text entries with a capped, numbered rendering."""
+    """An append-only list of text entries with a capped, numbered rendering; ``empty`` names
+    the template shown while the channel is empty."""
 
+    prompts: PromptLibrary
+    empty: str
     max_entries: int = 0
-    empty_text: str = "(nothing yet)"
     warned: bool = False
     entries: list[str] = field(default_factory=list)
 
@@ -70,28 +92,29 @@ class Channel:
                     stacklevel=2,
                 )
         if not shown:
-            return self.empty_text
+            return self.prompts.render(self.empty)
         lines = [f"{skipped + i}. {text}" for i, text in enumerate(shown, start=1)]
         if skipped:
-            lines.insert(0, f"({skipped} older entries not shown)")
+            lines.insert(0, self.prompts.render("older_entries", skipped=skipped))
         return "\n".join(lines)
 
 
 @dataclass
 class PublicLog:
-    """The community log (spec §4.4)."""
+    """The community log (spec §4.4), worded by the study's templates ``prompts``."""
 
+    prompts: PromptLibrary
     show_tone: bool = True
     max_entries: int = 0
     entries: list[LogEntry] = field(default_factory=list)
     _channel: Channel = field(init=False)
 
     def __post_init__(self) -> None:
-        self._channel = Channel(self.max_entries, "(no messages yet)")
+        self._channel = Channel(self.prompts, "log_empty", self.max_entries)
 
     def add(self, entry: LogEntry) -> None:
         self.entries.append(entry)
-        self._channel.add(entry.render(self.show_tone))
+        self._channel.add(entry.render(self.show_tone, self.prompts))
 
     def render(self) -> str:
         return self._channel.render()

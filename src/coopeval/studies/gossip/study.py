@@ -9,7 +9,8 @@ Usage::
 
 A cell is one (testbed × condition × model × replicate); its id is sha256[:12] of the canonical
 JSON of its spec (everything that determines its results, including the matching policy, the
-prompts' content hash, the parser and cache schema versions).
+content hash of exactly the prompt templates the cell can render (:mod:`.templates`), the parser
+and cache schema versions).
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from coopeval.studies.gossip.config import applies, load_schema, resolve_conditi
 from coopeval.studies.gossip.metrics import agent_metrics, attack_metrics, market_metrics, run_metrics
 from coopeval.studies.gossip.names import MAX_NAME, agent_names
 from coopeval.studies.gossip.records import frame
-from coopeval.studies.gossip.rounds import PLAYERS, RunLoop
+from coopeval.studies.gossip.rounds import RunLoop, play_run
 from coopeval.studies.gossip.schedules import (
     Pair,
     align_sweep,
@@ -50,7 +51,8 @@ from coopeval.studies.gossip.schedules import (
     max_schedule,
     random_alternating,
 )
-from coopeval.studies.gossip.testbeds import Market, Testbed, make_testbed
+from coopeval.studies.gossip.templates import spec_templates
+from coopeval.studies.gossip.testbeds import Market, Testbed, make_testbed, testbed_entry
 
 PROMPTS_DIR = Path(__file__).with_name("prompts")
 MANIFEST_SCHEMA: dict[str, pl.DataType] = {
@@ -119,22 +121,24 @@ def population(testbed: Testbed, condition: Condition, seed: int, replicate: int
       a seeded shuffle of all seller–buyer pairs.
     """
     key = testbed.key
+    schedule_kind = testbed_entry(key).schedule
     stream = lambda purpose: rng_for(seed, STUDY, key, replicate, purpose)  # noqa: E731
     n = testbed.n
     if condition.attacker == "max":
         names = (*agent_names(n)[: n - 1], MAX_NAME) if n - 1 >= 2 else (agent_names(2)[0], MAX_NAME)
         kinds = {name: "honest" for name in names}
         kinds[MAX_NAME] = "max"
-        return names, kinds, max_schedule(len(names) - 1, len(names) - 1, pd=key == "pd")
+        return names, kinds, max_schedule(len(names) - 1, len(names) - 1, pd=schedule_kind == "circle")
     names = agent_names(n)
     kinds = {name: "honest" for name in names}
     if condition.attacker == "collusive":
         for seat in sorted(int(s) for s in stream("attackers").choice(n, size=2, replace=False)):
             kinds[names[seat]] = "attacker"
-    if isinstance(testbed, Market):
-        schedule = market_schedule(range(testbed.n_sellers), range(testbed.n_sellers, n), stream("matching"))
+    if schedule_kind == "bipartite":
+        sellers = getattr(testbed, "n_sellers")
+        schedule = market_schedule(range(sellers), range(sellers, n), stream("matching"))
     elif matching == "align_sweep":
-        schedule = circle_schedule(n) if key == "pd" else align_sweep(n)
+        schedule = circle_schedule(n) if schedule_kind == "circle" else align_sweep(n)
     else:
         schedule = random_alternating(n, stream("matching"))
     return names, kinds, schedule
@@ -182,10 +186,11 @@ class GossipStudy:
         cond = Condition.from_json(spec["condition"])
         testbed = make_testbed(spec["testbed"], **spec["testbed_params"])
         _, _, schedule = population(testbed, cond, int(spec["seed"]), int(spec["replicate"]), str(spec["matching"]))
-        per_round = {"donation": 1, "pd": 2, "trust": 2, "market": 2}[testbed.key]
-        witnesses = {"donation": 1, "pd": 2, "trust": 2, "market": 1}[testbed.key] if cond.gossip else 0
-        if cond.attacker == "max":  # only the honest side of Max's rounds calls the model
-            per_round, witnesses = (0.5, 0.5 if cond.gossip else 0.0) if testbed.key == "donation" else (1, 1 if cond.gossip else 0)
+        entry = testbed_entry(testbed.key)
+        per_round: float = len(entry.acting)
+        witnesses: float = len(entry.witnesses) if cond.gossip else 0
+        if cond.attacker == "max":  # only the honest side of Max's rounds calls the model: half of each
+            per_round, witnesses = per_round / 2, witnesses / 2
         return math.ceil(len(schedule) * (per_round + witnesses) * (2 if cond.reflection_call else 1))
 
     def manifest(self, cells: list[dict[str, Any]]) -> str:
@@ -223,10 +228,10 @@ class GossipStudy:
         return PromptLibrary(PROMPTS_DIR)
 
     @staticmethod
-    def style_instructions(prompts: PromptLibrary | None = None) -> dict[str, str]:
-        """The IO and CoT lines the maker appends to every prompt (none for bots)."""
-        lib = prompts or PromptLibrary(PROMPTS_DIR)
-        return {"IO": lib.render("style_IO"), "CoT": lib.render("style_CoT"), "scripted": ""}
+    def style_instructions(prompts: PromptLibrary, style: str | None) -> dict[str, str]:
+        """The line the maker appends to every prompt of the population's ``style`` (``IO`` or
+        ``CoT``; None for a scripted population: bots get none)."""
+        return {"scripted": ""} if style is None else {style: prompts.render(f"style_{style}"), "scripted": ""}
 
     # -- cells -------------------------------------------------------------------------------
     def cells(self, config: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -240,7 +245,7 @@ class GossipStudy:
         """
         section = validate_gossip_config(config.get("gossip"))
         seed = int(section.get("seed", config.get("seed", 0)))
-        prompt_hash = self.prompt_library().content_hash()
+        library = self.prompt_library()
         out = []
         for key in section["testbeds"]:
             params = dict(section["testbed_params"].get(key, {}))
@@ -262,10 +267,11 @@ class GossipStudy:
                             "tone_set": section["tone_set"],
                             "memory_cap": int(section["memory_cap"]),
                             "log_cap": int(section["log_cap"]),
-                            "prompt_hash": prompt_hash,
+                            "prompt_hash": "",
                             "parser_version": PARSER_VERSION,
                             "cache_schema_version": CACHE_SCHEMA_VERSION,
                         }
+                        spec["prompt_hash"] = library.content_hash(spec_templates(spec))
                         cell_id = cell_hash(spec)
                         out.append({**spec, "cell_id": cell_id, "path": f"{STUDY}/{key}/{cond.name}/{cell_id}"})
         return out
@@ -282,20 +288,31 @@ class GossipStudy:
 
         ``agents`` optionally maps the population's model name to a ready agent (tests).
         """
+        prompts = inputs.prompts.restricted(spec_templates(spec))
+        style = None if is_scripted(str(spec["model"]["model"])) else str(spec["model"].get("style", "IO"))
         maker = DecisionMaker(
             inputs.cache,
-            self.style_instructions(inputs.prompts),
+            self.style_instructions(prompts, style),
             journal=inputs.journal,
             max_concurrency=inputs.max_concurrency,
             max_usd=inputs.max_usd,
         )
-        tables = asyncio.run(self.play_async(spec, maker, inputs.prompts, agents))
+        tables = asyncio.run(self.play_async(spec, maker, prompts, agents))
         return tables, maker.stats
 
     async def play_async(
         self, spec: Mapping[str, Any], maker: DecisionMaker, prompts: PromptLibrary, agents: Mapping[str, Agent] | None = None
     ) -> dict[str, pl.DataFrame]:
-        """Async form of :meth:`play` with a ready decision maker."""
+        """Async form of :meth:`play` with a ready decision maker; ``prompts`` is restricted to
+        the cell's declared templates (:func:`.templates.spec_templates`) here if it is not yet.
+
+        Raises
+        ------
+        coopeval.core.prompts.UndeclaredTemplateError
+            If the run renders a template the cell does not declare.
+        """
+        if prompts.allowed is None:
+            prompts = prompts.restricted(spec_templates(spec))
         cond = Condition.from_json(spec["condition"])
         params = {k: v for k, v in spec["testbed_params"].items()}
         testbed = make_testbed(spec["testbed"], **params)
@@ -318,7 +335,7 @@ class GossipStudy:
             run_label, int(spec.get("memory_cap", 0)), int(spec.get("log_cap", 0)),
             message_agent=None if is_scripted(str(entry["model"])) else pop_agent,
         )
-        records = await PLAYERS[testbed.key](loop)
+        records = await play_run(loop)
         ids = {
             "cell_id": spec.get("cell_id"),
             "run": f"r{replicate}",

@@ -17,6 +17,8 @@ import math
 import numpy as np
 import polars as pl
 
+from coopeval.studies.gossip.testbeds import COOPERATIVE_ACTIONS
+
 GROUP = ("testbed", "condition", "model", "gamma", "horizon", "matching")
 METRICS = ("cooperation_ratio", "image_score", "return", "reward_per_round", "discounted_return")
 TABLE_COLUMNS = {
@@ -121,7 +123,7 @@ def cooperation_by_interaction_index(rounds: pl.DataFrame, target_kind: str = "m
     )
     return (
         ok.group_by(["model", "condition", "recipient_index"])
-        .agg(pl.col("action").is_in(["cooperate", "C", "H"]).mean().alias("cooperation"), pl.len().alias("n"))
+        .agg(pl.col("action").is_in(list(COOPERATIVE_ACTIONS)).mean().alias("cooperation"), pl.len().alias("n"))
         .sort(["model", "condition", "recipient_index"])
     )
 
@@ -143,6 +145,6 @@ def cooperation_by_round(rounds: pl.DataFrame) -> pl.DataFrame:
     ok = rounds.filter((pl.col("status") != "failed_action") & pl.col("action").is_not_null())
     return (
         ok.group_by(["model", "testbed", "condition", "round"])
-        .agg(pl.col("action").is_in(["cooperate", "C", "H"]).mean().alias("cooperation"), pl.len().alias("n"))
+        .agg(pl.col("action").is_in(list(COOPERATIVE_ACTIONS)).mean().alias("cooperation"), pl.len().alias("n"))
         .sort(["model", "testbed", "condition", "round"])
     )

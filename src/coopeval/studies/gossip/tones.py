@@ -8,16 +8,8 @@ tones among themselves.
 from __future__ import annotations
 
 TONES: tuple[str, ...] = ("praising", "neutral", "mocking", "complaint", "criticism")
-"""The five tones, exact tokens, in the order the prompts list them."""
-
-TONE_MEANINGS: dict[str, str] = {
-    "praising": "thanks and a favourable judgement",
-    "neutral": "a factual, matter-of-fact account",
-    "mocking": "sarcastic ridicule",
-    "complaint": "mild disappointment",
-    "criticism": "a harsh unfavourable judgement",
-}
-"""What each tone means, in our own words (shown to the model)."""
+"""The five tones, exact tokens, in the order the prompts list them (what each means is the
+template ``tone_meaning_<tone>``)."""
 
 TONE_RANK: dict[str, int] = {"praising": 2, "neutral": 0, "mocking": -1, "complaint": -1, "criticism": -2}
 

@@ -11,7 +11,7 @@ import asyncio
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from coopeval.agents.protocol import Agent
 from coopeval.decisions.formats import AnswerFormat
@@ -71,6 +71,16 @@ class Mechanism:
         """The type name (catalog entry), e.g. ``"ReputationFirstOrder"``."""
         return self.info.name
 
+    templates: ClassVar[tuple[str, ...]] = ("game", "seat", "action_output", "action_line", "others_one", "others_many", "action_output_every")
+    """The prompt templates every cell of the mechanism renders (``resources/prompts/<name>.txt``);
+    subclasses add theirs, and :meth:`prompt_templates` those that depend on the parameters."""
+
+    @classmethod
+    def prompt_templates(cls, info: MechanismInfo, params: Mapping[str, Any]) -> frozenset[str]:
+        """The templates a cell of mechanism ``info`` with parameters ``params`` can render (its cell id
+        hashes exactly these, and the cell plays with a library restricted to them)."""
+        return frozenset(name for klass in cls.__mro__ for name in vars(klass).get("templates", ()))
+
     def params(self, ctx: CellContext) -> Any:
         """The cell's parameters as this mechanism's parameter dataclass (catalog defaults filled in)."""
         return self.info.parse_params(ctx.params)
@@ -80,18 +90,19 @@ class Mechanism:
         raise NotImplementedError
 
 
-def others_description(n_players: int) -> str:
-    """'one other player' / '2 other players'."""
-    return "one other player" if n_players == 2 else f"{n_players - 1} other players"
+def others_description(ctx: CellContext) -> str:
+    """'one other player' / '2 other players' (templates ``others_one`` / ``others_many``)."""
+    n = ctx.game.n_players
+    return ctx.prompts.render("others_one") if n == 2 else ctx.prompts.render("others_many", n=n - 1)
 
 
 def game_section(ctx: CellContext, seat: int, tokens: tuple[str, ...] | None = None) -> str:
     """Game description and seat line for the reader at 0-based ``seat`` (spec §3.1 parts 1–2)."""
     game = ctx.game
-    action_list = "\n".join(f"- {t}: {a}" for t, a in zip(game.tokens, game.actions, strict=True))
+    action_list = "\n".join(ctx.prompts.render("action_line", token=t, action=a) for t, a in zip(game.tokens, game.actions, strict=True))
     text = ctx.prompts.render(
         "game",
-        others_desc=others_description(game.n_players),
+        others_desc=others_description(ctx),
         action_list=action_list,
         payoff_rules=game.seat_rules[seat],
     )
@@ -102,7 +113,7 @@ def action_instruction(ctx: CellContext, tokens: tuple[str, ...]) -> str:
     """The output instruction of an action decision (spec §3.1 part 4)."""
     token_list = ", ".join(tokens)
     example = "{" + ", ".join(f'"{t}": <INT>' for t in tokens) + "}"
-    note = " Include every action in the JSON object, also those you give 0." if len(tokens) > 2 else ""
+    note = ctx.prompts.render("action_output_every") if len(tokens) > 2 else ""
     return ctx.prompts.render("action_output", token_list=token_list, example=example, extra_note=note)
 
 

@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping, Sequence
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from coopeval.agents.protocol import Agent
 from coopeval.games.designs import contract_ns, contract_wd
 from coopeval.decisions.formats import AnswerFormat, ApprovalVote, ContractDesign, ContractVote, Signature
 from coopeval.games.base import Game
+from coopeval.studies.coopeval.mechanisms.catalog import MechanismInfo
 from coopeval.studies.coopeval.mechanisms.base import (
     CellContext,
     CellRecords,
@@ -112,6 +113,17 @@ class Contracting(DesignVoteMechanism):
     """
 
     vote_format: ClassVar[type[ApprovalVote]] = ContractVote
+    templates: ClassVar[tuple[str, ...]] = (
+        "contracting_sign", "contracting_active", "contracting_inactive", "contracting_receive_from_plural",
+        "contracting_receive_from_single", "contracting_pay_to_plural", "contracting_pay_to_single", "contracting_receives",
+        "contracting_pays", "contracting_no_payment", "contracting_term", "points_one", "points_many",
+    )
+
+    @classmethod
+    def prompt_templates(cls, info: MechanismInfo, params: Mapping[str, Any]) -> frozenset[str]:
+        """Also ``contracting_bounds_note`` when ``value_bounds`` is set."""
+        bounded = info.parse_params(params).value_bounds is not None
+        return super().prompt_templates(info, params) | ({"contracting_bounds_note"} if bounded else set())
 
     def bounds(self, ctx: CellContext) -> tuple[int, int] | None:
         raw = self.params(ctx).value_bounds
@@ -127,10 +139,10 @@ class Contracting(DesignVoteMechanism):
         return ctx.game.n_players > 2 or bool(ctx.compat.get("contract_plural_text", False))
 
     def _receive_from(self, ctx: CellContext) -> str:
-        return "paid in equal shares by the other players" if self._plural(ctx) else "paid by the other player"
+        return ctx.prompts.render("contracting_receive_from_plural" if self._plural(ctx) else "contracting_receive_from_single")
 
     def _pay_to(self, ctx: CellContext) -> str:
-        return "shared equally among the other players" if self._plural(ctx) else "which go to the other player"
+        return ctx.prompts.render("contracting_pay_to_plural" if self._plural(ctx) else "contracting_pay_to_single")
 
     def rules_text(self, ctx: CellContext) -> str:
         return ctx.prompts.render("contracting_rules", receive_from=self._receive_from(ctx), pay_to=self._pay_to(ctx))
@@ -139,7 +151,7 @@ class Contracting(DesignVoteMechanism):
         note = ""
         bounds = self.bounds(ctx)  # the bounds of ``fmt`` (see design_format)
         if bounds is not None:
-            note = f" Every value must be between {bounds[0]} and {bounds[1]}."
+            note = ctx.prompts.render("contracting_bounds_note", low=bounds[0], high=bounds[1])
         return ctx.prompts.render(
             "contracting_design",
             base_tokens=", ".join(ctx.game.tokens),
@@ -154,12 +166,12 @@ class Contracting(DesignVoteMechanism):
         for token, label in zip(game.tokens, game.actions, strict=True):
             value = int(design[token])
             if value > 0:
-                effect = f"the player who plays it receives {points_text(value)}, {self._receive_from(ctx)}"
+                effect = ctx.prompts.render("contracting_receives", points=points_text(ctx, value), receive_from=self._receive_from(ctx))
             elif value < 0:
-                effect = f"the player who plays it pays {points_text(-value)}, {self._pay_to(ctx)}"
+                effect = ctx.prompts.render("contracting_pays", points=points_text(ctx, -value), pay_to=self._pay_to(ctx))
             else:
-                effect = "no payment"
-            lines.append(f"- {token} ({label}): {effect}")
+                effect = ctx.prompts.render("contracting_no_payment")
+            lines.append(ctx.prompts.render("contracting_term", token=token, label=label, effect=effect))
         return "\n".join(lines)
 
     async def after_vote(

@@ -38,6 +38,7 @@ from coopeval.decisions.formats import ActionDistribution, AnswerFormat, Approva
 from coopeval.agents.progress import Progress
 from coopeval.agents.seats import seat_agent
 from coopeval.core.prompts import number_text
+from coopeval.studies.coopeval.mechanisms.catalog import MechanismInfo
 from coopeval.studies.coopeval.mechanisms.base import (
     CellContext,
     CellRecords,
@@ -54,10 +55,10 @@ from coopeval.studies.coopeval.mechanisms.repetition import RepeatedPlay
 from coopeval.studies.coopeval.mechanisms.selection import Design, SeatedDesign, Selection, select_winner
 from coopeval.core.rng import rng_for
 
-def points_text(value: float) -> str:
-    """``1 point`` / ``3 points`` / ``1.5 points``."""
+def points_text(ctx: CellContext, value: float) -> str:
+    """``1 point`` / ``3 points`` / ``1.5 points`` (templates ``points_one`` / ``points_many``)."""
     number = number_text(value)  # the engine's value, never rounded (issue 13 kind 11b)
-    return f"{number} point" if abs(value) == 1 else f"{number} points"
+    return ctx.prompts.render("points_one" if abs(value) == 1 else "points_many", n=number)
 
 
 class DesignVoteMechanism(RepeatedPlay):
@@ -71,6 +72,11 @@ class DesignVoteMechanism(RepeatedPlay):
     """
 
     vote_format: ClassVar[type[ApprovalVote]]
+
+    @classmethod
+    def prompt_templates(cls, info: MechanismInfo, params: Mapping[str, Any]) -> frozenset[str]:
+        """Also ``<prefix>_rules``, ``<prefix>_design`` and ``<prefix>_vote`` (the entry's ``prompt_prefix``)."""
+        return super().prompt_templates(info, params) | {"vote_option", *(f"{info.prompt_prefix}_{part}" for part in ("rules", "design", "vote"))}
 
     @property
     def design_kind(self) -> str:
@@ -210,7 +216,7 @@ class DesignVoteMechanism(RepeatedPlay):
     def vote_prompt(self, ctx: CellContext, seat: int, options: Sequence[SeatedDesign], fmt: AnswerFormat) -> str:
         """The approval-vote prompt: the N designs in seat order, labelled by proposer seat."""
         listing = "\n\n".join(
-            f"{key} (proposed by Player {o.seat + 1}):\n{self.describe_option(ctx, o.design or {})}"
+            ctx.prompts.render("vote_option", key=key, seat=o.seat + 1, design=self.describe_option(ctx, o.design or {}))
             for key, o in zip(fmt.keys, options, strict=True)
         )
         example = "{" + ", ".join(f'"{k}": <true or false>' for k in fmt.keys) + "}"

@@ -87,6 +87,7 @@ class Mediation(DesignVoteMechanism):
     """
 
     vote_format: ClassVar[type[ApprovalVote]] = MediatorVote
+    templates: ClassVar[tuple[str, ...]] = ("mediation_play", "mediation_rule_one", "mediation_rule_many")
 
     def design_format(self, ctx: CellContext) -> AnswerFormat:
         return MediatorDesign.for_players(ctx.game.n_players, ctx.game.tokens)
@@ -112,8 +113,8 @@ class Mediation(DesignVoteMechanism):
         for d in range(1, game.n_players + 1):
             token = str(design[str(d)])
             label = game.actions[game.tokens.index(token)]
-            who, whom = ("1 player delegates", "that player") if d == 1 else (f"{d} players delegate", "each of them")
-            lines.append(f"- if {who}: the mediator plays {token} ({label}) for {whom}")
+            rule = "mediation_rule_one" if d == 1 else "mediation_rule_many"
+            lines.append(ctx.prompts.render(rule, d=d, token=token, label=label))
         return "\n".join(lines)
 
     async def after_vote(

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from coopeval.agents.protocol import Agent
 from coopeval.decisions.formats import ActionDistribution
@@ -141,6 +141,10 @@ class Repetition(RepeatedPlay):
     the game continues with probability δ, and the last round carries the tail weight δ^(T−1).
     """
 
+    templates: ClassVar[tuple[str, ...]] = (
+        "repetition", "history_empty", "history_header", "history_round", "history_move", "history_move_you",
+        "repetition_partners_one", "repetition_partners_many", "repetition_them_one", "repetition_them_many",
+    )
 
     def num_rounds(self, ctx: CellContext) -> int:
         return int(self.params(ctx).num_rounds)
@@ -153,8 +157,8 @@ class Repetition(RepeatedPlay):
         truncate = bool(ctx.compat.get("truncate_delta_percent", False))
         return ctx.prompts.render(
             "repetition",
-            partners="player" if n == 2 else "players",
-            them="them" if n > 2 else "that player",
+            partners=ctx.prompts.render("repetition_partners_one" if n == 2 else "repetition_partners_many"),
+            them=ctx.prompts.render("repetition_them_one" if n == 2 else "repetition_them_many"),
             continue_percent=continuation_percent(self.discount(ctx), truncate),
             rounds_played=round_ - 1,
             history=render_history(ctx, seat, self.shown_rounds(ctx, history)),
@@ -174,7 +178,8 @@ def render_history(ctx: CellContext, seat: int, window: Sequence[tuple[int, Sequ
     lines = [ctx.prompts.render("history_header", window=len(window))]
     for round_index, actions in reversed(window):
         played = "; ".join(
-            ("you" if s == seat else f"Player {s + 1}") + f" played A{a}" for s, a in enumerate(actions)
+            ctx.prompts.render("history_move_you", action=a) if s == seat else ctx.prompts.render("history_move", seat=s + 1, action=a)
+            for s, a in enumerate(actions)
         )
-        lines.append(f"- Round {round_index}: {played}.")
+        lines.append(ctx.prompts.render("history_round", round=round_index, moves=played))
     return "\n".join(lines)

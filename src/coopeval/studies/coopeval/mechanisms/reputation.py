@@ -43,9 +43,9 @@ the window: the bots see no more than the prompt shows.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from coopeval.agents.protocol import Agent
 from coopeval.decisions.formats import ActionDistribution
@@ -64,6 +64,7 @@ from coopeval.studies.coopeval.mechanisms.base import (
     others_description,
     position,
 )
+from coopeval.studies.coopeval.mechanisms.catalog import MechanismInfo
 from coopeval.core.rng import rng_for
 
 
@@ -129,10 +130,11 @@ def draw_matching(
     return list(zip(*shuffled, strict=True))
 
 
-def format_points(value: float) -> str:
-    """Points as shown in prompts: ``3``, ``0.5``, with 'point'/'points'."""
+def format_points(ctx: CellContext, value: float) -> str:
+    """Points as shown in prompts: ``3``, ``0.5``, with 'point'/'points' (templates
+    ``points_one`` / ``points_many``)."""
     text = f"{value:g}"
-    return f"{text} point" if text in ("1", "-1") else f"{text} points"
+    return ctx.prompts.render("points_one" if text in ("1", "-1") else "points_many", n=text)
 
 
 class HistoryView:
@@ -159,21 +161,27 @@ class HistoryView:
 
     def label(self, uid: int) -> str:
         """``"you"`` for the reader, else the anonymous id."""
-        return "you" if uid == self.reader else self.by_uid[uid].label
+        return self.ctx.prompts.render("reputation_you") if uid == self.reader else self.agent_label(uid)
+
+    def agent_label(self, uid: int) -> str:
+        """The anonymous id of ``uid`` as the prompts show it (``Agent #4``)."""
+        return self.ctx.prompts.render("reputation_agent", uid=self.by_uid[uid].uid)
 
     def owner(self, uid: int) -> str:
         """Possessive form: ``"Your"`` / ``"Agent #4's"``."""
-        return "Your" if uid == self.reader else f"{self.by_uid[uid].label}'s"
+        if uid == self.reader:
+            return self.ctx.prompts.render("reputation_your")
+        return self.ctx.prompts.render("reputation_owner", label=self.agent_label(uid))
 
     def move(self, match: Match, seat: int) -> str:
         """One player's part of a match entry: label, action token, [seat,] points."""
-        seat_note = f" as Player {seat + 1}" if self.show_seats else ""
+        seat_note = self.ctx.prompts.render("reputation_seat_note", seat=seat + 1) if self.show_seats else ""
         return self.ctx.prompts.render(
             "reputation_move",
             player=self.label(match.members[seat]),
             token=self.ctx.game.tokens[match.actions[seat]],
             seat_note=seat_note,
-            points=format_points(match.points[seat]),
+            points=format_points(self.ctx, match.points[seat]),
         )
 
     def entry(self, match: Match, subject: int) -> str:
@@ -229,6 +237,17 @@ class ReputationFirstOrder(Mechanism):
     the failure policy and the bots' view of the history.
     """
 
+    templates: ClassVar[tuple[str, ...]] = (
+        "reputation", "reputation_no_history", "reputation_history_header", "reputation_match", "reputation_move",
+        "reputation_agent", "reputation_you", "reputation_your", "reputation_owner", "reputation_seat_note",
+        "reputation_co_player", "points_one", "points_many",
+    )
+
+    @classmethod
+    def prompt_templates(cls, info: MechanismInfo, params: Mapping[str, Any]) -> frozenset[str]:
+        """Also the nested-history templates when ``max_recursion_depth`` > 1."""
+        nested = int(info.parse_params(params).max_recursion_depth) > 1
+        return super().prompt_templates(info, params) | ({"reputation_nesting", "reputation_earlier"} if nested else set())
 
     def num_rounds(self, ctx: CellContext) -> int:
         return int(self.params(ctx).num_rounds)
@@ -257,13 +276,13 @@ class ReputationFirstOrder(Mechanism):
         k = self.lookup_depth(ctx)
         view = HistoryView(ctx, population, matches_of, round_, reader, k, depth)
         co_players = ", ".join(
-            f"{view.by_uid[u].label} (Player {s + 1})" for s, u in enumerate(members) if u != reader
+            ctx.prompts.render("reputation_co_player", label=view.agent_label(u), seat=s + 1) for s, u in enumerate(members) if u != reader
         )
         blocks = [view.block(reader)] + [view.block(u) for u in members if u != reader]
         truncate = bool(ctx.compat.get("truncate_delta_percent", False))
         return ctx.prompts.render(
             "reputation",
-            partners=others_description(ctx.game.n_players),
+            partners=others_description(ctx),
             continue_percent=continuation_percent(self.discount(ctx), truncate),
             rounds_played=round_ - 1,
             co_players=co_players,
