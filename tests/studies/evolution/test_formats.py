@@ -30,7 +30,7 @@ def test_horibe_strategy_and_word_count() -> None:
 
 def test_units_answer() -> None:
     fmt = DonationFormat("units", 12.5)
-    assert fmt.parse("Justification: be nice\nAnswer: 3.5 units") == {"action": "donate", "value": 3.5, "justification": "be nice"}
+    assert fmt.parse("Justification: be nice\nAnswer: 3.5 units") == {"action": "donate", "value": 3.5, "raw": "3.5 units", "justification": "be nice"}
     assert fmt.parse("Answer:   7")["value"] == 7.0
     assert fmt.parse("Justification: a\nAnswer: 2 Answer: 9")["value"] == 2.0  # first Answer:
     for bad, code in [("I give 3", "invalid"), ("Answer: about 3", "invalid"), ("Answer: 13", "range"), ("Answer: -1", "invalid")]:
@@ -48,8 +48,8 @@ def test_percent_answer_range() -> None:
 
 def test_costly_punishment_answers() -> None:
     fmt = DonationFormat("units", 10.0, "costly_punishment")
-    assert fmt.parse("Justification: j\nAnswer: Punish, 1,5")["action"] == "punish"
-    assert fmt.parse("Justification: j\nAnswer: Punish, 1,5")["value"] == 1.5
+    assert fmt.parse("Justification: j\nAnswer: Punish, 1.5")["action"] == "punish"
+    assert fmt.parse("Justification: j\nAnswer: Punish, 1.5")["value"] == 1.5
     assert fmt.parse("Answer: I will donate 4")["action"] == "donate"
     with pytest.raises(AnswerError, match="Donate"):
         fmt.parse("Answer: 4")

@@ -8,6 +8,8 @@ from fractions import Fraction
 
 import pytest
 
+from coopeval.decisions.errors import AnswerError
+
 from coopeval.agents.maker import DecisionMaker
 from coopeval.studies.evolution.bots import AlwaysZero, ConstantFraction, Malformed, Reciprocal, make_evo_bot
 from coopeval.studies.evolution.runner import Member, StepRecords
@@ -101,10 +103,13 @@ def test_invalid_answer_gets_its_own_event_never_the_recipients_chain() -> None:
     assert len(failed) == len(bad_events)
 
 
-def test_percent_base_endowment_caps_at_resources() -> None:
+def test_percent_base_endowment_reasks_above_the_holdings() -> None:
     run = make_run(settings(percent_base="endowment"), bot_agents(ConstantFraction(50)))
     fmt = run.donation_format(4.0)
-    assert run.resolve({"action": "donate", "value": 50.0}, fmt, 4.0).amount == 4.0  # 5 of the endowment, capped
+    assert fmt.limit == 40.0  # 4 units are 40 % of the endowment: more is re-asked, not clipped (issue 21 item 1)
+    with pytest.raises(AnswerError, match="0 to 40"):
+        fmt.parse("Answer: 50")
+    assert run.resolve(fmt.parse("Answer: 40"), fmt, 4.0).amount == 4.0
     assert run.resolve({"action": "donate", "value": 20.0}, fmt, 4.0).amount == 2.0
     cur = make_run(settings(), bot_agents(ConstantFraction(50)))
     assert cur.resolve({"action": "donate", "value": 50.0}, cur.donation_format(4.0), 4.0).amount == 2.0

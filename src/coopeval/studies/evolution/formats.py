@@ -26,6 +26,7 @@ from typing import Any, ClassVar
 
 from coopeval.decisions.errors import AnswerError
 from coopeval.decisions.formats import TextAnswerFormat
+from coopeval.studies.evolution.amounts import read_number, shown_units
 
 VH_MARKER = "My strategy will be"
 HORIBE_MARKER = "Strategy:"
@@ -35,8 +36,7 @@ UNITS = ("units", "percent")
 
 _TEXT_CHAR = r"[\x20-\x7E]"  # printable ASCII, no newline
 _JUSTIFICATION_CHAR = r"[\x20-\x39\x3B-\x7E]"  # printable ASCII minus ':' (never forms "Answer:")
-_LEADING_NUMBER = re.compile(r"^\s*(\d+(?:\.\d+)?)")
-_PUNISH_ANSWER = re.compile(r"(donate|punish)\s*[,:]?\s*(\d+(?:[.,]\d+)?)", re.IGNORECASE)
+_PUNISH_ANSWER = re.compile(r"(donate|punish)\s*[,:]?\s*(?=[0-9])", re.IGNORECASE)
 
 
 def word_count(text: str) -> int:
@@ -120,18 +120,26 @@ def _strategy_grammar(protocol: str, max_chars: int, max_reasoning_chars: int) -
 class DonationFormat(TextAnswerFormat):
     """A donation answer ``Justification: <text> Answer: <answer>`` (spec §2.3, §2.4, §3.2).
 
-    ``unit`` ``"units"`` (V&H: a real number of units in [0, ``max_value``], the donor's
-    resources) or ``"percent"`` (Horibe: a number in [0, 100]). ``variant``:
+    ``unit`` ``"units"`` (V&H: a real number of units in [0, ``max_value``]) or ``"percent"``
+    (Horibe: a number in [0, ``max_value``], 100 unless the endowment is the base).
+    ``max_value`` is the limit the prompt shows (:func:`~coopeval.studies.evolution.amounts.stated_limit`
+    of the donor's holdings), so every amount the prompt allows is accepted. Numbers are read
+    as one whole token by :func:`~coopeval.studies.evolution.amounts.read_number` (``1,250.5``
+    is 1250.5; ``1,5``, ``3.2.1``, ``1e3`` are ambiguous and re-asked; ``%`` only in percent).
+    ``variant``:
 
-    * ``none``: the answer must begin with a number (leading whitespace, optional decimals);
-    * ``costly_punishment``: the first ``donate``/``punish`` followed by a number (a decimal
-      comma is accepted), e.g. ``Donate, 3`` or ``Punish, 1,5``;
+    * ``none``: the answer must begin with a number (after optional whitespace);
+    * ``costly_punishment``: the first ``donate``/``punish`` followed by a number, e.g.
+      ``Donate, 3`` or ``Punish, 1.5`` (the reference's decimal comma is not read: ``1,5`` is
+      ambiguous with a thousands separator and is re-asked);
     * ``partner_choice``: the word ``refuse`` anywhere in the answer means refusing; otherwise
       the answer must begin with a number.
 
-    ``parse`` returns ``{"action": "donate" | "punish" | "refuse", "value": float,
-    "justification": str}``; ``value`` is in units or percent (0 for refuse). Raises
-    AnswerError: no ``Answer:``, no number where one is needed, value out of range.
+    ``parse`` returns ``{"action": "donate" | "punish" | "refuse", "value": float, "raw": str,
+    "justification": str}``; ``value`` is in units or percent (0 for refuse), ``raw`` the text
+    after ``Answer:``. Raises AnswerError with ``code`` ``invalid`` (no ``Answer:``, no number
+    where one is needed), ``ambiguous`` (a number that is not one whole token) or ``range``
+    (above ``max_value``): never clipped, never substituted.
     """
 
     unit: str = "units"
@@ -165,25 +173,28 @@ class DonationFormat(TextAnswerFormat):
         justification = before.strip()
         if justification.lower().startswith("justification:"):
             justification = justification[len("justification:"):].strip()
-        action, raw = "donate", ""
+        percent = self.unit == "percent"
+        action = "donate"
         if self.variant == "partner_choice" and "refuse" in answer.lower():
-            return {"action": "refuse", "value": 0.0, "justification": justification}
+            return {"action": "refuse", "value": 0.0, "raw": answer.strip(), "justification": justification}
         if self.variant == "costly_punishment":
             match = _PUNISH_ANSWER.search(answer)
             if match is None:
                 raise AnswerError("the answer must be 'Donate, <amount>' or 'Punish, <amount>'", code="invalid")
-            action, raw = match.group(1).lower(), match.group(2).replace(",", ".")
+            action = match.group(1).lower()
+            number = read_number(answer, match.end(), percent=percent)
         else:
-            match = _LEADING_NUMBER.match(answer)
-            if match is None:
-                hint = " or 'Refuse to play'" if self.variant == "partner_choice" else ""
-                raise AnswerError(f"the answer must begin with a number ({self._what()}){hint}", code="invalid")
-            raw = match.group(1)
-        value = float(raw)
+            try:
+                number = read_number(answer, percent=percent)
+            except AnswerError as exc:
+                if exc.code == "invalid" and self.variant == "partner_choice":
+                    raise AnswerError(f"{exc.message}, or 'Refuse to play'", code=exc.code) from None
+                raise
+        value = number.value
         if not 0.0 <= value <= self.limit:
-            limit = "100" if self.unit == "percent" else f"{self.limit:g} (your units)"
-            raise AnswerError(f"the {self._what()} {raw} is outside the allowed range 0 to {limit}", code="range")
-        return {"action": action, "value": value, "justification": justification}
+            limit = shown_units(self.limit) if percent else f"{shown_units(self.limit)} (your units)"
+            raise AnswerError(f"the {self._what()} {number.text} is outside the allowed range 0 to {limit}", code="range")
+        return {"action": action, "value": value, "raw": answer.strip(), "justification": justification}
 
     def complete_grammar(self) -> str:
         """GBNF: ``Justification: `` up to ``max_justification_chars`` characters without ``:``,

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from coopeval.core.prompts import PromptLibrary, number_text
+from coopeval.studies.evolution.amounts import percent_limit, shown_units
 from coopeval.studies.evolution.settings import EvolutionSettings
 from coopeval.studies.evolution.traces import Trace, render_trace
 
@@ -28,11 +29,6 @@ def evolution_prompts(library: PromptLibrary | None = None) -> PromptLibrary:
 
 def _tidy(text: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", re.sub(r"\n\s*\n(?=- )", "\n", text)).strip()
-
-
-def _num(value: float) -> str:
-    """Units as shown to agents: at most two decimals, no trailing zeros."""
-    return f"{value:.2f}".rstrip("0").rstrip(".")
 
 
 class EvolutionPrompts:
@@ -69,7 +65,7 @@ class EvolutionPrompts:
         """V&H newcomer prompt: the survivors' texts, with their scores unless ``show_scores``
         is off (the reference's behaviour)."""
         if self.s.show_scores:
-            advice = "\n".join(f"- {text} (score: {_num(score)})" for text, score in survivors)
+            advice = "\n".join(f"- {text} (score: {shown_units(score)})" for text, score in survivors)
         else:
             advice = "\n".join(f"- {text}" for text, _ in survivors)
         return _tidy(
@@ -117,12 +113,14 @@ class EvolutionPrompts:
         run's variant (matrix probes ask the plain donation question)."""
         variant = self.s.punishment if punishment is None else punishment
         if variant != "none":
-            question = self.library.render(f"evo_question_{variant}", donor_units=_num(donor_units))
+            question = self.library.render(f"evo_question_{variant}", donor_units=shown_units(donor_units))
         elif self.s.amount_unit == "percent":
-            base = "current units" if self.s.percent_base == "current" else f"initial endowment of {_num(self.s.endowment)} units"
-            question = self.library.render("evo_question_percent", base=base)
+            current = self.s.percent_base == "current"
+            base = self.library.render(f"evo_percent_base_{self.s.percent_base}", endowment=shown_units(self.s.endowment)).strip()
+            limit = percent_limit(donor_units, donor_units if current else self.s.endowment)
+            question = self.library.render("evo_question_percent", base=base, limit=shown_units(limit))
         else:
-            question = self.library.render("evo_question_units", donor_units=_num(donor_units))
+            question = self.library.render("evo_question_units", donor_units=shown_units(donor_units))
         return _tidy(
             self.library.render(
                 f"evo_donation_{self.s.protocol}",
@@ -132,9 +130,9 @@ class EvolutionPrompts:
                 generation=generation,
                 round=round_,
                 recipient=recipient,
-                recipient_units=_num(recipient_units),
+                recipient_units=shown_units(recipient_units),
                 trace=self.trace(trace),
-                donor_units=_num(donor_units),
+                donor_units=shown_units(donor_units),
                 question=question,
             )
         )

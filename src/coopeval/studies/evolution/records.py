@@ -43,7 +43,8 @@ TABLES: dict[str, dict[str, pl.DataType]] = {
         "recipient_id": pl.String(),
         "donor_half": pl.String(),  # "A" | "B"
         "action": pl.String(),  # donate | punish | refuse | invalid
-        "stated_value": pl.Float64(),  # the answer's number (units or percent); null if failed
+        "raw_answer": pl.String(),  # the final attempt's text after "Answer:" (the whole reply without one)
+        "stated_value": pl.Float64(),  # the number read from it (units or percent); null if failed
         "amount": pl.Float64(),  # units given or spent
         "percentage": pl.Float64(),  # amount as % of the donor's pre-decision resources
         "donor_resources_before": pl.Float64(),
@@ -52,7 +53,7 @@ TABLES: dict[str, dict[str, pl.DataType]] = {
         "recipient_resources_after": pl.Float64(),
         "trace_shown": pl.String(),  # the rendered trace the donor saw
         "justification": pl.String(),
-        "parse_status": pl.String(),  # "ok" | "failed"
+        "parse_status": pl.String(),  # "ok" | the last rejection's code: invalid, ambiguous, range, truncated, …
         "attempts": pl.Int64(),
         "failed": pl.Boolean(),
         "error": pl.String(),
@@ -117,7 +118,8 @@ TABLES: dict[str, dict[str, pl.DataType]] = {
         "j": pl.Int64(),  # column: x_A = 10·j %
         "sample": pl.Int64(),
         "percentage": pl.Float64(),  # donation as % of the donor's resources; null if failed
-        "parse_status": pl.String(),
+        "raw_answer": pl.String(),  # the final attempt's text after "Answer:"
+        "parse_status": pl.String(),  # "ok" | the last rejection's code
         "attempts": pl.Int64(),
         "decision_id": pl.String(),
     },

@@ -28,7 +28,9 @@ from coopeval.agents.maker import DecisionMaker, DecisionOutcome
 from coopeval.agents.protocol import Agent
 from coopeval.agents.seats import seat_agent
 from coopeval.core.rng import rng_for, seed_int_for
-from coopeval.studies.evolution.formats import DonationFormat, StrategyFormat, truncate_words, word_count
+from coopeval.studies.evolution.amounts import percent_limit, stated_limit, units_for_percent, units_given
+from coopeval.decisions.parsing import check_answer
+from coopeval.studies.evolution.formats import ANSWER_MARKER, DonationFormat, StrategyFormat, truncate_words, word_count
 from coopeval.studies.evolution.game import Action, DonationContext, GameRules, play_game
 from coopeval.studies.evolution.matrix import SIZE, matrix_features
 from coopeval.studies.evolution.prompting import EvolutionPrompts
@@ -316,12 +318,17 @@ class EvolutionRun:
     # donations (§1, §2.3, §2.4)
     # ------------------------------------------------------------------------------------
 
+    def percent_base(self, donor_units: float) -> float:
+        """The units a stated percentage is a share of (§1 amounts, ``percent_base``)."""
+        return donor_units if self.s.percent_base == "current" else self.s.endowment
+
     def donation_format(self, donor_units: float, variant: str | None = None) -> DonationFormat:
+        """The answer format of one donation: its limit is the one the prompt shows."""
         variant = self.s.punishment if variant is None else variant
         percent = self.s.amount_unit == "percent" and variant == "none"
         return DonationFormat(
             unit="percent" if percent else "units",
-            max_value=100.0 if percent else float(donor_units),
+            max_value=percent_limit(donor_units, self.percent_base(donor_units)) if percent else stated_limit(donor_units),
             variant=variant,
             max_justification_chars=self.s.local_justification_chars,
         )
@@ -330,15 +337,27 @@ class EvolutionRun:
         """A validated answer → the action and its units (§1 amounts, ``percent_base``).
 
         Percent answers give p/100 of the current resources, or of the endowment under
-        ``percent_base: endowment`` (capped at the current resources).
+        ``percent_base: endowment``; the shown limit means everything the donor holds
+        (:mod:`coopeval.studies.evolution.amounts`); nothing is clipped.
         """
         kind, value = str(parsed["action"]), float(parsed["value"])
         if kind == "refuse":
             return Action("refuse", 0.0)
         if fmt.unit == "percent":
-            base = donor_units if self.s.percent_base == "current" else self.s.endowment
-            return Action(kind, min(value / 100.0 * base, donor_units))
-        return Action(kind, min(value, donor_units))
+            return Action(kind, units_for_percent(value, donor_units, self.percent_base(donor_units)))
+        return Action(kind, units_given(value, donor_units))
+
+    @staticmethod
+    def final_verdict(outcome: DecisionOutcome, fmt: DonationFormat) -> dict[str, Any]:
+        """The final attempt's raw answer (the text after ``Answer:``, or the whole reply
+        without one) and parse status: ``ok`` or the parser's code of its last rejection
+        (``invalid``, ``ambiguous``, ``range``, ``truncated``, …)."""
+        if outcome.ok and outcome.parsed is not None:
+            return {"raw_answer": outcome.parsed.get("raw"), "parse_status": "ok"}
+        before, found, after = outcome.response.partition(ANSWER_MARKER)
+        raw = (after if found else before).strip()
+        check = check_answer(fmt, outcome.response, outcome.reply_columns["finish_reason"] or None)
+        return {"raw_answer": raw, "parse_status": check.code or "failed"}
 
     def decider(
         self,
@@ -374,11 +393,13 @@ class EvolutionRun:
             }
             agent = agents[d]
             outcome = await self.call(records, agent, body, fmt, pos, state)
+            verdict = self.final_verdict(outcome, fmt)
             record = {
                 "donor_id": ids[d],
                 "recipient_id": ids[ctx.recipient],
                 "trace_shown": self.prompts.trace(ctx.recipient_trace),
-                "parse_status": outcome.status,
+                "raw_answer": verdict["raw_answer"],
+                "parse_status": verdict["parse_status"],
                 "attempts": len(outcome.attempts),
                 "failed": not outcome.ok,
                 "error": outcome.error,
@@ -609,7 +630,7 @@ class EvolutionRun:
                     "j": j,
                     "sample": sample,
                     "percentage": percentage,
-                    "parse_status": outcome.status,
+                    **self.final_verdict(outcome, fmt),
                     "attempts": len(outcome.attempts),
                     "decision_id": outcome.decision_id,
                 },

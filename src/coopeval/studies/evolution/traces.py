@@ -14,6 +14,8 @@ import string
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from coopeval.studies.evolution.amounts import shown_units
+
 EVENT_KINDS = ("donate", "punish", "refuse", "invalid")
 
 
@@ -81,8 +83,8 @@ def render_trace(trace: Trace, templates: Mapping[str, str], punishment_loss: fl
             actor=event.actor,
             target=event.target,
             percent=f"{event.percent:.2f}",
-            amount=_units(event.amount),
-            removed=_units(punishment_loss * event.amount),
+            amount=shown_units(event.amount),
+            removed=shown_units(punishment_loss * event.amount),
         )
         lines.append(f"{index}. {text}")
     if trace.origin and not trace.events:
@@ -90,8 +92,3 @@ def render_trace(trace: Trace, templates: Mapping[str, str], punishment_loss: fl
     if trace.origin:
         lines.append(string.Template(templates["no_history"]).substitute(name=trace.origin))
     return "\n".join(lines)
-
-
-def _units(value: float) -> str:
-    """Units with at most two decimals and no trailing zeros (``5``, ``2.5``, ``0.33``)."""
-    return f"{value:.2f}".rstrip("0").rstrip(".")
