@@ -16,7 +16,7 @@ from coopeval.decisions.errors import AnswerError
 from coopeval.studies.evolution.amounts import read_number, shown_units, stated_limit, units_given
 from coopeval.studies.evolution.bots import ConstantFraction
 from coopeval.studies.evolution.formats import DonationFormat
-from coopeval.studies.evolution.runner import RunAgents, StepRecords
+from coopeval.studies.evolution.runner import RunAgents
 from coopeval.studies.evolution.traces import Trace
 
 from .helpers import FakeLLM, bot_agents, make_run, settings
