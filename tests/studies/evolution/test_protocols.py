@@ -21,6 +21,7 @@ def _previous(n: int = 12) -> list[Member]:
         m = Member(f"1_{k + 1}", 1, f"My strategy will be plan {k + 1}.", word_count=5)
         m.score = float([5, 9, 5, 1, 7, 7, 3, 2, 8, 0, 4, 6][k])
         m.rank = k + 1
+        m.tiebreak = k  # the shuffle leaves them in this order: ties keep population order here
         out.append(m)
     return out
 

@@ -81,7 +81,8 @@ TABLES: dict[str, dict[str, pl.DataType]] = {
         "game1_resources": pl.Float64(),
         "game2_resources": pl.Float64(),
         "score": pl.Float64(),  # selection score (sum of both games, or 2 × game 2 in compat)
-        "rank": pl.Int64(),
+        "rank": pl.Int64(),  # 1 = best: score descending, ties in the order of the seeded shuffle
+        "tiebreak": pl.Int64(),  # the agent's place in that seeded shuffle (0-based); truncation keeps ranks 1..N/2
     },
     # One row per generation: the population metrics of §2.5.
     "evo_generations": {

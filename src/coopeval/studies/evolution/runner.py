@@ -35,7 +35,7 @@ from coopeval.studies.evolution.game import Action, DonationContext, GameRules, 
 from coopeval.studies.evolution.matrix import SIZE, matrix_features
 from coopeval.studies.evolution.prompting import EvolutionPrompts
 from coopeval.studies.evolution.schedule import half_of
-from coopeval.studies.evolution.selection import ranks, roulette_draw, truncation_survivors
+from coopeval.studies.evolution.selection import ranks, roulette_draw, shuffled_positions, truncation_survivors
 from coopeval.studies.evolution.settings import EvolutionSettings
 from coopeval.studies.evolution.traces import Trace, TraceEvent
 
@@ -63,6 +63,7 @@ class Member:
     game2: float = math.nan
     score: float = math.nan
     rank: int = 0
+    tiebreak: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -295,7 +296,8 @@ class EvolutionRun:
         n = self.s.n_agents
         scores = [m.score for m in previous]
         if self.s.selection == "truncation_top_half":
-            survivors = [replace(previous[i], survived=True) for i in truncation_survivors(scores)]
+            positions = [m.tiebreak for m in previous]
+            survivors = [replace(previous[i], survived=True) for i in truncation_survivors(scores, positions)]
             advice = [(m.strategy, m.score) for m in survivors]
             tasks = []
             for k in range(n - len(survivors)):
@@ -478,9 +480,10 @@ class EvolutionRun:
         for k, i in enumerate(order):
             members[i].display, members[i].half = names[k], half_of(n, k)
         scores = [self.score(a, b) for a, b in zip(g1, g2, strict=True)]
-        rank_of = ranks(scores, self.rng(generation, "rank-ties"))
+        positions = shuffled_positions(n, self.rng(generation, "rank-ties"))
+        rank_of = ranks(scores, positions)
         for i, m in enumerate(members):
-            m.game1, m.game2, m.score, m.rank = g1[i], g2[i], scores[i], rank_of[i]
+            m.game1, m.game2, m.score, m.rank, m.tiebreak = g1[i], g2[i], scores[i], rank_of[i], positions[i]
         temperature = temperature_of(self.agents.strategy)
         for m in members:
             records.add(
@@ -506,6 +509,7 @@ class EvolutionRun:
                     "game2_resources": m.game2,
                     "score": m.score,
                     "rank": m.rank,
+                    "tiebreak": m.tiebreak,
                 },
             )
         records.add("evo_generations", self.generation_row(generation, records, g1, g2))
