@@ -36,12 +36,26 @@ def _config(**evo: Any) -> dict[str, Any]:
         ({"generation": 3}, "evolution", "Additional properties"),
         ({"models": [{"model": "bot/always-cooperate"}]}, "evolution.models[0].model", "not an evolution bot"),
         ({"variants": ["none", {"name": "default"}]}, "evolution.variants[1]", "used twice"),
+        (
+            {"models": [{"model": "bot/evo-zero"}, {"model": "bot/evo-zero", "protocols": ["horibe"]}]},
+            "evolution.models[1]",
+            "duplicates models[0] (bot/evo-zero) under protocol horibe",
+        ),
     ],
 )
 def test_bad_config_names_the_key(evo: dict[str, Any], key: str, words: str) -> None:
     with pytest.raises(ConfigError) as err:
         EvolutionStudy().cells(_config(**evo))
     assert f"config {key}" in str(err.value) and words in str(err.value)
+
+
+def test_one_model_may_have_one_entry_per_protocol() -> None:
+    models = [{"model": "bot/evo-zero", "protocols": ["vh"]}, {"model": "bot/evo-zero", "protocols": ["horibe"], "params": {"x": 1}}]
+    cells = EvolutionStudy().cells(_config(models=models))
+    assert sorted((c["protocol"], c["model_label"], tuple(c["model"]["params"])) for c in cells) == [
+        ("horibe", "bot/evo-zero", ("x",)),
+        ("vh", "bot/evo-zero", ()),
+    ]
 
 
 def test_defaults_filled() -> None:
