@@ -21,7 +21,7 @@ from .helpers import FakeLLM, bot_agents, make_run, settings
 def _previous(n: int = 12) -> list[Member]:
     out = []
     for k in range(n):
-        m = Member(f"1_{k + 1}", 1, f"My strategy will be plan {k + 1}.", word_count=5)
+        m = Member(f"1_{k + 1}", 1, f"My strategy will be plan {k + 1}.", word_count=5, display=f"Player {k + 1}")
         m.score = float([5, 9, 5, 1, 7, 7, 3, 2, 8, 0, 4, 6][k])
         m.rank = k + 1
         m.tiebreak = k  # the shuffle leaves them in this order: ties keep population order here

@@ -20,7 +20,7 @@ from typing import Any
 from coopeval.agents.protocol import Agent, DecisionRequest, ErrorClass, Reply
 from coopeval.agents.seats import seat_agent
 from coopeval.studies.evolution.bots import AlwaysZero, is_evo_bot, make_evo_bot
-from coopeval.studies.evolution.runner import RunAgents
+from coopeval.studies.evolution.population import RunAgents
 from coopeval.studies.evolution.settings import EvolutionSettings
 
 STYLE = "evolution"

@@ -161,6 +161,7 @@ def run_settings(section: Mapping[str, Any], protocol: str, variant: str | Mappi
         "show_scores": not compat["vh_no_scores"],
         "generation_names": bool(compat["vh_generation_names"]),
         "no_system": bool(compat["vh_gemini_no_system"]),
+        "horibe_observation_unstated": bool(compat["horibe_observation_unstated"]),
         "local_strategy_chars": section["local"]["strategy_chars"],
         "local_reasoning_chars": section["local"]["reasoning_chars"],
         "local_justification_chars": section["local"]["justification_chars"],

@@ -14,7 +14,7 @@ from pathlib import Path
 from coopeval.core.prompts import PromptLibrary, number_text
 from coopeval.studies.evolution.amounts import percent_limit, shown_units
 from coopeval.studies.evolution.settings import EvolutionSettings
-from coopeval.studies.evolution.traces import Trace, render_trace
+from coopeval.studies.evolution.traces import Trace, TraceEvent, render_trace
 
 PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"
 TRACE_KINDS = ("donate", "punish", "refuse", "invalid", "no_history", "empty")
@@ -29,6 +29,28 @@ def evolution_prompts(library: PromptLibrary | None = None) -> PromptLibrary:
 
 def _tidy(text: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", re.sub(r"\n\s*\n(?=- )", "\n", text)).strip()
+
+
+EXAMPLE_PERCENTS = (20.0, 60.0, 10.0, 40.0, 80.0, 30.0, 0.0, 50.0, 90.0, 70.0)
+"""The donations of the rules' example chain, most recent first (cycled)."""
+
+
+def example_trace(length: int, names: Sequence[str]) -> Trace:
+    """The rules' example: a donor in round ``length + 1`` sees ``length`` events, most recent
+    first: ``names[0]`` gave to ``names[1]`` in round ``length``, ``names[1]`` to ``names[2]``
+    in round ``length − 1``, … (the chain of evolution spec §1.2).
+
+    Raises
+    ------
+    ValueError
+        Fewer than ``length + 1`` names (add names to ``evo_example_names.txt``).
+    """
+    if len(names) < length + 1:
+        raise ValueError(f"a trace of {length} events needs {length + 1} example names, evo_example_names.txt has {len(names)}; add names")
+    events = tuple(
+        TraceEvent(length - k, names[k], names[k + 1], "donate", EXAMPLE_PERCENTS[k % len(EXAMPLE_PERCENTS)], 0.0) for k in range(length)
+    )
+    return Trace(events, "")
 
 
 class EvolutionPrompts:
@@ -50,9 +72,31 @@ class EvolutionPrompts:
             endowment=number_text(self.s.endowment),
             multiplier=number_text(self.s.multiplier),
             trace_length=self.s.trace_length,
+            observation_rule=self.observation_rule(),
             variant_rule=rule,
         )
         return _tidy(text)
+
+    def observation_rule(self) -> str:
+        """What a donor observes, with an example trace of exactly ``trace_length`` events
+        rendered by the same templates as the real traces (empty for Horibe under
+        ``compat.horibe_observation_unstated``: the paper's printed system prompt)."""
+        if self.s.protocol == "horibe" and self.s.horibe_observation_unstated:
+            return ""
+        return self.library.render(
+            "evo_rule_observation",
+            trace_length=self.s.trace_length,
+            example_round=self.s.trace_length + 1,
+            example=self.trace(example_trace(self.s.trace_length, self.example_names())),
+        ).strip()
+
+    def example_names(self) -> list[str]:
+        """The actors of the rules' example chain (``evo_example_names``, one per line)."""
+        return [line.strip() for line in self.library.templates["evo_example_names"].splitlines() if line.strip()]
+
+    def player_name(self, number: int) -> str:
+        """The neutral name of player ``number`` (1-based), e.g. ``Player 3``."""
+        return self.library.render("evo_player_name", number=number).strip()
 
     def strategy_first(self, name: str) -> str:
         return _tidy(

@@ -11,7 +11,8 @@ Units: resources, amounts and scores in units; percentages 0–100; generations,
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import polars as pl
@@ -171,3 +172,35 @@ def frame(table: str, rows: Iterable[Mapping[str, Any]]) -> pl.DataFrame:
     return pl.DataFrame(
         {name: [row.get(name) for row in data] for name in schema}, schema=schema, strict=False
     )
+
+
+@dataclass
+class StepRecords:
+    """Rows of one generation step, per table name."""
+
+    tables: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+
+    def add(self, table: str, row: dict[str, Any]) -> None:
+        self.tables.setdefault(table, []).append(row)
+
+    def sort(self) -> None:
+        """Put rows in an order independent of which concurrent call finished first, so a
+        rerun (or a resumed run) gives identical tables."""
+        for table, rows in self.tables.items():
+            key = _SORT_KEYS.get(table)
+            if key is not None:
+                rows.sort(key=key)
+
+
+def _none_first(value: Any) -> tuple[bool, Any]:
+    return (value is not None, value if value is not None else "")
+
+
+_SORT_KEYS: dict[str, Callable[[dict[str, Any]], Any]] = {
+    "llm_calls": lambda r: (r["decision_id"], r["attempt"]),
+    "decisions": lambda r: r["decision_id"],
+    "evo_events": lambda r: (r["context"], _none_first(r["strategy_id"]), r["game"], r["round"], r["pair"]),
+    "invasion_tests": lambda r: r["strategy_id"],
+    "strategy_matrix": lambda r: (r["strategy_id"], r["i"], r["j"], r["sample"]),
+    "matrix_features": lambda r: r["strategy_id"],
+}

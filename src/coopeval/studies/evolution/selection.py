@@ -18,6 +18,26 @@ import numpy as np
 Number = float | int | Fraction
 
 
+SCORE_RULES = ("sum", "game2_double")
+
+
+def selection_score(game1: float, game2: float, rule: str = "sum") -> float:
+    """An agent's selection score from its final resources in games 1 and 2 (units): their sum
+    (``"sum"``, what V&H intended and Horibe's f_i, §2.2 item 2.5, §3.1), or 2 × game 2
+    (``"game2_double"``, the V&H reference's bug, ``compat.vh_score_game2_only``).
+
+    Raises
+    ------
+    ValueError
+        An unknown rule.
+    """
+    if rule == "sum":
+        return game1 + game2
+    if rule == "game2_double":
+        return 2.0 * game2
+    raise ValueError(f"unknown score rule {rule!r}; use one of {SCORE_RULES}")
+
+
 def shuffled_positions(n: int, rng: np.random.Generator) -> list[int]:
     """A seeded shuffle of ``n`` agents: ``positions[i]`` is agent ``i``'s place (0-based) in the
     shuffled population that selection sorts with stable ties (V&H §2.2 item 3, Horibe §3.1)."""

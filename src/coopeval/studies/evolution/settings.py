@@ -17,6 +17,7 @@ from typing import Any
 from coopeval.studies.evolution.formats import PUNISHMENT_VARIANTS, UNITS
 from coopeval.studies.evolution.matrix import CONSTANT_ROW_RULES
 from coopeval.studies.evolution.schedule import check_population_size
+from coopeval.studies.evolution.selection import SCORE_RULES
 
 PROTOCOLS = ("vh", "horibe")
 SELECTIONS = ("truncation_top_half", "roulette")
@@ -38,7 +39,10 @@ class EvolutionSettings:
     ``show_scores``: V&H later-generation prompts include the survivors' scores (default; the
     reference promises them but sends none: ``compat.vh_no_scores``). ``generation_names``:
     show ``{generation}_{index}`` names (V&H reference) instead of neutral ids. ``no_system``:
-    omit the rules text (``compat.vh_gemini_no_system``).
+    omit the rules text (``compat.vh_gemini_no_system``). ``horibe_observation_unstated``: the
+    Horibe rules text does not say what a donor observes (``compat.horibe_observation_unstated``,
+    the system prompt as printed in arXiv 2608.04507 App. E; by default it is stated, because the
+    paper's evolved strategies condition on that chain, §B.2, §B.4).
     """
 
     protocol: str
@@ -67,6 +71,7 @@ class EvolutionSettings:
     show_scores: bool = True
     generation_names: bool = False
     no_system: bool = False
+    horibe_observation_unstated: bool = False
     local_strategy_chars: int = 400
     local_reasoning_chars: int = 160
     local_justification_chars: int = 160
@@ -80,7 +85,7 @@ class EvolutionSettings:
             "amount_unit": (self.amount_unit, UNITS),
             "selection": (self.selection, SELECTIONS),
             "monotonicity_constant_rows": (self.monotonicity_constant_rows, CONSTANT_ROW_RULES),
-            "score_rule": (self.score_rule, ("sum", "game2_double")),
+            "score_rule": (self.score_rule, SCORE_RULES),
         }
         for key, (value, allowed) in checks.items():
             if value not in allowed:
