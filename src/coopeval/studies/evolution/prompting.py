@@ -96,7 +96,7 @@ class EvolutionPrompts:
 
     def player_name(self, number: int) -> str:
         """The neutral name of player ``number`` (1-based), e.g. ``Player 3``."""
-        return self.library.render("evo_player_name", number=number).strip()
+        return self._line("evo_player_name", number=number)
 
     def strategy_first(self, name: str) -> str:
         return _tidy(
@@ -108,19 +108,21 @@ class EvolutionPrompts:
     def strategy_later_vh(self, name: str, survivors: Sequence[tuple[str, float]]) -> str:
         """V&H newcomer prompt: the survivors' texts, with their scores unless ``show_scores``
         is off (the reference's behaviour)."""
-        if self.s.show_scores:
-            advice = "\n".join(f"- {text} (score: {shown_units(score)})" for text, score in survivors)
-        else:
-            advice = "\n".join(f"- {text}" for text, _ in survivors)
+        line = "evo_advice_scored" if self.s.show_scores else "evo_advice"
+        advice = "\n".join(self._line(line, text=text, score=shown_units(score)) for text, score in survivors)
         return _tidy(
             self.library.render(
                 "evo_strategy_later_vh",
                 system=self.system(),
                 agent_name=name,
-                with_scores=", with their scores" if self.s.show_scores else "",
+                with_scores=self._line("evo_with_scores") if self.s.show_scores else "",
                 advice=advice,
             )
         )
+
+    def _line(self, template: str, **values: object) -> str:
+        """A one-line template without its final newline."""
+        return self.library.render(template, **values).rstrip("\n")
 
     def strategy_later_horibe(self, name: str, parent_strategy: str, parent_rank: int) -> str:
         return _tidy(
@@ -170,7 +172,7 @@ class EvolutionPrompts:
                 f"evo_donation_{self.s.protocol}",
                 system=self.system(),
                 agent_name=name,
-                strategy=strategy or "(no strategy)",
+                strategy=strategy or self._line("evo_no_strategy"),
                 generation=generation,
                 round=round_,
                 recipient=recipient,
