@@ -53,6 +53,7 @@ TABLES: dict[str, dict[str, pl.DataType]] = {
         "donor_resources_after": pl.Float64(),
         "recipient_resources_after": pl.Float64(),
         "trace_shown": pl.String(),  # the rendered trace the donor saw
+        "donor_reputation": pl.Float64(),  # the V&H reference's unused score after this event (0-1), logged only
         "justification": pl.String(),
         "parse_status": pl.String(),  # "ok" | the last rejection's code: invalid, ambiguous, range, truncated, …
         "attempts": pl.Int64(),
