@@ -30,7 +30,7 @@ def test_horibe_strategy_and_word_count() -> None:
 
 def test_units_answer() -> None:
     fmt = DonationFormat("units", 12.5)
-    assert fmt.parse("Justification: be nice\nAnswer: 3.5 units") == {"action": "donate", "value": 3.5, "raw": "3.5 units", "justification": "be nice"}
+    assert fmt.parse("Justification: be nice\nAnswer: 3.5 units") == {"action": "donate", "value": 3.5, "justification": "be nice"}
     assert fmt.parse("Answer:   7")["value"] == 7.0
     assert fmt.parse("Justification: a\nAnswer: 2 Answer: 9")["value"] == 2.0  # first Answer:
     for bad, code in [("I give 3", "invalid"), ("Answer: about 3", "invalid"), ("Answer: 13", "range"), ("Answer: -1", "invalid")]:

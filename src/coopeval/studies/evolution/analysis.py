@@ -34,9 +34,13 @@ class RobustnessTests(DonationPlayer):
         return [members[int(i)] for i in picked]
 
     async def analyse(self, records: StepRecords, generation: int, members: Sequence[Member]) -> None:
+        """Invasion tests and matrices of ``generation``'s seeded sample (from the configured
+        ``first_generation`` of each analysis on)."""
         sample = [m for m in self.analysis_sample(generation, members) if m.status == "ok"]
-        tasks = [self.invasion(records, generation, m) for m in sample[: self.s.invasion_per_generation]]
-        tasks += [self.matrix(records, generation, m) for m in sample[: self.s.matrix_per_generation]]
+        tested = self.s.invasion_per_generation if generation >= self.s.invasion_first_generation else 0
+        probed = self.s.matrix_per_generation if generation >= self.s.matrix_first_generation else 0
+        tasks = [self.invasion(records, generation, m) for m in sample[:tested]]
+        tasks += [self.matrix(records, generation, m) for m in sample[:probed]]
         await asyncio.gather(*tasks)
 
     async def invasion(self, records: StepRecords, generation: int, member: Member) -> dict[str, Any]:

@@ -127,6 +127,12 @@ def model_label(entry: Mapping[str, Any]) -> str:
     return str(entry.get("label") or entry["model"])
 
 
+def per_protocol(value: int | Mapping[str, int], protocol: str, missing: int) -> int:
+    """A per-protocol config value: an integer for every protocol, or ``{protocol: n}`` with
+    ``missing`` for a protocol not listed."""
+    return int(value.get(protocol, missing)) if isinstance(value, Mapping) else int(value)
+
+
 def run_settings(section: Mapping[str, Any], protocol: str, variant: str | Mapping[str, Any]) -> dict[str, Any]:
     """Flat :class:`EvolutionSettings` parameters of one (protocol, variant) of a validated
     section (``None`` = protocol default)."""
@@ -149,8 +155,10 @@ def run_settings(section: Mapping[str, Any], protocol: str, variant: str | Mappi
         "word_limit": section["word_limit"] if protocol == "horibe" else None,
         "strategy_temperature": temperatures["strategy"],
         "gameplay_temperature": temperatures["gameplay"],
-        "invasion_per_generation": section["invasion"]["per_generation"],
-        "matrix_per_generation": matrix["per_generation"],
+        "invasion_per_generation": per_protocol(section["invasion"]["per_generation"], protocol, 0),
+        "invasion_first_generation": section["invasion"]["first_generation"],
+        "matrix_per_generation": per_protocol(matrix["per_generation"], protocol, 0),
+        "matrix_first_generation": matrix["first_generation"],
         "matrix_samples": matrix["samples"],
         "matrix_temperature": matrix["temperature"],
         "matrix_x_c": float(matrix["x_c"]),

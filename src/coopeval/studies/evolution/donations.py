@@ -17,6 +17,7 @@ from coopeval.agents.maker import DecisionOutcome
 from coopeval.agents.protocol import Agent
 from coopeval.agents.seats import seat_agent
 from coopeval.decisions.parsing import check_answer
+from coopeval.decisions.reasoning import strip_reasoning
 from coopeval.studies.evolution.amounts import percent_limit, stated_limit, units_for_percent, units_given
 from coopeval.studies.evolution.calls import RunContext, temperature_of
 from coopeval.studies.evolution.formats import ANSWER_MARKER, DonationFormat
@@ -60,13 +61,13 @@ class DonationPlayer(RunContext):
 
     @staticmethod
     def final_verdict(outcome: DecisionOutcome, fmt: DonationFormat) -> dict[str, Any]:
-        """The final attempt's raw answer (the text after ``Answer:``, or the whole reply
-        without one) and parse status: ``ok`` or the parser's code of its last rejection
-        (``invalid``, ``ambiguous``, ``range``, ``truncated``, …)."""
-        if outcome.ok and outcome.parsed is not None:
-            return {"raw_answer": outcome.parsed.get("raw"), "parse_status": "ok"}
-        before, found, after = outcome.response.partition(ANSWER_MARKER)
+        """The final attempt's raw answer (the text after ``Answer:`` outside reasoning blocks,
+        or the whole reply without one) and parse status: ``ok`` or the parser's code of its
+        last rejection (``invalid``, ``ambiguous``, ``range``, ``truncated``, …)."""
+        before, found, after = strip_reasoning(outcome.response).partition(ANSWER_MARKER)
         raw = (after if found else before).strip()
+        if outcome.ok:
+            return {"raw_answer": raw, "parse_status": "ok"}
         check = check_answer(fmt, outcome.response, outcome.reply_columns["finish_reason"] or None)
         return {"raw_answer": raw, "parse_status": check.code or "failed"}
 

@@ -135,9 +135,8 @@ class DonationFormat(TextAnswerFormat):
     * ``partner_choice``: the word ``refuse`` anywhere in the answer means refusing; otherwise
       the answer must begin with a number.
 
-    ``parse`` returns ``{"action": "donate" | "punish" | "refuse", "value": float, "raw": str,
-    "justification": str}``; ``value`` is in units or percent (0 for refuse), ``raw`` the text
-    after ``Answer:``. Raises AnswerError with ``code`` ``invalid`` (no ``Answer:``, no number
+    ``parse`` returns ``{"action": "donate" | "punish" | "refuse", "value": float,
+    "justification": str}``; ``value`` is in units or percent (0 for refuse). Raises AnswerError with ``code`` ``invalid`` (no ``Answer:``, no number
     where one is needed), ``ambiguous`` (a number that is not one whole token) or ``range``
     (above ``max_value``): never clipped, never substituted.
     """
@@ -176,7 +175,7 @@ class DonationFormat(TextAnswerFormat):
         percent = self.unit == "percent"
         action = "donate"
         if self.variant == "partner_choice" and "refuse" in answer.lower():
-            return {"action": "refuse", "value": 0.0, "raw": answer.strip(), "justification": justification}
+            return {"action": "refuse", "value": 0.0, "justification": justification}
         if self.variant == "costly_punishment":
             match = _PUNISH_ANSWER.search(answer)
             if match is None:
@@ -194,7 +193,7 @@ class DonationFormat(TextAnswerFormat):
         if not 0.0 <= value <= self.limit:
             limit = shown_units(self.limit) if percent else f"{shown_units(self.limit)} (your units)"
             raise AnswerError(f"the {self._what()} {number.text} is outside the allowed range 0 to {limit}", code="range")
-        return {"action": action, "value": value, "raw": answer.strip(), "justification": justification}
+        return {"action": action, "value": value, "justification": justification}
 
     def complete_grammar(self) -> str:
         """GBNF: ``Justification: `` up to ``max_justification_chars`` characters without ``:``,

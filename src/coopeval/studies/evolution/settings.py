@@ -60,7 +60,9 @@ class EvolutionSettings:
     strategy_temperature: float | None = None
     gameplay_temperature: float | None = None
     invasion_per_generation: int = 10
+    invasion_first_generation: int = 1
     matrix_per_generation: int = 10
+    matrix_first_generation: int = 1
     matrix_samples: int = 1
     matrix_temperature: float | None = None
     matrix_x_c: float = 50.0

@@ -46,7 +46,9 @@ decision loop parses the text without its reasoning blocks and rejects cut-off a
 
 ANALYSIS_KEYS = (
     "invasion_per_generation",
+    "invasion_first_generation",
     "matrix_per_generation",
+    "matrix_first_generation",
     "matrix_samples",
     "matrix_temperature",
     "matrix_x_c",
@@ -166,9 +168,12 @@ class EvolutionStudy:
         if is_scripted(str(spec["model"]["model"])):
             return 1
         p = spec["params"]
-        n = int(p["n_agents"])
-        per_generation = n + n * n * (1 + int(p["invasion_per_generation"])) + 121 * int(p["matrix_per_generation"]) * int(p["matrix_samples"])
-        return max(1, per_generation * int(p["generations"]) // 5)
+        n, generations = int(p["n_agents"]), int(p["generations"])
+        tested = max(0, generations - int(p.get("invasion_first_generation", 1)) + 1)
+        probed = max(0, generations - int(p.get("matrix_first_generation", 1)) + 1)
+        calls = (n + n * n) * generations + n * n * int(p["invasion_per_generation"]) * tested
+        calls += 121 * int(p["matrix_per_generation"]) * int(p["matrix_samples"]) * probed
+        return max(1, calls // 5)
 
     def manifest(self, cells: list[dict[str, Any]]) -> str:
         """One line per cell: cell_id, protocol, model, variant, replicate, seed, n_agents,
