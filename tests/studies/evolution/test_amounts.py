@@ -233,3 +233,14 @@ def test_units_given_refuses_what_the_parser_would_reask() -> None:
         units_given(182.98, 182.96875)
     with pytest.raises(ValueError, match="outside"):
         units_given(-1, 5)
+
+
+@hsettings(max_examples=100, deadline=None)
+@given(holdings=_HOLDINGS, percent=st.floats(min_value=0, max_value=100))
+def test_a_bot_answer_is_always_accepted_and_never_gives_more_than_asked_beyond_the_shown_rounding(holdings: float, percent: float) -> None:
+    run = make_run(settings(protocol="vh"), bot_agents(ConstantFraction(50)))
+    fmt = run.donation_format(holdings)
+    parsed = fmt.parse(fmt.bot_text({"bot_percent": percent, "donor_resources": holdings}))
+    given_units = run.resolve(parsed, fmt, holdings).amount
+    assert 0 <= given_units <= holdings
+    assert abs(given_units - percent / 100 * holdings) <= 0.005 + 1e-9 * holdings

@@ -223,11 +223,11 @@ class DonationFormat(TextAnswerFormat):
 
     def bot_text(self, state: Mapping[str, Any]) -> str:
         """A bot's answer: donate ``state["bot_percent"]`` % of the donor's current resources,
-        converted to this format's unit (spec §1 amounts)."""
+        converted to this format's unit (spec §1 amounts), and, like a model, never more than
+        the limit the prompt shows (which gives everything, :mod:`~coopeval.studies.evolution.amounts`)."""
         percent = float(state.get("bot_percent", 0.0))
-        if self.unit == "percent":
-            return self.render("donate", percent)
-        return self.render("donate", percent / 100.0 * float(state["donor_resources"]))
+        value = percent if self.unit == "percent" else percent / 100.0 * float(state["donor_resources"])
+        return self.render("donate", min(value, self.limit))
 
 
 def int_upto(bound: int) -> str:
