@@ -50,10 +50,12 @@ class Member:
     tiebreak: int = 0
 
     def to_json(self) -> dict[str, Any]:
+        """The member as a JSON-ready dict (the checkpoint's ``members.json``)."""
         return asdict(self)
 
     @staticmethod
     def from_json(data: Mapping[str, Any]) -> Member:
+        """The member of a :meth:`to_json` dict (fields added later take their defaults)."""
         return Member(**dict(data))
 
 

@@ -182,6 +182,7 @@ class StepRecords:
     tables: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
     def add(self, table: str, row: dict[str, Any]) -> None:
+        """Append ``row`` to ``table``'s rows."""
         self.tables.setdefault(table, []).append(row)
 
     def sort(self) -> None:

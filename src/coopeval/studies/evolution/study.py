@@ -39,10 +39,11 @@ from coopeval.studies.evolution.records import TABLES, frame
 from coopeval.studies.evolution.runner import EvolutionRun, Member, RunAgents
 from coopeval.studies.evolution.settings import EvolutionSettings
 
-EVOLUTION_PARSER_VERSION = 2
+EVOLUTION_PARSER_VERSION = 3
 """Bump when a format's ``parse`` can accept, return or word an error differently (2: the
 decision loop parses the text without its reasoning blocks and rejects cut-off answers,
-:func:`coopeval.decisions.parsing.check_answer`)."""
+:func:`coopeval.decisions.parsing.check_answer`; 3: numbers are read as one whole token and
+the shown holdings are the limit, :mod:`coopeval.studies.evolution.amounts`)."""
 
 ANALYSIS_KEYS = (
     "invasion_per_generation",
