@@ -197,11 +197,10 @@ class DonationFormat(TextAnswerFormat):
 
     def complete_grammar(self) -> str:
         """GBNF: ``Justification: `` up to ``max_justification_chars`` characters without ``:``,
-        a newline, ``Answer: `` and the answer. Percent numbers are exactly 0–100 (two
-        decimals at most); unit numbers have an integer part of at most ``floor(max_value)``
-        (a decimal part can still exceed the limit; the parser then re-asks)."""
-        bound = 100 if self.unit == "percent" else int(self.limit)
-        return _donation_grammar(self.unit, bound, self.variant, self.max_justification_chars)
+        a newline, ``Answer: `` and the answer. Numbers are exactly those from 0 to the shown
+        limit with at most two decimals (:func:`decimal_upto`), so the embedded model can never
+        state an amount the parser refuses (a donor holding 0 units can only answer 0)."""
+        return _donation_grammar(round(self.limit * 100), self.variant, self.max_justification_chars)
 
     def max_output_chars(self) -> int:
         # the integer part (percent: at most 2 digits before a decimal part, "100" has none), "." and two decimals
@@ -251,12 +250,37 @@ def int_upto(bound: int) -> str:
     return " | ".join(dict.fromkeys(alternatives))
 
 
+def decimal_upto(hundredths: int) -> str:
+    """A GBNF alternation of flat sequences admitting exactly the numbers 0 … ``hundredths`` /
+    100 written without leading zeros and with at most two decimals (no decimals on a whole
+    limit itself), e.g. ``decimal_upto(50)`` (0.5): ``"0"``, ``"0" "." [0-5]``, ``"0" "." [0-4]
+    [0-9]``, ``"0" "." "5" [0-0]``.
+
+    Raises
+    ------
+    ValueError
+        A negative limit.
+    """
+    if hundredths < 0:
+        raise ValueError(f"the limit must be >= 0, got {hundredths / 100}")
+    whole, cents = divmod(hundredths, 100)
+    alternatives = []
+    if whole >= 1:  # below the limit's integer part: any two decimals
+        for below in int_upto(whole - 1).split(" | "):
+            alternatives += [below, f'{below} "." [0-9]', f'{below} "." [0-9] [0-9]']
+    alternatives.append(f'"{whole}"')
+    if cents:
+        tens, ones = divmod(cents, 10)
+        alternatives.append(f'"{whole}" "." [0-{tens}]')
+        if tens >= 1:
+            alternatives.append(f'"{whole}" "." [0-{tens - 1}] [0-9]')
+        alternatives.append(f'"{whole}" "." "{tens}" [0-{ones}]')
+    return " | ".join(alternatives)
+
+
 @functools.lru_cache(maxsize=256)
-def _donation_grammar(unit: str, bound: int, variant: str, max_justification_chars: int) -> str:
-    if unit == "percent":
-        number = '("100" | [1-9]? [0-9] ("." [0-9] [0-9]?)?)'
-    else:
-        number = f'(({int_upto(bound)}) ("." [0-9] [0-9]?)?)'
+def _donation_grammar(hundredths: int, variant: str, max_justification_chars: int) -> str:
+    number = f"({decimal_upto(hundredths)})"
     if variant == "costly_punishment":
         answer = '("Donate" | "Punish") ", " num'
     elif variant == "partner_choice":
