@@ -43,7 +43,9 @@ EVOLUTION_PARSER_VERSION = 3
 """Bump when a format's ``parse`` can accept, return or word an error differently (2: the
 decision loop parses the text without its reasoning blocks and rejects cut-off answers,
 :func:`coopeval.decisions.parsing.check_answer`; 3: numbers are read as one whole token and
-the shown holdings are the limit, :mod:`coopeval.studies.evolution.amounts`)."""
+the shown holdings are the limit, :mod:`coopeval.studies.evolution.amounts`, and the embedded
+model's grammar admits exactly the amounts up to that limit: the grammar is not in the cache
+key, so this version, part of every position's run key, keeps old answers from being replayed)."""
 
 ANALYSIS_KEYS = (
     "invasion_per_generation",
