@@ -54,7 +54,7 @@ def _donation_prompt(question: str) -> str:
     ],
 )
 def test_evolution_donations(question, fmt, expected):
-    text = Template((EVO / question).read_text()).safe_substitute(base="resources", donor_units="10")
+    text = Template((EVO / question).read_text()).safe_substitute(base="resources", donor_units="10", limit="100")
     parsed = fmt.parse(_ask(_donation_prompt(text), "cooperative"))
     assert {k: parsed[k] for k in expected} == expected  # cooperative: half of the maximum
     assert fmt.parse(_ask(_donation_prompt(text), "defecting"))["value"] == 0.0

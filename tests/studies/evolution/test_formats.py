@@ -48,8 +48,8 @@ def test_percent_answer_range() -> None:
 
 def test_costly_punishment_answers() -> None:
     fmt = DonationFormat("units", 10.0, "costly_punishment")
-    assert fmt.parse("Justification: j\nAnswer: Punish, 1,5")["action"] == "punish"
-    assert fmt.parse("Justification: j\nAnswer: Punish, 1,5")["value"] == 1.5
+    assert fmt.parse("Justification: j\nAnswer: Punish, 1.5")["action"] == "punish"
+    assert fmt.parse("Justification: j\nAnswer: Punish, 1.5")["value"] == 1.5
     assert fmt.parse("Answer: I will donate 4")["action"] == "donate"
     with pytest.raises(AnswerError, match="Donate"):
         fmt.parse("Answer: 4")
@@ -153,3 +153,31 @@ def test_max_output_chars_is_the_longest_admitted_answer(fmt: object, longest: s
     fmt.parse(longest)  # type: ignore[attr-defined]
     assert gbnf_for(fmt, "CoT") == gbnf_for(fmt, "IO") == fmt.complete_grammar()  # type: ignore[arg-type,attr-defined]
     assert max_tokens_for(fmt, "CoT") == len(longest) + 1  # type: ignore[arg-type]
+
+
+def _decimals_upto(hundredths: int) -> set[str]:
+    """Independently: every number 0 … hundredths/100 with ≤ 2 decimals, no leading zeros, and
+    no decimals on a whole limit itself (spelled '5', '5.0', '5.00', '5.1', '5.10', …)."""
+    out = set()
+    for cents in range(hundredths + 1):
+        whole, frac = divmod(cents, 100)
+        if frac == 0:
+            out.add(str(whole))
+            if cents == hundredths:
+                continue  # a whole limit is written without decimals
+        out.add(f"{whole}.{frac:02d}")
+        if frac % 10 == 0:
+            out.add(f"{whole}.{frac // 10}")
+    return out
+
+
+@pytest.mark.parametrize("hundredths", [0, 1, 9, 10, 50, 99, 100, 1000, 1050, 18297, 10000])
+def test_decimal_upto_is_exact(hundredths: int) -> None:
+    """Issue 21 item 2: the embedded model's grammar admits exactly the amounts the parser
+    accepts (a donor with 0 units was offered 0.10 and re-asked six times)."""
+    from coopeval.studies.evolution.formats import decimal_upto
+
+    assert _gbnf_language(decimal_upto(hundredths)) == _decimals_upto(hundredths)
+    fmt = DonationFormat("units", hundredths / 100)
+    for text in _gbnf_language(decimal_upto(hundredths)):
+        assert fmt.parse(f"Answer: {text}")["value"] <= hundredths / 100

@@ -8,6 +8,8 @@ from fractions import Fraction
 
 import pytest
 
+from coopeval.decisions.errors import AnswerError
+
 from coopeval.agents.maker import DecisionMaker
 from coopeval.studies.evolution.bots import AlwaysZero, ConstantFraction, Malformed, Reciprocal, make_evo_bot
 from coopeval.studies.evolution.runner import Member, StepRecords
@@ -101,10 +103,13 @@ def test_invalid_answer_gets_its_own_event_never_the_recipients_chain() -> None:
     assert len(failed) == len(bad_events)
 
 
-def test_percent_base_endowment_caps_at_resources() -> None:
+def test_percent_base_endowment_reasks_above_the_holdings() -> None:
     run = make_run(settings(percent_base="endowment"), bot_agents(ConstantFraction(50)))
     fmt = run.donation_format(4.0)
-    assert run.resolve({"action": "donate", "value": 50.0}, fmt, 4.0).amount == 4.0  # 5 of the endowment, capped
+    assert fmt.limit == 40.0  # 4 units are 40 % of the endowment: more is re-asked, not clipped (issue 21 item 1)
+    with pytest.raises(AnswerError, match="0 to 40"):
+        fmt.parse("Answer: 50")
+    assert run.resolve(fmt.parse("Answer: 40"), fmt, 4.0).amount == 4.0
     assert run.resolve({"action": "donate", "value": 20.0}, fmt, 4.0).amount == 2.0
     cur = make_run(settings(), bot_agents(ConstantFraction(50)))
     assert cur.resolve({"action": "donate", "value": 50.0}, cur.donation_format(4.0), 4.0).amount == 2.0
@@ -182,3 +187,24 @@ def test_every_donor_has_its_own_agent_instance() -> None:
     asyncio.run(run.invasion(records, 1, Member("1_1", 1, "give half")))
     full = [e["donor_id"] for e in records.tables["evo_events"] if e["percentage"] == 100.0]
     assert sorted(full) == sorted(f"1_1#{c}" for c in range(1, 12))
+
+
+def test_the_unused_reputation_score_is_logged() -> None:
+    """Spec §2.5 (issue 21 item 7): first donation sets f; then ((1 − |f − rep_R|) + 0.5·rep) / 1.5;
+    reset each game. By hand for N = 4 giving 50 %: game 1 rounds are A, B, B, A (§1.1); A's
+    scores 1/2 then (1 − |1/2 − 5/6| + 1/4) / 1.5 = 11/18, B's 1/2 then 5/6; game 2 swaps them."""
+    from coopeval.studies.evolution.reputation import next_reputation
+
+    assert next_reputation(None, 0.3, None) == 0.3
+    assert next_reputation(0.8, 0.2, 0.6) == pytest.approx((1 - 0.4 + 0.4) / 1.5)
+    assert next_reputation(0.5, 0.5, None) == pytest.approx(1.25 / 1.5)  # no score yet: counts as f
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        next_reputation(None, 1.5, None)
+    run = make_run(settings(protocol="vh", n_agents=4, invasion_per_generation=0, matrix_per_generation=0), bot_agents(ConstantFraction(50)))
+    _, records = asyncio.run(run.step(1, None))
+    seen: dict[tuple[int, str], list[float]] = {}
+    for e in sorted(records.tables["evo_events"], key=lambda e: (e["game"], e["round"], e["pair"])):
+        seen.setdefault((e["game"], e["donor_half"]), []).append(e["donor_reputation"])
+    late, early = [0.5, 0.5, 11 / 18, 11 / 18], [0.5, 0.5, 5 / 6, 5 / 6]
+    assert seen[(1, "A")] == pytest.approx(late) and seen[(1, "B")] == pytest.approx(early)
+    assert seen[(2, "A")] == pytest.approx(early) and seen[(2, "B")] == pytest.approx(late)

@@ -15,7 +15,7 @@ from coopeval.core.rng import rng_for
 from coopeval.studies.evolution.game import GameRules, constant_fraction_decide, play_game
 from coopeval.studies.evolution.matrix import matrix_features
 from coopeval.studies.evolution.schedule import game_rounds, role_sequence
-from coopeval.studies.evolution.selection import ranks, roulette_draw, roulette_probabilities, truncation_survivors
+from coopeval.studies.evolution.selection import ranks, roulette_draw, roulette_probabilities, shuffled_positions, truncation_survivors
 
 NAMES = [f"p{i}" for i in range(12)]
 
@@ -138,5 +138,5 @@ def test_roulette_probabilities_and_seeded_draw() -> None:
 def test_truncation_and_ranks() -> None:
     assert truncation_survivors([5, 9, 5, 1]) == [1, 0]
     assert ranks([5, 9, 5, 1]) == [2, 1, 3, 4]
-    r = ranks([5, 5, 5, 1], rng_for(3, "ranks"))
+    r = ranks([5, 5, 5, 1], shuffled_positions(4, rng_for(3, "ranks")))
     assert sorted(r[:3]) == [1, 2, 3] and r[3] == 4

@@ -11,6 +11,9 @@ import pytest
 from coopeval.studies.evolution.agents import StudyAgent, role_agent, run_agents
 from coopeval.studies.evolution.bots import AlwaysZero, Reciprocal
 from coopeval.studies.evolution.runner import Member, RunAgents, StepRecords
+from coopeval.studies.evolution.settings import EvolutionSettings
+from coopeval.agents.protocol import DecisionRequest
+from coopeval.studies.evolution.formats import DonationFormat
 
 from .helpers import FakeLLM, bot_agents, make_run, settings
 
@@ -18,9 +21,10 @@ from .helpers import FakeLLM, bot_agents, make_run, settings
 def _previous(n: int = 12) -> list[Member]:
     out = []
     for k in range(n):
-        m = Member(f"1_{k + 1}", 1, f"My strategy will be plan {k + 1}.", word_count=5)
+        m = Member(f"1_{k + 1}", 1, f"My strategy will be plan {k + 1}.", word_count=5, display=f"Player {k + 1}")
         m.score = float([5, 9, 5, 1, 7, 7, 3, 2, 8, 0, 4, 6][k])
         m.rank = k + 1
+        m.tiebreak = k  # the shuffle leaves them in this order: ties keep population order here
         out.append(m)
     return out
 
@@ -87,19 +91,49 @@ def test_temperatures_sent_and_recorded() -> None:
     strategy, gameplay, probe = FakeLLM(s.strategy_temperature), FakeLLM(s.gameplay_temperature), FakeLLM(s.matrix_temperature)
     run = make_run(settings(n_agents=4, invasion_per_generation=0, matrix_per_generation=0), RunAgents(strategy, gameplay, probe, AlwaysZero()))
     _, records = asyncio.run(run.step(1, None))
-    assert (s.strategy_temperature, s.gameplay_temperature) == (0.8, 0.3)
+    assert (s.strategy_temperature, s.gameplay_temperature, s.matrix_temperature) == (0.8, 0.3, 0.3)
     assert {r["temperature"] for r in records.tables["evo_strategies"]} == {0.8}
     assert {e["temperature"] for e in records.tables["evo_events"]} == {0.3}
-    assert settings(protocol="vh").gameplay_temperature == 0.8
+    vh = settings(protocol="vh")  # the V&H reference sent no temperature for most models (issue 21 item 4)
+    assert (vh.strategy_temperature, vh.gameplay_temperature, vh.matrix_temperature) == (None, None, None)
+    assert settings(protocol="vh", gameplay_temperature=0.5).matrix_temperature == 0.5
 
 
-def test_role_agents_carry_their_temperature() -> None:
+@pytest.mark.parametrize("protocol", ["vh", "horibe"])
+def test_a_model_entrys_temperature_wins_for_every_role(protocol: str) -> None:
     entry = {"model": "openrouter/openai/gpt-4o", "params": {"max_tokens": 50, "temperature": 1.0}}
-    agents = run_agents(entry, settings())
+    agents = run_agents(entry, settings(protocol=protocol, strategy_temperature=0.7, gameplay_temperature=0.2))
     assert isinstance(agents.strategy, StudyAgent) and agents.strategy.style == "evolution"
-    assert agents.strategy.params["temperature"] == 0.8 and agents.gameplay.params["temperature"] == 0.3
+    assert {a.params["temperature"] for a in (agents.strategy, agents.gameplay, agents.probe)} == {1.0}
     assert agents.probe.params["max_tokens"] == 50 and agents.free_rider.model == "bot/evo-zero"
     assert role_agent({"model": "bot/evo-zero"}, "gameplay", 0.3).cacheable is False
+
+
+def test_role_agents_without_an_entry_temperature() -> None:
+    entry = {"model": "openrouter/openai/gpt-4o"}
+    horibe = run_agents(entry, settings())
+    assert (horibe.strategy.params["temperature"], horibe.gameplay.params["temperature"], horibe.probe.params["temperature"]) == (0.8, 0.3, 0.3)
+    vh = run_agents(entry, settings(protocol="vh"))
+    assert all(a.params["temperature"] is None for a in (vh.strategy, vh.gameplay, vh.probe))  # None: not sent, the provider's default
+    kwargs = vh.gameplay.inner.call_kwargs(DecisionRequest(messages=({"role": "user", "content": "x"},), answer_format=DonationFormat()))  # type: ignore[attr-defined]
+    assert kwargs["temperature"] is None  # litellm sends no temperature for None
+
+
+def test_paper_config_samples_as_the_papers_did() -> None:
+    import yaml
+
+    from coopeval.studies.evolution.study import EvolutionStudy
+
+    config = yaml.safe_load(open("config/paper.yaml", encoding="utf-8"))
+    sent: dict[tuple[str, str], set[object]] = {}
+    for cell in EvolutionStudy().cells(config):
+        agents = run_agents(cell["model"], EvolutionSettings.from_params(cell["params"]))
+        roles = (agents.strategy, agents.gameplay, agents.probe)
+        sent.setdefault((cell["protocol"], cell["model_label"]), set()).add(tuple(a.params.get("temperature") for a in roles))
+    assert sent[("vh", "claude-3-5-sonnet-20240620")] == {(0.8, 0.8, 0.8)}
+    assert sent[("vh", "gemini-1.5-flash")] == sent[("vh", "gpt-4o-2024-08-06")] == {(None, None, None)}
+    for label in ("claude-3-5-sonnet-20240620", "gemini-1.5-flash", "gemini-2.0-flash", "gemini-2.5-flash"):
+        assert sent[("horibe", label)] == {(0.8, 0.3, 0.3)}
 
 
 def test_reciprocal_matrix_features_through_probes() -> None:

@@ -40,12 +40,26 @@ def _config(**evo: Any) -> dict[str, Any]:
         ({"generation": 3}, "evolution", "Additional properties"),
         ({"models": [{"model": "bot/always-cooperate"}]}, "evolution.models[0].model", "not an evolution bot"),
         ({"variants": ["none", {"name": "default"}]}, "evolution.variants[1]", "used twice"),
+        (
+            {"models": [{"model": "bot/evo-zero"}, {"model": "bot/evo-zero", "protocols": ["horibe"]}]},
+            "evolution.models[1]",
+            "duplicates models[0] (bot/evo-zero) under protocol horibe",
+        ),
     ],
 )
 def test_bad_config_names_the_key(evo: dict[str, Any], key: str, words: str) -> None:
     with pytest.raises(ConfigError) as err:
         EvolutionStudy().cells(_config(**evo))
     assert f"config {key}" in str(err.value) and words in str(err.value)
+
+
+def test_one_model_may_have_one_entry_per_protocol() -> None:
+    models = [{"model": "bot/evo-zero", "protocols": ["vh"]}, {"model": "bot/evo-zero", "protocols": ["horibe"], "params": {"x": 1}}]
+    cells = EvolutionStudy().cells(_config(models=models))
+    assert sorted((c["protocol"], c["model_label"], tuple(c["model"]["params"])) for c in cells) == [
+        ("horibe", "bot/evo-zero", ("x",)),
+        ("vh", "bot/evo-zero", ()),
+    ]
 
 
 def test_defaults_filled() -> None:
@@ -199,3 +213,34 @@ def test_the_composed_config_validates_the_section() -> None:
     ):
         with pytest.raises(ConfigError, match=key.replace("[", r"\[").replace("]", r"\]")):
             validate_config({**agents, "evolution": bad})
+
+
+def test_the_default_config_runs_every_part_of_both_protocols() -> None:
+    """Issue 21 item 8: config/config.yaml's evolution section plays ≥ 2 generations with
+    selection under both protocols, the later strategy prompts, one Horibe invasion test and one
+    strategy matrix (a stand-in model replaces the embedded one)."""
+    import yaml
+
+    config = yaml.safe_load(open("config/config.yaml", encoding="utf-8"))
+    factory = _Factory()
+    study = EvolutionStudy(agent_factory=factory)
+    cells = study.cells(config)
+    assert sorted(c["protocol"] for c in cells) == ["horibe", "vh"]
+    out = {c["protocol"]: study.play(c, inputs())[0] for c in cells}
+    for protocol, tables in out.items():
+        strategies = tables["evo_strategies"]
+        assert sorted(set(strategies["generation"].to_list())) == [1, 2]
+        second = strategies.filter(pl.col("generation") == 2)
+        if protocol == "vh":
+            assert second["survived"].sum() == 2 and second.filter(~pl.col("survived"))["born_generation"].to_list() == [2, 2]
+        else:
+            assert second["parent_rank"].null_count() == 0 and second["born_generation"].to_list() == [2] * 4
+    assert any("How would you approach this game?" in p for p in factory.llm.prompts)  # the later prompts ran
+    horibe, vh = out["horibe"], out["vh"]
+    assert horibe["invasion_tests"]["generation"].to_list() == [2] and horibe["matrix_features"]["generation"].to_list() == [2]
+    assert horibe["strategy_matrix"].height == 121 and horibe["matrix_features"]["n_failed_cells"].to_list() == [0]
+    assert vh["invasion_tests"].height == 0 and vh["strategy_matrix"].height == 0
+    calls = sum(t["decisions"].height for t in out.values())
+    vh_calls = (4 + 16) + (2 + 16)  # strategies + donations, generations 1 and 2
+    horibe_calls = (4 + 16) + (4 + 16 + 12 + 121)  # ... + the invasion test's 12 model donations + 121 probes
+    assert calls == vh_calls + horibe_calls + 4  # + the free rider's 4 scripted answers

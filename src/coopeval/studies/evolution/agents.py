@@ -1,8 +1,11 @@
 """The agents of one evolution run (issue 11 §3, §6).
 
-One model plays three roles at different temperatures: strategy writer (0.8), donor (V&H 0.8,
-Horibe 0.3) and matrix prober (0.3). Each role is its own agent with the temperature in its
-``params``, so the temperature is sent with every call and is part of the cache key. LLM agents
+One model plays three roles, each at its own temperature: strategy writer, donor and matrix
+prober (Horibe 0.8 / 0.3 / 0.3; V&H the provider's default, nothing sent). A ``temperature`` in
+the model entry's ``params`` wins for every role (the V&H reference ran Claude at 0.8 and the
+other models at their defaults: ``config/paper.yaml`` says so per model). Each role is its own
+agent with the temperature in its ``params``, so it is sent with every call and is part of the
+cache key. LLM agents
 are wrapped in :class:`StudyAgent`, whose style ``"evolution"`` has no style instruction in the
 shared decision loop: the evolution prompts carry their own answer instructions. Scripted
 ``bot/evo-…`` models answer every role; the free rider is always ``bot/evo-zero``.
@@ -17,7 +20,7 @@ from typing import Any
 from coopeval.agents.protocol import Agent, DecisionRequest, ErrorClass, Reply
 from coopeval.agents.seats import seat_agent
 from coopeval.studies.evolution.bots import AlwaysZero, is_evo_bot, make_evo_bot
-from coopeval.studies.evolution.runner import RunAgents
+from coopeval.studies.evolution.population import RunAgents
 from coopeval.studies.evolution.settings import EvolutionSettings
 
 STYLE = "evolution"
@@ -58,8 +61,9 @@ class StudyAgent:
         return self.inner.classify_error(exc)
 
 
-def role_agent(entry: Mapping[str, Any], role: str, temperature: float) -> Agent:
-    """The agent of ``entry`` (``{"model", "label"?, "params"?}``) for one role.
+def role_agent(entry: Mapping[str, Any], role: str, temperature: float | None) -> Agent:
+    """The agent of ``entry`` (``{"model", "label"?, "params"?}``) for one role, sending the
+    entry's own ``params.temperature`` if it has one, else ``temperature`` (``None``: none sent).
 
     Raises
     ------
@@ -72,7 +76,10 @@ def role_agent(entry: Mapping[str, Any], role: str, temperature: float) -> Agent
     if is_scripted(model):
         return make_evo_bot(model)
 
-    params = {**dict(entry.get("params") or {}), "temperature": temperature}
+    params = dict(entry.get("params") or {})
+    # None is sent as "no temperature" (litellm drops None parameters): the provider's default,
+    # never the agent layer's own default.
+    params.setdefault("temperature", temperature)
     inner = make_agent({"model": model, "style": "IO", "params": params, "label": entry.get("label")})
     return StudyAgent(inner, role, str(entry.get("label") or model))
 

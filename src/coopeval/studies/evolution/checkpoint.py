@@ -19,7 +19,8 @@ from typing import Any
 import polars as pl
 
 from coopeval.studies.evolution.records import frame
-from coopeval.studies.evolution.runner import Member, StepRecords
+from coopeval.studies.evolution.population import Member
+from coopeval.studies.evolution.records import StepRecords
 
 MEMBERS_FILE = "members.json"
 

@@ -93,10 +93,17 @@ def _semantic_checks(section: Mapping[str, Any]) -> None:
     names = [variant_name(v) for v in section["variants"]]
     if (pair := first_duplicate(names)) is not None:
         raise ConfigError(f"config evolution.variants[{pair[1]}]: the variant name {names[pair[1]]!r} is used twice.")
-    labels = [model_label(e) for e in section["models"]]
+    # One label per protocol: the same model may appear once per protocol with its own params
+    # (e.g. the V&H reference's temperature for one model only, issue 21 item 4).
+    labels = [f"{model_label(e)}\x00{protocol}" for e in section["models"] for protocol in e.get("protocols", section["protocols"])]
+    owners = [i for i, e in enumerate(section["models"]) for _ in e.get("protocols", section["protocols"])]
     if (pair := first_duplicate(labels)) is not None:
-        earlier, later = pair
-        raise ConfigError(f"config evolution.models[{later}]: duplicates models[{earlier}] ({labels[later]}); add a label.")
+        earlier, later = owners[pair[0]], owners[pair[1]]
+        label, protocol = labels[pair[1]].split("\x00")
+        raise ConfigError(
+            f"config evolution.models[{later}]: duplicates models[{earlier}] ({label}) under protocol {protocol}; "
+            "add a label or restrict one entry's protocols."
+        )
 
 
 def variant_name(variant: str | Mapping[str, Any]) -> str:
@@ -118,6 +125,12 @@ def variant_protocols(variant: str | Mapping[str, Any]) -> tuple[str, ...]:
 def model_label(entry: Mapping[str, Any]) -> str:
     """The model's label in tables: its ``label`` or its model string."""
     return str(entry.get("label") or entry["model"])
+
+
+def per_protocol(value: int | Mapping[str, int], protocol: str, missing: int) -> int:
+    """A per-protocol config value: an integer for every protocol, or ``{protocol: n}`` with
+    ``missing`` for a protocol not listed."""
+    return int(value.get(protocol, missing)) if isinstance(value, Mapping) else int(value)
 
 
 def run_settings(section: Mapping[str, Any], protocol: str, variant: str | Mapping[str, Any]) -> dict[str, Any]:
@@ -142,10 +155,12 @@ def run_settings(section: Mapping[str, Any], protocol: str, variant: str | Mappi
         "word_limit": section["word_limit"] if protocol == "horibe" else None,
         "strategy_temperature": temperatures["strategy"],
         "gameplay_temperature": temperatures["gameplay"],
-        "invasion_per_generation": section["invasion"]["per_generation"],
-        "matrix_per_generation": matrix["per_generation"],
+        "invasion_per_generation": per_protocol(section["invasion"]["per_generation"], protocol, 0),
+        "invasion_first_generation": section["invasion"]["first_generation"],
+        "matrix_per_generation": per_protocol(matrix["per_generation"], protocol, 0),
+        "matrix_first_generation": matrix["first_generation"],
         "matrix_samples": matrix["samples"],
-        "matrix_temperature": matrix["temperature"] if matrix["temperature"] is not None else 0.3,
+        "matrix_temperature": matrix["temperature"],
         "matrix_x_c": float(matrix["x_c"]),
         "matrix_resources": float(matrix["resources"]),
         "matrix_round": matrix["round"],
@@ -154,6 +169,7 @@ def run_settings(section: Mapping[str, Any], protocol: str, variant: str | Mappi
         "show_scores": not compat["vh_no_scores"],
         "generation_names": bool(compat["vh_generation_names"]),
         "no_system": bool(compat["vh_gemini_no_system"]),
+        "horibe_observation_unstated": bool(compat["horibe_observation_unstated"]),
         "local_strategy_chars": section["local"]["strategy_chars"],
         "local_reasoning_chars": section["local"]["reasoning_chars"],
         "local_justification_chars": section["local"]["justification_chars"],

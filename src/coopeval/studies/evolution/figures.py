@@ -28,7 +28,15 @@ from typing import Any
 import polars as pl
 
 from coopeval.core.charts import note_chart, report_format, save_chart
-from coopeval.studies.evolution.robustness import FEATURES, feature_regressions, model_feature_means, oes_decomposition, robustness_by_model
+from coopeval.studies.evolution.robustness import (
+    FEATURES,
+    GROUP,
+    POPULATION,
+    feature_regressions,
+    model_feature_means,
+    oes_decomposition,
+    robustness_by_model,
+)
 from coopeval.studies.evolution.summaries import RUN_KEYS, lineage_edges, mean_matrices
 
 FIGURES = ("evo_resources", "evo_donation", "evo_punishment", "evo_robustness", "evo_matrices")
@@ -141,26 +149,29 @@ def matrices_chart(matrix: pl.DataFrame) -> Any:
 
 
 def feature_points(features: pl.DataFrame, invasion: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Per protocol: model-level feature means against robustness (long: protocol, feature,
-    model, x, robustness) and the fitted lines (protocol, feature, x, fitted)."""
+    """Per protocol × variant: model-level feature means against robustness (long: protocol,
+    variant, feature, model, x, robustness) and the fitted lines (protocol, variant, feature, x,
+    fitted, r2). Variants are never pooled."""
+    table = model_feature_means(features).join(robustness_by_model(invasion).select(*POPULATION, "robustness"), on=POPULATION)
+    fits = feature_regressions(features, invasion)
     points, lines = [], []
-    for protocol in sorted(set(features["protocol"].to_list())):
-        f = features.filter(pl.col("protocol") == protocol)
-        inv = invasion.filter(pl.col("protocol") == protocol)
-        table = model_feature_means(f).join(robustness_by_model(inv).select("model", "robustness"), on="model")
-        fits = feature_regressions(f, inv)
-        for feature in FEATURES:
-            xs = table[feature].cast(pl.Float64).to_list()
-            points += [
-                {"protocol": protocol, "feature": feature, "model": m, "x": x, "robustness": r}
-                for m, x, r in zip(table["model"].to_list(), xs, table["robustness"].to_list(), strict=True)
+    for feature in FEATURES:
+        for row in table.iter_rows(named=True):
+            x = row[feature]
+            points.append({"protocol": row["protocol"], "variant": row["variant"], "feature": feature, "model": row["model"],
+                           "x": float(x) if x is not None else None, "robustness": row["robustness"]})
+        for fit in fits.filter(pl.col("feature") == feature).iter_rows(named=True):
+            if fit["slope"] is None:
+                continue
+            block = table.filter((pl.col("protocol") == fit["protocol"]) & (pl.col("variant") == fit["variant"]))
+            xs = block[feature].cast(pl.Float64).to_list()
+            lines += [
+                {"protocol": fit["protocol"], "variant": fit["variant"], "feature": feature, "x": x,
+                 "fitted": fit["intercept"] + fit["slope"] * x, "r2": fit["r2"]}
+                for x in (min(xs), max(xs))
             ]
-            fit = fits.filter(pl.col("feature") == feature)
-            if fit.height and fit["slope"][0] is not None and xs:
-                slope, intercept, r2 = float(fit["slope"][0]), float(fit["intercept"][0]), float(fit["r2"][0])
-                lines += [{"protocol": protocol, "feature": f"{feature}", "x": x, "fitted": intercept + slope * x, "r2": r2} for x in (min(xs), max(xs))]
-    point_schema = {"protocol": pl.String, "feature": pl.String, "model": pl.String, "x": pl.Float64, "robustness": pl.Float64}
-    line_schema = {"protocol": pl.String, "feature": pl.String, "x": pl.Float64, "fitted": pl.Float64, "r2": pl.Float64}
+    point_schema = {"protocol": pl.String, "variant": pl.String, "feature": pl.String, "model": pl.String, "x": pl.Float64, "robustness": pl.Float64}
+    line_schema = {"protocol": pl.String, "variant": pl.String, "feature": pl.String, "x": pl.Float64, "fitted": pl.Float64, "r2": pl.Float64}
     return pl.DataFrame(points, schema=point_schema), pl.DataFrame(lines, schema=line_schema)
 
 
@@ -171,8 +182,9 @@ def features_chart(features: pl.DataFrame, invasion: pl.DataFrame) -> Any:
     points, lines = feature_points(features, invasion)
     if points.height == 0:
         return note_chart("feature vs robustness: no model has both matrices and invasion tests")
-    points = points.with_columns(pl.concat_str([pl.col("protocol"), pl.lit(" · "), pl.col("feature")]).alias("panel"))
-    lines = lines.with_columns(pl.concat_str([pl.col("protocol"), pl.lit(" · "), pl.col("feature")]).alias("panel"))
+    label = [pl.col("protocol"), pl.lit(" · "), pl.col("variant"), pl.lit(" · "), pl.col("feature")]
+    points = points.with_columns(pl.concat_str(label).alias("panel"))
+    lines = lines.with_columns(pl.concat_str(label).alias("panel"))
     dots = (
         alt.Chart()
         .mark_circle(size=70)
@@ -244,16 +256,16 @@ def lineage_chart(strategies: pl.DataFrame) -> Any:
 
 
 def oes_page(features: pl.DataFrame, invasion: pl.DataFrame) -> str:
-    """HTML: per protocol, the OES decomposition (Table 2 layout) and, with ≥ 3 models, the
-    single-feature regressions (Table 1 layout)."""
+    """HTML: per protocol × variant (never pooled), the OES decomposition (Table 2 layout) and,
+    with ≥ 3 models, the single-feature regressions (Table 1 layout)."""
     parts = ["<h1>Evolution: OES decomposition and feature regressions</h1>"]
-    protocols = sorted(set(features["protocol"].to_list()) | set(invasion["protocol"].to_list()))
-    if not protocols:
+    groups = sorted({(r["protocol"], r["variant"]) for frame in (features, invasion) for r in frame.select(GROUP).iter_rows(named=True)})
+    if not groups:
         parts.append("<p><em>No invasion tests or strategy matrices in this run.</em></p>")
-    for protocol in protocols:
-        f = features.filter(pl.col("protocol") == protocol)
-        inv = invasion.filter(pl.col("protocol") == protocol)
-        parts.append(f"<h2>{html.escape(protocol)}</h2>")
+    for protocol, variant in groups:
+        f = features.filter((pl.col("protocol") == protocol) & (pl.col("variant") == variant))
+        inv = invasion.filter((pl.col("protocol") == protocol) & (pl.col("variant") == variant))
+        parts.append(f"<h2>{html.escape(protocol)} · {html.escape(variant)}</h2>")
         parts.append("<p>Model-level means at each model's last analysed generation (edges and OES in %); robustness = share of tested strategies that beat the free rider.</p>")
         parts.append(_table(oes_decomposition(f, inv) if f.height else robustness_by_model(inv)))
         regressions = feature_regressions(f, inv) if f.height else pl.DataFrame()

@@ -26,6 +26,7 @@ from typing import Any, ClassVar
 
 from coopeval.decisions.errors import AnswerError
 from coopeval.decisions.formats import TextAnswerFormat
+from coopeval.studies.evolution.amounts import read_number, shown_units
 
 VH_MARKER = "My strategy will be"
 HORIBE_MARKER = "Strategy:"
@@ -35,8 +36,7 @@ UNITS = ("units", "percent")
 
 _TEXT_CHAR = r"[\x20-\x7E]"  # printable ASCII, no newline
 _JUSTIFICATION_CHAR = r"[\x20-\x39\x3B-\x7E]"  # printable ASCII minus ':' (never forms "Answer:")
-_LEADING_NUMBER = re.compile(r"^\s*(\d+(?:\.\d+)?)")
-_PUNISH_ANSWER = re.compile(r"(donate|punish)\s*[,:]?\s*(\d+(?:[.,]\d+)?)", re.IGNORECASE)
+_PUNISH_ANSWER = re.compile(r"(donate|punish)\s*[,:]?\s*(?=[0-9])", re.IGNORECASE)
 
 
 def word_count(text: str) -> int:
@@ -120,18 +120,25 @@ def _strategy_grammar(protocol: str, max_chars: int, max_reasoning_chars: int) -
 class DonationFormat(TextAnswerFormat):
     """A donation answer ``Justification: <text> Answer: <answer>`` (spec §2.3, §2.4, §3.2).
 
-    ``unit`` ``"units"`` (V&H: a real number of units in [0, ``max_value``], the donor's
-    resources) or ``"percent"`` (Horibe: a number in [0, 100]). ``variant``:
+    ``unit`` ``"units"`` (V&H: a real number of units in [0, ``max_value``]) or ``"percent"``
+    (Horibe: a number in [0, ``max_value``], 100 unless the endowment is the base).
+    ``max_value`` is the limit the prompt shows (:func:`~coopeval.studies.evolution.amounts.stated_limit`
+    of the donor's holdings), so every amount the prompt allows is accepted. Numbers are read
+    as one whole token by :func:`~coopeval.studies.evolution.amounts.read_number` (``1,250.5``
+    is 1250.5; ``1,5``, ``3.2.1``, ``1e3`` are ambiguous and re-asked; ``%`` only in percent).
+    ``variant``:
 
-    * ``none``: the answer must begin with a number (leading whitespace, optional decimals);
-    * ``costly_punishment``: the first ``donate``/``punish`` followed by a number (a decimal
-      comma is accepted), e.g. ``Donate, 3`` or ``Punish, 1,5``;
+    * ``none``: the answer must begin with a number (after optional whitespace);
+    * ``costly_punishment``: the first ``donate``/``punish`` followed by a number, e.g.
+      ``Donate, 3`` or ``Punish, 1.5`` (the reference's decimal comma is not read: ``1,5`` is
+      ambiguous with a thousands separator and is re-asked);
     * ``partner_choice``: the word ``refuse`` anywhere in the answer means refusing; otherwise
       the answer must begin with a number.
 
     ``parse`` returns ``{"action": "donate" | "punish" | "refuse", "value": float,
-    "justification": str}``; ``value`` is in units or percent (0 for refuse). Raises
-    AnswerError: no ``Answer:``, no number where one is needed, value out of range.
+    "justification": str}``; ``value`` is in units or percent (0 for refuse). Raises AnswerError with ``code`` ``invalid`` (no ``Answer:``, no number
+    where one is needed), ``ambiguous`` (a number that is not one whole token) or ``range``
+    (above ``max_value``): never clipped, never substituted.
     """
 
     unit: str = "units"
@@ -165,33 +172,35 @@ class DonationFormat(TextAnswerFormat):
         justification = before.strip()
         if justification.lower().startswith("justification:"):
             justification = justification[len("justification:"):].strip()
-        action, raw = "donate", ""
+        percent = self.unit == "percent"
+        action = "donate"
         if self.variant == "partner_choice" and "refuse" in answer.lower():
             return {"action": "refuse", "value": 0.0, "justification": justification}
         if self.variant == "costly_punishment":
             match = _PUNISH_ANSWER.search(answer)
             if match is None:
                 raise AnswerError("the answer must be 'Donate, <amount>' or 'Punish, <amount>'", code="invalid")
-            action, raw = match.group(1).lower(), match.group(2).replace(",", ".")
+            action = match.group(1).lower()
+            number = read_number(answer, match.end(), percent=percent)
         else:
-            match = _LEADING_NUMBER.match(answer)
-            if match is None:
-                hint = " or 'Refuse to play'" if self.variant == "partner_choice" else ""
-                raise AnswerError(f"the answer must begin with a number ({self._what()}){hint}", code="invalid")
-            raw = match.group(1)
-        value = float(raw)
+            try:
+                number = read_number(answer, percent=percent)
+            except AnswerError as exc:
+                if exc.code == "invalid" and self.variant == "partner_choice":
+                    raise AnswerError(f"{exc.message}, or 'Refuse to play'", code=exc.code) from None
+                raise
+        value = number.value
         if not 0.0 <= value <= self.limit:
-            limit = "100" if self.unit == "percent" else f"{self.limit:g} (your units)"
-            raise AnswerError(f"the {self._what()} {raw} is outside the allowed range 0 to {limit}", code="range")
+            limit = shown_units(self.limit) if percent else f"{shown_units(self.limit)} (your units)"
+            raise AnswerError(f"the {self._what()} {number.text} is outside the allowed range 0 to {limit}", code="range")
         return {"action": action, "value": value, "justification": justification}
 
     def complete_grammar(self) -> str:
         """GBNF: ``Justification: `` up to ``max_justification_chars`` characters without ``:``,
-        a newline, ``Answer: `` and the answer. Percent numbers are exactly 0–100 (two
-        decimals at most); unit numbers have an integer part of at most ``floor(max_value)``
-        (a decimal part can still exceed the limit; the parser then re-asks)."""
-        bound = 100 if self.unit == "percent" else int(self.limit)
-        return _donation_grammar(self.unit, bound, self.variant, self.max_justification_chars)
+        a newline, ``Answer: `` and the answer. Numbers are exactly those from 0 to the shown
+        limit with at most two decimals (:func:`decimal_upto`), so the embedded model can never
+        state an amount the parser refuses (a donor holding 0 units can only answer 0)."""
+        return _donation_grammar(round(self.limit * 100), self.variant, self.max_justification_chars)
 
     def max_output_chars(self) -> int:
         # the integer part (percent: at most 2 digits before a decimal part, "100" has none), "." and two decimals
@@ -213,11 +222,11 @@ class DonationFormat(TextAnswerFormat):
 
     def bot_text(self, state: Mapping[str, Any]) -> str:
         """A bot's answer: donate ``state["bot_percent"]`` % of the donor's current resources,
-        converted to this format's unit (spec §1 amounts)."""
+        converted to this format's unit (spec §1 amounts), and, like a model, never more than
+        the limit the prompt shows (which gives everything, :mod:`~coopeval.studies.evolution.amounts`)."""
         percent = float(state.get("bot_percent", 0.0))
-        if self.unit == "percent":
-            return self.render("donate", percent)
-        return self.render("donate", percent / 100.0 * float(state["donor_resources"]))
+        value = percent if self.unit == "percent" else percent / 100.0 * float(state["donor_resources"])
+        return self.render("donate", min(value, self.limit))
 
 
 def int_upto(bound: int) -> str:
@@ -241,12 +250,37 @@ def int_upto(bound: int) -> str:
     return " | ".join(dict.fromkeys(alternatives))
 
 
+def decimal_upto(hundredths: int) -> str:
+    """A GBNF alternation of flat sequences admitting exactly the numbers 0 … ``hundredths`` /
+    100 written without leading zeros and with at most two decimals (no decimals on a whole
+    limit itself), e.g. ``decimal_upto(50)`` (0.5): ``"0"``, ``"0" "." [0-5]``, ``"0" "." [0-4]
+    [0-9]``, ``"0" "." "5" [0-0]``.
+
+    Raises
+    ------
+    ValueError
+        A negative limit.
+    """
+    if hundredths < 0:
+        raise ValueError(f"the limit must be >= 0, got {hundredths / 100}")
+    whole, cents = divmod(hundredths, 100)
+    alternatives = []
+    if whole >= 1:  # below the limit's integer part: any two decimals
+        for below in int_upto(whole - 1).split(" | "):
+            alternatives += [below, f'{below} "." [0-9]', f'{below} "." [0-9] [0-9]']
+    alternatives.append(f'"{whole}"')
+    if cents:
+        tens, ones = divmod(cents, 10)
+        alternatives.append(f'"{whole}" "." [0-{tens}]')
+        if tens >= 1:
+            alternatives.append(f'"{whole}" "." [0-{tens - 1}] [0-9]')
+        alternatives.append(f'"{whole}" "." "{tens}" [0-{ones}]')
+    return " | ".join(alternatives)
+
+
 @functools.lru_cache(maxsize=256)
-def _donation_grammar(unit: str, bound: int, variant: str, max_justification_chars: int) -> str:
-    if unit == "percent":
-        number = '("100" | [1-9]? [0-9] ("." [0-9] [0-9]?)?)'
-    else:
-        number = f'(({int_upto(bound)}) ("." [0-9] [0-9]?)?)'
+def _donation_grammar(hundredths: int, variant: str, max_justification_chars: int) -> str:
+    number = f"({decimal_upto(hundredths)})"
     if variant == "costly_punishment":
         answer = '("Donate" | "Punish") ", " num'
     elif variant == "partner_choice":

@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from coopeval.studies.evolution.reputation import next_reputation
 from coopeval.studies.evolution.schedule import Pairing, game_rounds, half_of
 from coopeval.studies.evolution.traces import Trace, TraceEvent
 
@@ -81,7 +82,8 @@ async def play_game(names: Sequence[str], rules: GameRules, game: int, decide: D
 
     Event dicts have: game, round, pair, donor, recipient (names), donor_half, action, amount
     (units), percentage (of the donor's pre-decision resources), donor/recipient resources
-    before and after, trace_shown (the :class:`Trace`), plus the action's ``record``.
+    before and after, trace_shown (the :class:`Trace`), donor_reputation (the unused V&H score
+    after this event, :mod:`~coopeval.studies.evolution.reputation`), plus the action's ``record``.
 
     Raises
     ------
@@ -92,6 +94,7 @@ async def play_game(names: Sequence[str], rules: GameRules, game: int, decide: D
     rounds = game_rounds(n, game)
     resources = [float(rules.endowment)] * n
     traces = [Trace.empty(name) for name in names]
+    reputation: list[float | None] = [None] * n  # logged only (§2.5), reset with the traces
     events: list[dict[str, Any]] = []
     for round_index, pairings in enumerate(rounds, start=1):
         contexts = [
@@ -123,6 +126,8 @@ async def play_game(names: Sequence[str], rules: GameRules, game: int, decide: D
             elif action.move not in ("refuse", "invalid"):
                 raise ValueError(f"unknown action kind {action.move!r}")
             percent = 100.0 * amount / before_d if before_d > 0 else 0.0
+            given = percent / 100.0 if action.move == "donate" else 0.0
+            reputation[d] = next_reputation(reputation[d], min(given, 1.0), reputation[r])
             event = TraceEvent(round_index, names[d], names[r], action.move, percent, amount)
             traces[d] = traces[r].extended(event, rules.trace_length)
             events.append(
@@ -141,6 +146,7 @@ async def play_game(names: Sequence[str], rules: GameRules, game: int, decide: D
                     "donor_resources_after": resources[d],
                     "recipient_resources_after": resources[r],
                     "trace_shown": ctx.recipient_trace,
+                    "donor_reputation": reputation[d],
                     **action.record,
                 }
             )

@@ -12,8 +12,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from coopeval.core.prompts import PromptLibrary, number_text
+from coopeval.studies.evolution.amounts import percent_limit, shown_units
 from coopeval.studies.evolution.settings import EvolutionSettings
-from coopeval.studies.evolution.traces import Trace, render_trace
+from coopeval.studies.evolution.traces import Trace, TraceEvent, render_trace
 
 PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"
 TRACE_KINDS = ("donate", "punish", "refuse", "invalid", "no_history", "empty")
@@ -30,9 +31,26 @@ def _tidy(text: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", re.sub(r"\n\s*\n(?=- )", "\n", text)).strip()
 
 
-def _num(value: float) -> str:
-    """Units as shown to agents: at most two decimals, no trailing zeros."""
-    return f"{value:.2f}".rstrip("0").rstrip(".")
+EXAMPLE_PERCENTS = (20.0, 60.0, 10.0, 40.0, 80.0, 30.0, 0.0, 50.0, 90.0, 70.0)
+"""The donations of the rules' example chain, most recent first (cycled)."""
+
+
+def example_trace(length: int, names: Sequence[str]) -> Trace:
+    """The rules' example: a donor in round ``length + 1`` sees ``length`` events, most recent
+    first: ``names[0]`` gave to ``names[1]`` in round ``length``, ``names[1]`` to ``names[2]``
+    in round ``length − 1``, … (the chain of evolution spec §1.2).
+
+    Raises
+    ------
+    ValueError
+        Fewer than ``length + 1`` names (add names to ``evo_example_names.txt``).
+    """
+    if len(names) < length + 1:
+        raise ValueError(f"a trace of {length} events needs {length + 1} example names, evo_example_names.txt has {len(names)}; add names")
+    events = tuple(
+        TraceEvent(length - k, names[k], names[k + 1], "donate", EXAMPLE_PERCENTS[k % len(EXAMPLE_PERCENTS)], 0.0) for k in range(length)
+    )
+    return Trace(events, "")
 
 
 class EvolutionPrompts:
@@ -54,9 +72,31 @@ class EvolutionPrompts:
             endowment=number_text(self.s.endowment),
             multiplier=number_text(self.s.multiplier),
             trace_length=self.s.trace_length,
+            observation_rule=self.observation_rule(),
             variant_rule=rule,
         )
         return _tidy(text)
+
+    def observation_rule(self) -> str:
+        """What a donor observes, with an example trace of exactly ``trace_length`` events
+        rendered by the same templates as the real traces (empty for Horibe under
+        ``compat.horibe_observation_unstated``: the paper's printed system prompt)."""
+        if self.s.protocol == "horibe" and self.s.horibe_observation_unstated:
+            return ""
+        return self.library.render(
+            "evo_rule_observation",
+            trace_length=self.s.trace_length,
+            example_round=self.s.trace_length + 1,
+            example=self.trace(example_trace(self.s.trace_length, self.example_names())),
+        ).strip()
+
+    def example_names(self) -> list[str]:
+        """The actors of the rules' example chain (``evo_example_names``, one per line)."""
+        return [line.strip() for line in self.library.templates["evo_example_names"].splitlines() if line.strip()]
+
+    def player_name(self, number: int) -> str:
+        """The neutral name of player ``number`` (1-based), e.g. ``Player 3``."""
+        return self._line("evo_player_name", number=number)
 
     def strategy_first(self, name: str) -> str:
         return _tidy(
@@ -68,19 +108,21 @@ class EvolutionPrompts:
     def strategy_later_vh(self, name: str, survivors: Sequence[tuple[str, float]]) -> str:
         """V&H newcomer prompt: the survivors' texts, with their scores unless ``show_scores``
         is off (the reference's behaviour)."""
-        if self.s.show_scores:
-            advice = "\n".join(f"- {text} (score: {_num(score)})" for text, score in survivors)
-        else:
-            advice = "\n".join(f"- {text}" for text, _ in survivors)
+        line = "evo_advice_scored" if self.s.show_scores else "evo_advice"
+        advice = "\n".join(self._line(line, text=text, score=shown_units(score)) for text, score in survivors)
         return _tidy(
             self.library.render(
                 "evo_strategy_later_vh",
                 system=self.system(),
                 agent_name=name,
-                with_scores=", with their scores" if self.s.show_scores else "",
+                with_scores=self._line("evo_with_scores") if self.s.show_scores else "",
                 advice=advice,
             )
         )
+
+    def _line(self, template: str, **values: object) -> str:
+        """A one-line template without its final newline."""
+        return self.library.render(template, **values).rstrip("\n")
 
     def strategy_later_horibe(self, name: str, parent_strategy: str, parent_rank: int) -> str:
         return _tidy(
@@ -117,24 +159,26 @@ class EvolutionPrompts:
         run's variant (matrix probes ask the plain donation question)."""
         variant = self.s.punishment if punishment is None else punishment
         if variant != "none":
-            question = self.library.render(f"evo_question_{variant}", donor_units=_num(donor_units))
+            question = self.library.render(f"evo_question_{variant}", donor_units=shown_units(donor_units))
         elif self.s.amount_unit == "percent":
-            base = "current units" if self.s.percent_base == "current" else f"initial endowment of {_num(self.s.endowment)} units"
-            question = self.library.render("evo_question_percent", base=base)
+            current = self.s.percent_base == "current"
+            base = self.library.render(f"evo_percent_base_{self.s.percent_base}", endowment=shown_units(self.s.endowment)).strip()
+            limit = percent_limit(donor_units, donor_units if current else self.s.endowment)
+            question = self.library.render("evo_question_percent", base=base, limit=shown_units(limit))
         else:
-            question = self.library.render("evo_question_units", donor_units=_num(donor_units))
+            question = self.library.render("evo_question_units", donor_units=shown_units(donor_units))
         return _tidy(
             self.library.render(
                 f"evo_donation_{self.s.protocol}",
                 system=self.system(),
                 agent_name=name,
-                strategy=strategy or "(no strategy)",
+                strategy=strategy or self._line("evo_no_strategy"),
                 generation=generation,
                 round=round_,
                 recipient=recipient,
-                recipient_units=_num(recipient_units),
+                recipient_units=shown_units(recipient_units),
                 trace=self.trace(trace),
-                donor_units=_num(donor_units),
+                donor_units=shown_units(donor_units),
                 question=question,
             )
         )

@@ -11,7 +11,8 @@ Units: resources, amounts and scores in units; percentages 0–100; generations,
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import polars as pl
@@ -43,7 +44,8 @@ TABLES: dict[str, dict[str, pl.DataType]] = {
         "recipient_id": pl.String(),
         "donor_half": pl.String(),  # "A" | "B"
         "action": pl.String(),  # donate | punish | refuse | invalid
-        "stated_value": pl.Float64(),  # the answer's number (units or percent); null if failed
+        "raw_answer": pl.String(),  # the final attempt's text after "Answer:" (the whole reply without one)
+        "stated_value": pl.Float64(),  # the number read from it (units or percent); null if failed
         "amount": pl.Float64(),  # units given or spent
         "percentage": pl.Float64(),  # amount as % of the donor's pre-decision resources
         "donor_resources_before": pl.Float64(),
@@ -51,8 +53,9 @@ TABLES: dict[str, dict[str, pl.DataType]] = {
         "donor_resources_after": pl.Float64(),
         "recipient_resources_after": pl.Float64(),
         "trace_shown": pl.String(),  # the rendered trace the donor saw
+        "donor_reputation": pl.Float64(),  # the V&H reference's unused score after this event (0-1), logged only
         "justification": pl.String(),
-        "parse_status": pl.String(),  # "ok" | "failed"
+        "parse_status": pl.String(),  # "ok" | the last rejection's code: invalid, ambiguous, range, truncated, …
         "attempts": pl.Int64(),
         "failed": pl.Boolean(),
         "error": pl.String(),
@@ -80,7 +83,8 @@ TABLES: dict[str, dict[str, pl.DataType]] = {
         "game1_resources": pl.Float64(),
         "game2_resources": pl.Float64(),
         "score": pl.Float64(),  # selection score (sum of both games, or 2 × game 2 in compat)
-        "rank": pl.Int64(),
+        "rank": pl.Int64(),  # 1 = best: score descending, ties in the order of the seeded shuffle
+        "tiebreak": pl.Int64(),  # the agent's place in that seeded shuffle (0-based); truncation keeps ranks 1..N/2
     },
     # One row per generation: the population metrics of §2.5.
     "evo_generations": {
@@ -117,7 +121,8 @@ TABLES: dict[str, dict[str, pl.DataType]] = {
         "j": pl.Int64(),  # column: x_A = 10·j %
         "sample": pl.Int64(),
         "percentage": pl.Float64(),  # donation as % of the donor's resources; null if failed
-        "parse_status": pl.String(),
+        "raw_answer": pl.String(),  # the final attempt's text after "Answer:"
+        "parse_status": pl.String(),  # "ok" | the last rejection's code
         "attempts": pl.Int64(),
         "decision_id": pl.String(),
     },
@@ -168,3 +173,36 @@ def frame(table: str, rows: Iterable[Mapping[str, Any]]) -> pl.DataFrame:
     return pl.DataFrame(
         {name: [row.get(name) for row in data] for name in schema}, schema=schema, strict=False
     )
+
+
+@dataclass
+class StepRecords:
+    """Rows of one generation step, per table name."""
+
+    tables: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+
+    def add(self, table: str, row: dict[str, Any]) -> None:
+        """Append ``row`` to ``table``'s rows."""
+        self.tables.setdefault(table, []).append(row)
+
+    def sort(self) -> None:
+        """Put rows in an order independent of which concurrent call finished first, so a
+        rerun (or a resumed run) gives identical tables."""
+        for table, rows in self.tables.items():
+            key = _SORT_KEYS.get(table)
+            if key is not None:
+                rows.sort(key=key)
+
+
+def _none_first(value: Any) -> tuple[bool, Any]:
+    return (value is not None, value if value is not None else "")
+
+
+_SORT_KEYS: dict[str, Callable[[dict[str, Any]], Any]] = {
+    "llm_calls": lambda r: (r["decision_id"], r["attempt"]),
+    "decisions": lambda r: r["decision_id"],
+    "evo_events": lambda r: (r["context"], _none_first(r["strategy_id"]), r["game"], r["round"], r["pair"]),
+    "invasion_tests": lambda r: r["strategy_id"],
+    "strategy_matrix": lambda r: (r["strategy_id"], r["i"], r["j"], r["sample"]),
+    "matrix_features": lambda r: r["strategy_id"],
+}

@@ -1,5 +1,9 @@
 """Model-level robustness analysis (evolution spec §3.3 item 5, §3.5 last item, §3.6 Tables 1–2).
 
+Every summary is per population kind, protocol × variant × model (:data:`POPULATION`): runs of
+different variants (e.g. V&H ``default`` and ``costly_punishment``) are never pooled, and
+regressions compare the models of one protocol × variant.
+
 * :func:`robustness_by_model`: the share (%) of tested strategies classified robust, per model
   (optionally per generation).
 * :func:`oes_decomposition`: Table 2 layout: left edge, right edge, OES and robustness (%) per
@@ -15,11 +19,15 @@ import polars as pl
 
 FEATURES = ("oes", "beta_minus_alpha", "entropy", "left", "l1_prevalence", "mean_cooperation")
 """Table 1 rows in the paper's order (``l1_prevalence`` = share of agents satisfying L1)."""
+GROUP = ["protocol", "variant"]
+"""The comparisons: models are compared within one protocol × variant."""
+POPULATION = [*GROUP, "model"]
+"""One row per population kind."""
 
 
 def robustness_by_model(invasion: pl.DataFrame, by_generation: bool = False) -> pl.DataFrame:
-    """Columns: model[, generation], n_tested, robustness (%, 0–100)."""
-    keys = ["model", "generation"] if by_generation else ["model"]
+    """Columns: protocol, variant, model[, generation], n_tested, robustness (%, 0–100)."""
+    keys = [*POPULATION, "generation"] if by_generation else POPULATION
     return (
         invasion.group_by(keys)
         .agg(pl.len().alias("n_tested"), (pl.col("robust").cast(pl.Float64).mean() * 100).alias("robustness"))
@@ -28,59 +36,68 @@ def robustness_by_model(invasion: pl.DataFrame, by_generation: bool = False) -> 
 
 
 def model_feature_means(features: pl.DataFrame, generation: int | None = None) -> pl.DataFrame:
-    """Per model: the mean of every feature at ``generation`` (default: each model's last
-    analysed generation), and ``l1_prevalence`` (share of agents with L1, 0–1)."""
+    """Per protocol × variant × model: the mean of every feature at ``generation`` (default:
+    the population's last analysed generation), and ``l1_prevalence`` (share of agents with
+    L1, 0–1)."""
     df = features.filter(pl.col("n_failed_cells") == 0)
     if generation is None:
-        df = df.filter(pl.col("generation") == pl.col("generation").max().over("model"))
+        df = df.filter(pl.col("generation") == pl.col("generation").max().over(POPULATION))
     else:
         df = df.filter(pl.col("generation") == generation)
     return (
-        df.group_by("model")
+        df.group_by(POPULATION)
         .agg(
             pl.len().alias("n_agents"),
             *(pl.col(c).mean() for c in ("left", "right", "oes", "beta_minus_alpha", "entropy", "mean_cooperation", "rho_mono")),
             pl.col("l1").cast(pl.Float64).mean().alias("l1_prevalence"),
         )
-        .sort("model")
+        .sort(POPULATION)
     )
 
 
 def oes_decomposition(features: pl.DataFrame, invasion: pl.DataFrame, generation: int | None = None) -> pl.DataFrame:
-    """Table 2 layout: model, left, right, oes, robustness (%), sorted by OES descending."""
-    means = model_feature_means(features, generation).select("model", "left", "right", "oes")
-    return means.join(robustness_by_model(invasion).select("model", "robustness"), on="model", how="left").sort(
-        "oes", descending=True
-    )
+    """Table 2 layout: protocol, variant, model, left, right, oes, robustness (%); per
+    protocol × variant, sorted by OES descending."""
+    means = model_feature_means(features, generation).select(*POPULATION, "left", "right", "oes")
+    robust = robustness_by_model(invasion).select(*POPULATION, "robustness")
+    return means.join(robust, on=POPULATION, how="left").sort([*GROUP, "oes"], descending=[False, False, True])
 
 
 def feature_regressions(features: pl.DataFrame, invasion: pl.DataFrame, generation: int | None = None) -> pl.DataFrame:
-    """Table 1 layout: feature, n_models, r2, p, slope, intercept (robustness % on the feature).
+    """Table 1 layout: protocol, variant, feature, n_models, r2, p, slope, intercept
+    (robustness % on the feature), one block per protocol × variant.
 
-    Empty when fewer than three models have both features and invasion tests; a feature
-    constant across models gets NaN statistics.
+    A block needs three or more models with both features and invasion tests (none is
+    written otherwise); a feature constant across models gets null statistics.
     """
     from scipy import stats
 
-    table = model_feature_means(features, generation).join(robustness_by_model(invasion).select("model", "robustness"), on="model")
+    means = model_feature_means(features, generation)
+    table = means.join(robustness_by_model(invasion).select(*POPULATION, "robustness"), on=POPULATION)
     rows = []
-    if table.height >= 3:
-        y = table["robustness"].to_list()
+    for (protocol, variant), block in sorted(table.group_by(GROUP), key=lambda kv: tuple(str(k) for k in kv[0])):
+        if block.height < 3:
+            continue
+        head = {"protocol": protocol, "variant": variant, "n_models": block.height}
+        y = block["robustness"].to_list()
         for feature in FEATURES:
-            x = table[feature].to_list()
+            x = block[feature].to_list()
             if len(set(x)) < 2:
-                rows.append({"feature": feature, "n_models": table.height, "r2": None, "p": None, "slope": None, "intercept": None})
+                rows.append({**head, "feature": feature, "r2": None, "p": None, "slope": None, "intercept": None})
                 continue
             fit = stats.linregress(x, y)
             rows.append(
                 {
+                    **head,
                     "feature": feature,
-                    "n_models": table.height,
                     "r2": float(fit.rvalue**2),
                     "p": float(fit.pvalue),
                     "slope": float(fit.slope),
                     "intercept": float(fit.intercept),
                 }
             )
-    schema = {"feature": pl.String, "n_models": pl.Int64, "r2": pl.Float64, "p": pl.Float64, "slope": pl.Float64, "intercept": pl.Float64}
+    schema = {
+        "protocol": pl.String, "variant": pl.String, "feature": pl.String, "n_models": pl.Int64,
+        "r2": pl.Float64, "p": pl.Float64, "slope": pl.Float64, "intercept": pl.Float64,
+    }
     return pl.DataFrame(rows, schema=schema)

@@ -1,9 +1,11 @@
 """Selection between generations (evolution spec §2.2 item 3, §3.1).
 
-* V&H: top-half **truncation** by score, descending, stable ties; survivors kept unchanged.
+* V&H: top-half **truncation**: the population, shuffled by a seeded stream, sorted by score
+  descending with stable ties (so equal scores survive in the shuffled order, as the protocol's
+  shuffled population does, never by construction order); survivors kept unchanged.
 * Horibe: **roulette** (fitness-proportional) selection, p_i = f_i / Σ_j f_j, N parents drawn
-  with replacement from a seeded stream; uniform when Σ f = 0. Ranks (1 = best) break ties with
-  the seeded stream.
+  with replacement from a seeded stream; uniform when Σ f = 0. Ranks (1 = best) are the
+  places in the same shuffled stable sort.
 """
 
 from __future__ import annotations
@@ -16,11 +18,46 @@ import numpy as np
 Number = float | int | Fraction
 
 
-def truncation_survivors(scores: Sequence[Number]) -> list[int]:
-    """Indices of the top ``len(scores) // 2`` scores, best first; ties keep population order
-    (Python's stable sort, as the reference's ``sorted(..., reverse=True)``)."""
-    order = sorted(range(len(scores)), key=lambda i: scores[i], reverse=True)
-    return order[: len(scores) // 2]
+SCORE_RULES = ("sum", "game2_double")
+
+
+def selection_score(game1: float, game2: float, rule: str = "sum") -> float:
+    """An agent's selection score from its final resources in games 1 and 2 (units): their sum
+    (``"sum"``, what V&H intended and Horibe's f_i, §2.2 item 2.5, §3.1), or 2 × game 2
+    (``"game2_double"``, the V&H reference's bug, ``compat.vh_score_game2_only``).
+
+    Raises
+    ------
+    ValueError
+        An unknown rule.
+    """
+    if rule == "sum":
+        return game1 + game2
+    if rule == "game2_double":
+        return 2.0 * game2
+    raise ValueError(f"unknown score rule {rule!r}; use one of {SCORE_RULES}")
+
+
+def shuffled_positions(n: int, rng: np.random.Generator) -> list[int]:
+    """A seeded shuffle of ``n`` agents: ``positions[i]`` is agent ``i``'s place (0-based) in the
+    shuffled population that selection sorts with stable ties (V&H §2.2 item 3, Horibe §3.1)."""
+    return [int(p) for p in rng.permutation(n)]
+
+
+def selection_order(scores: Sequence[Number], positions: Sequence[int] | None = None) -> list[int]:
+    """Agent indices best first: a stable sort by score, descending, of the population in its
+    shuffled order (``positions`` from :func:`shuffled_positions`; population order without)."""
+    n = len(scores)
+    place = list(positions) if positions is not None else list(range(n))
+    if sorted(place) != list(range(n)):
+        raise ValueError(f"positions must be a permutation of 0..{n - 1}, got {place}")
+    return sorted(range(n), key=lambda i: (-float(scores[i]), place[i]))
+
+
+def truncation_survivors(scores: Sequence[Number], positions: Sequence[int] | None = None) -> list[int]:
+    """Indices of the top ``len(scores) // 2`` agents of :func:`selection_order`, best first:
+    equal scores survive in the order of the seeded shuffle, never by construction order."""
+    return selection_order(scores, positions)[: len(scores) // 2]
 
 
 def roulette_probabilities(fitness: Sequence[Number]) -> list[Number]:
@@ -56,13 +93,10 @@ def roulette_draw(fitness: Sequence[Number], n: int, rng: np.random.Generator) -
     return [int(np.searchsorted(cumulative, u, side="right")) for u in draws]
 
 
-def ranks(scores: Sequence[Number], rng: np.random.Generator | None = None) -> list[int]:
-    """Rank of each agent, 1 = highest score; ties broken by a random permutation from ``rng``
-    (Horibe, §3.1) or by population order without one."""
-    n = len(scores)
-    tiebreak = list(rng.permutation(n)) if rng is not None else list(range(n))
-    order = sorted(range(n), key=lambda i: (-float(scores[i]), tiebreak[i]))
-    out = [0] * n
-    for rank, index in enumerate(order, start=1):
+def ranks(scores: Sequence[Number], positions: Sequence[int] | None = None) -> list[int]:
+    """Rank of each agent in :func:`selection_order`, 1 = highest score (ties broken by the
+    seeded shuffle's ``positions``, or by population order without them)."""
+    out = [0] * len(scores)
+    for rank, index in enumerate(selection_order(scores, positions), start=1):
         out[index] = rank
     return out

@@ -1,9 +1,11 @@
 """The parameters of one evolution cell, read from its spec (evolution spec §5; issue 11).
 
 Every field is part of the cell hash. Protocol defaults (``None`` in the config) resolve here:
-V&H amounts in units, truncation selection, temperature 0.8 for every call (the reference's
-Claude setting); Horibe amounts in percent, roulette selection, temperatures 0.8 (strategies) and
-0.3 (gameplay, probes).
+V&H amounts in units, truncation selection, no temperature sent (the provider's default, as
+the V&H reference did for every model but Claude, arXiv 2412.10270 reference notebook); Horibe
+amounts in percent, roulette selection, temperatures 0.8 (strategies) and 0.3 (gameplay), Horibe
+et al. arXiv 2608.04507 §B.1. Matrix probes default to the gameplay temperature (§B.4). A
+temperature in a model entry's ``params`` wins over all of these (:func:`~coopeval.studies.evolution.agents.role_agent`).
 """
 
 from __future__ import annotations
@@ -15,27 +17,32 @@ from typing import Any
 from coopeval.studies.evolution.formats import PUNISHMENT_VARIANTS, UNITS
 from coopeval.studies.evolution.matrix import CONSTANT_ROW_RULES
 from coopeval.studies.evolution.schedule import check_population_size
+from coopeval.studies.evolution.selection import SCORE_RULES
 
 PROTOCOLS = ("vh", "horibe")
 SELECTIONS = ("truncation_top_half", "roulette")
 PERCENT_BASES = ("current", "endowment")
 
 PROTOCOL_DEFAULTS: dict[str, dict[str, Any]] = {
-    "vh": {"amount_unit": "units", "selection": "truncation_top_half", "strategy_temperature": 0.8, "gameplay_temperature": 0.8},
+    "vh": {"amount_unit": "units", "selection": "truncation_top_half"},
     "horibe": {"amount_unit": "percent", "selection": "roulette", "strategy_temperature": 0.8, "gameplay_temperature": 0.3},
 }
 
 
 @dataclass(frozen=True)
 class EvolutionSettings:
-    """Resolved parameters of one run (units: resources in units, temperatures as sent).
+    """Resolved parameters of one run (units: resources in units, temperatures as sent;
+    ``None`` = no temperature sent, the provider's default).
 
     ``score_rule``: ``"sum"`` (game 1 + game 2 final resources, default) or ``"game2_double"``
     (``compat.vh_score_game2_only``: 2 × game-2 resources, the reference's bug, §2.2).
     ``show_scores``: V&H later-generation prompts include the survivors' scores (default; the
     reference promises them but sends none: ``compat.vh_no_scores``). ``generation_names``:
     show ``{generation}_{index}`` names (V&H reference) instead of neutral ids. ``no_system``:
-    omit the rules text (``compat.vh_gemini_no_system``).
+    omit the rules text (``compat.vh_gemini_no_system``). ``horibe_observation_unstated``: the
+    Horibe rules text does not say what a donor observes (``compat.horibe_observation_unstated``,
+    the system prompt as printed in arXiv 2608.04507 App. E; by default it is stated, because the
+    paper's evolved strategies condition on that chain, §B.2, §B.4).
     """
 
     protocol: str
@@ -50,12 +57,14 @@ class EvolutionSettings:
     amount_unit: str = "units"
     selection: str = "truncation_top_half"
     word_limit: int | None = None
-    strategy_temperature: float = 0.8
-    gameplay_temperature: float = 0.8
+    strategy_temperature: float | None = None
+    gameplay_temperature: float | None = None
     invasion_per_generation: int = 10
+    invasion_first_generation: int = 1
     matrix_per_generation: int = 10
+    matrix_first_generation: int = 1
     matrix_samples: int = 1
-    matrix_temperature: float = 0.3
+    matrix_temperature: float | None = None
     matrix_x_c: float = 50.0
     matrix_resources: float = 10.0
     matrix_round: int = 4
@@ -64,6 +73,7 @@ class EvolutionSettings:
     show_scores: bool = True
     generation_names: bool = False
     no_system: bool = False
+    horibe_observation_unstated: bool = False
     local_strategy_chars: int = 400
     local_reasoning_chars: int = 160
     local_justification_chars: int = 160
@@ -77,7 +87,7 @@ class EvolutionSettings:
             "amount_unit": (self.amount_unit, UNITS),
             "selection": (self.selection, SELECTIONS),
             "monotonicity_constant_rows": (self.monotonicity_constant_rows, CONSTANT_ROW_RULES),
-            "score_rule": (self.score_rule, ("sum", "game2_double")),
+            "score_rule": (self.score_rule, SCORE_RULES),
         }
         for key, (value, allowed) in checks.items():
             if value not in allowed:
@@ -100,6 +110,8 @@ class EvolutionSettings:
             values.setdefault(key, value)
         if protocol == "horibe":
             values.setdefault("word_limit", 350)
+        if values.get("gameplay_temperature") is not None:
+            values.setdefault("matrix_temperature", values["gameplay_temperature"])
         return EvolutionSettings(**values)
 
     def as_dict(self) -> dict[str, Any]:

@@ -40,14 +40,19 @@ from coopeval.studies.evolution.records import TABLES, frame
 from coopeval.studies.evolution.runner import EvolutionRun, Member, RunAgents
 from coopeval.studies.evolution.settings import EvolutionSettings
 
-EVOLUTION_PARSER_VERSION = 2
+EVOLUTION_PARSER_VERSION = 3
 """Bump when a format's ``parse`` can accept, return or word an error differently (2: the
 decision loop parses the text without its reasoning blocks and rejects cut-off answers,
-:func:`coopeval.decisions.parsing.check_answer`)."""
+:func:`coopeval.decisions.parsing.check_answer`; 3: numbers are read as one whole token and
+the shown holdings are the limit, :mod:`coopeval.studies.evolution.amounts`, and the embedded
+model's grammar admits exactly the amounts up to that limit: the grammar is not in the cache
+key, so this version, part of every position's run key, keeps old answers from being replayed)."""
 
 ANALYSIS_KEYS = (
     "invasion_per_generation",
+    "invasion_first_generation",
     "matrix_per_generation",
+    "matrix_first_generation",
     "matrix_samples",
     "matrix_temperature",
     "matrix_x_c",
@@ -190,9 +195,12 @@ class EvolutionStudy:
         if is_scripted(str(spec["model"]["model"])):
             return 1
         p = spec["params"]
-        n = int(p["n_agents"])
-        per_generation = n + n * n * (1 + int(p["invasion_per_generation"])) + 121 * int(p["matrix_per_generation"]) * int(p["matrix_samples"])
-        return max(1, per_generation * int(p["generations"]) // 5)
+        n, generations = int(p["n_agents"]), int(p["generations"])
+        tested = max(0, generations - int(p.get("invasion_first_generation", 1)) + 1)
+        probed = max(0, generations - int(p.get("matrix_first_generation", 1)) + 1)
+        calls = (n + n * n) * generations + n * n * int(p["invasion_per_generation"]) * tested
+        calls += 121 * int(p["matrix_per_generation"]) * int(p["matrix_samples"]) * probed
+        return max(1, calls // 5)
 
     def manifest(self, cells: list[dict[str, Any]]) -> str:
         """One line per cell: cell_id, protocol, model, variant, replicate, seed, n_agents,

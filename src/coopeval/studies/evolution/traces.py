@@ -14,6 +14,8 @@ import string
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from coopeval.studies.evolution.amounts import shown_units
+
 EVENT_KINDS = ("donate", "punish", "refuse", "invalid")
 
 
@@ -49,13 +51,17 @@ class Trace:
 
     def extended(self, event: TraceEvent, keep: int) -> Trace:
         """The actor's new trace: ``event`` then this (the recipient's) chain, at most ``keep``
-        events (older events can never be shown, so they are dropped)."""
-        return Trace(((event, *self.events))[:keep], self.origin if len(self.events) < keep else "")
+        events (older events can never be shown, so they are dropped, and so is the origin once
+        the chain is ``keep`` long: a full chain never ends in "had no previous interactions")."""
+        events = (event, *self.events)[:keep]
+        return Trace(events, self.origin if len(events) < keep else "")
 
     def shown(self, trace_length: int) -> Trace:
-        """The trace a donor sees: the last ``trace_length`` events."""
+        """The trace a donor sees: the last ``trace_length`` events, and the "no previous
+        interactions" line only when the chain is shorter than that (issue 21 item 6)."""
         events = self.events[:trace_length]
-        return Trace(events, self.origin if len(events) == len(self.events) else "")
+        complete = len(events) == len(self.events) and len(events) < trace_length
+        return Trace(events, self.origin if complete else "")
 
     def last_percent(self) -> float | None:
         """The percentage the trace's owner gave in its latest event (``None`` if it has no
@@ -81,8 +87,8 @@ def render_trace(trace: Trace, templates: Mapping[str, str], punishment_loss: fl
             actor=event.actor,
             target=event.target,
             percent=f"{event.percent:.2f}",
-            amount=_units(event.amount),
-            removed=_units(punishment_loss * event.amount),
+            amount=shown_units(event.amount),
+            removed=shown_units(punishment_loss * event.amount),
         )
         lines.append(f"{index}. {text}")
     if trace.origin and not trace.events:
@@ -90,8 +96,3 @@ def render_trace(trace: Trace, templates: Mapping[str, str], punishment_loss: fl
     if trace.origin:
         lines.append(string.Template(templates["no_history"]).substitute(name=trace.origin))
     return "\n".join(lines)
-
-
-def _units(value: float) -> str:
-    """Units with at most two decimals and no trailing zeros (``5``, ``2.5``, ``0.33``)."""
-    return f"{value:.2f}".rstrip("0").rstrip(".")

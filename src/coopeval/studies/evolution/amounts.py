@@ -1,0 +1,144 @@
+"""Donation amounts as a donor sees, writes and gives them (evolution spec §1, §2.3, §3.2).
+
+Three rules, each declared once here:
+
+* **Shown.** Units appear in every prompt with at most two decimals and no trailing zeros
+  (:func:`shown_units`); the holdings a donor is shown are also the largest amount it may
+  state (:func:`stated_limit`), so the prompt and the parser never disagree (issue 21 item 2).
+* **Read.** An answer's number is read as one whole token (:func:`read_number`): digits, or
+  groups of exactly three digits after commas (``1,250``), an optional decimal part, then the
+  end, whitespace, ``%`` where a percentage is asked, or punctuation not followed by a digit.
+  Anything else (``1,5``, ``3.2.1``, ``1e3``, ``5units``) is ambiguous and re-asked; no number is
+  ever guessed or substituted.
+* **Given.** A stated amount at or above the donor's shown holdings gives everything it holds
+  (:func:`units_given`, :func:`units_for_percent`): the shown holdings are rounded, so
+  ``182.97`` shown for 182.96875 units means "all of it"; below that the stated amount is given
+  exactly. Amounts above the shown limit never get here: the parser re-asks them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from coopeval.decisions.errors import AnswerError
+
+_TOKEN = re.compile(r"(?P<whole>[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?P<fraction>\.[0-9]+)?")
+
+
+def shown_units(value: float) -> str:
+    """Units as every prompt shows them: two decimals at most, no trailing zeros (``5``,
+    ``2.5``, ``182.97`` for 182.96875; round half to even on the binary value)."""
+    return f"{value:.2f}".rstrip("0").rstrip(".")
+
+
+def stated_limit(holdings: float) -> float:
+    """The largest amount a donor holding ``holdings`` units may state: its holdings as shown."""
+    return float(shown_units(holdings))
+
+
+def units_given(stated: float, holdings: float) -> float:
+    """Units actually given for a validated stated amount in units (``0 <= stated <=
+    stated_limit(holdings)``).
+
+    A positive statement at or above ``min(shown holdings, holdings)`` gives exactly
+    ``holdings`` (the all-in donation); anything below, and 0, is given as stated.
+
+    Raises
+    ------
+    ValueError
+        A negative amount or one above the shown holdings (the parser re-asks those).
+    """
+    return _given(stated, holdings, holdings, 1.0)
+
+
+def percent_limit(holdings: float, base: float) -> float:
+    """The largest percentage of ``base`` a donor holding ``holdings`` may state, as shown:
+    100 when the base is the current holdings (or less than them), else the share of the base
+    the holdings make up (``percent_base: endowment`` after losses), two decimals."""
+    return stated_limit(_full_percent(holdings, base))
+
+
+def units_for_percent(percent: float, holdings: float, base: float) -> float:
+    """Units given for a validated percentage of ``base`` (``0 <= percent <= percent_limit``):
+    ``percent / 100 · base``, or exactly ``holdings`` at or above the shown limit (all-in).
+
+    Raises
+    ------
+    ValueError
+        A percentage below 0 or above :func:`percent_limit`.
+    """
+    return _given(percent, holdings, _full_percent(holdings, base), base / 100.0)
+
+
+def _full_percent(holdings: float, base: float) -> float:
+    return 100.0 if holdings >= base else 100.0 * holdings / base
+
+
+def _given(stated: float, holdings: float, full: float, unit: float) -> float:
+    """``stated`` (in a unit worth ``unit`` units; ``full`` of them are the whole holdings)."""
+    limit = stated_limit(full)
+    if stated < 0 or stated > limit:
+        raise ValueError(f"stated amount {stated} is outside 0..{shown_units(full)} (the parser should have re-asked)")
+    if stated > 0 and stated >= min(limit, full):
+        return holdings
+    return min(stated * unit, holdings)  # min: a float guard only (stated < full means below holdings)
+
+
+@dataclass(frozen=True)
+class NumberToken:
+    """A number read from an answer: ``value``, the ``text`` it was read from (commas kept) and
+    ``end``, the offset just after the number (and its ``%`` sign, when there is one)."""
+
+    value: float
+    text: str
+    end: int
+
+
+def read_number(text: str, start: int = 0, *, percent: bool = False) -> NumberToken:
+    """Read the number that starts at ``text[start]`` (after optional whitespace) as one token.
+
+    Parameters
+    ----------
+    text:
+        The answer text.
+    start:
+        Where to start reading.
+    percent:
+        Whether a percentage is asked: a ``%`` right after the number is then accepted (and
+        included in ``end``); otherwise it makes the answer invalid.
+
+    Raises
+    ------
+    AnswerError
+        ``code="invalid"``: no digit where the number should start (e.g. ``-3``, ``about 3``)
+        or a ``%`` under a question in units; ``code="ambiguous"``: the token goes on with a
+        letter or digit-carrying punctuation (``1,5``, ``12,5``, ``3.2.1``, ``1e3``, ``1,2500``).
+    """
+    i = start
+    while i < len(text) and text[i].isspace():
+        i += 1
+    match = _TOKEN.match(text, i)
+    if match is None:
+        raise AnswerError("the answer must begin with a number written with digits, e.g. 12 or 12.5", code="invalid")
+    end = match.end()
+    token = match.group(0)
+    nxt = text[end] if end < len(text) else ""
+    after = text[end + 1] if end + 1 < len(text) else ""
+    if nxt == "%":
+        if not percent:
+            raise AnswerError(f"the answer {token}% is a percentage; give a number of units, without a % sign", code="invalid")
+        if after.isdigit():
+            raise AnswerError(_ambiguous(text[match.start():].split()[0]), code="ambiguous")
+        end += 1
+    elif nxt and not nxt.isspace() and (nxt.isalnum() or after.isdigit()):
+        raise AnswerError(_ambiguous(text[match.start():].split()[0]), code="ambiguous")
+    whole, fraction = match.group("whole").replace(",", ""), match.group("fraction") or ""
+    return NumberToken(float(whole + fraction), token, end)
+
+
+def _ambiguous(shown: str) -> str:
+    return (
+        f"the number '{shown}' cannot be read unambiguously; write it with digits and at most one decimal point "
+        "(e.g. 1.5 or 1250.5), with commas only between groups of three digits (e.g. 1,250.5)"
+    )
