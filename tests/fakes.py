@@ -56,7 +56,7 @@ class ScriptedJudge:
 
 
 def judge_answer(labels: str, confidence: Any = 0.8, reasoning: str = "Weighs own payoff.") -> str:
-    """A judge reply under our contract (spec §9.2)."""
+    """A judge reply under our contract (docs/protocol/design-checks.md#what-is-judged)."""
     import json
 
     return json.dumps(

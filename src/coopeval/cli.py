@@ -41,7 +41,7 @@ def add_evaluate_parser(subparsers: Any) -> None:
         "evaluate",
         help="Mean, replicator Fitness and deviation ratings of a metagame tensor",
         description=(
-            "Evaluate a symmetric metagame (CoopEval, arXiv 2604.15267, spec §6). TENSOR is a"
+            "Evaluate a symmetric metagame (CoopEval, arXiv 2604.15267, docs/protocol/evaluation.md). TENSOR is a"
             ' JSON file {"agents": [names], "payoffs": nested list} where payoffs[i][j]...[k]'
             " is the mean payoff of focal agent i whose co-players are j..k ('payoff_tensor'"
             " is accepted as an alias of 'payoffs'). Prints one JSON object."
@@ -139,7 +139,7 @@ def _parse_tensor(data: Any) -> tuple[list[str], Any]:
             cell = [int(i) for i in np.argwhere(np.abs(tensor - swapped) > tol)[0]]
             raise CliError(
                 f"payoffs: not symmetric in the co-player axes (cell {cell} differs after"
-                " swapping co-players); pool seats as in spec §6.2"
+                " swapping co-players); pool seats as in docs/protocol/evaluation.md#payoff-tensor"
             )
     return agents, tensor
 

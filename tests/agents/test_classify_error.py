@@ -1,4 +1,4 @@
-"""Transport-error classification of :class:`LiteLLMAgent` (engineering rules §5)."""
+"""Transport-error classification of :class:`LiteLLMAgent` (docs/protocol/engineering.md#litellm)."""
 
 from __future__ import annotations
 

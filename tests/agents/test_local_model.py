@@ -2,7 +2,7 @@
 
 Every decision kind must come back valid under the project's parser; a fixed seed must give the
 same text twice (also when llama.cpp reuses the cached prompt prefix). All calls run in one event
-loop (engineering rules §5: one ``asyncio.run`` per process).
+loop (docs/protocol/engineering.md#litellm: one ``asyncio.run`` per process).
 """
 
 from __future__ import annotations

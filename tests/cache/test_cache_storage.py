@@ -1,4 +1,4 @@
-"""The response cache's storage (engineering rules §4 "Store"): ``diskcache.Cache(dir,
+"""The response cache's storage (docs/protocol/engineering.md#response-cache "Store"): ``diskcache.Cache(dir,
 disk=JSONDisk, timeout=30)`` in a directory of mode 0700, plain JSON values (never pickle:
 CVE-2025-69872), persistent across processes, foreign non-reply values reported (issue 13)."""
 

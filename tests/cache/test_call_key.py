@@ -1,4 +1,4 @@
-"""The response-cache key (engineering rules §4): a pure function of model, messages, params,
+"""The response-cache key (docs/protocol/engineering.md#response-cache): a pure function of model, messages, params,
 position and attempt, stable across dict orderings, changed by any message byte; and, through
 the decision loop with the mock model, a cache that never serves one call's answer to another
 (issue 9 item 7: the key without ``messages``, ``params``, ``attempt`` or ``model``)."""

@@ -1,4 +1,4 @@
-"""Per-position random streams (engineering rules §6): a stream depends only on the global seed
+"""Per-position random streams (docs/protocol/engineering.md#randomness): a stream depends only on the global seed
 and its position, never on which other streams exist, in which order they are drawn, or on
 the roster of the cell (its agents' order)."""
 

@@ -1,4 +1,4 @@
-"""JSON extraction from free text (spec §3.3 "Extraction", §9.2 "Parsing")."""
+"""JSON extraction from free text (docs/protocol/answers.md#parsing "Extraction", docs/protocol/design-checks.md#what-is-judged "Parsing")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Judge answers under "Our contract" (spec §9.2) and the taxonomy file (spec §9.1)."""
+"""Judge answers under "Our contract" (docs/protocol/design-checks.md#what-is-judged) and the taxonomy file (docs/protocol/design-checks.md#categories)."""
 
 from __future__ import annotations
 

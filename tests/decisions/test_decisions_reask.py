@@ -1,4 +1,4 @@
-"""Re-ask prompts (spec §3.4)."""
+"""Re-ask prompts (docs/protocol/answers.md#re-asks)."""
 
 from __future__ import annotations
 

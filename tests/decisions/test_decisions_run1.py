@@ -1,4 +1,4 @@
-"""Parser cases built from real answers of the released run1 data (spec §10, data/README.md).
+"""Parser cases built from real answers of the released run1 data (docs/protocol/reference-data.md#layout, data/README.md).
 
 The moves of the contracting, mediation, repetition and reputation (higher-order) folders carry
 the raw LLM text of the final, accepted answer in ``response``. Our strict parser must accept
@@ -27,7 +27,7 @@ from tests.shared_data import RESPONSES_SAMPLE
 HERE = Path(__file__).resolve().parent
 
 # Enum members in declaration order, as the released records name them: the position is the
-# token index (spec §10). Note the Traveller's Dilemma members are CLAIM_0..CLAIM_3 (indices),
+# token index (docs/protocol/reference-data.md#layout). Note the Traveller's Dilemma members are CLAIM_0..CLAIM_3 (indices),
 # not the claim values 2..5.
 ENUMS: dict[str, tuple[str, ...]] = {
     "PrisonersDilemmaAction": ("COOPERATE", "DEFECT"),

@@ -1,4 +1,4 @@
-"""Validators of every non-judge decision kind, with their exact error texts (spec §3.2–3.3)."""
+"""Validators of every non-judge decision kind, with their exact error texts (docs/protocol/answers.md#output-formats, #parsing)."""
 
 from __future__ import annotations
 

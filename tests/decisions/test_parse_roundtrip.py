@@ -1,4 +1,4 @@
-"""Answer parsing round-trips every valid distribution (spec §3.2–3.3): integer percents
+"""Answer parsing round-trips every valid distribution (docs/protocol/answers.md#output-formats, #parsing): integer percents
 summing to exactly 100, written in any key order and spacing, inside prose or a code fence,
 after earlier drafts, parse back to the same distribution in token order."""
 

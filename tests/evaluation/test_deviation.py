@@ -1,4 +1,4 @@
-"""Deviation ratings (spec §6.4): oracle vectors, invariances, nashpy, run1 data, errors."""
+"""Deviation ratings (docs/protocol/evaluation.md#deviation-ratings): oracle vectors, invariances, nashpy, run1 data, errors."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ def test_oracle_vector(dr_vector: tuple[str, dict[str, Any]], oracles: dict[str,
     assert result.ratings == pytest.approx(exact, abs=tol)
     assert result.n_main_lps == expected["lp_iterations"]
     assert result.iteration_epsilons == pytest.approx(expected["iteration_epsilons"], abs=tol)
-    # Face test: main LPs = number of distinct ratings (spec §6.4 step 3).
+    # Face test: main LPs = number of distinct ratings (docs/protocol/evaluation.md#deviation-ratings step 3).
     assert result.n_main_lps == len(set(result.ratings))
     dual = deviation_ratings(tensor, freeze_test="dual")
     assert dual.ratings == pytest.approx(result.ratings, abs=tol)

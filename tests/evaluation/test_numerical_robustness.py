@@ -114,7 +114,7 @@ def test_error_messages_print_plain_numbers() -> None:
 # ---------------------------------------------------------------------------------------------
 # Deviation ratings: scale-free tolerances and rounding
 
-# (tensor, ratings at scale 1): PD; the spec's weakly-dominated degenerate case (§6.4); a
+# (tensor, ratings at scale 1): PD; the spec's weakly-dominated degenerate case (docs/protocol/evaluation.md#deviation-ratings); a
 # 3-type game whose second and third types tie; the 3-player public-goods metagame.
 DR_CASES = [
     (PD, (-1.0, 0.0)),

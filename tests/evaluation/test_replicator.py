@@ -1,4 +1,4 @@
-"""Discrete replicator dynamics (spec §6.3) against oracle vectors, run1 data and nashpy."""
+"""Discrete replicator dynamics (docs/protocol/evaluation.md#replicator-dynamics) against oracle vectors, run1 data and nashpy."""
 
 from __future__ import annotations
 

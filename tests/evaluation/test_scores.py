@@ -1,4 +1,4 @@
-"""δ-weighted per-seat scores (spec §4.7) against the axelrod oracle vectors and hand values."""
+"""δ-weighted per-seat scores (docs/protocol/tournament.md#delta-weighted-score) against the axelrod oracle vectors and hand values."""
 
 from __future__ import annotations
 

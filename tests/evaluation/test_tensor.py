@@ -1,4 +1,4 @@
-"""Metagame tensor pooling (spec §6.2), Mean (§6.1) and the reference readers."""
+"""Metagame tensor pooling (docs/protocol/evaluation.md#payoff-tensor), Mean (docs/protocol/evaluation.md#mean) and the reference readers."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def test_two_player_pd() -> None:
 
 
 def test_trust_game_roles_are_averaged() -> None:
-    # Asymmetric base game: the cell pools the trustor and trustee roles (spec §6.2).
+    # Asymmetric base game: the cell pools the trustor and trustee roles (docs/protocol/evaluation.md#payoff-tensor).
     obs: list[Observation] = [
         (("A", "A"), (10, 4)),
         (("A", "B"), (1, 7)),  # A trustor gets 1, B trustee gets 7

@@ -1,4 +1,4 @@
-"""Failure policy (spec §3.4): a malformed answer is re-asked, then recorded as failed with all
+"""Failure policy (docs/protocol/answers.md#re-asks): a malformed answer is re-asked, then recorded as failed with all
 its attempts; it ends only its own matchup and is never substituted."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Kill-and-resume: a cell interrupted mid-run and restarted makes no repeated model call and
-yields identical tables (engineering rules §2, §4)."""
+yields identical tables (docs/protocol/engineering.md#journal, #response-cache)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """End to end on the smoke config: snakemake plays, parses, evaluates, stores and plots; a
-second run has nothing to do; the store holds the documented tables (engineering rules §2–3)."""
+second run has nothing to do; the store holds the documented tables (docs/protocol/engineering.md#journal, #store)."""
 
 from __future__ import annotations
 
@@ -58,7 +58,7 @@ def test_store_tables(smoke_run):
         "AND matchup_id = 'bot/tit-for-tat|bot/always-defect' AND seat = 1"
     ).fetchone()[0]
     assert score == pytest.approx(0.8)
-    # Gossip (spec §5 oracles under align_sweep, n = 9): all-cooperate mean G and Gini; all-defect.
+    # Gossip (docs/protocol/tournament.md#matchups-and-call-counts oracles under align_sweep, n = 9): all-cooperate mean G and Gini; all-defect.
     gossip = {
         model: (g, gini, image)
         for model, g, gini, image in con.execute(

@@ -23,7 +23,7 @@ for _study in STUDIES.values():
             local_llm=lambda wildcards, study=_study: int(
                 cell_uses_local_llm(study, CELL_BY_ID[wildcards.cell])
             ),
-            # calls in flight over all jobs: `--resources api_calls=N` (README "At scale")
+            # calls in flight over all jobs: `--resources api_calls=N` (docs/scale.md)
             api_calls=lambda wildcards, study=_study: cell_api_slots(
                 study, CELL_BY_ID[wildcards.cell], config["max_concurrency"]
             ),

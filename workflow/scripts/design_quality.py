@@ -1,4 +1,4 @@
-"""Snakemake adapter: NS/WD of every submitted design (coopeval.studies.coopeval.design_quality, spec §8)."""
+"""Snakemake adapter: NS/WD of every submitted design (coopeval.studies.coopeval.design_quality, docs/protocol/design-checks.md#ns-wd)."""
 
 from coopeval.pipeline.joblog import log_to
 

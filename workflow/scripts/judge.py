@@ -1,4 +1,4 @@
-"""Snakemake adapter: the LLM judge of reasoning (coopeval.studies.coopeval.judge.stage, spec §9)."""
+"""Snakemake adapter: the LLM judge of reasoning (coopeval.studies.coopeval.judge.stage, docs/protocol/design-checks.md#judge)."""
 
 from coopeval.pipeline.joblog import log_to
 

@@ -1,7 +1,7 @@
 """Compile an :class:`AnswerFormat` into a llama.cpp GBNF grammar (constrained decoding).
 
 The embedded local model (``local/smollm2-135m``) cannot follow the JSON contract on its own
-(stack notes §4.4: 0/10 valid answers unconstrained, 0/10 correct sums with a JSON schema), so
+(docs/protocol/engineering.md#embedded-model: 0/10 valid answers unconstrained, 0/10 correct sums with a JSON schema), so
 every local call is decoded under a grammar that admits *only* answers the parser accepts.
 
 Each answer format owns the rules of its JSON object (:meth:`AnswerFormat.grammar`, one fixed
@@ -54,7 +54,7 @@ DEFAULT_MAX_REASONING_CHARS = 320
 
 SmolLM2-135M either skips the reasoning (answers at once) or rambles until the cap, so the cap
 sets the CoT cost almost alone. 320 characters is four times the judge's 80-character minimum
-(spec §9.2), leaving judgeable text after the model's frequent preambles ("Here is the JSON:",
+(docs/protocol/design-checks.md#what-is-judged), leaving judgeable text after the model's frequent preambles ("Here is the JSON:",
 code fences), while a CoT decision stays under ~2x the cost of an IO one."""
 
 # printable ASCII (0x20-0x7E) and newline, minus "{": keeps the final JSON object the only one

@@ -3,7 +3,7 @@
 Model strings are litellm's ``provider/model`` form: ``openai/…``, ``anthropic/…``, ``gemini/…``,
 ``openrouter/…``, ``hosted_vllm/…``, ``ollama/…``, and the embedded ``local/smollm2-135m``
 (:mod:`coopeval.agents.local`). litellm is imported lazily, on the first call, with
-``LITELLM_OFFLINE_MODE`` / ``LITELLM_LOCAL_MODEL_COST_MAP`` set first (engineering rules §5);
+``LITELLM_OFFLINE_MODE`` / ``LITELLM_LOCAL_MODEL_COST_MAP`` set first (docs/protocol/engineering.md#litellm);
 merely building an agent never imports it.
 
 Calls are single attempts (``num_retries=0``): retries belong to
@@ -238,7 +238,7 @@ class ProviderAuthError(RuntimeError):
 
 
 def classify_error(exc: BaseException) -> ErrorClass:
-    """Classify a transport exception for the retry loop (engineering rules §5).
+    """Classify a transport exception for the retry loop (docs/protocol/engineering.md#litellm).
 
     * litellm ``RateLimitError`` or HTTP 429 → ``RATE_LIMIT``;
     * ``AuthenticationError``, ``PermissionDeniedError``, ``BadRequestError`` (including

@@ -1,4 +1,4 @@
-"""One decision: ask, validate, re-ask, cache and record (spec §3.3–3.4, engineering §4).
+"""One decision: ask, validate, re-ask, cache and record (docs/protocol/answers.md#parsing, #re-asks, docs/protocol/engineering.md#response-cache).
 
 :class:`DecisionMaker` owns the loop every mechanism uses. Each attempt is looked up in the
 response cache first (a hit costs nothing and replays the cached text); a miss calls the agent
@@ -47,7 +47,7 @@ class CallStats:
 
 
 class BudgetExceededError(RuntimeError):
-    """The job spent more than ``max_usd`` on model calls (engineering rules §7)."""
+    """The job spent more than ``max_usd`` on model calls (docs/protocol/engineering.md#secrets-and-provenance)."""
 
 
 @dataclass
@@ -98,17 +98,17 @@ class DecisionMaker:
         The shared response cache, or None to disable caching (tests).
     journal:
         Optional callable receiving one JSON-serialisable dict per attempt and per decision
-        (the mid-run journal, engineering §2).
+        (the mid-run journal, docs/protocol/engineering.md#journal).
     style_instructions:
         ``{"CoT": text, "IO": text}`` appended to the end of every prompt.
     max_concurrency:
-        Calls in flight at once in this job (one semaphore per job, engineering §5). Remote
+        Calls in flight at once in this job (one semaphore per job, docs/protocol/engineering.md#litellm). Remote
         calls also take a run-wide slot when ``COOPEVAL_PROVIDER_SLOTS`` is set
         (:mod:`coopeval.agents.slots`).
     lenient_contract_ints:
-        ``compat.lenient_contract_ints`` (spec §12).
+        ``compat.lenient_contract_ints`` (docs/protocol/reference-data.md#compatibility-flags).
     retry_failed:
-        Number of extra retry rounds for decisions that failed all attempts (spec §3.4).
+        Number of extra retry rounds for decisions that failed all attempts (docs/protocol/answers.md#re-asks).
     max_usd:
         Hard budget of this job in US dollars (0 disables the guard). Cached answers cost
         nothing; reasoning tokens are priced (see :func:`coopeval.agents.llm_agent.billed_usage`);

@@ -1,6 +1,6 @@
 """The agent protocol: every player (LLM or scripted bot) answers through it.
 
-Engineering rules §5: an agent is ``async generate(request) -> Reply`` plus
+docs/protocol/engineering.md#litellm: an agent is ``async generate(request) -> Reply`` plus
 ``classify_error(exc)``; the framework owns retries, caching and parsing.
 """
 

@@ -1,4 +1,4 @@
-"""Our own transport-retry loop (engineering rules §5): litellm is always called with
+"""Our own transport-retry loop (docs/protocol/engineering.md#litellm): litellm is always called with
 ``num_retries=0`` and the agent classifies each exception.
 
 * ``RATE_LIMIT``: wait what the server asks for (the exception's ``retry_after``, or a

@@ -1,1 +1,1 @@
-"""The response cache (engineering rules §4)."""
+"""The response cache (docs/protocol/engineering.md#response-cache)."""

@@ -1,6 +1,6 @@
 """Response cache: every answer a model returned, keyed on the full request and its position.
 
-Engineering rules §4. Values are plain JSON dicts in a private ``diskcache`` directory using
+docs/protocol/engineering.md#response-cache. Values are plain JSON dicts in a private ``diskcache`` directory using
 ``JSONDisk`` (never pickle: CVE-2025-69872), created with mode 0700. The key is the sha256 of
 canonical JSON over the model id, the full message list, the sampling parameters actually
 sent, the endpoint when one is set (``api_base``/``api_version``; never credentials), the

@@ -1,4 +1,4 @@
-"""Writing Altair charts, shared by every study's figures (engineering rules §9).
+"""Writing Altair charts, shared by every study's figures (docs/protocol/engineering.md#figures).
 
 Charts are saved offline through vl-convert: PNG (at scale 2), SVG and interactive HTML. The HTML
 embeds the Vega, Vega-Lite and vega-embed JavaScript (vl-convert's bundle, about 0.9 MB a file),

@@ -1,6 +1,6 @@
 """Canonical JSON and content hashes: the identity of cells, decisions and cache entries.
 
-Engineering rules §1: a cell's id is a short sha256 of its spec's canonical JSON, so an
+docs/protocol/engineering.md#cells: a cell's id is a short sha256 of its spec's canonical JSON, so an
 unchanged spec maps to the same Snakemake target and a changed one to a new target.
 """
 

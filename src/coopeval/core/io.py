@@ -1,4 +1,4 @@
-"""File input and output: declared outputs appear whole or not at all (engineering rules §2);
+"""File input and output: declared outputs appear whole or not at all (docs/protocol/engineering.md#journal);
 delimited text is read with an explicit schema, never guessed types."""
 
 from __future__ import annotations

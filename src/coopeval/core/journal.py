@@ -1,7 +1,7 @@
 """The per-cell attempt journal (``results/.journal/<cell>.jsonl``, never a declared output).
 
 One JSON line per call attempt and per failed decision, flushed at once, so an interrupted job
-leaves a readable trace of what it had asked before it stopped (engineering rules §2).
+leaves a readable trace of what it had asked before it stopped (docs/protocol/engineering.md#journal).
 """
 
 from __future__ import annotations

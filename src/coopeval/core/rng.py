@@ -1,4 +1,4 @@
-"""Per-decision random streams (engineering rules §6; spec §3.5).
+"""Per-decision random streams (docs/protocol/engineering.md#randomness; docs/protocol/answers.md#sampling).
 
 Every random draw comes from ``numpy.random.SeedSequence(global_seed, spawn_key=…)`` whose
 spawn key is derived from the draw's *position* (game, mechanism, replicate, seated agents,

@@ -30,7 +30,7 @@ SCHEMAS: dict[str, dict[str, pl.DataType]] = {
         "discount": pl.Float64(),
         "status": pl.String(),  # "complete" | "failed"
     },
-    # One row per (matchup, seat): the δ-weighted score (spec §4.7).
+    # One row per (matchup, seat): the δ-weighted score (docs/protocol/tournament.md#delta-weighted-score).
     "scores": {
         **CELL_COLUMNS,
         "matchup_id": pl.String(),
@@ -126,7 +126,7 @@ SCHEMAS: dict[str, dict[str, pl.DataType]] = {
         "design": pl.String(),  # JSON of the selected design
         "details": pl.String(),  # JSON: approvals per option, tied options, signatures, rejecting seats
     },
-    # NS / WD of every valid submitted design against the base game (spec §8).
+    # NS / WD of every valid submitted design against the base game (docs/protocol/design-checks.md#ns-wd).
     "design_quality": {
         **CELL_COLUMNS,
         "designer": pl.String(),
@@ -155,7 +155,7 @@ SCHEMAS: dict[str, dict[str, pl.DataType]] = {
         "game": pl.String(),
         "run": pl.String(),
     },
-    # One row per judged action decision (spec §9).
+    # One row per judged action decision (docs/protocol/design-checks.md#judge).
         "judgements": {
         **CELL_COLUMNS,
         "decision_id": pl.String(),  # the judged action decision
@@ -173,7 +173,7 @@ SCHEMAS: dict[str, dict[str, pl.DataType]] = {
         "error": pl.String(),  # validation error of the last attempt, if failed
         "reasoning_truncated": pl.Boolean(),  # the judged text's CoT reasoning filled the embedded model's cap (marked, not skipped)
     },
-    # NS/WD pooled per (source, mechanism, game, agent) (spec §8, §7 step 6).
+    # NS/WD pooled per (source, mechanism, game, agent) (docs/protocol/design-checks.md#ns-wd, docs/protocol/tables.md step 6).
         "design_quality_summary": {
         "source": pl.String(),
         "mechanism": pl.String(),

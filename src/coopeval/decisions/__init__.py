@@ -1,4 +1,4 @@
-"""Answer contracts: extraction, validation and re-asks for every decision (spec §3, §9.2).
+"""Answer contracts: extraction, validation and re-asks for every decision (docs/protocol/answers.md, docs/protocol/design-checks.md#what-is-judged).
 
 Import-light: only the standard library is imported here (pyyaml is imported when a taxonomy
 is loaded).

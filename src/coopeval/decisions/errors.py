@@ -1,4 +1,4 @@
-"""The error raised when a model's answer does not meet its contract (spec §3.3, §3.4).
+"""The error raised when a model's answer does not meet its contract (docs/protocol/answers.md#parsing, #re-asks).
 
 The message of an :class:`AnswerError` is shown back to the model in a re-ask
 (:func:`coopeval.decisions.reask.reask_messages`), so it is written for the model: one plain

@@ -1,4 +1,4 @@
-"""Find the answer's JSON object in a model's free-text reply (spec §3.3 "Extraction", §9.2;
+"""Find the answer's JSON object in a model's free-text reply (docs/protocol/answers.md#parsing "Extraction", docs/protocol/design-checks.md#what-is-judged;
 issue 13, kinds 1 and 2).
 
 Rules
@@ -169,7 +169,7 @@ def locate_answer_object(text: str, *, first: bool = False) -> tuple[JSONObject,
     text:
         The model's raw reply.
     first:
-        Use the first object-like span instead of the last (the judge's contract, spec §9.2).
+        Use the first object-like span instead of the last (the judge's contract, docs/protocol/design-checks.md#what-is-judged).
 
     Raises
     ------
@@ -209,7 +209,7 @@ def iter_json_objects(text: str) -> Iterator[JSONObject]:
 
 
 def extract_last_json_object(text: str) -> JSONObject:
-    """The answer object of an action, design, vote or signature reply (spec §3.3).
+    """The answer object of an action, design, vote or signature reply (docs/protocol/answers.md#parsing).
 
     Raises
     ------
@@ -220,7 +220,7 @@ def extract_last_json_object(text: str) -> JSONObject:
 
 
 def extract_first_json_object(text: str) -> JSONObject:
-    """The answer object of a judge reply (spec §9.2: the answer begins with it).
+    """The answer object of a judge reply (docs/protocol/design-checks.md#what-is-judged: the answer begins with it).
 
     Raises
     ------

@@ -1,4 +1,4 @@
-"""Validate model answers against their :class:`AnswerFormat` (spec §3.3, §9.2 "Our contract").
+"""Validate model answers against their :class:`AnswerFormat` (docs/protocol/answers.md#parsing, docs/protocol/design-checks.md#what-is-judged "Our contract").
 
 The rules live in the format classes (:mod:`coopeval.decisions.formats`); this module is the
 stable entry point. :func:`parse_answer` extracts the JSON object from the raw text (the last
@@ -8,7 +8,7 @@ one; the first one for the judge) and validates it, returning a normalised objec
 
 Versioning
 ----------
-``PARSER_VERSION`` is part of every cell hash (``engineering.md`` §1): a new version reruns the
+``PARSER_VERSION`` is part of every cell hash (docs/protocol/engineering.md#cells): a new version reruns the
 cells, which replay every call from the cache for free. **Bump it** whenever a change can alter,
 for some input text, (a) whether it is accepted, (b) the normalised object returned, or (c) the
 text of the error message (error messages are sent back to the model in re-asks, so they change
@@ -156,12 +156,12 @@ def parse_answer(fmt: AnswerFormat, text: str, *, lenient: bool = False) -> dict
     text:
         The model's raw response. The **last** object-like span outside reasoning blocks is
         the answer (the first for the judge's :class:`~coopeval.decisions.formats.JudgeLabels`)
-        and must decode strictly; fences and prose around it are fine (spec §3.3,
+        and must decode strictly; fences and prose around it are fine (docs/protocol/answers.md#parsing,
         :mod:`coopeval.decisions.extract`).
     lenient:
         Only for :class:`~coopeval.decisions.formats.ContractDesign`: reproduce the reference's
         ``compat.lenient_contract_ints`` (floats truncated toward zero, numeric strings
-        accepted; spec §12). Ignored otherwise.
+        accepted; docs/protocol/reference-data.md#compatibility-flags). Ignored otherwise.
 
     Returns
     -------

@@ -1,4 +1,4 @@
-"""Re-ask prompts after a parse or validation failure (spec §3.4).
+"""Re-ask prompts after a parse or validation failure (docs/protocol/answers.md#re-asks).
 
 A re-ask is a *fresh single-turn* prompt, never a conversation: the original prompt, the
 previous invalid response, the validator's error message, a request to answer again, and then
@@ -41,13 +41,13 @@ def reask_messages(
     style_position: StylePosition = "user",
     max_response_chars: int | None = None,
 ) -> tuple[dict[str, str], ...]:
-    """Build the messages of a re-ask (spec §3.4).
+    """Build the messages of a re-ask (docs/protocol/answers.md#re-asks).
 
     Parameters
     ----------
     original_messages:
         The decision's messages *without* the style instruction: optional ``system`` messages
-        followed by exactly one ``user`` message (every call is single-turn, spec §3.1).
+        followed by exactly one ``user`` message (every call is single-turn, docs/protocol/answers.md#prompt-content).
     previous_response:
         The raw text of the invalid answer (may be empty).
     error_message:
@@ -55,7 +55,7 @@ def reask_messages(
     style_instruction:
         The CoT or IO instruction; appended to the end of the user message
         (``style_position="user"``, the default, as in the released logs) or sent as a system
-        message just before it (``"system"``, ``prompt.style_instruction_position``, spec §12).
+        message just before it (``"system"``, ``prompt.style_instruction_position``, docs/protocol/reference-data.md#compatibility-flags).
         An empty string adds nothing.
     max_response_chars:
         If set, only the last that many characters of the previous response are quoted (the

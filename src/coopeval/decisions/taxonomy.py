@@ -1,4 +1,4 @@
-"""The judge's justification taxonomy as data (spec §9.1).
+"""The judge's justification taxonomy as data (docs/protocol/design-checks.md#categories).
 
 The categories live in ``coopeval/data/justification_taxonomy.yaml``; :func:`load_taxonomy`
 reads and validates that file (or another one with the same shape) into a :class:`Taxonomy`.
@@ -68,12 +68,12 @@ class Taxonomy:
         return tuple((i + 1, name, d) for i, (name, d) in enumerate(zip(self.labels, self.definitions)))
 
     def answer_format(self) -> JudgeLabels:
-        """The judge's answer contract over these labels (spec §9.2 "Our contract")."""
+        """The judge's answer contract over these labels (docs/protocol/design-checks.md#what-is-judged "Our contract")."""
         return JudgeLabels(self.labels)
 
 
 def load_taxonomy(path: str | os.PathLike[str] | None = None) -> Taxonomy:
-    """Read and validate a taxonomy YAML file (default: the packaged spec §9.1 taxonomy).
+    """Read and validate a taxonomy YAML file (default: the packaged docs/protocol/design-checks.md#categories taxonomy).
 
     The file must be a mapping with ``categories`` (a non-empty list of ``{name, definition}``
     mappings, in prompt order), ``fallback`` (the fallback label, e.g. ``Other``) and optionally

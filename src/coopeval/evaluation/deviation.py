@@ -1,6 +1,6 @@
 """Deviation ratings of a symmetric metagame (Marris et al. 2025, arXiv 2502.11645).
 
-Source: CoopEval (Tewolde et al., arXiv 2604.15267), spec §6.4.
+Source: CoopEval (Tewolde et al., arXiv 2604.15267), docs/protocol/evaluation.md#deviation-ratings.
 
 Objects (N seats, S types, tensor T of shape (S,)*N):
 
@@ -24,7 +24,7 @@ All LPs use ``scipy.optimize.linprog(method="highs")``.
 Scale: the LPs are solved on M / 2^k with 2^k the power of two just above max|M| (an exact
 division, so T and 2^j·T give bit-identical ratings up to the factor), and every tolerance is
 relative to max|M|. Ratings are rounded to 10 significant digits of the payoff scale
-(:attr:`DeviationResult.rating_decimals`), which is 1e−10 for max|M| in [1, 10) as in spec §6.4.
+(:attr:`DeviationResult.rating_decimals`), which is 1e−10 for max|M| in [1, 10) as in docs/protocol/evaluation.md#deviation-ratings.
 So a tensor times any positive factor (1e−12 or 1e12) gives the same ranking as the original.
 """
 
@@ -51,11 +51,11 @@ __all__ = [
 ]
 
 RATING_DECIMALS = 10
-"""Ratings are rounded to 1e−10 before reporting and ranking (spec §6.4), relative to a payoff
+"""Ratings are rounded to 1e−10 before reporting and ranking (docs/protocol/evaluation.md#deviation-ratings), relative to a payoff
 scale max|M| in [1, 10); see :func:`rating_decimals`."""
 
 RELATIVE_TOL = 1e-9
-"""Tightness, face-test and dual tolerance as a fraction of max|M| (spec §6.4: 1e−9·max|M|)."""
+"""Tightness, face-test and dual tolerance as a fraction of max|M| (docs/protocol/evaluation.md#deviation-ratings: 1e−9·max|M|)."""
 
 _RULE_ALIASES = {
     "strictest": "strictest",
@@ -101,7 +101,7 @@ class DeviationResult:
 def rating_decimals(payoff_scale: float) -> int:
     """Decimal places that keep 10 significant digits of ``payoff_scale`` (= max|M|, points).
 
-    10 for a scale in [1, 10) (spec §6.4: round to 1e−10), 22 for 1e−12, −2 for 1e12;
+    10 for a scale in [1, 10) (docs/protocol/evaluation.md#deviation-ratings: round to 1e−10), 22 for 1e−12, −2 for 1e12;
     10 for a scale of 0 (a constant game).
 
     Raises
@@ -150,7 +150,7 @@ def deviation_matrix(tensor: np.ndarray) -> np.ndarray:
 
     Row p·S + s is "seat p deviates to type s"; column k is the joint profile
     ``np.unravel_index(k, (S,)*N)`` (C order). M[(p, s), a] = G_p(s, a_{−p}) − G_p(a) with
-    G_p(a) = T[a_p, a_{−p}]. Source: spec §6.4 ("Objects").
+    G_p(a) = T[a_p, a_{−p}]. Source: docs/protocol/evaluation.md#deviation-ratings ("Objects").
 
     Returns
     -------
@@ -209,7 +209,7 @@ def deviation_ratings(
     """Deviation ratings of every agent type of a symmetric metagame.
 
     Iterative strictest-CCE LP of Marris et al. (2025, arXiv 2502.11645) as specified for
-    CoopEval in spec §6.4 (arXiv 2604.15267). Scale-free: the LPs run on M divided by a power
+    CoopEval in docs/protocol/evaluation.md#deviation-ratings (arXiv 2604.15267). Scale-free: the LPs run on M divided by a power
     of two just above max|M|; tolerance 1e−9·max|M| for the tightness screen and the face
     test; ratings rounded to 10 significant digits of max|M| (1e−10 for max|M| in [1, 10)).
 
@@ -221,7 +221,7 @@ def deviation_ratings(
         ``"strictest"`` (default), or ``"reference-vertex"`` / ``"coopeval_vertex"``.
     freeze_test:
         For ``"strictest"``: ``"face"`` (one LP per row tight at the vertex; default) or
-        ``"dual"`` (freeze rows with dual value > tol, a cross-check; spec §6.4 step 2).
+        ``"dual"`` (freeze rows with dual value > tol, a cross-check; docs/protocol/evaluation.md#deviation-ratings step 2).
 
     Returns
     -------
@@ -356,8 +356,7 @@ def rank_with_ties(ratings: Sequence[float], decimals: int = RATING_DECIMALS) ->
     """Rank ratings descending (1 = best); ties share the average rank.
 
     Values equal after rounding to ``decimals`` places (default 10: 1e−10) are ties, e.g. four
-    types tied at the top get 2.5 each, so the ranks always average (S + 1)/2. Source: spec
-    §6.4 ("From ratings to the table's DR"). For ratings of :func:`deviation_ratings` pass its
+    types tied at the top get 2.5 each, so the ranks always average (S + 1)/2. Source: docs/protocol/evaluation.md#deviation-ratings ("From ratings to the table's DR"). For ratings of :func:`deviation_ratings` pass its
     ``rating_decimals`` so that the ranking does not depend on the payoff scale.
 
     Raises

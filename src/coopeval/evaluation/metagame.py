@@ -28,9 +28,9 @@ def evaluate_metagame(
 ) -> dict[str, Any]:
     """Evaluate a symmetric metagame: uniform-population Mean, replicator Fitness and DR.
 
-    Source: arXiv 2604.15267, spec §6.1 (Mean = fitness in the uniform population when every
-    profile is played once), §6.3 (replicator: constant η = ``lr``, early-stop tol 1e−6) and
-    §6.4 (deviation ratings).
+    Source: arXiv 2604.15267, docs/protocol/evaluation.md#mean (Mean = fitness in the uniform population when every
+    profile is played once), docs/protocol/evaluation.md#replicator-dynamics (replicator: constant η = ``lr``, early-stop tol 1e−6) and
+    docs/protocol/evaluation.md#deviation-ratings (deviation ratings).
 
     Parameters
     ----------

@@ -1,6 +1,6 @@
 """Discrete exponential-weights (Hedge) replicator dynamics on a symmetric metagame.
 
-Pure numpy functions. Source: CoopEval (Tewolde et al., arXiv 2604.15267), spec §6.3:
+Pure numpy functions. Source: CoopEval (Tewolde et al., arXiv 2604.15267), docs/protocol/evaluation.md#replicator-dynamics:
 
     f_i(x) = Σ_{o_1..o_{N−1}} T[i, o_1, …, o_{N−1}] · x_{o_1} ⋯ x_{o_{N−1}}
     f̄ = x · f
@@ -70,7 +70,7 @@ def fitness(tensor: np.ndarray, x: np.ndarray) -> np.ndarray:
     """Expected payoff of each type when its N−1 co-players are drawn i.i.d. from ``x``.
 
     f_i(x) = Σ_{o} T[i, o_1, …, o_{N−1}] Π_k x_{o_k}; for N = 2 this is T @ x.
-    Source: arXiv 2604.15267, spec §6.3 step 2.1.
+    Source: arXiv 2604.15267, docs/protocol/evaluation.md#replicator-dynamics step 2.1.
 
     Parameters
     ----------
@@ -179,7 +179,7 @@ def replicator_dynamics(
 
     For s = 1..steps: compute f = f(x) and f̄ = x·f; stop *before* updating when
     max_i |f_i − f̄| < tol; else x_i ← x_i exp(η_s (f_i − f̄)) / Z with η_s = ``lr``
-    (``"constant"``) or ``lr``/√s (``"sqrt"``). Source: arXiv 2604.15267, spec §6.3 (main
+    (``"constant"``) or ``lr``/√s (``"sqrt"``). Source: arXiv 2604.15267, docs/protocol/evaluation.md#replicator-dynamics (main
     study: uniform start, 1000 steps, η = 0.1, constant).
 
     Parameters

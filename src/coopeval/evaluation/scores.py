@@ -1,6 +1,6 @@
 """Per-seat match scores: the CoopEval δ-weighted average and the plain discounted total.
 
-Source: CoopEval (Tewolde et al., arXiv 2604.15267), spec §4.7. Both functions take one seat's
+Source: CoopEval (Tewolde et al., arXiv 2604.15267), docs/protocol/tournament.md#delta-weighted-score. Both functions take one seat's
 per-round payoffs (points, round 0 first) and return a scalar in the same units.
 """
 
@@ -28,7 +28,7 @@ def discount_weights(n_rounds: int, delta: float) -> list[float]:
 
     w_t = (1 − δ)·δ^t for t = 0..T−2 and w_{T−1} = δ^(T−1) (the last round carries the whole
     infinite tail), so the weights sum to 1. T = 1 gives ``[1.0]``; δ = 1 puts all weight on
-    the last round. Source: arXiv 2604.15267, spec §4.7.
+    the last round. Source: arXiv 2604.15267, docs/protocol/tournament.md#delta-weighted-score.
 
     Raises
     ------
@@ -67,7 +67,7 @@ def discounted_average(payoffs: Sequence[float], delta: float) -> float:
     ValueError
         On an empty or non-finite payoff sequence or δ outside [0, 1].
 
-    Source: arXiv 2604.15267 (CoopEval), spec §4.7.
+    Source: arXiv 2604.15267 (CoopEval), docs/protocol/tournament.md#delta-weighted-score.
     """
     values = _check(payoffs, delta)
     weights = discount_weights(len(values), delta)
@@ -94,7 +94,7 @@ def discounted_total(payoffs: Sequence[float], delta: float) -> float:
     ValueError
         On an empty or non-finite payoff sequence or δ outside [0, 1].
 
-    Source: spec §4.7 (contrasted with the CoopEval average); oracle convention
+    Source: docs/protocol/tournament.md#delta-weighted-score (contrasted with the CoopEval average); oracle convention
     ``delta_weighted_total`` in ``oracles/dev_vectors.json``.
     """
     values = _check(payoffs, delta)

@@ -3,7 +3,7 @@
 An *observation* is one played matchup: ``(seat_agents, seat_scores)`` with the agent type of
 each seat (seat order) and that seat's score (usually the δ-weighted average of
 :func:`coopeval.evaluation.scores.discounted_average`). Source: CoopEval (Tewolde et al.,
-arXiv 2604.15267), spec §6.1 (Mean) and §6.2 (tensor pooling).
+arXiv 2604.15267), docs/protocol/evaluation.md#mean (Mean) and docs/protocol/evaluation.md#payoff-tensor (tensor pooling).
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ def build_payoff_tensor(
     For a matchup with seat-ordered types c = (t_1..t_N), the score of seat s is one
     observation for every cell T[perm] with perm a *distinct* permutation of c whose first
     entry is t_s (i.e. focal t_s followed by any ordering of c_{−s}). Each cell is the plain
-    mean of its observations. Source: arXiv 2604.15267, spec §6.2.
+    mean of its observations. Source: arXiv 2604.15267, docs/protocol/evaluation.md#payoff-tensor.
 
     Parameters
     ----------
@@ -143,7 +143,7 @@ def mean_payoff(observations: Iterable[Observation]) -> dict[str, float]:
     This is the CoopEval "Mean" (``agent_average_payoff.json``): the arithmetic mean of the
     seat scores, counting self-play seats separately. One-seat observations
     ``((type,), (score,))`` are accepted, which gives the reputation Mean (per-type mean of the
-    seated agents' scores). Source: arXiv 2604.15267, spec §6.1.
+    seated agents' scores). Source: arXiv 2604.15267, docs/protocol/evaluation.md#mean.
 
     Returns
     -------

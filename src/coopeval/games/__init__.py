@@ -34,7 +34,7 @@ class GameEntry:
     factory:
         Builds the :class:`Game` (keyword parameters: the config's ``game_params.<key>``).
     social_dilemma:
-        True for the four social dilemmas averaged in the aggregate tables (CoopEval §1, §5).
+        True for the four social dilemmas averaged in the aggregate tables (CoopEval docs/protocol/games.md#roster, docs/protocol/tournament.md#matchups-and-call-counts).
     params:
         JSON-schema fragments (type, bounds, description with units) of the factory's
         keyword parameters a config may set under ``game_params.<key>``; empty for a game

@@ -42,7 +42,7 @@ class Game:
     payoff_table:
         Every profile (tuple of N action indices, seat order) mapped to N payoffs (points).
     cooperative_profile, nash_profile:
-        Declared profiles; normalisation constants follow from them (spec §2.7).
+        Declared profiles; normalisation constants follow from them (docs/protocol/games.md#normalisation).
     ne_value, coop_value:
         Per-player value at the NE / cooperative profile. Derived from seat 0's payoff at the
         declared profiles unless declared explicitly (Matching Pennies, whose NE is mixed).
@@ -109,20 +109,20 @@ class Game:
 
     @property
     def ne_value(self) -> float:
-        """Per-player payoff at the Nash baseline; maps to 0 when normalising (spec §2.7)."""
+        """Per-player payoff at the Nash baseline; maps to 0 when normalising (docs/protocol/games.md#normalisation)."""
         if self.declared_ne_value is not None:
             return self.declared_ne_value
         return self.payoffs(self.nash_profile)[0]
 
     @property
     def coop_value(self) -> float:
-        """Per-player payoff when everyone cooperates; maps to 1 when normalising (spec §2.7)."""
+        """Per-player payoff when everyone cooperates; maps to 1 when normalising (docs/protocol/games.md#normalisation)."""
         if self.declared_coop_value is not None:
             return self.declared_coop_value
         return self.payoffs(self.cooperative_profile)[0]
 
     def normalise(self, value: float) -> float:
-        """Map a payoff to the scale NE → 0, cooperative → 1 (spec §2.7); may leave [0, 1]."""
+        """Map a payoff to the scale NE → 0, cooperative → 1 (docs/protocol/games.md#normalisation); may leave [0, 1]."""
         return (value - self.ne_value) / (self.coop_value - self.ne_value)
 
     def pure_nash_equilibria(self) -> list[Profile]:

@@ -1,7 +1,7 @@
-"""The six CoopEval games with their exact payoffs (CoopEval, arXiv 2604.15267, §2 / spec §2).
+"""The six CoopEval games with their exact payoffs (CoopEval, arXiv 2604.15267, §2 / docs/protocol/games.md).
 
 Each function returns a :class:`~coopeval.games.base.Game`. Payoff descriptions are rendered
-per seat from the payoff table, so every seat is told its own payoffs (spec §2.6, our default).
+per seat from the payoff table, so every seat is told its own payoffs (docs/protocol/games.md#matching-pennies, our default).
 """
 
 from __future__ import annotations
@@ -115,7 +115,7 @@ def travellers_dilemma(min_claim: int = 2, n_claims: int = 4, spacing: int = 1, 
                        penalty: bool = True) -> Game:
     """Traveller's Dilemma: claims min_claim + spacing·i. Equal claims X: both get X; otherwise,
     with m the lower claim, the lower claimant gets m + bonus and the higher m − bonus
-    (``penalty=False``: the higher gets m, the degenerate variant of spec §2.3).
+    (``penalty=False``: the higher gets m, the degenerate variant of docs/protocol/games.md#travellers-dilemma).
     NE both claim the minimum (2); cooperative both claim the maximum (5).
     """
     claims = [min_claim + spacing * i for i in range(n_claims)]
@@ -165,7 +165,7 @@ def stag_hunt() -> Game:
 def matching_pennies(symmetric_description: bool = False) -> Game:
     """Matching Pennies (zero-sum): P1 wins 1 on a match, P2 on a mismatch. Heads is the
     arbitrary 'cooperative' action. The equilibrium is mixed, so normalisation values are
-    declared: −1 → 0, 0 → 1 (spec §2.7). ``symmetric_description`` reproduces the reference
+    declared: −1 → 0, 0 → 1 (docs/protocol/games.md#normalisation). ``symmetric_description`` reproduces the reference
     bug of telling seat 2 seat 1's payoffs (``compat.mp_symmetric_description``).
     """
     actions = ("Heads", "Tails")

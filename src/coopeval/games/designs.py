@@ -1,18 +1,18 @@
 """Design-quality checks for mediator and contract designs: Nash stability (NS) and weak
 dominance (WD) of the cooperative outcome.
 
-Source: CoopEval (Tewolde et al., arXiv 2604.15267), spec §8; rates and table cells in §7
+Source: CoopEval (Tewolde et al., arXiv 2604.15267), docs/protocol/design-checks.md#ns-wd; rates and table cells in docs/protocol/tables.md
 step 6. Every check is brute force over all action profiles of the base game (no closed-form
 shortcuts), with an absolute tolerance of 1e−9 on payoff comparisons.
 
 Conventions
 -----------
-* A *contract* attaches a number c[a] to every base action a (spec §4.5). With the profile
+* A *contract* attaches a number c[a] to every base action a (docs/protocol/mechanisms.md#contracting). With the profile
   a = (a_1..a_N), player i receives base_i(a) + c[a_i] − Σ_{j≠i} c[a_j]/(N − 1): the player
   whose action carries c receives c, paid in equal shares by the others (negative c: the
   player pays |c|, shared among the others).
 * A *mediator* maps the number of delegating players d ∈ {1..N} to one base action played
-  for every delegator (spec §4.4). The extended action space is the base actions 0..n−1 plus
+  for every delegator (docs/protocol/mechanisms.md#mediation). The extended action space is the base actions 0..n−1 plus
   ``DELEGATE`` (index n); a profile with d ≥ 1 delegators resolves every delegator's action
   to mapping[d].
 * The target ("cooperative") profile is every seat playing the game's cooperative action.
@@ -40,7 +40,7 @@ __all__ = [
 ]
 
 TOLERANCE = 1e-9
-"""Absolute payoff tolerance of every NS/WD comparison (spec §8)."""
+"""Absolute payoff tolerance of every NS/WD comparison (docs/protocol/design-checks.md#ns-wd)."""
 
 ContractLike = Mapping[int, float] | Mapping[str, float] | Sequence[float]
 MediatorLike = Mapping[int, int] | Mapping[str, str] | Mapping[int, str] | Mapping[str, int]
@@ -52,7 +52,7 @@ Payoffs = Callable[[tuple[int, ...]], tuple[float, ...]]
 
 def _is_nash(profile: tuple[int, ...], alternatives: Callable[[int], Iterable[int]], payoffs: Payoffs, tol: float) -> bool:
     """Whether no seat gains more than ``tol`` by deviating alone from ``profile`` to one of
-    ``alternatives(seat)`` (Nash stability, spec §8)."""
+    ``alternatives(seat)`` (Nash stability, docs/protocol/design-checks.md#ns-wd)."""
     here = payoffs(profile)
     return not any(
         payoffs(profile[:seat] + (alt,) + profile[seat + 1 :])[seat] > here[seat] + tol
@@ -64,7 +64,7 @@ def _is_nash(profile: tuple[int, ...], alternatives: Callable[[int], Iterable[in
 def _weakly_dominates(
     seat: int, action: int, alt: int, n_players: int, n_choices: int, payoffs: Payoffs, tol: float
 ) -> bool:
-    """Whether ``action`` weakly dominates ``alt`` for ``seat`` (spec §8): against every profile
+    """Whether ``action`` weakly dominates ``alt`` for ``seat`` (docs/protocol/design-checks.md#ns-wd): against every profile
     of the others over ``range(n_choices)`` never worse by more than ``tol``, and better by
     more than ``tol`` against at least one."""
     strictly_better = False
@@ -153,7 +153,7 @@ def parse_mediator(game: Game, mapping: MediatorLike) -> dict[int, int]:
 
 
 def contract_payoffs(game: Game, contract: ContractLike, profile: Sequence[int]) -> tuple[float, ...]:
-    """Per-seat payoffs (points) of a base-action profile under an active contract (spec §4.5).
+    """Per-seat payoffs (points) of a base-action profile under an active contract (docs/protocol/mechanisms.md#contracting).
 
     u_i(a) = base_i(a) + c[a_i] − Σ_{j≠i} c[a_j]/(N − 1).
 
@@ -176,7 +176,7 @@ def _contract_payoffs(game: Game, c: Sequence[float], profile: tuple[int, ...]) 
 
 
 def contract_ns(game: Game, contract: ContractLike, tol: float = TOLERANCE) -> bool:
-    """Whether everyone cooperating is a Nash equilibrium of the game with the contract (spec §8).
+    """Whether everyone cooperating is a Nash equilibrium of the game with the contract (docs/protocol/design-checks.md#ns-wd).
 
     True iff no player gains more than ``tol`` by deviating unilaterally from the all-
     cooperative profile to any other base action.
@@ -197,7 +197,7 @@ def contract_ns(game: Game, contract: ContractLike, tol: float = TOLERANCE) -> b
 
 
 def contract_wd(game: Game, contract: ContractLike, tol: float = TOLERANCE) -> bool:
-    """Whether cooperating is weakly dominant for every player under the contract (spec §8).
+    """Whether cooperating is weakly dominant for every player under the contract (docs/protocol/design-checks.md#ns-wd).
 
     For every player i and every alternative action b: against every profile of the others,
     u_i(coop, a_−i) ≥ u_i(b, a_−i) − tol, and for at least one profile
@@ -224,7 +224,7 @@ def contract_wd(game: Game, contract: ContractLike, tol: float = TOLERANCE) -> b
 
 
 def mediator_payoffs(game: Game, mapping: MediatorLike, profile: Sequence[int]) -> tuple[float, ...]:
-    """Per-seat payoffs of an extended profile (base actions 0..n−1, delegate = n) (spec §4.4).
+    """Per-seat payoffs of an extended profile (base actions 0..n−1, delegate = n) (docs/protocol/mechanisms.md#mediation).
 
     With d ≥ 1 delegators, every delegator's action becomes mapping[d]; payoffs are the base
     payoffs of the resolved profile.
@@ -251,7 +251,7 @@ def _mediator_payoffs(game: Game, m: Mapping[int, int], profile: tuple[int, ...]
 def _cooperative_mediator(game: Game, mapping: MediatorLike) -> dict[int, int] | None:
     """The parsed mapping if everyone delegating plays the cooperative action, else None.
 
-    Spec §8: mapping[N] must be the cooperative action (every game here has one shared
+    docs/protocol/design-checks.md#ns-wd: mapping[N] must be the cooperative action (every game here has one shared
     cooperative action for all seats). Raises ValueError on a malformed mapping.
     """
     m = parse_mediator(game, mapping)
@@ -260,7 +260,7 @@ def _cooperative_mediator(game: Game, mapping: MediatorLike) -> dict[int, int] |
 
 
 def mediator_ns(game: Game, mapping: MediatorLike, tol: float = TOLERANCE) -> bool:
-    """Whether everyone delegating is a Nash equilibrium that implements cooperation (spec §8).
+    """Whether everyone delegating is a Nash equilibrium that implements cooperation (docs/protocol/design-checks.md#ns-wd).
 
     False unless mapping[N] is the cooperative action. Otherwise True iff no player gains more
     than ``tol`` by deviating from "everyone delegates" to any base action (the remaining
@@ -281,7 +281,7 @@ def mediator_ns(game: Game, mapping: MediatorLike, tol: float = TOLERANCE) -> bo
 
 
 def mediator_wd(game: Game, mapping: MediatorLike, tol: float = TOLERANCE) -> bool:
-    """Whether delegating is weakly dominant for every player (spec §8).
+    """Whether delegating is weakly dominant for every player (docs/protocol/design-checks.md#ns-wd).
 
     False unless mapping[N] is the cooperative action. Otherwise, for every player i and every
     base action b: against every profile of the others over base actions *and* delegation,

@@ -1,4 +1,4 @@
-"""Final checks on the store (spec §3.4 failure policy)."""
+"""Final checks on the store (docs/protocol/answers.md#re-asks failure policy)."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 The mid-run journal (``results/.journal/<cell>.jsonl``, never a declared output) gets one line
 per attempt and per failed decision, flushed at once. Declared outputs are written to a
-temporary name and moved into place only when the whole cell has finished (engineering §2);
+temporary name and moved into place only when the whole cell has finished (docs/protocol/engineering.md#journal);
 a killed job therefore leaves no partial output, and its rerun replays every answer already
 received from the response cache.
 """

@@ -1,4 +1,4 @@
-"""The ``store`` stage: the only writer of ``results/coopeval.duckdb`` (engineering rules §3).
+"""The ``store`` stage: the only writer of ``results/coopeval.duckdb`` (docs/protocol/engineering.md#store).
 
 Every stage writes Parquet; this step gathers them into one DuckDB file, built under a
 temporary name and moved into place, so readers (figures, reports, users) only ever open a

@@ -1,4 +1,4 @@
-"""The ``Study`` contract: what the generic workflow needs from each study (architecture.md).
+"""The ``Study`` contract: what the generic workflow needs from each study (docs/architecture.md).
 
 A study (CoopEval, gossip, evolution) declares its part of the config schema, enumerates its
 cells (the units Snakemake hashes), plays one cell through the shared decision loop and returns

@@ -1,4 +1,4 @@
-"""Design-quality stage (spec §8): NS/WD of every submitted design, per-agent summaries, and
+"""Design-quality stage (docs/protocol/design-checks.md#ns-wd): NS/WD of every submitted design, per-agent summaries, and
 hand-reasoned checks of designs from the released run1 data."""
 
 from __future__ import annotations

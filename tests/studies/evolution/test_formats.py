@@ -1,4 +1,4 @@
-"""Answer formats (spec §2.3, §2.4, §3.2): parsing exactly as specified, grammars, bot texts."""
+"""Answer formats (docs/protocol/evolution.md#vh-prompts, #punishment-variants, #horibe-prompts): parsing exactly as specified, grammars, bot texts."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The donation game through the one decision path: §1.3 and §7 oracles with bots, traces
-(§1.2), invalid answers, punishment and refusal events, percent base."""
+"""The donation game through the one decision path: docs/protocol/evolution.md#constant-fraction-oracle, #oracles oracles with bots, traces
+(docs/protocol/evolution.md#traces), invalid answers, punishment and refusal events, percent base."""
 
 from __future__ import annotations
 
@@ -190,8 +190,8 @@ def test_every_donor_has_its_own_agent_instance() -> None:
 
 
 def test_the_unused_reputation_score_is_logged() -> None:
-    """Spec §2.5 (issue 21 item 7): first donation sets f; then ((1 − |f − rep_R|) + 0.5·rep) / 1.5;
-    reset each game. By hand for N = 4 giving 50 %: game 1 rounds are A, B, B, A (§1.1); A's
+    """docs/protocol/evolution.md#vh-metrics (issue 21 item 7): first donation sets f; then ((1 − |f − rep_R|) + 0.5·rep) / 1.5;
+    reset each game. By hand for N = 4 giving 50 %: game 1 rounds are A, B, B, A (docs/protocol/evolution.md#schedule); A's
     scores 1/2 then (1 − |1/2 − 5/6| + 1/4) / 1.5 = 11/18, B's 1/2 then 5/6; game 2 swaps them."""
     from coopeval.studies.evolution.reputation import next_reputation
 

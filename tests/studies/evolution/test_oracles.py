@@ -1,5 +1,5 @@
-"""Exact oracles of the evolution spec: §1.1 schedule, §1.3 constant-fraction table, §3.5
-matrix features, roulette probabilities and draws (§7)."""
+"""Exact oracles of the evolution spec: docs/protocol/evolution.md#schedule schedule, docs/protocol/evolution.md#constant-fraction-oracle constant-fraction table, docs/protocol/evolution.md#matrix-features
+matrix features, roulette probabilities and draws (docs/protocol/evolution.md#oracles)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""V&H (§2.2) and Horibe (§3.1) generation steps: selection, conditioning, word limit,
+"""V&H (docs/protocol/evolution.md#vh-generation-loop) and Horibe (docs/protocol/evolution.md#horibe-changes) generation steps: selection, conditioning, word limit,
 temperatures, probes."""
 
 from __future__ import annotations

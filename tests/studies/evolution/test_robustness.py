@@ -1,4 +1,4 @@
-"""Model-level robustness tables (§3.6 Table 1 and Table 2 layouts) on the paper's numbers."""
+"""Model-level robustness tables (docs/protocol/evolution.md#horibe-results Table 1 and Table 2 layouts) on the paper's numbers."""
 
 from __future__ import annotations
 

@@ -34,7 +34,7 @@ def test_equal_scores_survive_by_the_seeded_shuffle_not_by_construction_order() 
     for seed in range(12):
         run = make_run(settings(protocol="vh", invasion_per_generation=0, matrix_per_generation=0), bot_agents(ConstantFraction(50)), seed=seed)
         members, records = asyncio.run(run.step(1, None))
-        assert len({m.score for m in members}) == 1  # everyone ties (§1.3: 182.96875 + 499.375)
+        assert len({m.score for m in members}) == 1  # everyone ties (docs/protocol/evolution.md#constant-fraction-oracle: 182.96875 + 499.375)
         perm = [int(p) for p in rng_for(seed, "evolution", "runkey", 1, "rank-ties").permutation(12)]
         assert [row["tiebreak"] for row in records.tables["evo_strategies"]] == [perm[i] for i in range(12)]
         expected = sorted(range(12), key=lambda i: perm[i])[:6]

@@ -1,4 +1,4 @@
-"""Gossip answer formats: normalisation, validation errors, grammars, bot answers (spec §4.5)."""
+"""Gossip answer formats: normalisation, validation errors, grammars, bot answers (docs/protocol/gossip.md#parsing-and-failures)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""§5 metrics with the spec's oracle values (full cooperation / full defection, align_sweep n = 9)."""
+"""docs/protocol/gossip.md#metrics metrics with the spec's oracle values (full cooperation / full defection, align_sweep n = 9)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Schedules equal the spec's lists (spec §3, §6, §8.1)."""
+"""Schedules equal the spec's lists (docs/protocol/gossip.md#matching, #testbeds, #greedy-defector)."""
 
 from __future__ import annotations
 

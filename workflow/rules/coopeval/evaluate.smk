@@ -54,7 +54,7 @@ for _mechanism in config["mechanisms"]:
 DESIGN_CELLS = [c for c in CELLS if c["mechanism"] in DESIGN_MECHANISMS]
 
 
-# NS / WD of every submitted mediator and contract design (spec §8), over all design cells.
+# NS / WD of every submitted mediator and contract design (docs/protocol/design-checks.md#ns-wd), over all design cells.
 rule design_quality:
     input:
         designs=[cell_file("play", c, "designs") for c in DESIGN_CELLS],

@@ -1,5 +1,5 @@
 # judge: an LLM labels the reasoning of CoT agents' action decisions with the justification
-# taxonomy (spec §9). Every call is cached and re-asked like a player's. Judging every eligible
+# taxonomy (docs/protocol/design-checks.md#judge). Every call is cached and re-asked like a player's. Judging every eligible
 # decision (judge.sample_size: 0) runs one judge_shard job per (mechanism, game) as soon as its
 # cells are played; a sample is one shard ("all"). `judge` gathers the shards' tables
 # (coopeval.studies.coopeval.judge.shards). Nothing to judge (no CoT agent) gives empty outputs.

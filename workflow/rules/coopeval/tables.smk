@@ -1,7 +1,9 @@
 # tables: the paper's per-game, aggregate and design-quality tables, built by the same code
 # for our own runs (from the store) and for the authors' released data (reproduce).
 
-from coopeval.studies.coopeval.tables.from_store import tables_settings as _tables_settings
+from coopeval.studies.coopeval.tables.from_store import (
+    tables_settings as _tables_settings,
+)
 from coopeval.studies.coopeval.tables.render import TABLE_FILES as _TABLE_NAMES
 
 TABLE_FILES = [f"results/tables/{name}" for name in _TABLE_NAMES]

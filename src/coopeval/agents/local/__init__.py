@@ -4,7 +4,7 @@ SmolLM2-135M-Instruct (Q4_1 GGUF, 94 MiB, Apache-2.0) ships inside the ``llm-smo
 package is located with :func:`importlib.util.find_spec` and never imported (its ``__init__``
 imports the ``llm`` CLI, which we do not install). The model is served through a
 ``litellm.CustomLLM`` registered as provider ``local``, so ``litellm.acompletion(model=
-"local/smollm2-135m", …)`` works like any other provider (stack notes §5.1).
+"local/smollm2-135m", …)`` works like any other provider (docs/protocol/engineering.md#embedded-model).
 
 Importing this package imports neither litellm nor llama.cpp; they are imported by
 :func:`register_local_provider`, on first use of a ``local/`` model. Modules:

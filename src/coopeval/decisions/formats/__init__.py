@@ -3,7 +3,7 @@
 See :mod:`coopeval.decisions.formats.base` for the contract and how to add a format.
 
 ========================  ======================  ===========================================
-class                     kind                    JSON answer (spec §3.2, §9.2)
+class                     kind                    JSON answer (docs/protocol/answers.md#output-formats, docs/protocol/design-checks.md#what-is-judged)
 ========================  ======================  ===========================================
 :class:`ActionDistribution`  ``action``           ``{"A0": 30, "A1": 70}``
 :class:`MediatorDesign`   ``mediator_design``     ``{"1": "A0", "2": "A1"}``

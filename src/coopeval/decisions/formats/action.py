@@ -1,4 +1,4 @@
-"""Action distribution: ``{"A0": <INT>, "A1": <INT>, …}`` (spec §3.2, §3.3 "Action distribution")."""
+"""Action distribution: ``{"A0": <INT>, "A1": <INT>, …}`` (docs/protocol/answers.md#output-formats, #parsing "Action distribution")."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ TOTAL_PERCENT = 100
 class ActionDistribution(AnswerFormat):
     """A probability distribution over the available action tokens, in integer percents.
 
-    Validates (spec §3.3): the key set equals ``keys`` exactly (including the delegate token
+    Validates (docs/protocol/answers.md#parsing): the key set equals ``keys`` exactly (including the delegate token
     under Mediation); every value is a JSON integer (no booleans, no ``50.0``, no ``"50"``) in
     0..100; the values sum to exactly 100 → ``{token: int}`` in token order.
 

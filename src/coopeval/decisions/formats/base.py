@@ -1,4 +1,4 @@
-"""The answer-format contract: one class per kind of decision (spec §3.2–3.3, §9.2).
+"""The answer-format contract: one class per kind of decision (docs/protocol/answers.md#output-formats, #parsing, docs/protocol/design-checks.md#what-is-judged).
 
 An :class:`AnswerFormat` is the machine-readable contract of one decision and owns everything
 that depends on its shape:
@@ -42,7 +42,7 @@ __all__ = ["AnswerFormat", "DecisionKind"]
 
 
 class DecisionKind(StrEnum):
-    """The kinds of call an agent answers in CoopEval (spec §3.2, §9.2).
+    """The kinds of call an agent answers in CoopEval (docs/protocol/answers.md#output-formats, docs/protocol/design-checks.md#what-is-judged).
 
     Each is the ``kind`` of one :class:`AnswerFormat` subclass; a format of another study may
     use any other string.
@@ -70,7 +70,7 @@ class AnswerFormat(ABC):
         The exact key set of the JSON object, in display order.
     first_object:
         Class attribute: validate the **first** JSON object of the text instead of the last one
-        (the judge's answer begins with it; every other answer ends with it; spec §3.3).
+        (the judge's answer begins with it; every other answer ends with it; docs/protocol/answers.md#parsing).
     extra_keys_ignored:
         Class attribute: keys outside ``keys`` are tolerated (and repeating them is no error).
     """
@@ -85,7 +85,7 @@ class AnswerFormat(ABC):
     def parse(self, text: str, *, lenient: bool = False) -> dict[str, Any]:
         """Extract the answer's JSON object from ``text`` and :meth:`validate` it.
 
-        Fences and prose around the object are fine (spec §3.3 "Extraction").
+        Fences and prose around the object are fine (docs/protocol/answers.md#parsing "Extraction").
 
         Raises
         ------

@@ -1,4 +1,4 @@
-"""Contract design: ``{"A0": <INT>, "A1": <INT>, …}`` (spec §3.2, §3.3 "Contract design", §4.6, §12)."""
+"""Contract design: ``{"A0": <INT>, "A1": <INT>, …}`` (docs/protocol/answers.md#output-formats, #parsing "Contract design", docs/protocol/tournament.md#tournament-driver, docs/protocol/reference-data.md#compatibility-flags)."""
 
 from __future__ import annotations
 
@@ -38,10 +38,9 @@ def _lenient_int(value: Any) -> int | None:
 class ContractDesign(AnswerFormat):
     """A contract: one integer transfer (points received, or paid if negative) per base action.
 
-    Validates (spec §3.3): the key set equals the base tokens exactly; every value is a JSON
+    Validates (docs/protocol/answers.md#parsing): the key set equals the base tokens exactly; every value is a JSON
     integer (booleans, floats and numeric strings rejected), within ``int_bounds`` when set →
-    ``{token: int}``. With ``lenient`` (the reference's ``compat.lenient_contract_ints``, spec
-    §12) floats are truncated toward zero and numeric strings accepted.
+    ``{token: int}``. With ``lenient`` (the reference's ``compat.lenient_contract_ints``, docs/protocol/reference-data.md#compatibility-flags) floats are truncated toward zero and numeric strings accepted.
 
     Grammar: ``{"A0": -3, "A1": 12}`` with integers within ``int_bounds`` or
     :data:`DEFAULT_CONTRACT_BOUNDS`.

@@ -1,5 +1,5 @@
 """Judge labels: ``{"reasoning": str, "confidence": number, "justification_type": "Label, Label"}``
-(spec §9.2 "Our contract", "Normalisation")."""
+(docs/protocol/design-checks.md#what-is-judged "Our contract", "Normalisation")."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ _CATEGORY_ALIAS = re.compile(r"(?:category\s*)?([0-9]+)")
 
 
 def normalise_label(label: str) -> str:
-    """Case- and whitespace-insensitive form of a judge label (spec §9.2 "Normalisation")."""
+    """Case- and whitespace-insensitive form of a judge label (docs/protocol/design-checks.md#what-is-judged "Normalisation")."""
     return " ".join(label.split()).casefold()
 
 
@@ -45,7 +45,7 @@ class JudgeLabels(AnswerFormat):
 
     The **first** JSON object of the answer is used (the judge's answer begins with it).
 
-    Validates (spec §9.2): keys exactly ``reasoning`` (string), ``confidence`` (number in
+    Validates (docs/protocol/design-checks.md#what-is-judged): keys exactly ``reasoning`` (string), ``confidence`` (number in
     [0, 1]) and ``justification_type`` (one string of comma-separated labels) →
     ``{"reasoning": str, "confidence": float, "labels": [canonical labels in taxonomy order]}``.
     Labels are matched to ``values`` case- and whitespace-insensitively; ``Category{n}`` and a

@@ -1,4 +1,4 @@
-"""Mediator design: ``{"1": "<Ai>", …, "N": "<Ai>"}`` (spec §3.2, §3.3 "Mediator design", §4.5)."""
+"""Mediator design: ``{"1": "<Ai>", …, "N": "<Ai>"}`` (docs/protocol/answers.md#output-formats, #parsing "Mediator design", docs/protocol/mechanisms.md#contracting)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ _DECIMAL_KEY = re.compile(r"\s*([0-9]+)\s*")
 class MediatorDesign(AnswerFormat):
     """A mediator: the base action it plays for the delegators, per number of delegators 1..N.
 
-    Validates (spec §3.3): every key parses as a decimal integer in 1..N (surrounding spaces
+    Validates (docs/protocol/answers.md#parsing): every key parses as a decimal integer in 1..N (surrounding spaces
     allowed, so ``" 2"`` means 2), exactly N distinct numbers; every value is one of the base
     tokens ``values`` (never the delegate token) → ``{"1": "A0", …, "N": …}`` with canonical keys.
 

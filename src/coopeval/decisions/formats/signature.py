@@ -1,4 +1,4 @@
-"""Contract signature: ``{"sign": <bool>}`` (spec §3.2, §3.3 "Signature", §4.6)."""
+"""Contract signature: ``{"sign": <bool>}`` (docs/protocol/answers.md#output-formats, #parsing "Signature", docs/protocol/tournament.md#tournament-driver)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ __all__ = ["Signature"]
 class Signature(AnswerFormat):
     """Whether to sign the selected contract.
 
-    Validates (spec §3.3): key ``sign`` holding a JSON boolean; other keys are tolerated (and
+    Validates (docs/protocol/answers.md#parsing): key ``sign`` holding a JSON boolean; other keys are tolerated (and
     may repeat) → ``{"sign": bool}``.
 
     Grammar: ``{"sign": true}`` or ``{"sign": false}``.

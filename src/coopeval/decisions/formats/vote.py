@@ -1,4 +1,4 @@
-"""Approval votes: ``{"M1": <bool>, …}`` and ``{"C1": <bool>, …}`` (spec §3.2, §3.3 "Votes", §4.4)."""
+"""Approval votes: ``{"M1": <bool>, …}`` and ``{"C1": <bool>, …}`` (docs/protocol/answers.md#output-formats, #parsing "Votes", docs/protocol/mechanisms.md#mediation)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ BOOL_RULE = 'bool ::= "true" | "false"'
 class ApprovalVote(AnswerFormat):
     """An approval vote over the N designs proposed in a matchup (one boolean per option).
 
-    Validates (spec §3.3): the key set equals ``keys`` exactly; every value is a JSON boolean →
+    Validates (docs/protocol/answers.md#parsing): the key set equals ``keys`` exactly; every value is a JSON boolean →
     ``{key: bool}``.
 
     Grammar: ``{"M1": true, "M2": false}``.
@@ -71,7 +71,7 @@ class ApprovalVote(AnswerFormat):
 
 @dataclass(frozen=True)
 class MediatorVote(ApprovalVote):
-    """Approval vote over proposed mediators: ``{"M1": <bool>, …}`` (spec §4.5)."""
+    """Approval vote over proposed mediators: ``{"M1": <bool>, …}`` (docs/protocol/mechanisms.md#contracting)."""
 
     kind: ClassVar[str] = DecisionKind.MEDIATOR_VOTE
     prefix: ClassVar[str] = "M"
@@ -79,7 +79,7 @@ class MediatorVote(ApprovalVote):
 
 @dataclass(frozen=True)
 class ContractVote(ApprovalVote):
-    """Approval vote over proposed contracts: ``{"C1": <bool>, …}`` (spec §4.6)."""
+    """Approval vote over proposed contracts: ``{"C1": <bool>, …}`` (docs/protocol/tournament.md#tournament-driver)."""
 
     kind: ClassVar[str] = DecisionKind.CONTRACT_VOTE
     prefix: ClassVar[str] = "C"

@@ -1,4 +1,4 @@
-"""Experiment cells and their content hashes (engineering rules §1).
+"""Experiment cells and their content hashes (docs/protocol/engineering.md#cells).
 
 A cell is one (mechanism, game, replicate) with the full roster. Its spec holds everything
 that determines its results — game and mechanism parameters, agent configurations, the seed,

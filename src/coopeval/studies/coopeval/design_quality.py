@@ -1,6 +1,6 @@
-"""The design-quality stage: NS and WD of every submitted mediator and contract (spec §8).
+"""The design-quality stage: NS and WD of every submitted mediator and contract (docs/protocol/design-checks.md#ns-wd).
 
-CoopEval (arXiv 2604.15267) §4 / Theorem 1 and spec §8: every design a seated agent submitted
+CoopEval (arXiv 2604.15267) docs/protocol/mechanisms.md / Theorem 1 and docs/protocol/design-checks.md#ns-wd: every design a seated agent submitted
 (one per seated agent per run) is checked against the base game, by brute force with tolerance
 1e−9 (:mod:`coopeval.games.designs`):
 
@@ -11,7 +11,7 @@ CoopEval (arXiv 2604.15267) §4 / Theorem 1 and spec §8: every design a seated 
 :func:`design_quality_rows` gives one row per valid design (failed design decisions have no
 design and are left out; :func:`design_quality_summary` reports how many there were), and
 :func:`design_quality_summary` pools the rows per (source, mechanism, game, agent) across runs
-and seats with the rates and binomial standard errors of spec §7 step 6.
+and seats with the rates and binomial standard errors of docs/protocol/tables.md step 6.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def design_quality_rows(
     designs: pl.DataFrame,
     game_params: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> pl.DataFrame:
-    """NS and WD of every valid design in a ``designs`` frame (spec §8).
+    """NS and WD of every valid design in a ``designs`` frame (docs/protocol/design-checks.md#ns-wd).
 
     Parameters
     ----------
@@ -93,7 +93,7 @@ def _se(p: float, n: int) -> float:
 def design_quality_summary(rows: pl.DataFrame, designs: pl.DataFrame | None = None) -> pl.DataFrame:
     """Per (source, mechanism, game, agent, design kind): NS/WD counts, rates and s.e.
 
-    Designs are pooled across runs and seats (spec §7 step 6: 6 per two-player game and 9 for
+    Designs are pooled across runs and seats (docs/protocol/tables.md step 6: 6 per two-player game and 9 for
     Public Goods over three runs); rate = #designs meeting the criterion / #designs, s.e. the
     binomial √(p(1 − p)/n). With ``designs`` (the input of :func:`design_quality_rows`), failed
     design decisions are counted in ``n_failed`` (they are excluded from the rates).

@@ -1,8 +1,8 @@
 """The evaluate stage: scores of one cell → Mean, replicator Fitness and deviation ratings.
 
-Mean is the pooled mean of every (matchup, seat) score of an agent (spec §6.1). For mechanisms
-with a metagame (not Reputation, spec §4.3) the payoff tensor (§6.2) feeds replicator dynamics
-(§6.3) and deviation ratings (§6.4). When excluded (failed) matchups leave tensor cells empty,
+Mean is the pooled mean of every (matchup, seat) score of an agent (docs/protocol/evaluation.md#mean). For mechanisms
+with a metagame (not Reputation, docs/protocol/mechanisms.md#reputation) the payoff tensor (docs/protocol/evaluation.md#payoff-tensor) feeds replicator dynamics
+(docs/protocol/evaluation.md#replicator-dynamics) and deviation ratings (docs/protocol/evaluation.md#deviation-ratings). When excluded (failed) matchups leave tensor cells empty,
 Fitness and DR cannot be computed; a ``note`` metric row says so instead of a silent blank.
 """
 
@@ -62,7 +62,7 @@ def evaluate_cell(
         add(LLM_AVERAGE, "Mean", float(np.mean(list(means.values()))))
     trajectory = pl.DataFrame(schema={"step": pl.Int64, "agent": pl.String, "share": pl.Float64})
     if not has_metagame:
-        add(LLM_AVERAGE, "NoMetagame", 1.0, "no metagame for reputation: Fitness and DR are not defined (spec §4.3)")
+        add(LLM_AVERAGE, "NoMetagame", 1.0, "no metagame for reputation: Fitness and DR are not defined (docs/protocol/mechanisms.md#reputation)")
     elif obs:
         try:
             agents, tensor = build_payoff_tensor(obs)

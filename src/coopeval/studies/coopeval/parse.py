@@ -1,8 +1,8 @@
 """The parse stage: raw play records → tidy matchup and score tables.
 
-Per (matchup, seat) the δ-weighted score (spec §4.7) of its per-round points. A matchup with a
+Per (matchup, seat) the δ-weighted score (docs/protocol/tournament.md#delta-weighted-score) of its per-round points. A matchup with a
 failed decision keeps status ``failed`` and gets no scores: downstream metrics exclude it and
-report how many were excluded (spec §3.4).
+report how many were excluded (docs/protocol/answers.md#re-asks).
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ PLAY_TABLES = ("decisions", "llm_calls", "matchups", "designs", "votes", "select
 
 
 def style_instructions(prompts: PromptLibrary, styles: Iterable[str] = ("CoT", "IO")) -> dict[str, str]:
-    """The instructions of ``styles`` appended to every prompt (spec §3.1 part 5); bots get none."""
+    """The instructions of ``styles`` appended to every prompt (docs/protocol/answers.md#prompt-content part 5); bots get none."""
     return {**{style: prompts.render(f"style_{style}") for style in styles}, "scripted": ""}
 
 

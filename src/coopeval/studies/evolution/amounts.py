@@ -1,4 +1,4 @@
-"""Donation amounts as a donor sees, writes and gives them (evolution spec §1, §2.3, §3.2).
+"""Donation amounts as a donor sees, writes and gives them (docs/protocol/evolution.md#donation-game, #vh-prompts, #horibe-prompts).
 
 Three rules, each declared once here:
 

@@ -1,4 +1,4 @@
-"""Robustness analyses of a generation's strategies (evolution spec §3.3–§3.5).
+"""Robustness analyses of a generation's strategies (docs/protocol/evolution.md#invasion-test, #strategy-matrix, #matrix-features).
 
 A seeded sample of each generation's agents is analysed: the **invasion test** plays N − 1
 copies of a strategy against the always-zero free rider for one generation without evolution
@@ -45,7 +45,7 @@ class RobustnessTests(DonationPlayer):
 
     async def invasion(self, records: StepRecords, generation: int, member: Member) -> dict[str, Any]:
         """N − 1 copies of ``member``'s strategy + the always-zero bot, both games, no
-        evolution; robust iff the copies' mean score > the bot's (§3.3)."""
+        evolution; robust iff the copies' mean score > the bot's (docs/protocol/evolution.md#invasion-test)."""
         n = self.s.n_agents
         context = f"invasion:{member.agent_id}"
         strategies = [member.strategy] * (n - 1) + [""]
@@ -80,7 +80,7 @@ class RobustnessTests(DonationPlayer):
         return [donor, *others]
 
     def probe_trace(self, x_a: float, x_b: float, names: Sequence[str] | None = None) -> Trace:
-        """The synthetic chain of §3.4: round t−1 A gave x_A % to B, t−2 B gave x_B % to C,
+        """The synthetic chain of docs/protocol/evolution.md#strategy-matrix: round t−1 A gave x_A % to B, t−2 B gave x_B % to C,
         t−3 C gave x_C % to D (amounts for agents at the probe's resources); ``names`` are
         (donor, A, B, C, D) as :meth:`probe_names` gives them."""
         r, t = self.s.matrix_resources, self.s.matrix_round
@@ -93,7 +93,7 @@ class RobustnessTests(DonationPlayer):
         return Trace(events, "").shown(self.s.trace_length)
 
     async def matrix(self, records: StepRecords, generation: int, member: Member) -> None:
-        """The 11 × 11 probe grid of ``member``'s strategy and its features (§3.4, §3.5).
+        """The 11 × 11 probe grid of ``member``'s strategy and its features (docs/protocol/evolution.md#strategy-matrix, #matrix-features).
 
         Probes ask the plain donation question (no punish/refuse option), round
         ``matrix_round`` of game 1, both agents at ``matrix_resources`` units, generation =

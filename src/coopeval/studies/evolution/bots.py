@@ -52,7 +52,7 @@ class EvoBot:
 
 
 class ConstantFraction(EvoBot):
-    """Always gives the same fraction of its current resources (the §1.3 oracle's donor)."""
+    """Always gives the same fraction of its current resources (the docs/protocol/evolution.md#constant-fraction-oracle oracle's donor)."""
 
     def __init__(self, percent: float) -> None:
         if not 0.0 <= percent <= 100.0:
@@ -68,7 +68,7 @@ class ConstantFraction(EvoBot):
 
 class Reciprocal(EvoBot):
     """Gives the percentage the recipient gave in its latest event (first-order reciprocity,
-    the matrix row M_ij = 10·j of §3.5); ``first`` percent when the recipient has no history."""
+    the matrix row M_ij = 10·j of docs/protocol/evolution.md#matrix-features); ``first`` percent when the recipient has no history."""
 
     bot_name = "evo-reciprocal"
     description = "to donate the same percentage of my resources that the recipient donated last time."
@@ -83,7 +83,7 @@ class Reciprocal(EvoBot):
 
 
 class AlwaysZero(ConstantFraction):
-    """The free rider of the invasion test (§3.3): donates 0 units in every situation."""
+    """The free rider of the invasion test (docs/protocol/evolution.md#invasion-test): donates 0 units in every situation."""
 
     def __init__(self) -> None:
         super().__init__(0.0)

@@ -1,5 +1,5 @@
 """What every part of an evolution run shares: its settings, positions, random streams and the
-one call path (evolution spec §6 "cache position"; engineering rules on RNG).
+one call path (docs/protocol/evolution.md#storage "cache position"; engineering rules on RNG).
 
 Every call goes through :meth:`DecisionMaker.decide` with the position ``{study, seed, run,
 generation, context, game, round, pair, role, kind[, sample]}`` (cache key and provider seed);
@@ -87,7 +87,7 @@ class RunContext:
         }
 
     def position(self, generation: int, context: str, game: int, round_: int, pair: int, role: str, kind: str, **extra: Any) -> dict[str, Any]:
-        """The decision's position (spec §6 "cache position")."""
+        """The decision's position (docs/protocol/evolution.md#storage "cache position")."""
         return {
             "study": "evolution",
             "seed": self.seed,

@@ -1,6 +1,6 @@
-"""The donation games of a population (evolution spec §1, §1.2, §2.3, §2.4, §3.2 prompt 3).
+"""The donation games of a population (docs/protocol/evolution.md#donation-game, #traces, #vh-prompts, #punishment-variants, #horibe-prompts prompt 3).
 
-A population is shuffled into the §1.1 schedule and plays games 1 and 2; every donation is one
+A population is shuffled into the docs/protocol/evolution.md#schedule schedule and plays games 1 and 2; every donation is one
 decision of the donor's model through the shared loop, in units (V&H) or percent (Horibe), read
 and resolved by :mod:`~coopeval.studies.evolution.amounts` (the shown limit is the accepted
 limit; nothing is clipped or substituted). A failed decision is an ``invalid`` event that
@@ -31,7 +31,7 @@ class DonationPlayer(RunContext):
     """The gameplay side of a run: donation formats, answers, and whole populations' games."""
 
     def percent_base(self, donor_units: float) -> float:
-        """The units a stated percentage is a share of (§1 amounts, ``percent_base``)."""
+        """The units a stated percentage is a share of (docs/protocol/evolution.md#donation-game amounts, ``percent_base``)."""
         return donor_units if self.s.percent_base == "current" else self.s.endowment
 
     def donation_format(self, donor_units: float, variant: str | None = None) -> DonationFormat:
@@ -46,7 +46,7 @@ class DonationPlayer(RunContext):
         )
 
     def resolve(self, parsed: Mapping[str, Any], fmt: DonationFormat, donor_units: float) -> Action:
-        """A validated answer → the action and its units (§1 amounts, ``percent_base``).
+        """A validated answer → the action and its units (docs/protocol/evolution.md#donation-game amounts, ``percent_base``).
 
         Percent answers give p/100 of the current resources, or of the endowment under
         ``percent_base: endowment``; the shown limit means everything the donor holds
@@ -119,7 +119,7 @@ class DonationPlayer(RunContext):
                 "temperature": temperature_of(agent),
             }
             if not outcome.ok or outcome.parsed is None:
-                # Never the reference's silent zero, never R's inherited chain (§1.2, §2.3).
+                # Never the reference's silent zero, never R's inherited chain (docs/protocol/evolution.md#traces, #vh-prompts).
                 return Action("invalid", 0.0, {**record, "stated_value": None, "justification": None})
             action = self.resolve(outcome.parsed, fmt, ctx.donor_resources)
             record.update(stated_value=float(outcome.parsed["value"]), justification=outcome.parsed.get("justification"))

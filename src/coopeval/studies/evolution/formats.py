@@ -1,4 +1,4 @@
-"""Answer formats of the evolution study, one class per format (evolution spec §2.3, §3.2).
+"""Answer formats of the evolution study, one class per format (docs/protocol/evolution.md#vh-prompts, #horibe-prompts).
 
 Each format owns
 
@@ -40,7 +40,7 @@ _PUNISH_ANSWER = re.compile(r"(donate|punish)\s*[,:]?\s*(?=[0-9])", re.IGNORECAS
 
 
 def word_count(text: str) -> int:
-    """Number of whitespace-separated words (the §3.1 word limit's unit)."""
+    """Number of whitespace-separated words (the docs/protocol/evolution.md#horibe-changes word limit's unit)."""
     return len(text.split())
 
 
@@ -51,13 +51,13 @@ def truncate_words(text: str, limit: int) -> str:
 
 @dataclass(frozen=True)
 class StrategyFormat(TextAnswerFormat):
-    """A strategy text (spec §2.3 V&H, §3.2 Horibe).
+    """A strategy text (docs/protocol/evolution.md#vh-prompts V&H, docs/protocol/evolution.md#horibe-prompts Horibe).
 
     ``protocol`` ``"vh"``: split at the first ``My strategy will be``; the text before is the
     justification, the phrase and the rest the strategy; without the phrase the whole output is
     the strategy. ``"horibe"``: split at the first ``Strategy:``; the rest is the strategy.
     ``word_limit`` (Horibe 350) is *not* enforced here: the protocol re-asks once and then
-    truncates (§3.1), so ``parse`` only reports ``words``. ``max_chars`` bounds the embedded
+    truncates (docs/protocol/evolution.md#horibe-changes), so ``parse`` only reports ``words``. ``max_chars`` bounds the embedded
     model's strategy (grammar only); ``max_reasoning_chars`` its text before the V&H phrase.
 
     ``parse`` returns ``{"strategy": str, "justification": str, "words": int}``; raises
@@ -118,7 +118,7 @@ def _strategy_grammar(protocol: str, max_chars: int, max_reasoning_chars: int) -
 
 @dataclass(frozen=True)
 class DonationFormat(TextAnswerFormat):
-    """A donation answer ``Justification: <text> Answer: <answer>`` (spec §2.3, §2.4, §3.2).
+    """A donation answer ``Justification: <text> Answer: <answer>`` (docs/protocol/evolution.md#vh-prompts, #punishment-variants, #horibe-prompts).
 
     ``unit`` ``"units"`` (V&H: a real number of units in [0, ``max_value``]) or ``"percent"``
     (Horibe: a number in [0, ``max_value``], 100 unless the endowment is the base).
@@ -153,7 +153,7 @@ class DonationFormat(TextAnswerFormat):
             raise ValueError(f"unit must be one of {UNITS}, not {self.unit!r}")
         if self.variant not in PUNISHMENT_VARIANTS:
             raise ValueError(f"variant must be one of {PUNISHMENT_VARIANTS}, not {self.variant!r}")
-        if self.max_value is None:  # percent: 100; units: the endowment of §1
+        if self.max_value is None:  # percent: 100; units: the endowment of docs/protocol/evolution.md#donation-game
             object.__setattr__(self, "max_value", 100.0 if self.unit == "percent" else 10.0)
 
     @property
@@ -222,7 +222,7 @@ class DonationFormat(TextAnswerFormat):
 
     def bot_text(self, state: Mapping[str, Any]) -> str:
         """A bot's answer: donate ``state["bot_percent"]`` % of the donor's current resources,
-        converted to this format's unit (spec §1 amounts), and, like a model, never more than
+        converted to this format's unit (docs/protocol/evolution.md#donation-game amounts), and, like a model, never more than
         the limit the prompt shows (which gives everything, :mod:`~coopeval.studies.evolution.amounts`)."""
         percent = float(state.get("bot_percent", 0.0))
         value = percent if self.unit == "percent" else percent / 100.0 * float(state["donor_resources"])

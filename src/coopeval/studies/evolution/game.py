@@ -1,10 +1,10 @@
-"""The donation game shared by both protocols (evolution spec §1, §2.4).
+"""The donation game shared by both protocols (docs/protocol/evolution.md#donation-game, #punishment-variants).
 
 Resources compound within a game: every agent starts with the endowment, a donor giving ``x``
 units loses ``x`` and its recipient gains ``multiplier · x``. A punisher spends ``x`` to remove
-``punishment_loss · x`` from its recipient, floored at 0 (§2.4); a refusal or an invalid answer
+``punishment_loss · x`` from its recipient, floored at 0 (docs/protocol/evolution.md#punishment-variants); a refusal or an invalid answer
 transfers nothing. The donations of a round are decided concurrently from the resources and
-traces at the start of the round; rounds are sequential (§1.1 item 7).
+traces at the start of the round; rounds are sequential (docs/protocol/evolution.md#schedule item 7).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from coopeval.studies.evolution.traces import Trace, TraceEvent
 
 @dataclass(frozen=True)
 class GameRules:
-    """Numbers of the game (spec §1, §2.1, §5).
+    """Numbers of the game (docs/protocol/evolution.md#donation-game, #vh-parameters, #reproduction-switches).
 
     ``endowment`` units per agent per game (10); ``multiplier`` b/c (2; 1.5 and 3 ablation);
     ``punishment_loss`` units removed per unit spent punishing (2); ``trace_length`` events shown
@@ -35,7 +35,7 @@ class GameRules:
 
 @dataclass(frozen=True)
 class DonationContext:
-    """What one donor faces (spec §1.2): indices into the population, 1-based ``round``
+    """What one donor faces (docs/protocol/evolution.md#traces): indices into the population, 1-based ``round``
     within the game, resources at the start of the round and the recipient's shown trace."""
 
     game: int
@@ -78,7 +78,7 @@ class GameResult:
 
 
 async def play_game(names: Sequence[str], rules: GameRules, game: int, decide: Decide) -> GameResult:
-    """Play one game (spec §1.1) of the population ``names`` (shuffled order: first half A).
+    """Play one game (docs/protocol/evolution.md#schedule) of the population ``names`` (shuffled order: first half A).
 
     Event dicts have: game, round, pair, donor, recipient (names), donor_half, action, amount
     (units), percentage (of the donor's pre-decision resources), donor/recipient resources
@@ -94,7 +94,7 @@ async def play_game(names: Sequence[str], rules: GameRules, game: int, decide: D
     rounds = game_rounds(n, game)
     resources = [float(rules.endowment)] * n
     traces = [Trace.empty(name) for name in names]
-    reputation: list[float | None] = [None] * n  # logged only (§2.5), reset with the traces
+    reputation: list[float | None] = [None] * n  # logged only (docs/protocol/evolution.md#vh-metrics), reset with the traces
     events: list[dict[str, Any]] = []
     for round_index, pairings in enumerate(rounds, start=1):
         contexts = [
@@ -155,7 +155,7 @@ async def play_game(names: Sequence[str], rules: GameRules, game: int, decide: D
 
 def constant_fraction_decide(fraction: float | Callable[[DonationContext], float]) -> Decide:
     """A ``decide`` where every donor gives ``fraction`` of its current resources (or the
-    fraction the callable returns for the context): the §1.3 oracle's policy."""
+    fraction the callable returns for the context): the docs/protocol/evolution.md#constant-fraction-oracle oracle's policy."""
 
     async def decide(contexts: Sequence[DonationContext]) -> list[Action]:
         out = []

@@ -1,4 +1,4 @@
-"""Strategy matrices and their features (evolution spec §3.4, §3.5).
+"""Strategy matrices and their features (docs/protocol/evolution.md#strategy-matrix, #matrix-features).
 
 M is 11 × 11: row i ↔ x_B = 10·i % (the recipient's previous partner's donation, round t − 2),
 column j ↔ x_A = 10·j % (the recipient's own last donation, round t − 1); cells are donation
@@ -22,7 +22,7 @@ CONSTANT_ROW_RULES = ("exclude", "zero")
 
 @dataclass(frozen=True)
 class MatrixFeatures:
-    """Every §3.5 feature of one matrix (percent units for edges and corners).
+    """Every docs/protocol/evolution.md#matrix-features feature of one matrix (percent units for edges and corners).
 
     ``rho_mono`` is NaN when every row is constant under the ``exclude`` rule; ``entropy`` NaN
     for an all-zero matrix.
@@ -77,7 +77,7 @@ def matrix_entropy(m: np.ndarray) -> float:
 
 
 def rho_mono(m: np.ndarray, constant_rows: str = "exclude") -> tuple[float, int]:
-    """Mean over rows of Spearman's ρ((0..10), M_i·) and the number of constant rows (§3.5).
+    """Mean over rows of Spearman's ρ((0..10), M_i·) and the number of constant rows (docs/protocol/evolution.md#matrix-features).
 
     ``constant_rows="exclude"`` (default) averages over the non-constant rows only (NaN when
     all are constant); ``"zero"`` counts constant rows as 0 and divides by 11.
@@ -104,7 +104,7 @@ def rho_mono(m: np.ndarray, constant_rows: str = "exclude") -> tuple[float, int]
 
 
 def matrix_features(matrix: Sequence[Sequence[float]], constant_rows: str = "exclude") -> MatrixFeatures:
-    """All §3.5 features of an 11 × 11 matrix (rows x_B, columns x_A).
+    """All docs/protocol/evolution.md#matrix-features features of an 11 × 11 matrix (rows x_B, columns x_A).
 
     Raises
     ------

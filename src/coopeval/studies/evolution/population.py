@@ -1,4 +1,4 @@
-"""The agents of a generation and their names (evolution spec §2.2, §3.1).
+"""The agents of a generation and their names (docs/protocol/evolution.md#vh-generation-loop, #horibe-changes).
 
 A :class:`Member` is one agent of a generation: its strategy text, its lineage and, once the
 generation is played, its results. :class:`RunAgents` are the model roles of a run. Names are
@@ -26,7 +26,7 @@ class Member:
     """One agent of a generation: its strategy, lineage and (after play) results.
 
     ``display`` is its name in every prompt (strategy writing and play); ``half`` ``A``/``B``
-    of the §1.1 schedule; ``game1``/``game2`` final resources (units); ``score`` the selection
+    of the docs/protocol/evolution.md#schedule schedule; ``game1``/``game2`` final resources (units); ``score`` the selection
     score; ``rank`` 1 = best; ``tiebreak`` its place in the seeded shuffle selection sorts.
     """
 
@@ -62,7 +62,7 @@ class Member:
 @dataclass
 class RunAgents:
     """The agents of one run: strategy writer, donor, matrix prober (the same model at each
-    role's temperature, :mod:`coopeval.studies.evolution.agents`) and the free rider of §3.3."""
+    role's temperature, :mod:`coopeval.studies.evolution.agents`) and the free rider of docs/protocol/evolution.md#invasion-test."""
 
     strategy: Agent
     gameplay: Agent

@@ -1,4 +1,4 @@
-"""Prompt texts of the evolution study, rendered from ``prompts/evo_*.txt`` (spec §2.3, §3.2).
+"""Prompt texts of the evolution study, rendered from ``prompts/evo_*.txt`` (docs/protocol/evolution.md#vh-prompts, #horibe-prompts).
 
 Our own wording; only the answer formats are fixed by the spec. Every call is one user message:
 the rules text (the reference's system prompt) opens it unless ``no_system`` is set
@@ -38,7 +38,7 @@ EXAMPLE_PERCENTS = (20.0, 60.0, 10.0, 40.0, 80.0, 30.0, 0.0, 50.0, 90.0, 70.0)
 def example_trace(length: int, names: Sequence[str]) -> Trace:
     """The rules' example: a donor in round ``length + 1`` sees ``length`` events, most recent
     first: ``names[0]`` gave to ``names[1]`` in round ``length``, ``names[1]`` to ``names[2]``
-    in round ``length − 1``, … (the chain of evolution spec §1.2).
+    in round ``length − 1``, … (the chain of docs/protocol/evolution.md#traces).
 
     Raises
     ------
@@ -155,7 +155,7 @@ class EvolutionPrompts:
         donor_units: float,
         punishment: str | None = None,
     ) -> str:
-        """The donor prompt (§2.3 donor prompt, §3.2 prompt 3); ``punishment`` overrides the
+        """The donor prompt (docs/protocol/evolution.md#vh-prompts donor prompt, docs/protocol/evolution.md#horibe-prompts prompt 3); ``punishment`` overrides the
         run's variant (matrix probes ask the plain donation question)."""
         variant = self.s.punishment if punishment is None else punishment
         if variant != "none":

@@ -1,4 +1,4 @@
-"""Tables of the evolution study (evolution spec §6; issue 11 §7).
+"""Tables of the evolution study (docs/protocol/evolution.md#storage; issue 11 §7).
 
 ``TABLES`` maps each table to its polars schema; importing this module registers them in
 :data:`coopeval.core.schemas.SCHEMAS` (so ``conform``, ``empty_frame`` and the store know them). Every row starts with :data:`BASE_COLUMNS`. The calls
@@ -6,7 +6,7 @@ themselves go to the shared ``llm_calls`` and ``decisions`` tables, with ``mecha
 ``evolution/<protocol>`` and ``game`` = ``donor_game``.
 
 Units: resources, amounts and scores in units; percentages 0–100; generations, games and rounds
-1-based (``round`` within a game); ``pair`` is the 0-based A-agent index of §1.1.
+1-based (``round`` within a game); ``pair`` is the 0-based A-agent index of docs/protocol/evolution.md#schedule.
 """
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ TABLES: dict[str, dict[str, pl.DataType]] = {
         "rank": pl.Int64(),  # 1 = best: score descending, ties in the order of the seeded shuffle
         "tiebreak": pl.Int64(),  # the agent's place in that seeded shuffle (0-based); truncation keeps ranks 1..N/2
     },
-    # One row per generation: the population metrics of §2.5.
+    # One row per generation: the population metrics of docs/protocol/evolution.md#vh-metrics.
     "evo_generations": {
         **BASE_COLUMNS,
         "generation": pl.Int64(),
@@ -99,7 +99,7 @@ TABLES: dict[str, dict[str, pl.DataType]] = {
         "failed_decisions": pl.Int64(),
         "n_events": pl.Int64(),
     },
-    # §3.3: N − 1 copies of one strategy + the always-zero bot, one generation, no evolution.
+    # docs/protocol/evolution.md#invasion-test: N − 1 copies of one strategy + the always-zero bot, one generation, no evolution.
     "invasion_tests": {
         **BASE_COLUMNS,
         "generation": pl.Int64(),
@@ -112,7 +112,7 @@ TABLES: dict[str, dict[str, pl.DataType]] = {
         "n_copies": pl.Int64(),
         "failed_decisions": pl.Int64(),
     },
-    # §3.4: one row per probe cell and sample.
+    # docs/protocol/evolution.md#strategy-matrix: one row per probe cell and sample.
     "strategy_matrix": {
         **BASE_COLUMNS,
         "generation": pl.Int64(),
@@ -126,7 +126,7 @@ TABLES: dict[str, dict[str, pl.DataType]] = {
         "attempts": pl.Int64(),
         "decision_id": pl.String(),
     },
-    # §3.5: one row per analysed strategy.
+    # docs/protocol/evolution.md#matrix-features: one row per analysed strategy.
     "matrix_features": {
         **BASE_COLUMNS,
         "generation": pl.Int64(),

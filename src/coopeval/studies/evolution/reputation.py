@@ -1,4 +1,4 @@
-"""The V&H reference's unused reputation score, logged only (evolution spec §2.5).
+"""The V&H reference's unused reputation score, logged only (docs/protocol/evolution.md#vh-metrics).
 
 No agent ever sees it; it is stored with every donation event (``evo_events.donor_reputation``)
 so analyses can compare it with behaviour. A donor's first donation sets it to the fraction
@@ -6,7 +6,7 @@ so analyses can compare it with behaviour. A donor's first donation sets it to t
 becomes ``((1 − |f − rep_recipient|) + 0.5 · rep_previous) / 1.5``.
 
 Decisions where the sources are silent: the score is reset with the traces at the start of each
-game; a recipient without a score yet (impossible in the §1.1 schedule, where every agent
+game; a recipient without a score yet (impossible in the docs/protocol/evolution.md#schedule schedule, where every agent
 donates before it is a recipient a second time) counts as ``rep_recipient = f``.
 """
 

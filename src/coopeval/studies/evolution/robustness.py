@@ -1,4 +1,4 @@
-"""Model-level robustness analysis (evolution spec §3.3 item 5, §3.5 last item, §3.6 Tables 1–2).
+"""Model-level robustness analysis (docs/protocol/evolution.md#invasion-test item 5, docs/protocol/evolution.md#matrix-features last item, docs/protocol/evolution.md#horibe-results Tables 1–2).
 
 Every summary is per population kind, protocol × variant × model (:data:`POPULATION`): runs of
 different variants (e.g. V&H ``default`` and ``costly_punishment``) are never pooled, and

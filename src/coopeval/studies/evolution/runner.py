@@ -1,4 +1,4 @@
-"""One evolution run: generations as resumable steps (evolution spec §2.2, §3, §3.3–3.5).
+"""One evolution run: generations as resumable steps (docs/protocol/evolution.md#vh-generation-loop, #horibe, #invasion-test, #strategy-matrix, #matrix-features).
 
 A generation step is: build the population (generation 1: write N strategies; later: select
 from the previous generation and write offspring, :mod:`~coopeval.studies.evolution.strategies`),
@@ -99,7 +99,7 @@ class EvolutionRun(StrategyWriter, RobustnessTests):
         return members, records
 
     def generation_row(self, generation: int, records: StepRecords, g1: Sequence[float], g2: Sequence[float]) -> dict[str, Any]:
-        """The §2.5 population metrics of the generation's own games."""
+        """The docs/protocol/evolution.md#vh-metrics population metrics of the generation's own games."""
         events = [e for e in records.tables.get("evo_events", []) if e["context"] == "evolution"]
         given = sum(e["amount"] for e in events if e["action"] == "donate")
         held = sum(e["donor_resources_before"] for e in events)

@@ -1,4 +1,4 @@
-"""The donation game's schedule: a bipartite round-robin played twice (evolution spec §1.1).
+"""The donation game's schedule: a bipartite round-robin played twice (docs/protocol/evolution.md#schedule).
 
 Agents are identified by their index in the shuffled population: the first half is A
 (``a_k`` = index ``k``), the second half B (``b_k`` = index ``N/2 + k``).
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Pairing:
-    """One donation of a round: ``pair`` is the 0-based index ``k`` of the A agent (spec §1.1)."""
+    """One donation of a round: ``pair`` is the 0-based index ``k`` of the A agent (docs/protocol/evolution.md#schedule)."""
 
     pair: int
     donor: int
@@ -27,13 +27,13 @@ class Pairing:
 
 
 def check_population_size(n_agents: int) -> None:
-    """Raise ``ValueError`` unless ``n_agents`` is even and at least 4 (spec §1, issue 11 §1)."""
+    """Raise ``ValueError`` unless ``n_agents`` is even and at least 4 (docs/protocol/evolution.md#donation-game, issue 11 §1)."""
     if n_agents < 4 or n_agents % 2:
         raise ValueError(f"the population size must be an even number >= 4, got {n_agents}")
 
 
 def game_rounds(n_agents: int, game: int) -> list[list[Pairing]]:
-    """The rounds of game ``game`` (1 or 2) for ``n_agents`` agents (spec §1.1).
+    """The rounds of game ``game`` (1 or 2) for ``n_agents`` agents (docs/protocol/evolution.md#schedule).
 
     Returns ``n_agents`` rounds, each a list of ``n_agents // 2`` pairings ordered by pair index.
 
@@ -63,7 +63,7 @@ def game_rounds(n_agents: int, game: int) -> list[list[Pairing]]:
 
 def role_sequence(n_agents: int, game: int, agent: int) -> str:
     """The agent's roles over the rounds of a game as a string of ``D`` (donor) / ``R``
-    (recipient), e.g. ``"DRDRDRRDRDRD"`` for an A agent in game 1 with N = 12 (spec §1.1 item 6)."""
+    (recipient), e.g. ``"DRDRDRRDRDRD"`` for an A agent in game 1 with N = 12 (docs/protocol/evolution.md#schedule item 6)."""
     out = []
     for rnd in game_rounds(n_agents, game):
         out.append("D" if any(p.donor == agent for p in rnd) else "R")

@@ -1,4 +1,4 @@
-"""Selection between generations (evolution spec §2.2 item 3, §3.1).
+"""Selection between generations (docs/protocol/evolution.md#vh-generation-loop item 3, docs/protocol/evolution.md#horibe-changes).
 
 * V&H: top-half **truncation**: the population, shuffled by a seeded stream, sorted by score
   descending with stable ties (so equal scores survive in the shuffled order, as the protocol's
@@ -23,7 +23,7 @@ SCORE_RULES = ("sum", "game2_double")
 
 def selection_score(game1: float, game2: float, rule: str = "sum") -> float:
     """An agent's selection score from its final resources in games 1 and 2 (units): their sum
-    (``"sum"``, what V&H intended and Horibe's f_i, §2.2 item 2.5, §3.1), or 2 × game 2
+    (``"sum"``, what V&H intended and Horibe's f_i, docs/protocol/evolution.md#vh-generation-loop item 2.5, docs/protocol/evolution.md#horibe-changes), or 2 × game 2
     (``"game2_double"``, the V&H reference's bug, ``compat.vh_score_game2_only``).
 
     Raises
@@ -40,7 +40,7 @@ def selection_score(game1: float, game2: float, rule: str = "sum") -> float:
 
 def shuffled_positions(n: int, rng: np.random.Generator) -> list[int]:
     """A seeded shuffle of ``n`` agents: ``positions[i]`` is agent ``i``'s place (0-based) in the
-    shuffled population that selection sorts with stable ties (V&H §2.2 item 3, Horibe §3.1)."""
+    shuffled population that selection sorts with stable ties (V&H docs/protocol/evolution.md#vh-generation-loop item 3, Horibe docs/protocol/evolution.md#horibe-changes)."""
     return [int(p) for p in rng.permutation(n)]
 
 
@@ -61,7 +61,7 @@ def truncation_survivors(scores: Sequence[Number], positions: Sequence[int] | No
 
 
 def roulette_probabilities(fitness: Sequence[Number]) -> list[Number]:
-    """p_i = f_i / Σ_j f_j (§3.1); exact for ints and Fractions. Uniform 1/N when Σ f = 0.
+    """p_i = f_i / Σ_j f_j (docs/protocol/evolution.md#horibe-changes); exact for ints and Fractions. Uniform 1/N when Σ f = 0.
 
     Raises
     ------

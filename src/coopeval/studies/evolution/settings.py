@@ -1,4 +1,4 @@
-"""The parameters of one evolution cell, read from its spec (evolution spec §5; issue 11).
+"""The parameters of one evolution cell, read from its spec (docs/protocol/evolution.md#reproduction-switches; issue 11).
 
 Every field is part of the cell hash. Protocol defaults (``None`` in the config) resolve here:
 V&H amounts in units, truncation selection, no temperature sent (the provider's default, as
@@ -35,7 +35,7 @@ class EvolutionSettings:
     ``None`` = no temperature sent, the provider's default).
 
     ``score_rule``: ``"sum"`` (game 1 + game 2 final resources, default) or ``"game2_double"``
-    (``compat.vh_score_game2_only``: 2 × game-2 resources, the reference's bug, §2.2).
+    (``compat.vh_score_game2_only``: 2 × game-2 resources, the reference's bug, docs/protocol/evolution.md#vh-generation-loop).
     ``show_scores``: V&H later-generation prompts include the survivors' scores (default; the
     reference promises them but sends none: ``compat.vh_no_scores``). ``generation_names``:
     show ``{generation}_{index}`` names (V&H reference) instead of neutral ids. ``no_system``:

@@ -1,4 +1,4 @@
-"""Strategy writing and selection into a new generation (evolution spec §2.2, §2.3, §3.1, §3.2).
+"""Strategy writing and selection into a new generation (docs/protocol/evolution.md#vh-generation-loop, #vh-prompts, #horibe-changes, #horibe-prompts).
 
 Generation 1: N agents each write a strategy from the first strategy prompt. Later generations:
 V&H keeps the top half (seeded shuffle, stable ties, :mod:`~coopeval.studies.evolution.selection`)
@@ -32,7 +32,7 @@ class StrategyWriter(RunContext):
         )
 
     async def write_strategy(self, records: StepRecords, generation: int, index: int, body: str, member: Member) -> Member:
-        """Ask for one strategy; enforce the word limit (one re-ask, then truncate, §3.1)."""
+        """Ask for one strategy; enforce the word limit (one re-ask, then truncate, docs/protocol/evolution.md#horibe-changes)."""
         fmt = self.strategy_format()
         pos = self.position(generation, "evolution", 0, 0, index, "writer", "strategy")
         writer = seat_agent(self.agents.strategy)  # each member's writer is its own instance (issue 13 kind 9)
@@ -82,7 +82,7 @@ class StrategyWriter(RunContext):
         return list(await asyncio.gather(*tasks))
 
     async def next_population(self, records: StepRecords, generation: int, previous: Sequence[Member]) -> list[Member]:
-        """Selection from the scored previous generation (§2.2 item 3, §3.1)."""
+        """Selection from the scored previous generation (docs/protocol/evolution.md#vh-generation-loop item 3, docs/protocol/evolution.md#horibe-changes)."""
         n = self.s.n_agents
         scores = [m.score for m in previous]
         if self.s.selection == "truncation_top_half":

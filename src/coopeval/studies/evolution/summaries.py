@@ -1,4 +1,4 @@
-"""Figure-ready summaries of the evolution tables (issue 11 §8; spec §2.5).
+"""Figure-ready summaries of the evolution tables (issue 11 §8; docs/protocol/evolution.md#vh-metrics).
 
 Pure polars transforms, one per figure: per-generation population metrics, robustness per
 generation, mean strategy matrices, and the lineage edges of the strategy texts.

@@ -1,11 +1,11 @@
-"""Behavioural traces: what a donor learns about its recipient (evolution spec §1.2).
+"""Behavioural traces: what a donor learns about its recipient (docs/protocol/evolution.md#traces).
 
 When donor D acts on recipient R in round t, D's new trace is the event "in round t, D did …
 to R" followed by R's latest trace (most recent first). A donor sees its recipient's latest
 trace truncated to the last ``trace_length`` events (3 by default, 1 for the ablation); a chain
 shorter than that ends in "<X> had no previous interactions". Traces are reset at the start of
 each game, and an invalid answer appends an explicit ``invalid`` event for D, never R's chain
-alone (the reference's misattribution bug, §1.2).
+alone (the reference's misattribution bug, docs/protocol/evolution.md#traces).
 """
 
 from __future__ import annotations

@@ -147,7 +147,7 @@ class Discriminator(GossipBot):
 
 
 class Max(GossipBot):
-    """The silent greedy defector (spec §8.1): always defects; as a witness he posts "No comment"
+    """The silent greedy defector (docs/protocol/gossip.md#greedy-defector): always defects; as a witness he posts "No comment"
     without a call (the round loop writes it), and he keeps no memory."""
 
     bot_name = "max"
@@ -157,7 +157,7 @@ class Max(GossipBot):
 
 
 class CollusiveAttacker(GossipBot):
-    """One of two collusive attackers (spec §8.2): always defects; as a witness praises the
+    """One of two collusive attackers (docs/protocol/gossip.md#collusive-attackers): always defects; as a witness praises the
     co-attacker and criticises everyone else regardless of the action; with
     ``third_party_praise`` a message about a third party also praises the co-attacker."""
 

@@ -1,4 +1,4 @@
-"""Experimental conditions: the flags one cell plays under (issue 10 item 3; spec §8, §11).
+"""Experimental conditions: the flags one cell plays under (issue 10 item 3; docs/protocol/gossip.md#attacks-and-ablations, #decisions).
 
 A condition is a named set of flags; every flag is part of the cell hash. The built-in catalogue
 covers ALIGN and its ablations; ``gossip.condition_defs`` in the config may add more, and
@@ -27,14 +27,14 @@ class Condition:
     name:
         Condition name (also the ``condition`` column of every table).
     gossip:
-        Witnesses publish an assessment (spec §4.1 step 2.4).
+        Witnesses publish an assessment (docs/protocol/gossip.md#round-loop step 2.4).
     signal:
         ``tone`` (ALIGN), ``binary`` (1/0, no stated meaning) or ``binary_convention``
-        (1 = good, 0 = bad) (spec §8.3).
+        (1 = good, 0 = bad) (docs/protocol/gossip.md#ablations).
     equilibrium_knowledge:
-        The backward-induction / one-shot-deviation hint (spec §4.2 item 6).
+        The backward-induction / one-shot-deviation hint (docs/protocol/gossip.md#prompts item 6).
     reflection:
-        Response guidelines ask to reflect, and own justifications enter private memory (§4.4).
+        Response guidelines ask to reflect, and own justifications enter private memory (docs/protocol/gossip.md#memory).
     show_tone:
         The public log shows ``[tone] message`` (our default) or the message only (reference).
     horizon:
@@ -42,14 +42,14 @@ class Condition:
     gamma:
         Discount factor; None keeps the testbed's default (0.99).
     attacker:
-        ``none``, ``max`` (silent greedy defector, §8.1) or ``collusive`` (two attackers, §8.2).
+        ``none``, ``max`` (silent greedy defector, docs/protocol/gossip.md#greedy-defector) or ``collusive`` (two attackers, docs/protocol/gossip.md#collusive-attackers).
     attacker_messages:
         ``scripted`` templates or ``llm`` (the cell's model writes the message in the forced tone).
     attacker_third_party_praise:
-        Attackers also praise their partner in messages about third parties (§8.2; off).
+        Attackers also praise their partner in messages about third parties (docs/protocol/gossip.md#collusive-attackers; off).
     reflection_call:
         A separate reflection call before each action of an honest agent, whose text the action
-        prompt then shows (spec §11; off: the reference's single call).
+        prompt then shows (docs/protocol/gossip.md#decisions; off: the reference's single call).
     """
 
     name: str
@@ -121,5 +121,5 @@ DEFAULT_GAMMA_GRID = (0.1, 0.2, 0.5, 0.9, 0.99)
 
 
 def gamma_conditions(grid: tuple[float, ...] | list[float]) -> list[Condition]:
-    """One ALIGN condition per γ, named ``gamma=<γ>`` (spec §8.3, grid on both sides of c/b)."""
+    """One ALIGN condition per γ, named ``gamma=<γ>`` (docs/protocol/gossip.md#ablations, grid on both sides of c/b)."""
     return [replace(BUILTIN_CONDITIONS["align"], name=f"gamma={g:g}", gamma=float(g)) for g in grid]

@@ -55,7 +55,7 @@ def _validator(schema: Mapping[str, Any]) -> Any:
 def applies(condition: Condition, testbed: str) -> bool:
     """Whether ``condition`` has cells on ``testbed``: attacker conditions only on the testbeds
     whose registry entry has ``attackers`` (Max exists in the reference for the donation game and
-    the PD only, spec §1, §8.1; the collusive attackers are specified for the donation game, §8.2,
+    the PD only, docs/protocol/gossip.md#scope, #greedy-defector; the collusive attackers are specified for the donation game, docs/protocol/gossip.md#collusive-attackers,
     and we add the PD). They are skipped elsewhere, so one condition list serves all."""
     return condition.attacker == "none" or REGISTRY[testbed].attackers
 

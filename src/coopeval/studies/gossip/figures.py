@@ -138,7 +138,7 @@ def tone_by_action_chart(rounds: pl.DataFrame) -> Any:
 
 
 def max_cooperation_chart(rounds: pl.DataFrame) -> Any:
-    """Honest donors' cooperation toward Max by Max's interaction index (spec §8.1)."""
+    """Honest donors' cooperation toward Max by Max's interaction index (docs/protocol/gossip.md#greedy-defector)."""
     import altair as alt
 
     frame = cooperation_by_interaction_index(rounds, "max")

@@ -1,4 +1,4 @@
-"""Answer formats of the gossip study, one class per output shape (spec §4.2, §4.5, §6, §8.3).
+"""Answer formats of the gossip study, one class per output shape (docs/protocol/gossip.md#prompts, #parsing-and-failures, #testbeds, #ablations).
 
 Each format is an :class:`~coopeval.decisions.formats.AnswerFormat` (a frozen dataclass), so the
 engine needs no hook for it: :meth:`parse` extracts the last JSON object and validates it
@@ -8,7 +8,7 @@ object that :func:`coopeval.agents.grammar.gbnf_for` wraps with the CoT/IO head 
 model. Study helpers: :meth:`instruction` (the verbatim output shape shown in prompts) and
 :meth:`bot_answer` (a valid answer built from semantic values, used by the gossip bots).
 
-Shapes (verbatim keys and tokens, spec §4.2, §6):
+Shapes (verbatim keys and tokens, docs/protocol/gossip.md#prompts, #testbeds):
 
 * donor     ``{"justification": "...", "donor_action": "cooperate" | "defect"}``
 * PD        ``{"justification": "...", "player_action": "C" | "D"}``
@@ -45,7 +45,7 @@ MESSAGE_CHARS = 240
 """Grammar cap on a gossip message (characters; about 40 words, below the 150-word limit; bounds the embedded model's cost)."""
 
 WORD_LIMIT = 150
-"""Gossip messages longer than this many words are flagged (spec §4.5)."""
+"""Gossip messages longer than this many words are flagged (docs/protocol/gossip.md#parsing-and-failures)."""
 
 
 def _lit(text: str) -> str:
@@ -189,9 +189,9 @@ class ChoiceFormat(_FormatBase):
 
 @dataclass(frozen=True)
 class GossipFormat(_FormatBase):
-    """A witness's public assessment: a justification, one tone and a message (spec §4.2).
+    """A witness's public assessment: a justification, one tone and a message (docs/protocol/gossip.md#prompts).
 
-    ``tones`` may be restricted (an LLM-written attacker message with a forced tone, spec §8.2).
+    ``tones`` may be restricted (an LLM-written attacker message with a forced tone, docs/protocol/gossip.md#collusive-attackers).
     ``validate`` returns ``{"justification", "tone" (canonical), "gossip", "word_count",
     "over_word_limit"}``.
     """
@@ -252,7 +252,7 @@ class GossipFormat(_FormatBase):
 
 @dataclass(frozen=True)
 class SignalFormat(_FormatBase):
-    """A binary reputation signal, 1 or 0 (spec §8.3). JSON integers 0/1 or the strings "0"/"1"
+    """A binary reputation signal, 1 or 0 (docs/protocol/gossip.md#ablations). JSON integers 0/1 or the strings "0"/"1"
     are accepted; ``validate`` returns ``{"justification", "signal": 0 | 1}``."""
 
     kind: str = "signal"
@@ -289,7 +289,7 @@ class SignalFormat(_FormatBase):
 
 @dataclass(frozen=True)
 class AmountFormat(_FormatBase):
-    """A real amount in [low, high] (trust game investment or return, spec §6).
+    """A real amount in [low, high] (trust game investment or return, docs/protocol/gossip.md#testbeds).
 
     JSON numbers only (no booleans or strings); ``validate`` returns
     ``{"justification", <key>: float}``. The grammar admits an integer part up to ⌊high⌋ and at
@@ -340,7 +340,7 @@ class AmountFormat(_FormatBase):
 
 @dataclass(frozen=True)
 class ReflectionFormat(_FormatBase):
-    """A separate reflection before an action (spec §11, condition flag ``reflection_call``):
+    """A separate reflection before an action (docs/protocol/gossip.md#decisions, condition flag ``reflection_call``):
     ``{"reflection": "<text>"}``; ``validate`` returns ``{"reflection": str}``."""
 
     kind: str = "reflection"
@@ -386,10 +386,10 @@ REFLECTION = ReflectionFormat()
 
 
 def investor_format(resources: float) -> AmountFormat:
-    """Investment I ∈ [0, resources] (spec §6)."""
+    """Investment I ∈ [0, resources] (docs/protocol/gossip.md#testbeds)."""
     return AmountFormat("investor_action", "investor_action", 0.0, round(float(resources), 6))
 
 
 def responder_format(received: float) -> AmountFormat:
-    """Return R ∈ [0, 3I] (spec §6)."""
+    """Return R ∈ [0, 3I] (docs/protocol/gossip.md#testbeds)."""
     return AmountFormat("responder_action", "responder_action", 0.0, round(float(received), 6))

@@ -1,4 +1,4 @@
-"""Private memory and the public log, rendered as clean numbered text (spec §4.4).
+"""Private memory and the public log, rendered as clean numbered text (docs/protocol/gossip.md#memory).
 
 Two channels:
 
@@ -101,7 +101,7 @@ class Channel:
 
 @dataclass
 class PublicLog:
-    """The community log (spec §4.4), worded by the study's templates ``prompts``."""
+    """The community log (docs/protocol/gossip.md#memory), worded by the study's templates ``prompts``."""
 
     prompts: PromptLibrary
     show_tone: bool = True

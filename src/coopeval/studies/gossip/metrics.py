@@ -1,10 +1,10 @@
-"""Metrics of one run, exactly as spec §5 (and the attack metrics of §8.1–8.2).
+"""Metrics of one run, exactly as docs/protocol/gossip.md#metrics (and the attack metrics of docs/protocol/gossip.md#greedy-defector, #collusive-attackers).
 
 The unit of account is the **interaction event**: one agent's part in one round, in round order.
 For agent i, ``r_i^(k)``, k = 0..K_i − 1, are its rewards in the order of its *own* interactions
 in both roles (k is not the global round), and its donor turns carry a cooperation value.
 
-Formulas (spec §5):
+Formulas (docs/protocol/gossip.md#metrics):
 
 * cooperation ratio = #C / |D_i| over the donor turns (PD: over all actions; trust game: the mean
   invested share I / resources over investor turns; market: share of H for sellers, of c for
@@ -65,15 +65,15 @@ class AgentEvent:
 
 
 def discounted_return(rewards: Sequence[float], gamma: float) -> float:
-    """G = Σ_{k=0}^{K−1} γ^k r^(k) over the agent's own interaction index (spec §5)."""
+    """G = Σ_{k=0}^{K−1} γ^k r^(k) over the agent's own interaction index (docs/protocol/gossip.md#metrics)."""
     return float(sum(gamma**k * r for k, r in enumerate(rewards)))
 
 
 def gini(values: Sequence[float]) -> float:
-    """Gini of discounted returns, (1/(2n²μ)) Σ_i Σ_j |G_i − G_j| (spec §5).
+    """Gini of discounted returns, (1/(2n²μ)) Σ_i Σ_j |G_i − G_j| (docs/protocol/gossip.md#metrics).
 
     Returns NaN for an empty input or when the mean μ ≤ 0 (all-defect gives 0/0; the paper's
-    "0.00" for such rows contradicts the formula, spec §9).
+    "0.00" for such rows contradicts the formula, docs/protocol/gossip.md#published-numbers).
     """
     arr = np.asarray(values, dtype=float)
     if arr.size == 0:
@@ -94,7 +94,7 @@ def mean_se(values: Iterable[float]) -> tuple[float, float]:
 
 
 def agent_metrics(events: Sequence[AgentEvent], agents: Sequence[str], gamma: float) -> list[dict[str, float | int | str]]:
-    """Per-agent §5 metrics from the run's events (in round order).
+    """Per-agent docs/protocol/gossip.md#metrics metrics from the run's events (in round order).
 
     Returns
     -------
@@ -129,7 +129,7 @@ RUN_METRICS = ("cooperation_ratio", "image_score", "return", "reward_per_round",
 
 def run_metrics(rows: Sequence[Mapping[str, float | int | str]]) -> dict[str, float]:
     """Run-level summary: ``<metric>_mean`` and ``<metric>_se`` over agents for every metric of
-    :data:`RUN_METRICS`, plus ``gini`` of the discounted returns (spec §5)."""
+    :data:`RUN_METRICS`, plus ``gini`` of the discounted returns (docs/protocol/gossip.md#metrics)."""
     out: dict[str, float] = {}
     for metric in RUN_METRICS:
         mean, se = mean_se(float(r[metric]) for r in rows)
@@ -142,7 +142,7 @@ def run_metrics(rows: Sequence[Mapping[str, float | int | str]]) -> dict[str, fl
 def market_metrics(
     outcomes: Sequence[tuple[str, str, float, float]], gamma: float
 ) -> dict[str, float]:
-    """Market extras (spec §5) from ``(quality, choice, seller reward, buyer reward)`` per round.
+    """Market extras (docs/protocol/gossip.md#metrics) from ``(quality, choice, seller reward, buyer reward)`` per round.
 
     Returns ``deal_rate`` (share of rounds with choice ≠ none), ``share_<Q><c>`` for Hc, Hs, Lc,
     Ls over all rounds, ``deal_share_<Q><c>`` given a deal (NaN without deals),
@@ -168,7 +168,7 @@ def attack_metrics(
     events: Sequence[AgentEvent],
     attackers: Sequence[str],
 ) -> dict[str, float]:
-    """Attack metrics (spec §8.1–8.2): honest vs attacker discounted returns and cooperation.
+    """Attack metrics (docs/protocol/gossip.md#greedy-defector, #collusive-attackers): honest vs attacker discounted returns and cooperation.
 
     Returns ``honest_G_mean``, ``attacker_G_mean``, ``utility_gap`` (honest − attacker),
     ``coop_toward_attackers`` and ``coop_toward_honest`` (mean cooperation of honest agents'

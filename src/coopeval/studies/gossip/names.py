@@ -1,4 +1,4 @@
-"""Agent names in seat order (spec §2, §6).
+"""Agent names in seat order (docs/protocol/gossip.md#donation-game, #testbeds).
 
 The reference names agent_0..agent_11 with these first names; the donation game uses the first
 nine, the PD and the trust game the first five, the market all twelve (sellers first).
@@ -9,10 +9,10 @@ from __future__ import annotations
 AGENT_NAMES: tuple[str, ...] = (
     "John", "Kate", "Jack", "Emma", "Luke", "Mary", "Alice", "Bob", "Charlie", "David", "Eve", "Frank",
 )
-"""Names of agent_0..agent_11 (spec §2)."""
+"""Names of agent_0..agent_11 (docs/protocol/gossip.md#donation-game)."""
 
 MAX_NAME = "Max"
-"""The scripted silent greedy defector (spec §8.1)."""
+"""The scripted silent greedy defector (docs/protocol/gossip.md#greedy-defector)."""
 
 
 def agent_names(n: int) -> tuple[str, ...]:

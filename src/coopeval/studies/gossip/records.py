@@ -1,4 +1,4 @@
-"""Store tables of the gossip study (issue 10 item 6; spec §12).
+"""Store tables of the gossip study (issue 10 item 6; docs/protocol/gossip.md#storage).
 
 ``TABLES`` maps each table to its polars schema; importing this module registers them in
 :data:`coopeval.core.schemas.SCHEMAS` (the registry the store reads). The study also returns rows

@@ -1,4 +1,4 @@
-"""Matching schedules: who meets whom in which round (spec §3, §6, §8.1).
+"""Matching schedules: who meets whom in which round (docs/protocol/gossip.md#matching, #testbeds, #greedy-defector).
 
 A schedule is a list of ``(first, second)`` pairs of 0-based seat indices, one per round in
 round order. In the donation and trust games ``first`` is the donor (investor) and ``second``
@@ -7,12 +7,12 @@ the recipient (responder); in the PD the pair is (player 1, player 2); in the ma
 
 Policies
 --------
-``align_sweep`` (spec §3)
+``align_sweep`` (docs/protocol/gossip.md#matching)
     The reference's deterministic schedule: a depth-first search with backtracking over all
     unordered pairs in lexicographic order of seat index, trying the lower index as donor first,
     under three constraints: every pair once; each agent's successive appearances alternate
     between donor and recipient; each agent is donor (and recipient) at most ⌈(n − 1)/2⌉ times.
-``random_alternating`` (spec §3, [decision])
+``random_alternating`` (docs/protocol/gossip.md#matching, [decision])
     A seeded random order over all pairs under the same constraints: a randomised depth-first
     search (candidate pairs and orientations shuffled by the given generator) with restarts.
 
@@ -44,7 +44,7 @@ class ScheduleError(ValueError):
 
 
 def quota(n: int) -> int:
-    """⌈(n − 1)/2⌉: the most donor (or recipient) turns of one agent (spec §3, constraint 3)."""
+    """⌈(n − 1)/2⌉: the most donor (or recipient) turns of one agent (docs/protocol/gossip.md#matching, constraint 3)."""
     return math.ceil((n - 1) / 2)
 
 
@@ -60,10 +60,10 @@ def _fits(pair: Pair, last_role: list[int], donor_turns: list[int], recipient_tu
 
 
 def align_sweep(n: int) -> list[Pair]:
-    """The reference's deterministic alternating sweep (spec §3).
+    """The reference's deterministic alternating sweep (docs/protocol/gossip.md#matching).
 
-    For n = 9 it is the 36-round list of spec §3 (1 John→Kate, 2 Jack→John, …, 36 Bob→Charlie);
-    for n = 5 the trust game's 10 rounds of spec §6.
+    For n = 9 it is the 36-round list of docs/protocol/gossip.md#matching (1 John→Kate, 2 Jack→John, …, 36 Bob→Charlie);
+    for n = 5 the trust game's 10 rounds of docs/protocol/gossip.md#testbeds.
 
     Raises
     ------
@@ -111,7 +111,7 @@ def align_sweep(n: int) -> list[Pair]:
 
 
 def random_alternating(n: int, rng: np.random.Generator) -> list[Pair]:
-    """A seeded random alternating schedule over all pairs (spec §3, [decision]).
+    """A seeded random alternating schedule over all pairs (docs/protocol/gossip.md#matching, [decision]).
 
     Parameters
     ----------
@@ -177,7 +177,7 @@ def random_alternating(n: int, rng: np.random.Generator) -> list[Pair]:
 
 
 def circle_schedule(n: int) -> list[Pair]:
-    """The PD's round-robin by the circle method, with a bye for odd n (spec §6).
+    """The PD's round-robin by the circle method, with a bye for odd n (docs/protocol/gossip.md#testbeds).
 
     Seats ``0..n-1`` (plus a bye slot for odd n) are laid out in a list; each round pairs slot i
     with slot m − 1 − i, pairs with the bye are dropped, then every slot but the first moves one
@@ -207,7 +207,7 @@ def circle_schedule(n: int) -> list[Pair]:
 
 
 def max_schedule(n_llm: int, max_seat: int, pd: bool = False) -> list[Pair]:
-    """Max's interactions only, in agent order (spec §8.1).
+    """Max's interactions only, in agent order (docs/protocol/gossip.md#greedy-defector).
 
     Donation game (``pd=False``): Max is donor first, then recipient, alternating:
     ``(Max, 0), (1, Max), (Max, 2), …``. For n = 9 (8 LLM agents): 1 Max→John, 2 Kate→Max,
@@ -220,7 +220,7 @@ def max_schedule(n_llm: int, max_seat: int, pd: bool = False) -> list[Pair]:
 
 
 def market_schedule(sellers: Sequence[int], buyers: Sequence[int], rng: np.random.Generator) -> list[Pair]:
-    """Every seller–buyer pair once, in a seeded random order (spec §6; the reference's shuffle
+    """Every seller–buyer pair once, in a seeded random order (docs/protocol/gossip.md#testbeds; the reference's shuffle
     is unseeded)."""
     pairs = [(s, b) for s in sellers for b in buyers]
     order = rng.permutation(len(pairs))
@@ -228,7 +228,7 @@ def market_schedule(sellers: Sequence[int], buyers: Sequence[int], rng: np.rando
 
 
 def check_alternating(schedule: Sequence[Pair], n: int) -> None:
-    """Raise :class:`ScheduleError` unless ``schedule`` meets the three constraints of §3."""
+    """Raise :class:`ScheduleError` unless ``schedule`` meets the three constraints of docs/protocol/gossip.md#matching."""
     seen: set[tuple[int, int]] = set()
     last: dict[int, int] = {}
     donor_turns = [0] * n

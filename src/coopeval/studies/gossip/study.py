@@ -1,5 +1,5 @@
 """``GossipStudy``: the ALIGN gossip study behind the :class:`~coopeval.studies.base.Study`
-contract (issue 10; spec gossip.md).
+contract (issue 10; docs/protocol/gossip.md).
 
 Usage::
 
@@ -114,8 +114,8 @@ def resolve_testbed(key: str, params: Mapping[str, Any], condition: Condition) -
 def population(testbed: Testbed, condition: Condition, seed: int, replicate: int, matching: str) -> tuple[tuple[str, ...], dict[str, str], list[Pair]]:
     """Names in seat order, kind per name and the schedule of one run.
 
-    * Max (§8.1): n − 1 agents plus ``Max`` in the last seat; only Max's interactions are played.
-    * Collusive attackers (§8.2): two seats drawn from the named stream ``"attackers"``.
+    * Max (docs/protocol/gossip.md#greedy-defector): n − 1 agents plus ``Max`` in the last seat; only Max's interactions are played.
+    * Collusive attackers (docs/protocol/gossip.md#collusive-attackers): two seats drawn from the named stream ``"attackers"``.
     * Schedules: donation/trust ``align_sweep`` or ``random_alternating`` (stream ``"matching"``);
       PD the circle method under ``align_sweep``, else a random alternating order; market always
       a seeded shuffle of all seller–buyer pairs.

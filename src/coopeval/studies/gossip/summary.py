@@ -1,11 +1,11 @@
-"""Across-replicate summaries and the layout of the paper's Tables 1–2 (spec §5, §9; issue 10
+"""Across-replicate summaries and the layout of the paper's Tables 1–2 (docs/protocol/gossip.md#metrics, #published-numbers; issue 10
 items 5 and 7).
 
-Aggregation (spec §5): within a run, mean ± s.e. over agents (``gossip_run_metrics``); across
+Aggregation (docs/protocol/gossip.md#metrics): within a run, mean ± s.e. over agents (``gossip_run_metrics``); across
 runs, the mean of the run means with the standard error std(ddof = 0)/√k over the k replicates.
 With a single replicate the table shows the run's over-agent s.e. instead.
 
-Gini: NaN when a run's mean G ≤ 0 (spec §5). The summary averages the finite Gini values and
+Gini: NaN when a run's mean G ≤ 0 (docs/protocol/gossip.md#metrics). The summary averages the finite Gini values and
 counts the NaN runs (``gini_nan_runs``); the rendered tables print ``NaN†`` with a footnote
 when every run is NaN, and mark partial cases with ``†``.
 """
@@ -116,7 +116,7 @@ def to_latex(table: pl.DataFrame) -> str:
 
 def cooperation_by_interaction_index(rounds: pl.DataFrame, target_kind: str = "max") -> pl.DataFrame:
     """Cooperation toward agents of ``target_kind`` (``max`` or ``attacker``) by the target's own
-    interaction index (spec §8.1, Fig. 8): one row per (model, condition, recipient_index) with
+    interaction index (docs/protocol/gossip.md#greedy-defector, Fig. 8): one row per (model, condition, recipient_index) with
     ``cooperation`` = share of honest donors' ``cooperate`` actions and ``n`` decisions."""
     ok = rounds.filter(
         (pl.col("status") != "failed_action") & (pl.col("recipient_kind") == target_kind) & (pl.col("donor_kind") == "honest")
@@ -129,7 +129,7 @@ def cooperation_by_interaction_index(rounds: pl.DataFrame, target_kind: str = "m
 
 
 def tone_distribution(rounds: pl.DataFrame) -> pl.DataFrame:
-    """Share of each tone given the donor's action (spec §8.3, Fig. 5): one row per (model,
+    """Share of each tone given the donor's action (docs/protocol/gossip.md#ablations, Fig. 5): one row per (model,
     testbed, action, tone) with ``n`` and ``share`` within (model, testbed, action). Honest
     witnesses only; rounds without a tone are left out."""
     toned = rounds.filter(pl.col("tone").is_not_null() & (pl.col("recipient_kind") == "honest"))

@@ -1,9 +1,9 @@
-"""The four testbeds: parameters with units and stage payoffs (spec §2, §6), and the registry
+"""The four testbeds: parameters with units and stage payoffs (docs/protocol/gossip.md#donation-game, #testbeds), and the registry
 that declares each testbed once (:data:`REGISTRY`).
 
 All amounts are resource units ("units"). Rewards are the immediate changes of an agent's
-resources in one interaction; resources never limit a donation (spec §2: "informational only"),
-but the trust game's investment is bounded by the investor's current resources (spec §6).
+resources in one interaction; resources never limit a donation (docs/protocol/gossip.md#donation-game: "informational only"),
+but the trust game's investment is bounded by the investor's current resources (docs/protocol/gossip.md#testbeds).
 
 A parameter is a dataclass field declared with :func:`param`: its default, unit and (when the
 config may set it) JSON schema; the ``gossip.testbed_params`` schema is derived from them.
@@ -43,7 +43,7 @@ class _EveryPairOnce:
 
 @dataclass(frozen=True)
 class _Giving(_EveryPairOnce):
-    """The parameters of a giving game: paying ``c`` gives the partner ``b`` (spec §2, §6)."""
+    """The parameters of a giving game: paying ``c`` gives the partner ``b`` (docs/protocol/gossip.md#donation-game, #testbeds)."""
 
     n: int = param(9, "agents", _N)
     b: float = param(5.0, "units", _NUMBER)
@@ -55,7 +55,7 @@ class _Giving(_EveryPairOnce):
 
 @dataclass(frozen=True)
 class DonationGame(_Giving):
-    """Donation game (spec §2): the donor cooperates (pays ``c``; the recipient gains ``b``) or
+    """Donation game (docs/protocol/gossip.md#donation-game): the donor cooperates (pays ``c``; the recipient gains ``b``) or
     defects (both 0). ``n`` agents (9), ``n(n − 1)/2`` rounds, discount ``gamma``."""
 
     key: ClassVar[str] = "donation"
@@ -78,7 +78,7 @@ class DonationGame(_Giving):
 
 @dataclass(frozen=True)
 class PrisonersDilemma(_Giving):
-    """Simultaneous PD built from the donation game (spec §6): each player pays ``c`` to give
+    """Simultaneous PD built from the donation game (docs/protocol/gossip.md#testbeds): each player pays ``c`` to give
     the other ``b``. CC (b − c, b − c) = (4, 4), CD (−c, b), DC (b, −c), DD (0, 0); ``n`` = 5."""
 
     key: ClassVar[str] = "pd"
@@ -106,7 +106,7 @@ class PrisonersDilemma(_Giving):
 
 @dataclass(frozen=True)
 class TrustGame(_EveryPairOnce):
-    """Investment (trust) game (spec §6): the investor sends I ∈ [0, resources]; the responder
+    """Investment (trust) game (docs/protocol/gossip.md#testbeds): the investor sends I ∈ [0, resources]; the responder
     receives ``multiplier``·I and returns R ∈ [0, multiplier·I]. Rewards: investor −I + R,
     responder multiplier·I − R. Resources carry over between rounds."""
 
@@ -132,7 +132,7 @@ class TrustGame(_EveryPairOnce):
 
 @dataclass(frozen=True)
 class Market:
-    """Transaction market / product-choice game (spec §6): the seller picks quality H or L, the
+    """Transaction market / product-choice game (docs/protocol/gossip.md#testbeds): the seller picks quality H or L, the
     buyer simultaneously c, s or none. Seller reward = price − cost, buyer reward = value − price:
     Hc (2, 3), Hs (0, 2), Lc (3, 0), Ls (1, 1), none (0, 0)."""
 
@@ -216,7 +216,7 @@ class TestbedEntry:
         ``circle`` (PD: the circle method under align_sweep, else random alternating) or
         ``bipartite`` (market: every seller–buyer pair once, seeded order).
     attackers:
-        Whether Max and the collusive attackers exist for it (spec §1, §8.1, §8.2).
+        Whether Max and the collusive attackers exist for it (docs/protocol/gossip.md#scope, #greedy-defector, #collusive-attackers).
     templates:
         Its prompt templates rendered in every cell (besides ``<key>_overview`` and ``<key>_title``).
     gossip_templates:

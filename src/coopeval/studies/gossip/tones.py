@@ -1,4 +1,4 @@
-"""The gossip tones (spec §4.3) and the binary signal of the ablations (spec §8.3).
+"""The gossip tones (docs/protocol/gossip.md#tones) and the binary signal of the ablations (docs/protocol/gossip.md#ablations).
 
 The raw token is the source of truth; ``tone_rank`` is our [decision] ordinal summary
 (+2 praising, 0 neutral, −1 mocking, −1 complaint, −2 criticism). No source orders the negative
@@ -20,7 +20,7 @@ TONE_SETS: dict[str, tuple[str, ...]] = {"align5": TONES}
 
 SIGNAL_MODES = ("tone", "binary", "binary_convention")
 """Reputation signal of a condition: toned message (ALIGN), a bare 1/0, or 1/0 with the stated
-convention 1 = good, 0 = bad (spec §8.3)."""
+convention 1 = good, 0 = bad (docs/protocol/gossip.md#ablations)."""
 
 
 def tone_rank(tone: str | None) -> int | None:

@@ -1,4 +1,4 @@
-"""NS / WD checks of mediator and contract designs (spec §8), on hand-computed cases and on a few
+"""NS / WD checks of mediator and contract designs (docs/protocol/design-checks.md#ns-wd), on hand-computed cases and on a few
 designs submitted in the released run1 data (reasoned by hand in the comments)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Label shares with the correct denominator (spec §9.3) and the reference's inflated one
+"""Label shares with the correct denominator (docs/protocol/design-checks.md#label-shares) and the reference's inflated one
 (compat.judge_share_denominator), on hand-computed data.
 
 Mechanism M1, 10 judged rows (+1 failed judgement, which counts nowhere):

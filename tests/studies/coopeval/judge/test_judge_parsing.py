@@ -1,4 +1,4 @@
-"""Judge answers through the decision loop (spec §9.2 "Our contract"): valid, multi-label,
+"""Judge answers through the decision loop (docs/protocol/design-checks.md#what-is-judged "Our contract"): valid, multi-label,
 unknown-label and malformed outputs. Unknown labels are never dropped silently: the answer is
 re-asked and, after the last attempt, recorded as a failed judgement."""
 

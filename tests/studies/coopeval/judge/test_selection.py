@@ -1,4 +1,4 @@
-"""What the judge labels (spec §9.2): only the final valid action decisions of CoT agents with at
+"""What the judge labels (docs/protocol/design-checks.md#what-is-judged): only the final valid action decisions of CoT agents with at
 least 80 characters of response after trimming; under Mediation and Contracting only the last
 decision point (the action), never designs, votes or signatures. Then a seeded sample."""
 

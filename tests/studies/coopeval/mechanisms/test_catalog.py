@@ -1,4 +1,4 @@
-"""The mechanism catalog: parameters, defaults, schema bounds and traits (spec §4.2–4.6)."""
+"""The mechanism catalog: parameters, defaults, schema bounds and traits (docs/protocol/mechanisms.md#repetition, #reputation, #mediation, #contracting, docs/protocol/tournament.md#tournament-driver)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Contracting transcripts (spec §4.5): scripted bots in; contracts, votes, signatures,
+"""Contracting transcripts (docs/protocol/mechanisms.md#contracting): scripted bots in; contracts, votes, signatures,
 activation, post-contract and base payoffs out, with hand-computed values."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Mediation transcripts (spec §4.4): scripted bots in; designs, votes, selection, delegation,
+"""Mediation transcripts (docs/protocol/mechanisms.md#mediation): scripted bots in; designs, votes, selection, delegation,
 resolved actions and payoffs out, with hand-computed values."""
 
 from __future__ import annotations

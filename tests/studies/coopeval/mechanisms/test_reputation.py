@@ -1,4 +1,4 @@
-"""Reputation− / Reputation+ transcripts (CoopEval §3.1; spec §4.3, §4.7, §5, §6.1).
+"""Reputation− / Reputation+ transcripts (CoopEval docs/protocol/answers.md#prompt-content; docs/protocol/mechanisms.md#reputation, docs/protocol/tournament.md#delta-weighted-score, #matchups-and-call-counts, docs/protocol/evaluation.md#mean).
 
 Axelrod-style: scripted bots in, exact matchings, history trees, payoffs and scores out. The
 transcripts below were worked out by hand from the bots' rules and the seeded matchings:
@@ -8,7 +8,7 @@ transcripts below were worked out by hand from the bots' rules and the seeded ma
 * bots see, for the current match, the co-players' own actions in the window (module docstring
   of :mod:`coopeval.studies.coopeval.mechanisms.reputation`), so tit-for-tat answers the current co-player's last
   known action, not its own previous partner's;
-* δ-weighted score (§4.7) with T = 5, δ = 0.5: weights 0.5, 0.25, 0.125, 0.0625, 0.0625;
+* δ-weighted score (docs/protocol/tournament.md#delta-weighted-score) with T = 5, δ = 0.5: weights 0.5, 0.25, 0.125, 0.0625, 0.0625;
   with T = 3, δ = 0.5: weights 0.5, 0.25, 0.25.
 """
 
@@ -166,7 +166,7 @@ def test_played_matches_follow_the_matching() -> None:
 def test_decision_counts(game: str, n_players: int) -> None:
     tables, stats = play(cell(FIVE_BOTS, game, "Reputation"))
     s = len(FIVE_BOTS)
-    assert tables["decisions"].height == 15 * s * n_players  # spec §5: 15·S·N action decisions
+    assert tables["decisions"].height == 15 * s * n_players  # docs/protocol/tournament.md#matchups-and-call-counts: 15·S·N action decisions
     assert tables["llm_calls"].height == 15 * s * n_players and stats.failed_decisions == 0
     assert tables["matchups"].height == s * n_players  # one row per seated agent
     assert set(tables["matchups"]["n_rounds"]) == {15} and set(tables["matchups"]["discount"]) == {0.8}

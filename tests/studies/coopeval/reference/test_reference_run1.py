@@ -18,7 +18,7 @@ from coopeval.studies.coopeval.tables.metrics import observations_by_cell
 RUN = "coopeval_run1"
 LLM = "LLM Average"
 
-# Spec §11 fixture 1: run1 LLM averages (raw payoffs), printed to 4 decimals; None = "–".
+# docs/protocol/reference-data.md#fixtures fixture 1: run1 LLM averages (raw payoffs), printed to 4 decimals; None = "–".
 SPEC_LLM_AVERAGES = {
     ("PrisonersDilemma", "NoMechanism"): (1.0833, 1.0000),
     ("PrisonersDilemma", "Repetition"): (1.8117, 1.9997),
@@ -53,7 +53,7 @@ SPEC_LLM_AVERAGES = {
 }
 MECHANISMS = ("NoMechanism", "Repetition", "ReputationFirstOrder", "Reputation", "Mediation", "Contracting")
 
-# Spec §4.5: contract active (all signed) / matchups, delegated moves / moves.
+# docs/protocol/mechanisms.md#contracting: contract active (all signed) / matchups, delegated moves / moves.
 SPEC_CONTRACT_ACTIVE = {"PrisonersDilemma": (31, 36), "PublicGoods": (200, 216), "TravellersDilemma": (30, 36),
                         "TrustGame": (28, 36), "StagHunt": (27, 36), "MatchingPennies": (32, 36)}
 SPEC_DELEGATED = {"PrisonersDilemma": (55, 72), "PublicGoods": (469, 648), "TravellersDilemma": (53, 72),
@@ -77,7 +77,7 @@ def test_import_counts(result: Any) -> None:
     exp = data["experiments"]
     assert exp.height == 36 and set(exp["run"]) == {RUN}
     assert data["matchups"].filter(pl.col("mechanism").is_in(["Reputation", "ReputationFirstOrder"])).height == 5 * 12 * 2 + 18 * 2
-    # action decisions per run, spec §5 (repetition: only the three folders with records)
+    # action decisions per run, docs/protocol/tournament.md#matchups-and-call-counts (repetition: only the three folders with records)
     actions = data["decisions"].filter(pl.col("kind") == "action")
     counts = {(m, g): n for m, g, n in actions.group_by(["mechanism", "game"]).len().iter_rows()}
     for game in ("PrisonersDilemma", "TravellersDilemma", "TrustGame", "StagHunt", "MatchingPennies"):

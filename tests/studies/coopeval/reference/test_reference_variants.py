@@ -1,4 +1,4 @@
-"""Import of small synthetic reference folders: every schema variant of spec §10 / data README,
+"""Import of small synthetic reference folders: every schema variant of docs/protocol/reference-data.md#layout / data README,
 and strict, all-or-nothing failure on missing or malformed files."""
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ def test_scores_use_the_stored_discount(tmp_path: Path, make_experiment: Callabl
     row = data["matchups"].filter(pl.col("agents") == [ALPHA, BETA])
     mid = row["matchup_id"][0]
     score = _only(data["scores"], matchup_id=mid, seat=1)["score"][0]
-    # δ-weighted: 0.2·0 + 0.16·2 + 0.64·2 (spec §4.7)
+    # δ-weighted: 0.2·0 + 0.16·2 + 0.64·2 (docs/protocol/tournament.md#delta-weighted-score)
     assert score == pytest.approx(0.2 * 0 + 0.16 * 2 + 0.8**2 * 2, abs=1e-12)
     assert score == pytest.approx(discounted_average([0, 2, 2], 0.8), abs=1e-15)
     assert row["discount"][0] == 0.8 and row["n_rounds"][0] == 3
@@ -335,7 +335,7 @@ def test_not_a_data_folder(tmp_path: Path) -> None:
 
 
 def test_ablation_folder_and_optional_evaluation_files(tmp_path: Path, make_experiment: Callable[..., Path]) -> None:
-    # ablation batches ran replicator dynamics only (spec §6): no deviation_ratings.json expected
+    # ablation batches ran replicator dynamics only (docs/protocol/evaluation.md): no deviation_ratings.json expected
     folder = make_experiment(tmp_path / "ablations1_x", "repetition")
     config = json.loads((folder / "config.json").read_text())
     config["evaluation"]["methods"] = [m for m in config["evaluation"]["methods"] if m["type"] != "deviation_rating"]

@@ -1,4 +1,4 @@
-"""Table builder on small hand-made frames (spec §7): per-run values, ± semantics, normalisation
+"""Table builder on small hand-made frames (docs/protocol/tables.md): per-run values, ± semantics, normalisation
 after run-averaging, LLM-average rules, DR sources, design-quality rates, rendering."""
 
 from __future__ import annotations
@@ -230,7 +230,7 @@ def _designs(entries: list[tuple[str, str, str, dict[str, object]]]) -> pl.DataF
 
 def test_design_quality_rates_and_se_across_games() -> None:
     entries = [
-        # A: NS in all four games; WD in PD and PGG only (impossible for TD and Trust, spec §8 / paper Fig. 18)
+        # A: NS in all four games; WD in PD and PGG only (impossible for TD and Trust, docs/protocol/design-checks.md#ns-wd / paper Fig. 18)
         ("Mediation", "PrisonersDilemma", A, {"1": "A1", "2": "A0"}),
         ("Mediation", "PublicGoods", A, {"1": "A1", "2": "A1", "3": "A0"}),
         ("Mediation", "TravellersDilemma", A, {"1": "A0", "2": "A3"}),

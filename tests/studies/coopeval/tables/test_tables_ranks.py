@@ -1,4 +1,4 @@
-"""Rank grouping (5 %), bold and grey rules of spec §7 step 7."""
+"""Rank grouping (5 %), bold and grey rules of docs/protocol/tables.md step 7."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def test_negative_values_use_absolute_denominator() -> None:
 
 
 def test_dr_ranks_ascending_with_ties() -> None:
-    # spec §6.4: four types tied at the top get rank 2.5; the table sorts DR ascending
+    # docs/protocol/evaluation.md#deviation-ratings: four types tied at the top get rank 2.5; the table sorts DR ascending
     values = {"a": 2.5, "b": 2.5, "c": 2.5, "d": 2.5, "e": 5.5, "f": 5.5}
     ranks = group_ranks(values, descending=False)
     assert ranks == {"a": 1, "b": 1, "c": 1, "d": 1, "e": 5, "f": 5}

@@ -1,4 +1,4 @@
-"""Action probabilities: the mean stated probability of each action (spec §3.5: agents answer
+"""Action probabilities: the mean stated probability of each action (docs/protocol/answers.md#sampling: agents answer
 with a distribution that the code samples), per game and mechanism, pooled over models or per
 model.
 

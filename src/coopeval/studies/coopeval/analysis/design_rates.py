@@ -1,8 +1,8 @@
 """NS / WD rates of submitted designs per agent and game, for the design-quality figure.
 
-Reads the ``design_quality_summary`` table (spec §8; one row per source, mechanism, game, agent)
+Reads the ``design_quality_summary`` table (docs/protocol/design-checks.md#ns-wd; one row per source, mechanism, game, agent)
 and pools its counts across sources into long format: one row per (mechanism, game, agent,
-criterion) with the rate, the binomial standard error √(p(1 − p)/n) (spec §7 step 6, per-game
+criterion) with the rate, the binomial standard error √(p(1 − p)/n) (docs/protocol/tables.md step 6, per-game
 variant) and the number of designs.
 """
 

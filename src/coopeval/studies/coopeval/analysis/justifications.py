@@ -1,9 +1,9 @@
-"""Justification frequencies of the judge's labels (spec §9.3), per mechanism, model and game.
+"""Justification frequencies of the judge's labels (docs/protocol/design-checks.md#label-shares), per mechanism, model and game.
 
 Thin, figure-oriented wrappers around :func:`coopeval.studies.coopeval.judge.aggregate.label_shares`: only
 successful judgements count, the denominator is every judged row of the group (or the
 reference's inflated one with ``denominator="reference"``), and Stag Hunt and Matching Pennies
-are dropped by default from pooled frames (spec §9.2, "dropped at analysis time").
+are dropped by default from pooled frames (docs/protocol/design-checks.md#what-is-judged, "dropped at analysis time").
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Voting and adoption under Mediation and Contracting (spec §4.4–4.5), per agent and game.
+"""Voting and adoption under Mediation and Contracting (docs/protocol/mechanisms.md#mediation, #contracting), per agent and game.
 
 Every player of a matchup proposes a design (its seated agent's design); the designs are listed
 in seat order, so option k of a matchup is the proposal of the agent in seat k. Measures, per

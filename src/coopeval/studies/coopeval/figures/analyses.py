@@ -1,7 +1,7 @@
 """Altair charts of the analyses (:mod:`coopeval.studies.coopeval.analysis`) and the judge's label shares.
 
 Every builder takes a small aggregated frame and refuses more than Altair's 5,000 inline rows
-(engineering rules §9): aggregate first, never lift the limit.
+(docs/protocol/engineering.md#figures): aggregate first, never lift the limit.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Used by the workflow at parse time (rule outputs and ``report(...)`` flags) and by the
 renderers, so file names are defined once. Import-light: no Altair, polars or duckdb.
 
-Report placement (engineering rules §9): category = mechanism, subcategory = game. Figures that
+Report placement (docs/protocol/engineering.md#figures): category = mechanism, subcategory = game. Figures that
 span several mechanisms or games go to :data:`ALL_MECHANISMS` / :data:`ALL_GAMES`.
 """
 

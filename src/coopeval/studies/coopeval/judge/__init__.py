@@ -1,4 +1,4 @@
-"""The LLM judge of reasoning (spec §9): prompt, selection of what is judged, the judge stage,
+"""The LLM judge of reasoning (docs/protocol/design-checks.md#judge): prompt, selection of what is judged, the judge stage,
 and label aggregation with the correct denominator."""
 
 from coopeval.studies.coopeval.judge.aggregate import DIMENSIONS, label_shares

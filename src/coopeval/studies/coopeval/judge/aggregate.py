@@ -1,11 +1,11 @@
-"""Label shares of the judge's justifications (spec §9.3).
+"""Label shares of the judge's justifications (docs/protocol/design-checks.md#label-shares).
 
 A label's share in a group is the number of judged rows of the group that carry the label,
 divided by **all judged rows of the group**. A row may carry several labels, so the shares of a
 group do not sum to 1.
 
 The reference's figures divide instead by the summed row counts of only those subgroups in
-which the label occurs at all (``compat.judge_share_denominator``, spec §12): a label seen in one
+which the label occurs at all (``compat.judge_share_denominator``, docs/protocol/reference-data.md#compatibility-flags): a label seen in one
 small subgroup then looks frequent (e.g. Reciprocity under NoMechanism 8.33 % instead of
 0.16 %). :func:`label_shares` reproduces that with ``denominator="reference"``; the subgroups are
 the group refined by the remaining dimensions of (mechanism, agent, game).

@@ -1,4 +1,4 @@
-"""The judge prompt (spec §9.2): the game's name, the numbered categories with their
+"""The judge prompt (docs/protocol/design-checks.md#what-is-judged): the game's name, the numbered categories with their
 definitions, and the judged response text.
 
 The template is our own wording, kept as a file (default ``resources/prompts/judge/judge.txt``,

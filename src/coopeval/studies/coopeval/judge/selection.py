@@ -1,4 +1,4 @@
-"""What the judge labels (spec §9.2 "What is judged").
+"""What the judge labels (docs/protocol/design-checks.md#what-is-judged "What is judged").
 
 Only **action** decisions are judged, and only their final, successfully parsed response: failed
 decisions, designs, votes and signatures never are. Under Mediation and Contracting this is the

@@ -3,7 +3,7 @@
 One job judges every selected decision of the run (:mod:`coopeval.studies.coopeval.judge.selection`) with the
 configured judge model, inside one ``asyncio.run`` and through the same decision loop as every
 other call (:class:`coopeval.agents.maker.DecisionMaker`): cached, re-asked on invalid
-answers (an unknown label is invalid, spec §9.2 "Our contract"), and recorded as a failed
+answers (an unknown label is invalid, docs/protocol/design-checks.md#what-is-judged "Our contract"), and recorded as a failed
 judgement after the last attempt, never defaulted. Outputs:
 
 * ``judgements.parquet``: one row per judged decision (:data:`JUDGEMENT_SCHEMA`), stored as
@@ -114,7 +114,7 @@ def judge_decisions(
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Judge every row of ``selected`` (decisions rows) and return (judgements, llm_calls).
 
-    Runs one ``asyncio.run`` for all calls (engineering rules §5); rows come back in the order
+    Runs one ``asyncio.run`` for all calls (docs/protocol/engineering.md#litellm); rows come back in the order
     of ``selected``.
     """
     if selected.height == 0:

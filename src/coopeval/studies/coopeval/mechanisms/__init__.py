@@ -1,4 +1,4 @@
-"""Mechanism classes by type name (spec §4), resolved lazily from the registry
+"""Mechanism classes by type name (docs/protocol/mechanisms.md), resolved lazily from the registry
 (:mod:`.catalog`, which names each mechanism's implementing class), so that importing the
 registry stays cheap and each mechanism lives in its own module."""
 

@@ -1,6 +1,6 @@
 """What every mechanism shares: the cell context, the records it produces, prompt pieces.
 
-A mechanism (CoopEval, arXiv 2604.15267, §3; spec §4) is a small class with a docstring citing
+A mechanism (CoopEval, arXiv 2604.15267, §3; docs/protocol/mechanisms.md) is a small class with a docstring citing
 the paper section, declarative traits and an async ``run(ctx)`` that plays one cell (game ×
 mechanism × replicate) and returns :class:`CellRecords`.
 """
@@ -27,7 +27,7 @@ class CellContext:
     """Everything a mechanism needs to play one cell.
 
     ``agents`` is the roster in config order; ``params`` the mechanism's parameters;
-    ``compat`` the compatibility flags (spec §12); ``label`` a short name for progress lines.
+    ``compat`` the compatibility flags (docs/protocol/reference-data.md#compatibility-flags); ``label`` a short name for progress lines.
     """
 
     game: Game
@@ -97,7 +97,7 @@ def others_description(ctx: CellContext) -> str:
 
 
 def game_section(ctx: CellContext, seat: int, tokens: tuple[str, ...] | None = None) -> str:
-    """Game description and seat line for the reader at 0-based ``seat`` (spec §3.1 parts 1–2)."""
+    """Game description and seat line for the reader at 0-based ``seat`` (docs/protocol/answers.md#prompt-content parts 1–2)."""
     game = ctx.game
     action_list = "\n".join(ctx.prompts.render("action_line", token=t, action=a) for t, a in zip(game.tokens, game.actions, strict=True))
     text = ctx.prompts.render(
@@ -110,7 +110,7 @@ def game_section(ctx: CellContext, seat: int, tokens: tuple[str, ...] | None = N
 
 
 def action_instruction(ctx: CellContext, tokens: tuple[str, ...]) -> str:
-    """The output instruction of an action decision (spec §3.1 part 4)."""
+    """The output instruction of an action decision (docs/protocol/answers.md#prompt-content part 4)."""
     token_list = ", ".join(tokens)
     example = "{" + ", ".join(f'"{t}": <INT>' for t in tokens) + "}"
     note = ctx.prompts.render("action_output_every") if len(tokens) > 2 else ""
@@ -128,7 +128,7 @@ def matchup_id(seated: Sequence[Agent]) -> str:
 
 
 def position(ctx: CellContext, mechanism: str, seated: Sequence[Agent], round_: int, seat: int, kind: str) -> dict[str, Any]:
-    """The decision's position (cache key part and RNG stream id; engineering §4, §6)."""
+    """The decision's position (cache key part and RNG stream id; docs/protocol/engineering.md#response-cache, #randomness)."""
     return {
         "seed": ctx.seed,
         "game": ctx.game.key,
@@ -223,7 +223,7 @@ def bot_state(ctx: CellContext, seat: int, history: Sequence[Sequence[int]], **e
 
 @dataclass
 class SimultaneousMove:
-    """The outcome of one simultaneous decision by every seat (spec §3.1, §3.5).
+    """The outcome of one simultaneous decision by every seat (docs/protocol/answers.md#prompt-content, #sampling).
 
     ``drawn`` holds the sampled token index per seat and ``draws`` the uniform draws, or both
     are None when any seat's decision failed (the move is then void; nothing is substituted).

@@ -7,7 +7,7 @@ The config schema (enums, ``mechanism_params``), the Snakemake wildcard constrai
 defaults, the rules (which cells have designs), the tables (labels, order), the figures (which
 charts exist), the reference importer (folder stems) and :func:`~coopeval.studies.coopeval.mechanisms.get_mechanism`
 all read this table.
-Parameters and defaults: CoopEval (arXiv 2604.15267) §4 and spec §4.2–4.6.
+Parameters and defaults: CoopEval (arXiv 2604.15267) docs/protocol/mechanisms.md and docs/protocol/mechanisms.md#repetition, #reputation, #mediation, #contracting, docs/protocol/tournament.md#tournament-driver.
 """
 
 from __future__ import annotations
@@ -30,30 +30,30 @@ class NoParams:
 
 @dataclass(frozen=True)
 class RepetitionParams:
-    """Repeated play with the same co-players (spec §4.2)."""
+    """Repeated play with the same co-players (docs/protocol/mechanisms.md#repetition)."""
 
     num_rounds: int = _param(15, "Rounds T of every match-up.", minimum=1)
-    discount: float = _param(0.8, "Continuation probability δ (also the score's discount, spec §4.7).", exclusiveMinimum=0, maximum=1)
+    discount: float = _param(0.8, "Continuation probability δ (also the score's discount, docs/protocol/tournament.md#delta-weighted-score).", exclusiveMinimum=0, maximum=1)
     lookup_depth: int = _param(3, "Past rounds k shown in the prompt.", minimum=1)
 
 
 @dataclass(frozen=True)
 class ReputationFirstOrderParams(RepetitionParams):
-    """Reputation− (spec §4.3): each co-player's own last k moves."""
+    """Reputation− (docs/protocol/mechanisms.md#reputation): each co-player's own last k moves."""
 
     max_recursion_depth: int = _param(1, "Depth of the reputation tree (1 = first order).", minimum=1)
 
 
 @dataclass(frozen=True)
 class ReputationParams(RepetitionParams):
-    """Reputation+ (spec §4.3): higher-order reputation trees."""
+    """Reputation+ (docs/protocol/mechanisms.md#reputation): higher-order reputation trees."""
 
     max_recursion_depth: int = _param(3, "Depth of the reputation tree (follows k in the ablations).", minimum=1)
 
 
 @dataclass(frozen=True)
 class ContractingParams:
-    """Contracting (spec §4.6)."""
+    """Contracting (docs/protocol/tournament.md#tournament-driver)."""
 
     value_bounds: tuple[int, int] | None = _param(
         None, "Optional inclusive [low, high] bounds on contract values (off by default)."
@@ -73,10 +73,10 @@ class MechanismInfo:
     params:
         The parameter dataclass (fields with defaults and schema bounds).
     design_kind:
-        ``"mediator"`` or ``"contract"`` for mechanisms whose agents submit designs (spec §8),
+        ``"mediator"`` or ``"contract"`` for mechanisms whose agents submit designs (docs/protocol/design-checks.md#ns-wd),
         else ``None``.
     population_game:
-        True for Reputation± (agents meet a population, no metagame: no Fitness or DR, spec §4.3).
+        True for Reputation± (agents meet a population, no metagame: no Fitness or DR, docs/protocol/mechanisms.md#reputation).
     conditional:
         True where past moves are shown, so conditional action frequencies are meaningful.
     play_cost_weight:
@@ -86,7 +86,7 @@ class MechanismInfo:
         The class that plays the mechanism, as ``"module:Class"`` (imported lazily by
         :func:`coopeval.studies.coopeval.mechanisms.mechanism_class`).
     reference_stem:
-        The mechanism's part of the released data's experiment-folder names (spec §10), e.g.
+        The mechanism's part of the released data's experiment-folder names (docs/protocol/reference-data.md#layout), e.g.
         ``"reputation_first_order"``.
     tex_label:
         The label in LaTeX tables (default: :attr:`label`, escaped).
@@ -109,7 +109,7 @@ class MechanismInfo:
 
     @property
     def delegates_actions(self) -> bool:
-        """Whether adopted designs play the agents' moves (a mediator, spec §4.4)."""
+        """Whether adopted designs play the agents' moves (a mediator, docs/protocol/mechanisms.md#mediation)."""
         return self.design_kind == "mediator"
 
     @property
@@ -187,7 +187,7 @@ POPULATION_MECHANISMS: frozenset[str] = frozenset(m.name for m in MECHANISMS if 
 CONDITIONAL_MECHANISMS: tuple[str, ...] = tuple(m.name for m in MECHANISMS if m.conditional)
 DELEGATING_MECHANISMS: tuple[str, ...] = tuple(m.name for m in MECHANISMS if m.delegates_actions)
 REFERENCE_STEMS: dict[str, str] = {m.reference_stem: m.name for m in MECHANISMS}
-"""Released-data folder stem → type name (spec §10)."""
+"""Released-data folder stem → type name (docs/protocol/reference-data.md#layout)."""
 
 
 def mechanism_name_pattern() -> str:

@@ -1,13 +1,13 @@
 """Contracting: a voted side-payment contract, active only if every player signs it.
 
-CoopEval (arXiv 2604.15267) §3.4 and spec §4.5. Each seated agent designs one contract
+CoopEval (arXiv 2604.15267) docs/protocol/answers.md#re-asks and docs/protocol/mechanisms.md#contracting. Each seated agent designs one contract
 ``{"A0": int, …}`` per cell; each matchup votes over its N contracts, every player then decides
 whether to sign the selected one (``{"sign": bool}``), and one round is played. If everyone
 signed, the contract is active: for every player i whose action a_i carries c = contract[a_i],
 player i gets +c and every other player −c/(N − 1) (zero-sum). Recorded ``points`` are
 post-contract, ``base_points`` the base-game payoffs. Stored discount 1.0.
 
-Wording (spec §4.5 item 6, §12): "the other player" in two-player games; the reference's
+Wording (docs/protocol/mechanisms.md#contracting item 6, docs/protocol/reference-data.md#compatibility-flags): "the other player" in two-player games; the reference's
 plural everywhere with ``compat.contract_plural_text``.
 """
 
@@ -39,7 +39,7 @@ MAX_ENFORCING_VALUE = 1000
 
 
 def contract_adjustments(game: Game, contract: Mapping[str, int], profile: Sequence[int]) -> list[float]:
-    """Per-seat transfers of an active contract for a base-action profile (spec §4.5 step 4).
+    """Per-seat transfers of an active contract for a base-action profile (docs/protocol/mechanisms.md#contracting step 4).
 
     Seat i receives c[a_i] − Σ_{j≠i} c[a_j]/(N − 1); the adjustments sum to zero.
     """
@@ -71,7 +71,7 @@ def _candidates(game: Game, value: int) -> list[dict[str, int]]:
 
 
 def enforcing_contract(game: Game, bounds: tuple[int, int] | None = None) -> dict[str, int]:
-    """The smallest cooperation-enforcing contract of ``game`` (CoopEval Theorem 1; spec §8).
+    """The smallest cooperation-enforcing contract of ``game`` (CoopEval Theorem 1; docs/protocol/design-checks.md#ns-wd).
 
     Searches value = 1, 2, … (up to :data:`MAX_ENFORCING_VALUE`, within ``bounds``) over two
     shapes, in this order: a penalty of −value on every non-cooperative action, and a bonus of
@@ -104,7 +104,7 @@ def enforcing_contract(game: Game, bounds: tuple[int, int] | None = None) -> dic
 
 
 class Contracting(DesignVoteMechanism):
-    """Contracting (CoopEval §3.4; spec §4.5): design, approval vote, signature, play.
+    """Contracting (CoopEval docs/protocol/answers.md#re-asks; docs/protocol/mechanisms.md#contracting): design, approval vote, signature, play.
 
     Parameter (``ctx.params``): ``value_bounds`` — optional inclusive [low, high] bounds on
     contract values (off by default). Bots receive ``enforcing_design``

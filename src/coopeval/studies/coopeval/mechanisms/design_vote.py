@@ -1,6 +1,6 @@
 """Design → approval vote → play: the shared protocol of Mediation and Contracting.
 
-CoopEval (arXiv 2604.15267) §3.3–3.4; spec §4.4–4.6 and §5. Every seated agent (roster agent ×
+CoopEval (arXiv 2604.15267) docs/protocol/answers.md#parsing, #re-asks; docs/protocol/mechanisms.md#mediation, #contracting, docs/protocol/tournament.md#tournament-driver, #matchups-and-call-counts. Every seated agent (roster agent ×
 seat) proposes one design per cell, before any matchup is played; the design is reused in
 every matchup of that seated agent. Each matchup (every seat-ordered tuple of roster agents, as
 for NoMechanism) then runs one approval vote over its N designs in seat order, selects the
@@ -8,7 +8,7 @@ winner uniformly among the most-approved options from the named stream
 ``rng_for(seed, game, mechanism, replicate, matchup_id, "vote_tiebreak")``, and plays one
 simultaneous round under the selected design.
 
-Failures (spec §3.4): a design, vote or signature that stays invalid after every re-ask is
+Failures (docs/protocol/answers.md#re-asks): a design, vote or signature that stays invalid after every re-ask is
 recorded with status ``failed`` and never replaced by a default. A failed design fails every
 matchup of its seated agent (no vote is asked there); a failed vote, signature or action fails
 only its own matchup.
@@ -62,7 +62,7 @@ def points_text(ctx: CellContext, value: float) -> str:
 
 
 class DesignVoteMechanism(RepeatedPlay):
-    """Base class of Mediation and Contracting (spec §4.4–4.6): designs, votes, one round.
+    """Base class of Mediation and Contracting (docs/protocol/mechanisms.md#mediation, #contracting, docs/protocol/tournament.md#tournament-driver): designs, votes, one round.
 
     Subclasses set ``vote_format`` (:class:`MediatorVote` | :class:`ContractVote`) and
     implement the design format and prompts, the cooperation-enforcing design the scripted
@@ -120,7 +120,7 @@ class DesignVoteMechanism(RepeatedPlay):
         return 1.0
 
     async def run(self, ctx: CellContext) -> CellRecords:
-        """Collect every design, then play every matchup (spec §4.6)."""
+        """Collect every design, then play every matchup (docs/protocol/tournament.md#tournament-driver)."""
         records = CellRecords()
         designs = await self.collect_designs(ctx, records)
         matchups = self.matchups(ctx)
@@ -134,7 +134,7 @@ class DesignVoteMechanism(RepeatedPlay):
         return records
 
     def design_prompt(self, ctx: CellContext, seat: int, fmt: AnswerFormat) -> str:
-        """Game description and seat line, the mechanism rules and the design task (spec §3.1)."""
+        """Game description and seat line, the mechanism rules and the design task (docs/protocol/answers.md#prompt-content)."""
         return "\n\n".join([game_section(ctx, seat), self.rules_text(ctx), self.design_task(ctx, fmt)])
 
     async def collect_designs(self, ctx: CellContext, records: CellRecords) -> dict[tuple[str, int], SeatedDesign]:

@@ -1,6 +1,6 @@
 """Mediation: a voted mediator plays for the players who delegate to it.
 
-CoopEval (arXiv 2604.15267) §3.3 and spec §4.4. The game gains the extra action ``A{n}``
+CoopEval (arXiv 2604.15267) docs/protocol/answers.md#parsing and docs/protocol/mechanisms.md#mediation. The game gains the extra action ``A{n}``
 ("delegate to the mediator", n = number of base actions). Each seated agent designs one
 mediator ``{"1": "A?", …, "N": "A?"}`` (number of delegators → base action) per cell; each
 matchup votes over its N designs and plays one round. With d ≥ 1 delegators, every delegator
@@ -23,11 +23,11 @@ from coopeval.studies.coopeval.mechanisms.selection import Design, Selection
 
 
 def enforcing_mediator(game: Game) -> dict[str, str]:
-    """The cooperation-enforcing mediator of ``game`` (CoopEval Theorem 1; spec §14).
+    """The cooperation-enforcing mediator of ``game`` (CoopEval Theorem 1; docs/protocol/games.md#theorem-1).
 
     mapping[N] = the cooperative action (everyone delegated), mapping[d < N] = the Nash-baseline
     action (grim trigger against anyone who acts alone). Against the base game this design is
-    Nash-stable (spec §8) in the PD, Public Goods, Traveller's Dilemma, Trust Game and Stag Hunt,
+    Nash-stable (docs/protocol/design-checks.md#ns-wd) in the PD, Public Goods, Traveller's Dilemma, Trust Game and Stag Hunt,
     and also weakly dominant in the PD and Public Goods; in Matching Pennies no mediator is
     Nash-stable.
 
@@ -45,7 +45,7 @@ def enforcing_mediator(game: Game) -> dict[str, str]:
 
 
 def enforcing_mediator_quality(game: Game) -> dict[str, bool]:
-    """NS and WD of :func:`enforcing_mediator` (spec §8 checks)."""
+    """NS and WD of :func:`enforcing_mediator` (docs/protocol/design-checks.md#ns-wd checks)."""
     mapping = enforcing_mediator(game)
     return {"NS": mediator_ns(game, mapping), "WD": mediator_wd(game, mapping)}
 
@@ -53,7 +53,7 @@ def enforcing_mediator_quality(game: Game) -> dict[str, bool]:
 def resolve_delegation(
     game: Game, mapping: Mapping[str, str], drawn: Sequence[int]
 ) -> tuple[list[int], list[float], list[float], list[bool]]:
-    """Resolve a sampled profile over A0..A{n} (A{n} = delegate) (spec §4.4 step 6).
+    """Resolve a sampled profile over A0..A{n} (A{n} = delegate) (docs/protocol/mechanisms.md#mediation step 6).
 
     Returns (resolved base actions, points, base points, mediated flags); under Mediation the
     points are the base payoffs of the resolved profile.
@@ -79,7 +79,7 @@ def resolve_delegation(
 
 
 class Mediation(DesignVoteMechanism):
-    """Mediation (CoopEval §3.3; spec §4.4): design, approval vote, play with delegation.
+    """Mediation (CoopEval docs/protocol/answers.md#parsing; docs/protocol/mechanisms.md#mediation): design, approval vote, play with delegation.
 
     No parameters. Bots receive ``enforcing_design`` (:func:`enforcing_mediator`), the vote
     ``options``, and for the action ``delegate_token`` and ``mediator_enforcing`` (whether the

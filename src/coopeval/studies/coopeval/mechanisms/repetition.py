@@ -1,6 +1,6 @@
 """NoMechanism and Repetition: matchups over every seat-ordered tuple of agents.
 
-CoopEval (arXiv 2604.15267) §3 and spec §4.1–4.2, §5: the matchups are the ordered Cartesian
+CoopEval (arXiv 2604.15267) docs/protocol/answers.md and docs/protocol/mechanisms.md#no-mechanism, #repetition, docs/protocol/tournament.md#matchups-and-call-counts: the matchups are the ordered Cartesian
 product, with replacement, of the roster over the seats (self-play included), each played once
 per replicate. Repetition plays exactly T rounds with the same partners, tells agents the
 continuation probability δ and shows the last k rounds (most recent first); only sampled
@@ -103,7 +103,7 @@ class RepeatedPlay(Mechanism):
                 records.decisions.append(decision_row(ctx, self.name, mid, round_, seat, agent, fmt, outcome, **extra))
                 records.add_attempts(outcome, {"matchup_id": mid, "round": round_, "seat": seat + 1})
             if actions is None:
-                status = "failed"  # a failed decision ends only its own matchup (spec §3.4)
+                status = "failed"  # a failed decision ends only its own matchup (docs/protocol/answers.md#re-asks)
                 break
             history.append(actions)
         records.matchups.append(
@@ -118,7 +118,7 @@ class RepeatedPlay(Mechanism):
         return status
 
     def prompt(self, ctx: CellContext, seat: int, round_: int, history: Sequence[Sequence[int]], tokens: tuple[str, ...]) -> str:
-        """The action prompt body (without the style instruction; spec §3.1)."""
+        """The action prompt body (without the style instruction; docs/protocol/answers.md#prompt-content)."""
         parts = [game_section(ctx, seat)]
         section = self.section(ctx, seat, round_, history)
         if section:
@@ -128,12 +128,12 @@ class RepeatedPlay(Mechanism):
 
 
 class NoMechanism(RepeatedPlay):
-    """One simultaneous play per matchup, no mechanism section (spec §4.1). Discount 1.0."""
+    """One simultaneous play per matchup, no mechanism section (docs/protocol/mechanisms.md#no-mechanism). Discount 1.0."""
 
 
 
 class Repetition(RepeatedPlay):
-    """Repeated play with the same partners (CoopEval §3.1; spec §4.2).
+    """Repeated play with the same partners (CoopEval docs/protocol/answers.md#prompt-content; docs/protocol/mechanisms.md#repetition).
 
     Parameters (``ctx.params``): ``num_rounds`` T (15), ``discount`` δ (0.8; shown as the
     continuation probability and used for the δ-weighted score), ``lookup_depth`` k (3).
@@ -165,14 +165,14 @@ class Repetition(RepeatedPlay):
         )
 
     def shown_rounds(self, ctx: CellContext, history: Sequence[Sequence[int]]) -> list[tuple[int, Sequence[int]]]:
-        """The last min(k, r−1) rounds (k = ``lookup_depth``), oldest first (spec §4.2)."""
+        """The last min(k, r−1) rounds (k = ``lookup_depth``), oldest first (docs/protocol/mechanisms.md#repetition)."""
         k = int(self.params(ctx).lookup_depth)
         return list(enumerate(history, start=1))[-k:] if k > 0 else []
 
 
 def render_history(ctx: CellContext, seat: int, window: Sequence[tuple[int, Sequence[int]]]) -> str:
     """The shown rounds ``window`` (oldest first, see :meth:`Repetition.shown_rounds`), most
-    recent first, reader labelled 'you' (spec §4.2)."""
+    recent first, reader labelled 'you' (docs/protocol/mechanisms.md#repetition)."""
     if not window:
         return ctx.prompts.render("history_empty")
     lines = [ctx.prompts.render("history_header", window=len(window))]

@@ -1,6 +1,6 @@
 """Reputation− (``ReputationFirstOrder``) and Reputation+ (``Reputation``).
 
-CoopEval (arXiv 2604.15267) §3.1 and spec §4.3, §4.7, §5, §6.1. A population holds every agent
+CoopEval (arXiv 2604.15267) docs/protocol/answers.md#prompt-content and docs/protocol/mechanisms.md#reputation, docs/protocol/tournament.md#delta-weighted-score, #matchups-and-call-counts, docs/protocol/evaluation.md#mean. A population holds every agent
 in every seat; a seated agent keeps its seat for the whole tournament and has a stable
 anonymous id ``Agent #u`` numbered by config order, then seat. In each of exactly T rounds
 every seat group is shuffled independently and uniformly (named stream ``"matching"`` of the
@@ -12,18 +12,18 @@ The mechanism section shows the current co-players by anonymous id and, for the 
 each co-player, the tree of their matches in the global window [r − k, r − 1], most recent
 first: round, every player's label, sampled action token and points. The seat each action was
 played in is added for games not flagged symmetric (the Trust Game; also Matching Pennies,
-whose seats differ in our per-seat default, spec §2.6). Under a match at depth d, if
+whose seats differ in our per-seat default, docs/protocol/games.md#matching-pennies). Under a match at depth d, if
 d + 1 < ``max_recursion_depth``, the history of each other player of that match *before* that
 match (still inside the window) is nested. Depth 1 (Reputation−) shows only the subject's own
 matches; depth 3 (Reputation+) three levels.
 
 Records: one ``matchups`` row per seated agent (``matchup_id`` = ``"<agent>#P<seat>"``,
 ``agents`` = [agent]) and one ``decisions`` row per (seated agent, round) with ``match_id`` =
-``"r<round>m<i>"``. Scores are the δ-weighted averages (§4.7) of each seated agent's T
+``"r<round>m<i>"``. Scores are the δ-weighted averages (docs/protocol/tournament.md#delta-weighted-score) of each seated agent's T
 per-round payoffs, although partners change every round; a type's Mean is the mean over its
 seated agents. There is no metagame (no Fitness, no deviation rating).
 
-Failure policy (our choice; spec §3.4 says a failed decision ends only its own matchup): when a
+Failure policy (our choice; docs/protocol/answers.md#re-asks says a failed decision ends only its own matchup): when a
 decision fails after all re-asks, its match of that round gets no sampled actions and no
 points and is not part of anybody's history. Every seated agent of that match is *withdrawn*:
 its history stops, it is not matched again, and its ``matchups`` row is ``failed`` (its score
@@ -70,7 +70,7 @@ from coopeval.core.rng import rng_for
 
 @dataclass(frozen=True)
 class SeatedAgent:
-    """One member of the reputation population (spec §4.3 item 1).
+    """One member of the reputation population (docs/protocol/mechanisms.md#reputation item 1).
 
     ``uid`` is the 1-based anonymous id, ``seat`` 0-based; ``name`` is ``"<agent>#P<seat>"``.
     """
@@ -81,7 +81,7 @@ class SeatedAgent:
 
     @property
     def name(self) -> str:
-        """The seated name ``"<agent>#P<seat>"`` (spec §1), the ``matchup_id`` of its rows."""
+        """The seated name ``"<agent>#P<seat>"`` (docs/protocol/games.md#roster), the ``matchup_id`` of its rows."""
         return f"{self.agent.name}#P{self.seat + 1}"
 
     @property
@@ -103,7 +103,7 @@ class Match:
 
 
 def build_population(agents: Sequence[Agent], n_players: int) -> list[SeatedAgent]:
-    """Every agent in every seat, ids by config order then seat (spec §4.3 item 1); each seated
+    """Every agent in every seat, ids by config order then seat (docs/protocol/mechanisms.md#reputation item 1); each seated
     agent is its own instance (:func:`coopeval.agents.seats.seat_agent`)."""
     return [
         SeatedAgent(uid=i * n_players + seat + 1, agent=seat_agent(agent), seat=seat)
@@ -115,7 +115,7 @@ def build_population(agents: Sequence[Agent], n_players: int) -> list[SeatedAgen
 def draw_matching(
     ctx: CellContext, mechanism: str, groups: Sequence[Sequence[int]], round_: int
 ) -> list[tuple[int, ...]]:
-    """The matches of one round (spec §4.3 item 2).
+    """The matches of one round (docs/protocol/mechanisms.md#reputation item 2).
 
     ``groups[s]`` lists the active uids of seat s (equal lengths). Each group is permuted
     independently and uniformly, in seat order, from the named stream
@@ -138,7 +138,7 @@ def format_points(ctx: CellContext, value: float) -> str:
 
 
 class HistoryView:
-    """Renders the recursive reputation history for one reader (spec §4.3 item 5)."""
+    """Renders the recursive reputation history for one reader (docs/protocol/mechanisms.md#reputation item 5)."""
 
     def __init__(
         self,
@@ -229,7 +229,7 @@ class HistoryView:
 
 
 class ReputationFirstOrder(Mechanism):
-    """Reputation− (CoopEval §3.1; spec §4.3): random re-matching with first-order histories.
+    """Reputation− (CoopEval docs/protocol/answers.md#prompt-content; docs/protocol/mechanisms.md#reputation): random re-matching with first-order histories.
 
     Parameters (``ctx.params``): ``num_rounds`` T (15), ``discount`` δ (0.8; shown as the
     continuation probability and used for the δ-weighted score), ``lookup_depth`` k (3),
@@ -270,7 +270,7 @@ class ReputationFirstOrder(Mechanism):
         members: Sequence[int],
         seat: int,
     ) -> str:
-        """The mechanism section of the match member at 0-based ``seat`` (spec §4.3 items 4–5)."""
+        """The mechanism section of the match member at 0-based ``seat`` (docs/protocol/mechanisms.md#reputation items 4–5)."""
         reader = members[seat]
         depth = self.recursion_depth(ctx)
         k = self.lookup_depth(ctx)
@@ -300,7 +300,7 @@ class ReputationFirstOrder(Mechanism):
         members: Sequence[int],
         seat: int,
     ) -> str:
-        """The action prompt body (without the style instruction; spec §3.1)."""
+        """The action prompt body (without the style instruction; docs/protocol/answers.md#prompt-content)."""
         return "\n\n".join(
             [
                 game_section(ctx, seat),
@@ -389,7 +389,7 @@ class ReputationFirstOrder(Mechanism):
             )
             for _ in range(len(ctx.agents) - len(matches)):
                 progress.step(failed=True)  # slots of withdrawn agents
-            # The history changes only after the whole round (spec §4.3 item 3).
+            # The history changes only after the whole round (docs/protocol/mechanisms.md#reputation item 3).
             for members, match in zip(matches, played, strict=True):
                 if match is None:
                     active.difference_update(members)  # withdraw the failed match (see module doc)
@@ -410,6 +410,6 @@ class ReputationFirstOrder(Mechanism):
 
 
 class Reputation(ReputationFirstOrder):
-    """Reputation+ (CoopEval §3.1; spec §4.3): like :class:`ReputationFirstOrder` with nested
+    """Reputation+ (CoopEval docs/protocol/answers.md#prompt-content; docs/protocol/mechanisms.md#reputation): like :class:`ReputationFirstOrder` with nested
     histories of the opponents' earlier matches, ``max_recursion_depth`` 3 by default."""
 

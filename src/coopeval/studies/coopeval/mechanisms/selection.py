@@ -1,5 +1,4 @@
-"""The records of the design → vote protocol (CoopEval, arXiv 2604.15267, §3.3–3.4; spec
-§4.4–4.5): a seated agent's design decision, the selection of one matchup's approval vote and
+"""The records of the design → vote protocol (CoopEval, arXiv 2604.15267, §3.3–3.4; docs/protocol/mechanisms.md#mediation, #contracting): a seated agent's design decision, the selection of one matchup's approval vote and
 the uniform tie-break among the most-approved options. Used by
 :mod:`coopeval.studies.coopeval.mechanisms.design_vote`."""
 
@@ -19,7 +18,7 @@ Design = dict[str, Any]
 
 
 def seated_name(agent: Agent, seat: int) -> str:
-    """The seated-agent name ``<agent>#P<seat>`` for a 0-based ``seat`` (spec §1)."""
+    """The seated-agent name ``<agent>#P<seat>`` for a 0-based ``seat`` (docs/protocol/games.md#roster)."""
     return f"{agent.name}#P{seat + 1}"
 
 
@@ -43,7 +42,7 @@ class SeatedDesign:
 
 @dataclass
 class Selection:
-    """The outcome of one matchup's approval vote (spec §4.4 steps 3–4).
+    """The outcome of one matchup's approval vote (docs/protocol/mechanisms.md#mediation steps 3–4).
 
     ``approvals[i]`` counts the voters approving option i + 1; ``tied`` lists the 1-based
     options with the maximum count; ``index`` is the selected 1-based option. Contracting

@@ -1,4 +1,4 @@
-"""Agent type strings of the authors' released data: ``"{llm.model}({CoT|IO})"`` (spec §1).
+"""Agent type strings of the authors' released data: ``"{llm.model}({CoT|IO})"`` (docs/protocol/games.md#roster).
 
 The released files name agents by their config (``{"llm": {"model": …}, "type": "CoTAgent"}``);
 the summary files (``agent_average_payoff.json`` …) key them by this type string.
@@ -18,7 +18,7 @@ def reference_type_string(player: Mapping[str, Any]) -> str:
     """Type string of a reference agent config: ``"{llm.model}({CoT|IO})"``.
 
     ``{"llm": {"model": "openai/gpt-5.2", …}, "type": "CoTAgent", "player_id": 2}`` →
-    ``"openai/gpt-5.2(CoT)"`` (the keys of ``agent_average_payoff.json``; spec §1).
+    ``"openai/gpt-5.2(CoT)"`` (the keys of ``agent_average_payoff.json``; docs/protocol/games.md#roster).
 
     Raises
     ------

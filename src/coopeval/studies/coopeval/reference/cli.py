@@ -11,7 +11,7 @@ Wiring: ``add_reproduce_parser(subparsers)`` registers the sub-command; its hand
 :func:`run_reproduce` (set as the parser's ``handler`` and ``func`` defaults). Exit codes: 0 ok,
 2 invalid data or arguments (nothing written), 1 evaluation failure.
 
-Why our exact deviation ratings can differ from the released ones (spec §6.4): the reference
+Why our exact deviation ratings can differ from the released ones (docs/protocol/evaluation.md#deviation-ratings): the reference
 freezes every LP row that is tight at whatever vertex its solver (Gurobi barrier + crossover)
 returned, which over-constrains later iterations when the optimal face has several vertices;
 the result depends on solver and version. We use the unique strictest-CCE rule (face test) and

@@ -1,6 +1,6 @@
 """Readers of a released ``matchup_payoffs.json`` into the inputs of :mod:`coopeval.evaluation`.
 
-The authors' released data (CoopEval, arXiv 2604.15267; format in spec §10) gives, per experiment,
+The authors' released data (CoopEval, arXiv 2604.15267; format in docs/protocol/reference-data.md#layout) gives, per experiment,
 every match's per-round payoffs. These readers turn one such file into metagame observations
 (:func:`load_reference_matchups`) or per-type reputation scores
 (:func:`load_reference_reputation_scores`) for the regression tests and ``coopeval evaluate
@@ -38,7 +38,7 @@ def load_reference_matchups(path: str | PathLike[str]) -> list[Observation]:
     Each ``profile`` entry lists its seated agents (seat order, ``player_id`` = 1-based seat)
     and its matches; each match is a rounds × seats array. Every match yields one observation
     ``(types per seat, δ-weighted score per seat)`` using the stored ``discount``
-    (spec §4.7, §10).
+    (docs/protocol/tournament.md#delta-weighted-score, docs/protocol/reference-data.md#layout).
 
     Raises
     ------
@@ -76,7 +76,7 @@ def load_reference_reputation_scores(path: str | PathLike[str]) -> dict[str, lis
 
     Each entry ``{"player": agent config, "points": [per-round points]}`` is one seated agent;
     its score is the δ-weighted average of its points with the stored ``discount`` although
-    its partners change every round (spec §4.3 item 6, §4.7). The reputation Mean of a type is
+    its partners change every round (docs/protocol/mechanisms.md#reputation item 6, docs/protocol/tournament.md#delta-weighted-score). The reputation Mean of a type is
     the mean of its list, e.g. via :func:`coopeval.evaluation.tensor.mean_payoff` with
     one-seat observations.
 

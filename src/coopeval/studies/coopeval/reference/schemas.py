@@ -7,7 +7,7 @@
 * (``selections`` is a pipeline table, :mod:`coopeval.core.schemas`; imports fill it too.)
 * ``experiments``: one row per imported experiment folder.
 * ``import_flags``: known issues and consistency findings per experiment (e.g. the released DR
-  files that even the authors' own code does not reproduce, spec §6.4; missing records).
+  files that even the authors' own code does not reproduce, docs/protocol/evaluation.md#deviation-ratings; missing records).
 * ``dr_comparison``: released vs strictest-CCE deviation ratings per experiment and agent
   (written by :func:`coopeval.studies.coopeval.reference.cli.reproduce`).
 """

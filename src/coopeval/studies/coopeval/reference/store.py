@@ -1,4 +1,4 @@
-"""Write frames into a DuckDB file atomically (single writer; spec engineering §3).
+"""Write frames into a DuckDB file atomically (single writer; docs/protocol/engineering.md#store).
 
 The database is built in a temporary file next to the target and moved into place with
 ``os.replace`` only after every table was written, so a failed write never leaves a partial

@@ -1,4 +1,4 @@
-"""The aggregate table (spec §7, §2.7): per (mechanism, metric, agent) the mean over the
+"""The aggregate table (docs/protocol/tables.md, docs/protocol/games.md#normalisation): per (mechanism, metric, agent) the mean over the
 aggregate games of the run-averaged per-game values, Mean and Fitness normalised
 (x − NE) / (coop − NE), ± the standard error across games; DR is never normalised."""
 
@@ -21,7 +21,7 @@ def normalised_game_cell(
 ) -> tuple[float, float | None, np.ndarray | None]:
     """(mean, s.e., bootstrap replicates or None) of one per-game cell on the aggregate scale.
 
-    Mean and Fitness are normalised (x − NE) / (coop − NE) (spec §2.7), their s.e. divided by
+    Mean and Fitness are normalised (x − NE) / (coop − NE) (docs/protocol/games.md#normalisation), their s.e. divided by
     |coop − NE|; DR stays raw and has no replicates.
     """
     scale = 1.0
@@ -46,7 +46,7 @@ def aggregate_cell(
     dr_source: Mapping[tuple[str, str], str],
     game_of: Callable[[str], Game],
 ) -> TableCell | None:
-    """One agent's aggregate cell: mean over games of the normalised per-game means (spec §7).
+    """One agent's aggregate cell: mean over games of the normalised per-game means (docs/protocol/tables.md).
 
     s.e. across games (a single game keeps its own normalised s.e.); the interval is the
     percentile interval of the game-averaged replicates when every game has replicates. None

@@ -5,13 +5,13 @@ Resampling scheme (issue 4 §5; the paper reports no intervals):
 1. **Runs.** Draw n_runs runs with replacement from the runs of one (mechanism, game).
 2. **Matchups within each drawn run.** Redraw that run's matchups with replacement *within
    strata of equal type multisets* (e.g. the matchups (A, B) and (B, A) form one stratum;
-   (A, A) is its own). Every cell of the metagame tensor (spec §6.2) is fed only by the
+   (A, A) is its own). Every cell of the metagame tensor (docs/protocol/evaluation.md#payoff-tensor) is fed only by the
    matchups of one stratum, so every resample still yields a complete tensor. For the
    reputation format (one row per seated agent) the strata are the agent types.
-3. For each resample, recompute per run the Mean (pooled per-seat mean, spec §6.1) and, for
+3. For each resample, recompute per run the Mean (pooled per-seat mean, docs/protocol/evaluation.md#mean) and, for
    metagames, the tensor → replicator dynamics (uniform start, the configured
    steps and η) → Fitness per type and the population-weighted LLM-average Fitness; the table
-   statistic is the mean over the drawn runs (spec §7 step 4). Each drawn copy of a run gets
+   statistic is the mean over the drawn runs (docs/protocol/tables.md step 4). Each drawn copy of a run gets
    its own matchup resample.
 4. The interval is the 2.5 / 97.5 % percentile of the B resampled statistics.
 
@@ -77,7 +77,7 @@ class CellReplicates:
 def batched_replicator(
     tensors: np.ndarray, steps: int = REPLICATOR_STEPS, lr: float = REPLICATOR_LR, tol: float = 1e-6
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Discrete exponential-weights replicator (spec §6.3) on a batch of tensors.
+    """Discrete exponential-weights replicator (docs/protocol/evaluation.md#replicator-dynamics) on a batch of tensors.
 
     Parameters
     ----------

@@ -10,13 +10,13 @@ Inputs are frames, never files, so the Snakemake rule for our own runs and
 * ``designs`` (optional): the ``designs`` table (or the ``design_quality`` table with its
   ``ns``/``wd`` columns), for the design-quality table.
 
-Derivation (spec §7): per-run values → mean over runs ± standard error
+Derivation (docs/protocol/tables.md): per-run values → mean over runs ± standard error
 √(Σ(x − x̄)²/(n − 1)/n) for the per-game table (raw payoffs); the aggregate table normalises the
-run-averaged per-game Mean and Fitness (spec §2.7) and averages over the four social dilemmas,
+run-averaged per-game Mean and Fitness (docs/protocol/games.md#normalisation) and averages over the four social dilemmas,
 ± the standard error *across games*; DR is never normalised. LLM Average: unweighted mean over
 types for Mean and DR; population-weighted Σ x_m f_m for Fitness (weights checked to sum to
 1 ± 0.01). Ranks with 5 % grouping, bold rank ≤ 2, grey rank ≥ n − 1 with n ≥ 5
-(:mod:`coopeval.studies.coopeval.tables.ranks`). Design quality (spec §7 step 6, §8): per game, the share of
+(:mod:`coopeval.studies.coopeval.tables.ranks`). Design quality (docs/protocol/tables.md step 6, docs/protocol/design-checks.md#ns-wd): per game, the share of
 designs (pooled over runs and seats) that pass NS / WD; cell = mean over games × 100 ± s.e.
 across games × 100.
 
@@ -108,7 +108,7 @@ def build_tables(
     columns: AgentColumns | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> TableSet:
-    """Build the per-game, aggregate and design-quality tables (spec §7, §8).
+    """Build the per-game, aggregate and design-quality tables (docs/protocol/tables.md, docs/protocol/design-checks.md#ns-wd).
 
     Parameters
     ----------
@@ -122,13 +122,13 @@ def build_tables(
     scores:
         Optional ``scores`` frame; enables the bootstrap intervals of Mean and Fitness.
     designs:
-        Optional ``designs`` frame (NS/WD computed here, spec §8) or ``design_quality`` frame
+        Optional ``designs`` frame (NS/WD computed here, docs/protocol/design-checks.md#ns-wd) or ``design_quality`` frame
         (its ``ns``/``wd`` columns are used as they are); enables the design-quality table.
     dr_rule:
         Rule whose ``DR_rank`` is used for ``DR`` where no released ratings exist.
     games:
         Game definitions by type name (default :func:`coopeval.games.get_game`), used for
-        normalisation (spec §2.7) and the NS/WD checks.
+        normalisation (docs/protocol/games.md#normalisation) and the NS/WD checks.
     per_game_games:
         Games of the per-game table (default: every game present, in paper order).
     aggregate_games:

@@ -4,7 +4,7 @@ numpy/polars).
 The replicator settings and the bootstrap size are read from the study's config schema
 (``config.schema.yaml``, keys ``evaluation.steps``, ``evaluation.lr``, ``tables.bootstrap``),
 where they are declared once; library functions and the CLI take their defaults from here.
-Replicator defaults: CoopEval (arXiv 2604.15267) §3 (uniform start, 1000 steps, η = 0.1).
+Replicator defaults: CoopEval (arXiv 2604.15267) docs/protocol/answers.md (uniform start, 1000 steps, η = 0.1).
 """
 
 from __future__ import annotations

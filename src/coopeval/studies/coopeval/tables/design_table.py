@@ -1,4 +1,4 @@
-"""The design-quality table (spec §7 step 6, §8): per mechanism with designs, the share of
+"""The design-quality table (docs/protocol/tables.md step 6, docs/protocol/design-checks.md#ns-wd): per mechanism with designs, the share of
 submitted mediator / contract designs that pass NS and WD, averaged over games."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ __all__ = ["design_rows"]
 def design_rows(
     designs: pl.DataFrame, games: Sequence[str], game_of: Callable[[str], Game], agent_order: Sequence[str]
 ) -> list[dict[str, object]]:
-    """Ranked rows of the design-quality table (spec §7 step 6, §8).
+    """Ranked rows of the design-quality table (docs/protocol/tables.md step 6, docs/protocol/design-checks.md#ns-wd).
 
     Per game, the share (in %) of designs, pooled over runs and seats, that pass NS / WD; a
     cell is the mean over ``games`` ± s.e. across games, or, with one game, that game's share ±
@@ -70,7 +70,7 @@ def design_rows(
                 elif agent != LLM_AVERAGE:
                     (g,) = [g for g in games if g in by_game]
                     p, n = by_game[g], counts[agent][g]
-                    se = math.sqrt(p * (1 - p) / n)  # per-game variant: binomial s.e. (spec §7 step 6)
+                    se = math.sqrt(p * (1 - p) / n)  # per-game variant: binomial s.e. (docs/protocol/tables.md step 6)
                 else:
                     se = None
                 cells[agent] = {

@@ -58,7 +58,7 @@ def tables_from_store(
     """Per-game, aggregate and design-quality tables (CSV, Markdown, LaTeX) of a store.
 
     Only default-parameter cells enter the tables (ablation variants are plotted separately).
-    Replicates are the runs of the tables (spec §7: mean and s.e. over runs).
+    Replicates are the runs of the tables (docs/protocol/tables.md: mean and s.e. over runs).
 
     Every setting is required: they come from the config (``evaluation.dr_rule``,
     ``tables.bootstrap``, ``seed``, ``evaluation.steps``, ``evaluation.lr``), and ``steps`` /

@@ -1,10 +1,10 @@
 """Evaluate a ``scores`` table into the long ``metrics`` table (one path for our runs and imports).
 
-For each cell (one experiment of one run): Mean (pooled over every (matchup, seat), spec §6.1);
-for metagame mechanisms also the payoff tensor (§6.2), replicator dynamics Fitness, final
-population and population-weighted fitness (§6.3) and deviation ratings with their ranks
-(§6.4) under each requested rule. Cells whose matchups all have a single seat (the reputation
-format: one row per seated agent) get Mean only (spec §4.3 item 6, §7 step 8).
+For each cell (one experiment of one run): Mean (pooled over every (matchup, seat), docs/protocol/evaluation.md#mean);
+for metagame mechanisms also the payoff tensor (docs/protocol/evaluation.md#payoff-tensor), replicator dynamics Fitness, final
+population and population-weighted fitness (docs/protocol/evaluation.md#replicator-dynamics) and deviation ratings with their ranks
+(docs/protocol/evaluation.md#deviation-ratings) under each requested rule. Cells whose matchups all have a single seat (the reputation
+format: one row per seated agent) get Mean only (docs/protocol/mechanisms.md#reputation item 6, docs/protocol/tables.md step 8).
 
 Everything is computed with :mod:`coopeval.evaluation`; this module only moves frames.
 """
@@ -73,7 +73,7 @@ def compute_metrics(
     Rows per cell and agent type: ``Mean`` (rule ""); for metagame cells also ``Fitness``,
     ``FinalPopulation`` (rule ""), and ``DR`` / ``DR_rank`` for each rule in ``dr_rules``
     (rule = canonical rule name); plus one ``PopulationFitness`` row for agent
-    ``"LLM Average"`` (Σ_i x_i f_i, spec §6.3 item 5). Values are in points (DR: rating ≤ 0,
+    ``"LLM Average"`` (Σ_i x_i f_i, docs/protocol/evaluation.md#replicator-dynamics item 5). Values are in points (DR: rating ≤ 0,
     DR_rank: 1 = best, ties averaged).
 
     Parameters

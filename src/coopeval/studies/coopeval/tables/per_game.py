@@ -1,4 +1,4 @@
-"""Per-run values and the per-game table (spec §7 steps 3–4): per (mechanism, game, metric,
+"""Per-run values and the per-game table (docs/protocol/tables.md steps 3–4): per (mechanism, game, metric,
 agent) the mean over runs ± standard error, with bootstrap percentile intervals of Mean and
 Fitness (:mod:`coopeval.studies.coopeval.tables.bootstrap`)."""
 
@@ -33,7 +33,7 @@ def per_run_values(
 
     ``DR`` takes the released ``DR_rank`` of a run where there is one, else the ``dr_rule``
     ranks; the DR source of a cell is ``"released"``, ``dr_rule`` or both joined by ``+``.
-    LLM averages follow :func:`llm_average` (spec §7 step 3).
+    LLM averages follow :func:`llm_average` (docs/protocol/tables.md step 3).
     """
     out: CellValues = {}
     dr_source: dict[tuple[str, str], set[str]] = {}
@@ -69,7 +69,7 @@ def bootstrap_replicates(
     """Bootstrap replicates per (mechanism, game), resampling runs and matchups (stratified).
 
     One RNG stream per (mechanism, game) from ``seed`` (:func:`group_rng`); see
-    :mod:`coopeval.studies.coopeval.tables.bootstrap` (spec §7).
+    :mod:`coopeval.studies.coopeval.tables.bootstrap` (docs/protocol/tables.md).
     """
     cells = observations_by_cell(scores)
     groups: dict[tuple[str, str], dict[str, list]] = {}  # type: ignore[type-arg]
@@ -111,7 +111,7 @@ def per_game_cell(
     replicates: Mapping[tuple[str, str], CellReplicates],
     dr_source: Mapping[tuple[str, str], str],
 ) -> TableCell | None:
-    """Mean over runs ± standard error (spec §7 step 4) and bootstrap percentile interval of one
+    """Mean over runs ± standard error (docs/protocol/tables.md step 4) and bootstrap percentile interval of one
     agent in one (mechanism, game, metric) cell; None if the agent has no run value."""
     xs = [runs[r][agent] for r in sorted(runs) if agent in runs[r]]
     if not xs:

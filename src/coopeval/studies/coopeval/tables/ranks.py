@@ -1,6 +1,6 @@
 """Table ranks with 5 % grouping and the bold / grey emphasis rules.
 
-Source: CoopEval (Tewolde et al., arXiv 2604.15267), spec §7 step 7. The LLM-average column
+Source: CoopEval (Tewolde et al., arXiv 2604.15267), docs/protocol/tables.md step 7. The LLM-average column
 is never ranked.
 """
 
@@ -24,7 +24,7 @@ def descending(metric: str) -> bool:
 
 
 def group_ranks(values: Mapping[str, float], descending: bool, tolerance: float = GROUP_TOLERANCE) -> dict[str, int]:
-    """Rank table cells with 5 % grouping (spec §7 step 7).
+    """Rank table cells with 5 % grouping (docs/protocol/tables.md step 7).
 
     Sort the unrounded cell means (descending for Mean, Fitness, NS, WD; ascending for DR).
     Walk the sorted list: a group starts at its first value v and absorbs each following value
@@ -69,10 +69,10 @@ def group_ranks(values: Mapping[str, float], descending: bool, tolerance: float 
 
 
 def is_bold(rank: int | None) -> bool:
-    """Bold when rank ≤ 2 (spec §7 step 7)."""
+    """Bold when rank ≤ 2 (docs/protocol/tables.md step 7)."""
     return rank is not None and rank <= 2
 
 
 def is_grey(rank: int | None, n: int) -> bool:
-    """Greyed when rank ≥ n − 1 and n ≥ 5, n being the number of ranked columns (spec §7 step 7)."""
+    """Greyed when rank ≥ n − 1 and n ≥ 5, n being the number of ranked columns (docs/protocol/tables.md step 7)."""
     return rank is not None and n >= 5 and rank >= n - 1

@@ -1,6 +1,6 @@
 """Write built tables as CSV (unrounded), Markdown and LaTeX (rounded as the paper prints them).
 
-Rounding (spec §7): Mean and Fitness 3 decimals, DR ranks 1 decimal, NS/WD percentages 1
+Rounding (docs/protocol/tables.md): Mean and Fitness 3 decimals, DR ranks 1 decimal, NS/WD percentages 1
 decimal. Emphasis: bold for rank ≤ 2, grey for rank ≥ n − 1 with n ≥ 5 (LaTeX
 ``\\textcolor{gray}``, which needs ``xcolor``; Markdown shows grey cells in italics). Every file
 is written to a temporary name and moved into place, so no partial file remains.
@@ -24,7 +24,7 @@ from coopeval.studies.coopeval.tables.metrics import LLM_AVERAGE
 __all__ = ["write_tables", "render_markdown", "render_latex", "atomic_write_text", "format_cell", "TABLE_FILES"]
 
 PAPER_TABLES = ("per_game", "aggregate", "design_quality")
-"""The paper's tables (spec §7), each written as CSV, Markdown and LaTeX."""
+"""The paper's tables (docs/protocol/tables.md), each written as CSV, Markdown and LaTeX."""
 TABLE_FILES = tuple(f"{name}.{ext}" for name in PAPER_TABLES for ext in ("csv", "md", "tex"))
 
 AGGREGATE_TITLE = "Four social dilemmas"
@@ -50,7 +50,7 @@ def _decimals(metric: str) -> int:
 
 
 def format_cell(mean: float | None, se: float | None, metric: str) -> str:
-    """``"1.234 ± 0.056"`` (or ``"1.234"`` without s.e.), rounded per metric (spec §7)."""
+    """``"1.234 ± 0.056"`` (or ``"1.234"`` without s.e.), rounded per metric (docs/protocol/tables.md)."""
     if mean is None or (isinstance(mean, float) and math.isnan(mean)):
         return "–"
     d = _decimals(metric)

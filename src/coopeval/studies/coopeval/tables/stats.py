@@ -1,4 +1,4 @@
-"""Small statistics of the tables (spec §7 steps 3–4): standard error over runs or games,
+"""Small statistics of the tables (docs/protocol/tables.md steps 3–4): standard error over runs or games,
 the LLM-average rules, ordering and ranking of one sub-table's cells."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ _WEIGHT_TOLERANCE = 0.01
 
 
 def standard_error(values: Sequence[float]) -> float | None:
-    """√(Σ(x − x̄)²/(n − 1)/n) (spec §7 step 4); None for fewer than 2 values."""
+    """√(Σ(x − x̄)²/(n − 1)/n) (docs/protocol/tables.md step 4); None for fewer than 2 values."""
     x = np.asarray(values, dtype=float)
     if len(x) < 2:
         return None
@@ -25,7 +25,7 @@ def standard_error(values: Sequence[float]) -> float | None:
 
 
 def llm_average(metric: str, values: Mapping[str, float], populations: Mapping[str, float] | None = None) -> float:
-    """LLM-average of one run (spec §7 step 3).
+    """LLM-average of one run (docs/protocol/tables.md step 3).
 
     Mean and DR ranks: unweighted mean over types. Fitness: Σ_m population_m · fitness_m.
 

@@ -1,4 +1,4 @@
-"""Donation game rounds (spec §4.1): the donor acts, the recipient (the only witness) publishes an
+"""Donation game rounds (docs/protocol/gossip.md#round-loop): the donor acts, the recipient (the only witness) publishes an
 assessment of the donor; then the log, both memories and the payoffs."""
 
 from __future__ import annotations

@@ -1,14 +1,14 @@
-"""The round loop of one run (spec §4.1, §6, §8): the run's state, its decisions and the one
+"""The round loop of one run (docs/protocol/gossip.md#round-loop, #testbeds, #attacks-and-ablations): the run's state, its decisions and the one
 round skeleton every testbed plays through (:func:`play_rounds`).
 
 A run is strictly sequential: each round's prompts read the public log and the memories the
 previous rounds wrote (parallelism is across runs, cells and models only). Every decision —
 LLM or bot — goes through :meth:`DecisionMaker.decide` with a position of
 ``(study, testbed, condition, matching, agent, seed, replicate, round, player, role, kind)``
-(spec §12: seed, round, role, call kind; the maker adds the attempt). The condition and agent
+(docs/protocol/gossip.md#storage: seed, round, role, call kind; the maker adds the attempt). The condition and agent
 make decision ids unique across the cells of one store.
 
-Failure policy ([decision], spec §4.5: a failed row, never a substitute):
+Failure policy ([decision], docs/protocol/gossip.md#parsing-and-failures: a failed row, never a substitute):
 
 * an action decision that fails all attempts voids its round: status ``failed_action``, no
   payoff, no gossip, no log or memory entry, no interaction event;
@@ -212,9 +212,9 @@ class RunLoop(RunPrompts):
         return outcome
 
     async def gossip(self, witness: str, subject: str, round_: int, situation: str, cooperated: bool) -> Gossip:
-        """The witness's assessment of ``subject`` (spec §4.2 gossip module, §8.1, §8.2)."""
+        """The witness's assessment of ``subject`` (docs/protocol/gossip.md#prompts gossip module, docs/protocol/gossip.md#greedy-defector, #collusive-attackers)."""
         kind = self.kinds.get(witness, "honest")
-        if kind == "max":  # Max posts a fixed text without a call and keeps no memory (§8.1)
+        if kind == "max":  # Max posts a fixed text without a call and keeps no memory (docs/protocol/gossip.md#greedy-defector)
             return Gossip(True, LogEntry(round_, witness, subject, self.prompts.render("max_post"), ""), "", 2, False)
         state = self.bot_state(witness, subject, "witness", cooperated=cooperated)
         if self.signal_mode != "tone":
@@ -243,8 +243,8 @@ class RunLoop(RunPrompts):
 
     # -- bookkeeping -------------------------------------------------------------------------
     def remember(self, name: str, text: str, justification: str, gossip: Gossip | None = None) -> None:
-        """Append a first-person memory entry (Max keeps none; §8.1) with the agent's own
-        justification when reflection is on (spec §4.4): the action's, then (template
+        """Append a first-person memory entry (Max keeps none; docs/protocol/gossip.md#greedy-defector) with the agent's own
+        justification when reflection is on (docs/protocol/gossip.md#memory): the action's, then (template
         ``memory_justifications``) that of the agent's own assessment ``gossip`` if any."""
         if self.kinds.get(name) == "max":
             return

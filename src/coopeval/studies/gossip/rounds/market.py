@@ -1,4 +1,4 @@
-"""Market rounds (spec §6): simultaneous seller and buyer choices; only the buyer publishes an
+"""Market rounds (docs/protocol/gossip.md#testbeds): simultaneous seller and buyer choices; only the buyer publishes an
 assessment of the seller, with the tone in the log; the buyer's gossip justification is stored."""
 
 from __future__ import annotations

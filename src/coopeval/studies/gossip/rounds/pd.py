@@ -1,4 +1,4 @@
-"""Prisoner's dilemma rounds (spec §6): two simultaneous actions, then each player publishes an
+"""Prisoner's dilemma rounds (docs/protocol/gossip.md#testbeds): two simultaneous actions, then each player publishes an
 assessment of the other; both messages enter the log after both are written."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The prompts of one run: rules, action, witness and reflection prompts and the quoted
-assessments of memories (spec §4.2, §4.4, §8.3, §11).
+assessments of memories (docs/protocol/gossip.md#prompts, #memory, #ablations, #decisions).
 
 Every word comes from the study's templates (``studies/gossip/prompts/*.txt``); the code only
 chooses which template to render and fills in names and numbers, so a reworded prompt changes
@@ -68,7 +68,7 @@ class RunPrompts:
         return self.cond.signal
 
     def rules(self, name: str) -> str:
-        """The rules section (the reference's system message) for ``name`` (spec §4.2)."""
+        """The rules section (the reference's system message) for ``name`` (docs/protocol/gossip.md#prompts)."""
         tb = self.testbed
         values = {**stated_numbers(tb), "pairing_phrase": self.prompts.render(f"pairing_{self.matching}")}
         overview = self.prompts.render(f"{self.key}_overview", **values)
@@ -135,7 +135,7 @@ class RunPrompts:
         )
 
     def reflection_body(self, name: str, partner: str, round_: int, situation: str) -> str:
-        """Rules + the separate reflection prompt (spec §11, ``reflection_call``)."""
+        """Rules + the separate reflection prompt (docs/protocol/gossip.md#decisions, ``reflection_call``)."""
         return self._with_rules(name, partner, "reflect", round_, situation, partner=partner, output=REFLECTION.instruction())
 
     def _with_rules(self, name: str, other: str, template: str, round_: int, situation: str, **values: object) -> str:

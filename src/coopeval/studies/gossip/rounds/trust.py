@@ -1,4 +1,4 @@
-"""Trust (investment) game rounds (spec §6): the investor sends I, the responder returns R of
+"""Trust (investment) game rounds (docs/protocol/gossip.md#testbeds): the investor sends I, the responder returns R of
 the multiplied amount, then both publish an assessment of the other (investor first); the log
 takes both after both are written, and resources carry over. With no investment the responder
 has nothing to decide (R = 0, no call). The responder's memory never quotes the investor's

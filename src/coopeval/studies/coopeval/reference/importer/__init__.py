@@ -8,7 +8,7 @@ of run folders (each run = one replicate) into polars frames with the schemas of
 ``source = "reference"``, ``run`` = the run folder name and ``cell_id`` =
 ``"<run>/<experiment folder>"``.
 
-Formats and every schema variant: spec §10 and ``data/README.md``. Variants accepted:
+Formats and every schema variant: docs/protocol/reference-data.md#layout and ``data/README.md``. Variants accepted:
 
 * ``records.jsonl`` or ``records.jsonl.gz`` (gzip), or no records at all (flagged; metrics still
   come from ``matchup_payoffs.json``);
@@ -27,7 +27,7 @@ experiment folder). Modules, one concept each, in reading order:
 * :mod:`.layout` — experiment-folder names and run discovery;
 * :mod:`.errors` — :class:`ImportProblem`, :class:`ReferenceImportError`;
 * :mod:`.fields` — the JSON reader and field validators;
-* :mod:`.config` — ``config.json`` → experiment config (game checked against spec §2);
+* :mod:`.config` — ``config.json`` → experiment config (game checked against docs/protocol/games.md);
 * :mod:`.matchups` — ``matchup_payoffs.json`` → ``matchups`` and ``scores`` rows;
 * :mod:`.metrics` — summary files → ``released_metrics`` rows;
 * :mod:`.designs` — design files → ``designs`` rows;

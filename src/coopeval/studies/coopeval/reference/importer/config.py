@@ -1,6 +1,6 @@
-"""Experiment config parsing: ``config.json`` → :class:`ExperimentConfig` (spec §10).
+"""Experiment config parsing: ``config.json`` → :class:`ExperimentConfig` (docs/protocol/reference-data.md#layout).
 
-Checks the game against our definition (payoffs of spec §2, within :data:`POINT_TOL`), the
+Checks the game against our definition (payoffs of docs/protocol/games.md, within :data:`POINT_TOL`), the
 mechanism and game types against the folder name, and builds the roster of agent type strings.
 """
 
@@ -82,7 +82,7 @@ def game_from_config(game_type: str, kwargs: Any, path: Path) -> Game:
                 raise ReleasedFileError(
                     path,
                     f"game.kwargs.payoff_matrix[{key!r}] is {payoffs!r}; expected {list(game.payoffs(profile))} "
-                    f"(the {game.name} of spec §2)",
+                    f"(the {game.name} of docs/protocol/games.md)",
                 )
     return game
 

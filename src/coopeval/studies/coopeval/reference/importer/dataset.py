@@ -57,8 +57,8 @@ def import_reference(
 ) -> ReferenceData:
     """Import a run folder or a folder of run folders of the released CoopEval data.
 
-    Every experiment folder of every run is read and validated in memory (spec §10 formats,
-    all schema variants); matchup scores are the δ-weighted averages (spec §4.7) with the
+    Every experiment folder of every run is read and validated in memory (docs/protocol/reference-data.md#layout formats,
+    all schema variants); matchup scores are the δ-weighted averages (docs/protocol/tournament.md#delta-weighted-score) with the
     stored discount. Released summary values go to ``released_metrics`` (rule
     ``"released"``), never mixed with recomputed metrics.
 

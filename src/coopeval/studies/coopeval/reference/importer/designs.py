@@ -1,7 +1,7 @@
 """Designs: ``mediator_design.json`` / ``contract_design.json`` → ``designs`` and design ``decisions`` rows.
 
 A mediator maps each number of delegating players ``k = 1..N`` to an action; a contract gives one
-integer transfer per action (spec §10). Designs are stored in our token form (``"A<index>"``).
+integer transfer per action (docs/protocol/reference-data.md#layout). Designs are stored in our token form (``"A<index>"``).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Reading and validating released files: the JSON reader and the field validators.
 
 Every function raises :class:`~coopeval.studies.coopeval.reference.importer.errors.ReleasedFileError`
-naming the file, the offending field (``where``) and what was expected (spec §10 formats).
+naming the file, the offending field (``where``) and what was expected (docs/protocol/reference-data.md#layout formats).
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ def finite_number(value: Any, path: Path, where: str) -> float:
 
 
 def agent_type_string(config: Any) -> str:
-    """Type string ``"{llm.model}({CoT|IO})"`` of a reference agent config (spec §1).
+    """Type string ``"{llm.model}({CoT|IO})"`` of a reference agent config (docs/protocol/games.md#roster).
 
     Delegates to :func:`coopeval.studies.coopeval.reference.agent_types.reference_type_string`.
 

@@ -5,7 +5,7 @@ Each flag is ``(flag, detail)``; the flag names are
 * ``records_missing`` — no ``records.jsonl(.gz)``: decisions, votes and selections are absent;
 * ``records_inconsistent`` — recorded points or outcomes disagree with the mechanism's rules;
 * ``dr_release_not_reproducible`` — a released ``deviation_ratings.json`` that the authors' own
-  code does not reproduce (:data:`KNOWN_DR_RERUN_MISMATCHES`, spec §6.4);
+  code does not reproduce (:data:`KNOWN_DR_RERUN_MISMATCHES`, docs/protocol/evaluation.md#deviation-ratings);
 * ``experiment_missing`` — a mostly complete main-study run lacks an experiment folder.
 """
 
@@ -30,7 +30,7 @@ KNOWN_DR_RERUN_MISMATCHES: frozenset[tuple[int, str]] = frozenset(
     {(1, "mediation_matching_pennies"), (1, "no_mechanism_stag_hunt"), (3, "contracting_prisoners_dilemma")}
 )
 """(run number, experiment) whose released ``deviation_ratings.json`` the authors' own code does
-not reproduce with gurobipy 13.0.3 (spec §6.4)."""
+not reproduce with gurobipy 13.0.3 (docs/protocol/evaluation.md#deviation-ratings)."""
 
 _RUN_NUMBER = re.compile(r"run(\d+)")
 
@@ -62,7 +62,7 @@ def dr_release_flag(run: str, experiment: str) -> ImportFlag | None:
         return ImportFlag(
             "dr_release_not_reproducible",
             "the released deviation_ratings.json is not reproduced even by the authors' code "
-            "with gurobipy 13.0.3 (spec §6.4)",
+            "with gurobipy 13.0.3 (docs/protocol/evaluation.md#deviation-ratings)",
         )
     return None
 

@@ -1,4 +1,4 @@
-"""The released data's folder layout: experiment-folder names and run discovery (spec §10).
+"""The released data's folder layout: experiment-folder names and run discovery (docs/protocol/reference-data.md#layout).
 
 A run folder holds experiment folders named ``{mechanism stem}_{game stem}`` (e.g.
 ``no_mechanism_prisoners_dilemma/``) or ``ablation_abl_{variant}_{game stem}``; a data folder is
@@ -27,13 +27,13 @@ __all__ = [
 ]
 
 MECHANISM_STEMS: dict[str, str] = dict(REFERENCE_STEMS)
-"""Experiment-folder mechanism stem → mechanism type name (spec §10; declared in the catalog)."""
+"""Experiment-folder mechanism stem → mechanism type name (docs/protocol/reference-data.md#layout; declared in the catalog)."""
 
 GAME_STEMS: dict[str, str] = {key: name for name, key in TYPE_NAMES.items()}
-"""Experiment-folder game stem (the game's config key) → game type name (spec §10)."""
+"""Experiment-folder game stem (the game's config key) → game type name (docs/protocol/reference-data.md#layout)."""
 
 MAIN_STUDY_EXPERIMENTS = frozenset(f"{m}_{g}" for m in MECHANISM_STEMS for g in GAME_STEMS)
-"""Experiment folders of one main-study run: every mechanism stem x every game stem (spec §10)."""
+"""Experiment folders of one main-study run: every mechanism stem x every game stem (docs/protocol/reference-data.md#layout)."""
 
 REPUTATION_MECHANISMS = POPULATION_MECHANISMS
 """Mechanism types whose ``matchup_payoffs.json`` and records use the per-agent reputation format."""

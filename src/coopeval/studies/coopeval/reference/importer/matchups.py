@@ -1,9 +1,9 @@
 """Matchup payoffs: ``matchup_payoffs.json`` → matches, and the ``matchups`` / ``scores`` rows.
 
-Two formats (spec §10): matchup mechanisms list ``{"players": [configs in seat order],
+Two formats (docs/protocol/reference-data.md#layout): matchup mechanisms list ``{"players": [configs in seat order],
 "payoffs": [matches of rounds × seats]}``; reputation mechanisms list one ``{"player": config,
 "points": [per-round points]}`` per seated agent. A matchup's score is the δ-weighted average of
-its per-round points with the stored discount (spec §4.7).
+its per-round points with the stored discount (docs/protocol/tournament.md#delta-weighted-score).
 """
 
 from __future__ import annotations
@@ -147,7 +147,7 @@ def add_matchup_rows(
 ) -> None:
     """Append one ``matchups`` row per match and one ``scores`` row per seat.
 
-    A score is the δ-weighted average of the seat's per-round points (spec §4.7); for
+    A score is the δ-weighted average of the seat's per-round points (docs/protocol/tournament.md#delta-weighted-score); for
     reputation the seat is the one in the seated name.
     """
     reputation = cfg.mechanism_type in REPUTATION_MECHANISMS

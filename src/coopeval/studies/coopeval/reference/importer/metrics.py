@@ -4,7 +4,7 @@
 * ``replicator_dynamics_fitness.json`` (metagame mechanisms with ``evolutionary_dynamics``) →
   ``Fitness`` and ``FinalPopulation`` (shares summing to 1 within 1e−6);
 * ``deviation_ratings.json`` (metagame mechanisms with ``deviation_rating``) → ``DR`` (≤ 0) and
-  ``DR_rank`` (spec §6.4), with the ``dr_release_not_reproducible`` flag where known.
+  ``DR_rank`` (docs/protocol/evaluation.md#deviation-ratings), with the ``dr_release_not_reproducible`` flag where known.
 
 Released values are never mixed with our recomputed metrics.
 """

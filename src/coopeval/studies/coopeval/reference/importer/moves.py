@@ -1,7 +1,7 @@
 """Moves of the record lines: validation and the action ``decisions`` rows.
 
 A move is ``{"player": "<type>#P<seat>", "action": "<Game>Action.<MEMBER>", "points": p,
-"trace_id", ["response"], ["mediated"]}`` (spec §10; ``"mediated": true`` only on delegated moves).
+"trace_id", ["response"], ["mediated"]}`` (docs/protocol/reference-data.md#layout; ``"mediated": true`` only on delegated moves).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Records: ``records.jsonl(.gz)`` → action ``decisions`` (and, via votes, mechanism rows).
 
-Line formats (spec §10): NoMechanism — the moves of one match; Repetition — a list of rounds of
+Line formats (docs/protocol/reference-data.md#layout): NoMechanism — the moves of one match; Repetition — a list of rounds of
 moves; Mediation/Contracting — ``[{votes, selected_…, moves}]`` or a bare ``{…}``; reputation —
 one line listing every round's matches. Lines are checked against ``matchup_payoffs.json``.
 """

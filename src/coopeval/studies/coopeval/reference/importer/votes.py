@@ -2,7 +2,7 @@
 
 One record line holds every player's approval vote over the N designs of the matchup, the
 selected design (index and designer), for Contracting each player's signature, and the moves
-(spec §10). Vote dicts are keyed ``"1".."N"`` (also ``M1``/``C1``).
+(docs/protocol/reference-data.md#layout). Vote dicts are keyed ``"1".."N"`` (also ``M1``/``C1``).
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ def read_vote_record(
     ``selections`` row whose ``details`` match our own runs' payload (approvals per option,
     tied options, signatures). A selection outside the most approved options, delegated moves
     that ignore the selected mediator, or points that differ from the mechanism's payoffs
-    (contract transfer: c(a_i) − Σ_{j≠i} c(a_j)/(N − 1), spec §4.5) are appended to
+    (contract transfer: c(a_i) − Σ_{j≠i} c(a_j)/(N − 1), docs/protocol/mechanisms.md#contracting) are appended to
     ``inconsistent`` instead of raising.
     """
     game, n = cfg.game, cfg.game.n_players
