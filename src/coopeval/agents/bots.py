@@ -19,8 +19,13 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from coopeval.agents.protocol import DecisionRequest, ErrorClass, Reply
-from coopeval.agents.registry import BOT
+from coopeval.agents.provider import Provider
 from coopeval.decisions.formats import ActionDistribution, AnswerFormat
+
+
+BOT_PREFIX = "bot/"
+"""The model-string prefix of every scripted bot (CoopEval's here, and the gossip and evolution
+studies' own, which those studies build from the same ``bot/<name>`` strings)."""
 
 
 def pure(fmt: AnswerFormat, index: int) -> dict[str, int]:
@@ -62,7 +67,7 @@ class Bot:
     cooperative: ClassVar[bool] = True
 
     def __init__(self) -> None:
-        self.name = f"{BOT.prefix}{self.bot_name}"
+        self.name = f"{BOT_PREFIX}{self.bot_name}"
         self.model = self.name
         self.style = "scripted"
         self.params: dict[str, Any] = {}
@@ -210,7 +215,38 @@ def make_bot(name: str) -> Bot:
     KeyError
         Naming the known bots, if ``name`` is unknown.
     """
-    short = name.removeprefix(BOT.prefix)
+    short = name.removeprefix(BOT_PREFIX)
     if short not in BOTS:
-        raise KeyError(f"unknown bot {name!r}; known bots: {', '.join(BOT.prefix + b for b in BOTS)}")
+        raise KeyError(f"unknown bot {name!r}; known bots: {', '.join(BOT_PREFIX + b for b in BOTS)}")
     return BOTS[short]()
+
+
+def make_bot_agent(spec: Mapping[str, Any]) -> Bot:
+    """The bot of a config entry: ``model`` ``bot/<name>``; with a ``label`` (a second copy of
+    the same strategy) the bot is named ``bot/<label>``.
+
+    Raises
+    ------
+    KeyError
+        For an unknown bot (naming the known ones).
+    """
+    bot = make_bot(str(spec["model"]))
+    if spec.get("label"):
+        bot.name = bot.model = f"{BOT_PREFIX}{spec['label']}"
+    return bot
+
+
+def _bot_names() -> tuple[str, ...]:
+    return tuple(BOTS)
+
+
+BOT = Provider(
+    name="bot",
+    prefix=BOT_PREFIX,
+    factory=make_bot_agent,
+    scripted=True,
+    model_kind="bot",
+    known_label="known bots",
+    known_models=_bot_names,
+)
+"""The scripted strategy bots (no options, no key, never retried: anything raised is a bug)."""
