@@ -87,18 +87,19 @@ class Classifier:
 class ScriptedAgent:
     """Base of every scripted bot of every study: identity, facts, no transport.
 
-    ``name`` and ``model`` are ``bot/<bot_name>``; ``style`` is ``scripted``; no params; never
-    cached. Anything a bot raises is a bug (``FATAL``, never retried).
+    ``name`` and ``model`` are ``bot/<bot_name>`` (the class's, or ``bot_name`` given to a
+    parametrised bot such as evolution's ``evo-constant-25``); ``style`` is ``scripted``; no
+    params; never cached. Anything a bot raises is a bug (``FATAL``, never retried).
     """
 
     bot_name: ClassVar[str] = ""
     classifier: ClassVar[Classifier] = Classifier()
 
-    def __init__(self) -> None:
-        self.name = f"{BOT_PREFIX}{self.bot_name}"
+    def __init__(self, bot_name: str | None = None) -> None:
+        self.name = f"{BOT_PREFIX}{bot_name or self.bot_name}"
         self.model = self.name
         self.style = "scripted"
-        self.params: dict[str, Any] = {}
+        self.params: Mapping[str, Any] = {}
         self.cacheable = False
 
     def cooperates(self, state: Mapping[str, Any]) -> bool:

@@ -93,7 +93,7 @@ class MockLLM:
         self.model = model
         self.style = style
         self.name = f"{label or model}({style})"
-        self.params: dict[str, Any] = dict(params) if params is not None else {"temperature": 1.0}
+        self.params: Mapping[str, Any] = dict(params) if params is not None else {"temperature": 1.0}
         self.cacheable = True
         self.invalid_attempts = invalid_attempts
         self.fail_after = fail_after

@@ -77,20 +77,11 @@ def local_model_path(name: str) -> Path:
 
 
 def n_threads() -> int:
-    """llama.cpp compute threads: ``$COOPEVAL_LLAMA_THREADS`` or 2.
-
-    Raises
-    ------
-    coopeval.core.environment.EnvironmentSettingError
-        The variable is not a whole number >= 1."""
+    """llama.cpp compute threads: ``$COOPEVAL_LLAMA_THREADS`` or 2 (an
+    :class:`~coopeval.core.environment.EnvironmentSettingError` if not a whole number >= 1)."""
     return int(env_value("COOPEVAL_LLAMA_THREADS"))
 
 
 def n_snapshots() -> int:
-    """Prompt KV snapshots kept: ``$COOPEVAL_LLAMA_SNAPSHOTS`` or 8.
-
-    Raises
-    ------
-    coopeval.core.environment.EnvironmentSettingError
-        The variable is not a whole number >= 0."""
+    """Prompt KV snapshots kept: ``$COOPEVAL_LLAMA_SNAPSHOTS`` or 8 (validated like :func:`n_threads`, >= 0)."""
     return int(env_value("COOPEVAL_LLAMA_SNAPSHOTS"))

@@ -7,7 +7,7 @@ does, on first use of a ``local/`` model.
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from coopeval.agents.litellm_client import import_litellm
 from coopeval.agents.local.catalogue import DEFAULT_N_CTX, LOCAL_MODELS, LOCAL_PREFIX
@@ -31,7 +31,7 @@ def register_local_provider() -> None:
     """
     global _handler
     with _register_lock:
-        litellm = import_litellm()
+        litellm: Any = import_litellm()  # custom_provider_map is set at run time
 
         from coopeval.agents.local.provider import LocalLlamaCpp
 

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from coopeval.agents import bots
-from coopeval.agents.bots import BOT_PREFIX, Classifier, ScriptedAgent
+from coopeval.agents.bots import Classifier, ScriptedAgent
 from coopeval.agents.protocol import DecisionRequest, Reply
 from coopeval.agents.registry import scripted_name
 
@@ -51,13 +51,12 @@ class EvoBot(ScriptedAgent):
 class ConstantFraction(EvoBot):
     """Always gives the same fraction of its current resources (the §1.3 oracle's donor)."""
 
-    def __init__(self, percent: float) -> None:
+    def __init__(self, percent: float, bot_name: str | None = None) -> None:
         if not 0.0 <= percent <= 100.0:
             raise ValueError(f"a constant donor gives 0-100 %, not {percent}")
         self._percent = float(percent)
-        self.bot_name = f"evo-constant-{percent:g}"
         self.description = f"to donate {percent:g}% of my current resources to every recipient."
-        super().__init__()
+        super().__init__(bot_name or f"evo-constant-{percent:g}")
 
     def percent(self, state: Mapping[str, Any]) -> float:
         return self._percent
@@ -84,9 +83,7 @@ class AlwaysZero(ConstantFraction):
     """The free rider of the invasion test (§3.3): donates 0 units in every situation."""
 
     def __init__(self) -> None:
-        super().__init__(0.0)
-        self.bot_name = "evo-zero"
-        self.name = self.model = f"{BOT_PREFIX}evo-zero"
+        super().__init__(0.0, "evo-zero")
         self.description = "to donate nothing, ever."
 
 
@@ -104,7 +101,7 @@ def is_evo_bot(model: str) -> bool:
     return name is not None and name.startswith(NAME_PREFIX)
 
 
-def make_evo_bot(model: str) -> EvoBot:
+def make_evo_bot(model: str) -> ScriptedAgent:
     """The bot of a ``bot/evo-…`` model string.
 
     Raises
