@@ -17,6 +17,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from coopeval.core.environment import use_offline_litellm
 from coopeval.studies.coopeval.tables.defaults import REPLICATOR_LR, REPLICATOR_STEPS
 
 __all__ = ["SUBCOMMANDS", "CliError", "build_parser", "main"]
@@ -349,6 +350,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; return the exit code (0 ok, 1 computation failure, 2 bad input)."""
+    use_offline_litellm()
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

@@ -1,97 +1,152 @@
-"""Transport-error classification of :class:`LiteLLMAgent` (docs/protocol/engineering.md#litellm)."""
+"""Transport-error classification (:func:`coopeval.agents.errors.classify_error`) is exact.
+
+Every known error type maps to its own class (the table below, hand-written from litellm's
+exception types and HTTP semantics), every litellm type the classifier names is in the table,
+and the table really discriminates: broken classifiers (a constant answer, one that misses
+wrapped causes, one that ignores status codes) each get at least one case wrong.
+"""
 
 from __future__ import annotations
 
 import asyncio
-import os
+from collections.abc import Callable
 
 import pytest
 
-os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+from coopeval.core.environment import use_offline_litellm
+
+use_offline_litellm()
 litellm = pytest.importorskip("litellm")
 httpx = pytest.importorskip("httpx")
 
-from coopeval.agents.llm_agent import LiteLLMAgent, classify_error, required_env_vars  # noqa: E402
-from coopeval.agents.local import GrammarError, LocalModelMissingError  # noqa: E402
-from coopeval.agents.protocol import ErrorClass  # noqa: E402
+from coopeval.agents import errors  # noqa: E402
+from coopeval.agents.errors import (  # noqa: E402
+    FATAL_LITELLM_ERRORS,
+    TRANSIENT_LITELLM_ERRORS,
+    ProviderAuthError,
+    classify_error,
+)
+from coopeval.agents.llm_agent import LiteLLMAgent  # noqa: E402
+from coopeval.agents.local import GrammarError, LocalContextWindowError, LocalModelMissingError  # noqa: E402
+from coopeval.agents.protocol import (  # noqa: E402
+    AttemptDeadlineError,
+    EmptyReplyError,
+    ErrorClass,
+    RequestRejectedError,
+)
 
 ex = litellm.exceptions
 M, P = "openai/gpt-4o-mini", "openai"
+RATE, TRANS, FATAL = ErrorClass.RATE_LIMIT, ErrorClass.TRANSIENT, ErrorClass.FATAL
 
 
 def _response(status: int) -> httpx.Response:
     return httpx.Response(status, request=httpx.Request("POST", "https://example.invalid/v1/chat"))
 
 
-CASES = [
-    (ex.RateLimitError("slow down", P, M), ErrorClass.RATE_LIMIT),
-    (ex.Timeout("timed out", M, P), ErrorClass.TRANSIENT),
-    (ex.APIConnectionError("connection reset", P, M), ErrorClass.TRANSIENT),
-    (ex.ServiceUnavailableError("503", P, M), ErrorClass.TRANSIENT),
-    (ex.InternalServerError("500", P, M), ErrorClass.TRANSIENT),
-    (ex.BadGatewayError("502", P, M), ErrorClass.TRANSIENT),
-    (ex.APIError(503, "upstream", P, M), ErrorClass.TRANSIENT),
-    (ex.APIError(429, "too many", P, M), ErrorClass.RATE_LIMIT),
-    (ex.APIError(400, "bad", P, M), ErrorClass.FATAL),
-    (ex.AuthenticationError("bad key", P, M), ErrorClass.FATAL),
-    (ex.BadRequestError("bad request", M, P), ErrorClass.FATAL),
-    (ex.ContextWindowExceededError("too long", M, P), ErrorClass.FATAL),
-    (ex.ContentPolicyViolationError("filtered", M, P), ErrorClass.FATAL),
-    (ex.NotFoundError("no such model", M, P), ErrorClass.FATAL),
-    (ex.PermissionDeniedError("denied", P, M, response=_response(403)), ErrorClass.FATAL),
-    (ex.UnprocessableEntityError("422", M, P, response=_response(422)), ErrorClass.FATAL),
-    (ex.UnsupportedParamsError("seed not supported", P, M), ErrorClass.FATAL),
-    (TimeoutError("socket"), ErrorClass.TRANSIENT),
-    (ConnectionResetError("reset"), ErrorClass.TRANSIENT),
-    (RuntimeError("something unknown"), ErrorClass.TRANSIENT),
-    (LocalModelMissingError("run pip install"), ErrorClass.FATAL),
+class HttpError(Exception):
+    """A non-litellm HTTP error carrying only a status code."""
+
+    def __init__(self, status_code: int) -> None:
+        super().__init__(status_code)
+        self.status_code = status_code
+
+
+def _wrapped(inner: BaseException) -> BaseException:
+    """litellm's APIConnectionError with ``inner`` as its implicit context (as litellm wraps a
+    CustomLLM handler's exception)."""
+    outer = ex.APIConnectionError(f"wrapped: {inner}", "local", "smollm2-135m")
+    outer.__context__ = inner
+    return outer
+
+
+CASES: list[tuple[str, BaseException, ErrorClass]] = [
+    ("RateLimitError", ex.RateLimitError("slow down", P, M), RATE),
+    ("Timeout", ex.Timeout("timed out", M, P), TRANS),
+    ("APIConnectionError", ex.APIConnectionError("connection reset", P, M), TRANS),
+    ("ServiceUnavailableError", ex.ServiceUnavailableError("503", P, M), TRANS),
+    ("InternalServerError", ex.InternalServerError("500", P, M), TRANS),
+    ("BadGatewayError", ex.BadGatewayError("502", P, M), TRANS),
+    ("APIError-503", ex.APIError(503, "upstream", P, M), TRANS),
+    ("APIError-429", ex.APIError(429, "too many", P, M), RATE),
+    ("APIError-400", ex.APIError(400, "bad", P, M), FATAL),
+    ("AuthenticationError", ex.AuthenticationError("bad key", P, M), FATAL),
+    ("BadRequestError", ex.BadRequestError("bad request", M, P), FATAL),
+    ("ContextWindowExceededError", ex.ContextWindowExceededError("too long", M, P), FATAL),
+    ("ContentPolicyViolationError", ex.ContentPolicyViolationError("filtered", M, P), FATAL),
+    ("NotFoundError", ex.NotFoundError("no such model", M, P), FATAL),
+    ("PermissionDeniedError", ex.PermissionDeniedError("denied", P, M, response=_response(403)), FATAL),
+    ("UnprocessableEntityError", ex.UnprocessableEntityError("422", M, P, response=_response(422)), FATAL),
+    ("UnsupportedParamsError", ex.UnsupportedParamsError("seed not supported", P, M), FATAL),
+    ("BudgetExceededError", ex.BudgetExceededError(1.0, 0.5), FATAL),
+    ("ProviderAuthError", ProviderAuthError("refused"), FATAL),
+    ("RequestRejectedError", RequestRejectedError("does not fit"), FATAL),
+    ("EmptyReplyError", EmptyReplyError("no content"), TRANS),
+    ("AttemptDeadlineError", AttemptDeadlineError("too slow"), TRANS),
+    ("TimeoutError", TimeoutError("socket"), TRANS),
+    ("ConnectionResetError", ConnectionResetError("reset"), TRANS),
+    ("LocalModelMissingError", LocalModelMissingError("run pip install"), FATAL),
+    ("wrapped GrammarError", _wrapped(GrammarError("bad grammar")), FATAL),
+    ("wrapped LocalContextWindowError", _wrapped(LocalContextWindowError("4097 > 4096")), FATAL),
+    ("HTTP 429", HttpError(429), RATE),
+    ("HTTP 401", HttpError(401), FATAL),
+    ("HTTP 404", HttpError(404), FATAL),
+    ("HTTP 408", HttpError(408), TRANS),
+    ("HTTP 409", HttpError(409), TRANS),
+    ("HTTP 425", HttpError(425), TRANS),
+    ("HTTP 502", HttpError(502), TRANS),
+    ("unknown RuntimeError", RuntimeError("something unknown"), TRANS),
 ]
 
 
-@pytest.mark.parametrize(("exc", "expected"), CASES, ids=lambda v: type(v).__name__)
-def test_classification(exc: BaseException, expected: ErrorClass) -> None:
+def mismatches(classifier: Callable[[BaseException], ErrorClass]) -> list[str]:
+    """The cases ``classifier`` gets wrong, as ``name: got X, want Y``."""
+    wrong = []
+    for name, exc, want in CASES:
+        got = classifier(exc)
+        if got is not want:
+            wrong.append(f"{name}: got {got}, want {want}")
+    return wrong
+
+
+@pytest.mark.parametrize(("name", "exc", "expected"), CASES, ids=[c[0] for c in CASES])
+def test_each_error_has_its_exact_class(name: str, exc: BaseException, expected: ErrorClass) -> None:
     assert classify_error(exc) is expected
     assert LiteLLMAgent(M, "IO").classify_error(exc) is expected
 
 
-def test_wrapped_local_errors_are_fatal() -> None:
-    # litellm wraps exceptions raised inside a CustomLLM handler in APIConnectionError
-    wrapped = ex.APIConnectionError(
-        "llama.cpp could not parse the GBNF grammar", "local", "smollm2-135m"
-    )
-    try:
-        try:
-            raise GrammarError("bad grammar")
-        except GrammarError:
-            raise wrapped  # noqa: B904 - the implicit __context__ is what litellm leaves behind
-    except ex.APIConnectionError as caught:
-        assert classify_error(caught) is ErrorClass.FATAL
+def test_every_litellm_type_the_classifier_names_is_in_the_table() -> None:
+    named = {"RateLimitError", *FATAL_LITELLM_ERRORS, *TRANSIENT_LITELLM_ERRORS}
+    assert all(hasattr(ex, n) for n in named), "a named type is gone from litellm.exceptions"
+    assert named <= {c[0] for c in CASES}
 
 
-def test_status_code_fallback_without_litellm_types() -> None:
-    class HttpError(Exception):
-        def __init__(self, status_code: int) -> None:
-            super().__init__(status_code)
-            self.status_code = status_code
-
-    assert classify_error(HttpError(429)) is ErrorClass.RATE_LIMIT
-    assert classify_error(HttpError(502)) is ErrorClass.TRANSIENT
-    assert classify_error(HttpError(401)) is ErrorClass.FATAL
-    assert classify_error(HttpError(408)) is ErrorClass.TRANSIENT
+def _ignore_causes(monkeypatch: pytest.MonkeyPatch) -> Callable[[BaseException], ErrorClass]:
+    monkeypatch.setattr(errors, "exception_chain", lambda exc: [exc])
+    return classify_error
 
 
-def test_required_env_vars() -> None:
-    assert required_env_vars("openai/gpt-4o") == ["OPENAI_API_KEY"]
-    assert required_env_vars("anthropic/claude-sonnet-4.5") == ["ANTHROPIC_API_KEY"]
-    assert required_env_vars("gemini/gemini-3-flash-preview") == ["GEMINI_API_KEY"]
-    assert required_env_vars("openrouter/qwen/qwen3-30b-a3b-instruct-2507") == [
-        "OPENROUTER_API_KEY"
-    ]
-    for keyless in ("local/smollm2-135m", "ollama/llama3", "hosted_vllm/my-model"):
-        assert required_env_vars(keyless) == []
-    assert required_env_vars("gpt-4o") == ["OPENAI_API_KEY"]
-    assert required_env_vars("someprovider/x") == []
+def _ignore_status(monkeypatch: pytest.MonkeyPatch) -> Callable[[BaseException], ErrorClass]:
+    monkeypatch.setattr(errors, "status_code", lambda exc: None)
+    return classify_error
+
+
+BROKEN: dict[str, Callable[[pytest.MonkeyPatch], Callable[[BaseException], ErrorClass]]] = {
+    "always TRANSIENT (unknown for everything)": lambda mp: lambda exc: TRANS,
+    "always FATAL": lambda mp: lambda exc: FATAL,
+    "always RATE_LIMIT": lambda mp: lambda exc: RATE,
+    "misses causes wrapped by litellm": _ignore_causes,
+    "ignores HTTP status codes": _ignore_status,
+}
+
+
+@pytest.mark.parametrize("broken", BROKEN, ids=list(BROKEN))
+def test_a_broken_classifier_fails_the_table(broken: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert mismatches(BROKEN[broken](monkeypatch)), f"the table does not catch a classifier that {broken}"
+
+
+def test_the_real_classifier_passes_the_table() -> None:
+    assert mismatches(classify_error) == []
 
 
 def test_agent_call_kwargs_and_params() -> None:

@@ -22,7 +22,9 @@ os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 pytest.importorskip("litellm")
 
-from coopeval.agents.llm_agent import LiteLLMAgent, ProviderAuthError, load_prices  # noqa: E402
+from coopeval.agents.errors import ProviderAuthError  # noqa: E402
+from coopeval.agents.llm_agent import LiteLLMAgent  # noqa: E402
+from coopeval.agents.prices import load_prices  # noqa: E402
 from coopeval.agents.maker import BudgetExceededError, DecisionMaker, DecisionOutcome  # noqa: E402
 from coopeval.agents.protocol import Reply  # noqa: E402
 from coopeval.agents.retry import RetryPolicy  # noqa: E402

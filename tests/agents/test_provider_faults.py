@@ -11,14 +11,10 @@ import pytest
 os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from coopeval.agents.llm_agent import (  # noqa: E402
-    DEFAULT_DEADLINE_S,
-    LiteLLMAgent,
-    PriceTable,
-    ProviderAuthError,
-    billed_usage,
-    classify_error,
-)
+from coopeval.agents.errors import ProviderAuthError, classify_error  # noqa: E402
+from coopeval.agents.llm_agent import LiteLLMAgent  # noqa: E402
+from coopeval.agents.options import DEFAULT_DEADLINE_S  # noqa: E402
+from coopeval.agents.prices import PriceTable, billed_usage  # noqa: E402
 from coopeval.agents.protocol import AttemptDeadlineError, EmptyReplyError, ErrorClass, Reply  # noqa: E402
 
 
@@ -115,7 +111,7 @@ def test_a_missing_price_is_warned_once_per_model_not_per_seat(monkeypatch, capl
     import asyncio
     import logging
 
-    from coopeval.agents import llm_agent
+    from coopeval.agents import prices
     from coopeval.agents.protocol import DecisionRequest
     from coopeval.decisions.formats.action import ActionDistribution
 
@@ -130,10 +126,10 @@ def test_a_missing_price_is_warned_once_per_model_not_per_seat(monkeypatch, capl
         return response
 
     stub = SimpleNamespace(acompletion=acompletion, exceptions=SimpleNamespace(ContextWindowExceededError=KeyError))
-    monkeypatch.setattr(llm_agent, "_UNPRICED_WARNED", set())
+    monkeypatch.setattr(prices, "_UNPRICED_WARNED", set())
     seats = [LiteLLMAgent("openai/unpriced-test-model", "IO") for _ in range(3)]
     request = DecisionRequest(messages=({"role": "user", "content": "x"},), answer_format=ActionDistribution(("A0", "A1")))
-    with caplog.at_level(logging.WARNING, logger=llm_agent.__name__):
+    with caplog.at_level(logging.WARNING, logger=prices.__name__):
         for seat in seats:
             monkeypatch.setattr(seat, "_client", lambda: stub)
             reply = asyncio.run(seat.generate(request))

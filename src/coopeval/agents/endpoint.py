@@ -15,7 +15,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["ENDPOINT_KEYS", "request_endpoint"]
+__all__ = ["ENDPOINT_KEYS", "base_url_variables", "request_endpoint"]
 
 ENDPOINT_KEYS = ("api_base", "api_version")
 """Transport params that choose who answers (and so enter the cache key)."""
@@ -24,6 +24,16 @@ _ENV_BASES: dict[str, tuple[str, ...]] = {
     "openai": ("OPENAI_BASE_URL", "OPENAI_API_BASE"),
     "ollama_chat": ("OLLAMA_API_BASE",),
 }
+
+
+def base_url_variables(model: str) -> tuple[str, ...]:
+    """The environment variables litellm reads for the server of ``model`` when ``api_base`` is
+    not given, first set one wins: ``<PROVIDER>_API_BASE`` (``-`` as ``_``), for ``openai/``
+    ``OPENAI_BASE_URL`` then ``OPENAI_API_BASE``; ``()`` for a string without a provider."""
+    if "/" not in model:
+        return ()
+    provider = model.split("/", 1)[0]
+    return _ENV_BASES.get(provider, (f"{provider.upper().replace('-', '_')}_API_BASE",))
 
 
 def request_endpoint(model: str, transport: Mapping[str, Any], environ: Mapping[str, str] | None = None) -> dict[str, Any]:
@@ -46,10 +56,8 @@ def request_endpoint(model: str, transport: Mapping[str, Any], environ: Mapping[
     """
     env = os.environ if environ is None else environ
     endpoint = {k: transport[k] for k in ENDPOINT_KEYS if transport.get(k) not in (None, "")}
-    if "api_base" not in endpoint and "/" in model:
-        provider = model.split("/", 1)[0]
-        names = _ENV_BASES.get(provider, (f"{provider.upper().replace('-', '_')}_API_BASE",))
-        for name in names:
+    if "api_base" not in endpoint:
+        for name in base_url_variables(model):
             if env.get(name):
                 endpoint["api_base"] = env[name]
                 break

@@ -2,9 +2,11 @@
 
 Model strings are litellm's ``provider/model`` form: ``openai/…``, ``anthropic/…``, ``gemini/…``,
 ``openrouter/…``, ``hosted_vllm/…``, ``ollama/…``, and the embedded ``local/smollm2-135m``
-(:mod:`coopeval.agents.local`). litellm is imported lazily, on the first call, with
-``LITELLM_OFFLINE_MODE`` / ``LITELLM_LOCAL_MODEL_COST_MAP`` set first (docs/protocol/engineering.md#litellm);
-merely building an agent never imports it.
+(:mod:`coopeval.agents.local`). litellm is imported lazily, on the first call
+(:func:`coopeval.agents.litellm_client.import_litellm`); merely building an agent never imports it.
+The provider entries that build these agents are in :mod:`coopeval.agents.litellm_provider`; the
+agent's options in :mod:`coopeval.agents.options`, prices in :mod:`coopeval.agents.prices`, error
+classification in :mod:`coopeval.agents.errors`.
 
 Calls are single attempts (``num_retries=0``): retries belong to
 :func:`coopeval.agents.retry.generate_with_retry`, driven by :meth:`LiteLLMAgent.classify_error`.
@@ -17,28 +19,28 @@ Provider faults the agent turns into exceptions (never into answers):
 * an attempt running past ``deadline_s`` wall seconds (a server that sends headers and then
   drips bytes defeats httpx's per-read ``timeout``) →
   :class:`~coopeval.agents.protocol.AttemptDeadlineError` (``TRANSIENT``);
-* HTTP 401/403 → :class:`ProviderAuthError` naming the API-key variable (``FATAL``).
+* HTTP 401/403 → :class:`~coopeval.agents.errors.ProviderAuthError` naming the API-key
+  variable (``FATAL``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import copy
-import difflib
-import functools
-import logging
-import os
-import sys
 import time
 from collections.abc import Mapping
-from importlib.resources import files
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from coopeval.agents import structured
 from coopeval.agents.endpoint import request_endpoint
+from coopeval.agents.errors import ProviderAuthError, classify_error, exception_chain, status_code
 from coopeval.agents.grammar import COT_GRAMMAR_VERSION, DEFAULT_MAX_REASONING_CHARS, gbnf_for, max_tokens_for
+from coopeval.agents.litellm_client import api_key_variables, import_litellm
+from coopeval.agents.local.catalogue import local_model_name, local_model_path
+from coopeval.agents.local.registration import register_local_provider
+from coopeval.agents.options import AGENT_OPTION_KEYS, DEFAULT_DEADLINE_S, TRANSPORT_KEYS, option_error
+from coopeval.agents.prices import billed_usage, load_prices, warn_unpriced
 from coopeval.agents.protocol import (
     AttemptDeadlineError,
     DecisionRequest,
@@ -47,319 +49,9 @@ from coopeval.agents.protocol import (
     Reply,
     RequestRejectedError,
 )
-from coopeval.agents.registry import uses_local_llm
 from coopeval.cache.response_cache import ResponseCache, call_key
 
-__all__ = [
-    "AGENT_OPTION_KEYS",
-    "DEFAULT_DEADLINE_S",
-    "ProviderAuthError",
-    "billed_usage",
-    "TRANSPORT_KEYS",
-    "LiteLLMAgent",
-    "PriceTable",
-    "classify_error",
-    "load_prices",
-    "option_error",
-    "provider_error",
-    "required_env_vars",
-]
-
-log = logging.getLogger(__name__)
-
-
-AGENT_OPTION_KEYS = frozenset(
-    {"send_seed", "max_reasoning_chars", "cot_grammar", "structured_output", "grammar_field"}
-)
-"""Keys of ``params`` read by the agent itself and never sent to litellm.
-
-``send_seed`` (bool, default False): pass ``request.seed`` to API models (always sent to local
-ones). ``max_reasoning_chars`` (int): CoT reasoning cap of the local model's grammar (and of a
-constrained remote one). ``cot_grammar`` (set by the agent, local CoT only): the version of the
-CoT grammar's reasoning rule (:data:`~coopeval.agents.grammar.COT_GRAMMAR_VERSION`); in
-``params``, hence in the cache key, so answers decoded under an older grammar are not replayed.
-``structured_output`` (``none`` | ``json_schema`` | ``grammar`` | ``auto``, default ``none``) and
-``grammar_field``: constrained decoding by the provider (:mod:`coopeval.agents.structured`)."""
-
-TRANSPORT_KEYS = frozenset(
-    {"timeout", "api_base", "api_version", "extra_headers", "cache_prompt", "deadline_s"}
-)
-"""Keys of ``params`` that steer the transport only (``cache_prompt``: the local model's
-prompt-prefix reuse, default on; ``deadline_s``: the wall-clock deadline of one attempt, never
-sent). They are kept out of :attr:`LiteLLMAgent.params`; of them only ``api_base``/``api_version``
-enter the cache key, as :attr:`LiteLLMAgent.endpoint` (:mod:`coopeval.agents.endpoint`)."""
-
-DEFAULT_DEADLINE_S = 600.0
-"""Wall-clock seconds one attempt of an API model may take unless ``params.deadline_s`` says
-otherwise. The embedded model has none by default: its llama.cpp call cannot be interrupted,
-so a deadline would only abandon it (set ``deadline_s`` to fail such calls anyway)."""
-
-
-def option_error(params: Mapping[str, Any]) -> str | None:
-    """Why the agent options in ``params`` (:data:`AGENT_OPTION_KEYS` and ``deadline_s``) are
-    invalid, naming the key (``params.<key> …; <fix>``), or ``None`` if they are valid.
-
-    The config checks call it before any model call; :class:`LiteLLMAgent` raises it as a
-    ``ValueError``. Sampling parameters are the provider's business and are not checked.
-    """
-    try:
-        structured.check_options(
-            params.get("structured_output", "none"), params.get("grammar_field", structured.DEFAULT_GRAMMAR_FIELD)
-        )
-    except ValueError as exc:
-        return str(exc)
-    cap = params.get("max_reasoning_chars")
-    if cap is not None and (isinstance(cap, bool) or not isinstance(cap, int) or cap < 0):
-        return f"params.max_reasoning_chars is {cap!r}; use a whole number of characters >= 0 (default {DEFAULT_MAX_REASONING_CHARS})"
-    deadline = params.get("deadline_s")
-    if deadline is not None and (isinstance(deadline, bool) or not isinstance(deadline, int | float) or deadline <= 0):
-        return f"params.deadline_s is {deadline!r}; use a positive number of seconds (default {DEFAULT_DEADLINE_S:g})"
-    if not isinstance(params.get("send_seed", False), bool):
-        return f"params.send_seed is {params['send_seed']!r}; use true or false"
-    return None
-
-
-_PROVIDER_KEYS: dict[str, list[str]] = {
-    "openai": ["OPENAI_API_KEY"],
-    "anthropic": ["ANTHROPIC_API_KEY"],
-    "gemini": ["GEMINI_API_KEY"],
-    "openrouter": ["OPENROUTER_API_KEY"],
-    "mistral": ["MISTRAL_API_KEY"],
-    "groq": ["GROQ_API_KEY"],
-    "deepseek": ["DEEPSEEK_API_KEY"],
-    "xai": ["XAI_API_KEY"],
-    "together_ai": ["TOGETHERAI_API_KEY"],
-    "local": [],
-    "ollama": [],
-    "ollama_chat": [],
-    "hosted_vllm": [],
-}
-
-_DEFAULT_PRICES = Path(str(files("coopeval").joinpath("data/prices.yaml")))
-
-
-# --------------------------------------------------------------------------------------------
-# environment and prices
-# --------------------------------------------------------------------------------------------
-
-
-def required_env_vars(model: str) -> list[str]:
-    """Environment variables holding the API key(s) ``model`` needs (for Snakemake ``envvars:``).
-
-    ``openai/…`` → ``["OPENAI_API_KEY"]``, ``anthropic/…`` → ``["ANTHROPIC_API_KEY"]``,
-    ``gemini/…`` → ``["GEMINI_API_KEY"]``, ``openrouter/…`` → ``["OPENROUTER_API_KEY"]``;
-    ``local/``, ``ollama/`` and ``hosted_vllm/`` need none. A bare name without provider prefix
-    is resolved like litellm does for the common families (``gpt-``/``o1``… → OpenAI,
-    ``claude`` → Anthropic, ``gemini`` → Gemini). Unknown providers → ``[]``.
-    """
-    provider, sep, rest = model.partition("/")
-    if sep and provider in _PROVIDER_KEYS:
-        return list(_PROVIDER_KEYS[provider])
-    name = model.lower()
-    if not sep or not rest:
-        if name.startswith(("gpt-", "o1", "o3", "o4", "chatgpt")):
-            return ["OPENAI_API_KEY"]
-        if name.startswith("claude"):
-            return ["ANTHROPIC_API_KEY"]
-        if name.startswith("gemini"):
-            return ["GEMINI_API_KEY"]
-    return []
-
-
-class PriceTable:
-    """Pinned prices (US dollars per million tokens) read from ``coopeval/data/prices.yaml``."""
-
-    def __init__(self, models: Mapping[str, Mapping[str, Any]]) -> None:
-        self._models = {str(k): dict(v) for k, v in models.items()}
-
-    def known(self, model: str) -> bool:
-        """Whether ``model`` has an entry."""
-        return model in self._models
-
-    def cost_usd(self, model: str, prompt_tokens: int, completion_tokens: int) -> float:
-        """Cost of one call in US dollars; ``0.0`` for unknown models (check :meth:`known`).
-
-        ``completion_tokens`` are all billed output tokens, reasoning included (see
-        :func:`billed_usage`)."""
-        entry = self._models.get(model)
-        if entry is None:
-            return 0.0
-        per_in = float(entry.get("input_usd_per_mtok", 0.0))
-        per_out = float(entry.get("output_usd_per_mtok", 0.0))
-        return (prompt_tokens * per_in + completion_tokens * per_out) / 1_000_000
-
-
-@functools.lru_cache(maxsize=8)
-def load_prices(path: str | None = None) -> PriceTable:
-    """Load the price table from ``path``, ``$COOPEVAL_PRICES`` or the repository's
-    ``coopeval/data/prices.yaml``. A missing file gives an empty table (every model unknown)."""
-    import yaml
-
-    chosen = Path(path or os.environ.get("COOPEVAL_PRICES") or _DEFAULT_PRICES)
-    if not chosen.is_file():
-        log.warning("price table %s not found; every cost is reported as 0", chosen)
-        return PriceTable({})
-    data = yaml.safe_load(chosen.read_text(encoding="utf-8")) or {}
-    return PriceTable(data.get("models") or {})
-
-
-def billed_usage(usage: Any) -> tuple[int, int, int]:
-    """``(prompt_tokens, billed_output_tokens, reasoning_tokens)`` of a litellm ``Usage``.
-
-    Reasoning tokens are read from ``completion_tokens_details.reasoning_tokens`` (or a
-    top-level ``reasoning_tokens``). OpenAI counts them inside ``completion_tokens``; some
-    providers report them outside it. They are taken to be outside, and added to the billed
-    output, when ``total_tokens >= prompt + completion + reasoning`` or when they exceed
-    ``completion_tokens`` (they cannot then be part of it). Example: prompt 100, completion 20,
-    reasoning 1,000, total 1,120 → ``(100, 1020, 1000)``; with OpenAI's total 1,120 for prompt
-    100, completion 1,020 (reasoning 1,000 inside) → ``(100, 1020, 1000)`` too.
-    """
-    prompt = int(getattr(usage, "prompt_tokens", 0) or 0)
-    completion = int(getattr(usage, "completion_tokens", 0) or 0)
-    details = getattr(usage, "completion_tokens_details", None)
-    reasoning = int(
-        getattr(details, "reasoning_tokens", 0) or getattr(usage, "reasoning_tokens", 0) or 0
-    )
-    total = int(getattr(usage, "total_tokens", 0) or 0)
-    outside = reasoning > 0 and (total >= prompt + completion + reasoning or reasoning > completion)
-    return prompt, completion + (reasoning if outside else 0), reasoning
-
-
-# --------------------------------------------------------------------------------------------
-# error classification
-# --------------------------------------------------------------------------------------------
-
-
-class ProviderAuthError(RuntimeError):
-    """The provider refused the credentials (HTTP 401/403); ``FATAL``, never retried.
-
-    The message names the model, the status and the environment variable(s) holding its key.
-    """
-
-
-def classify_error(exc: BaseException) -> ErrorClass:
-    """Classify a transport exception for the retry loop (docs/protocol/engineering.md#litellm).
-
-    * litellm ``RateLimitError`` or HTTP 429 → ``RATE_LIMIT``;
-    * ``AuthenticationError``, ``PermissionDeniedError``, ``BadRequestError`` (including
-      ``ContextWindowExceededError`` and ``ContentPolicyViolationError``), ``NotFoundError``,
-      ``UnprocessableEntityError``, ``BudgetExceededError``, ``UnsupportedParamsError``, other
-      HTTP 4xx, and the local provider's own errors (missing weights, invalid grammar, context
-      window; found through the exception chain, since litellm wraps them) → ``FATAL``;
-    * :class:`ProviderAuthError`, :class:`~coopeval.agents.protocol.RequestRejectedError` →
-      ``FATAL``;
-    * ``Timeout``, ``APIConnectionError``, ``ServiceUnavailableError``, ``InternalServerError``,
-      ``BadGatewayError``, HTTP 5xx/408, builtin ``TimeoutError``/``ConnectionError``
-      (:class:`~coopeval.agents.protocol.AttemptDeadlineError` included),
-      :class:`~coopeval.agents.protocol.EmptyReplyError` → ``TRANSIENT``;
-    * anything else → ``TRANSIENT`` (a few retries, then the error propagates).
-    """
-    from coopeval.agents.local import LocalProviderError
-
-    if isinstance(exc, ProviderAuthError | RequestRejectedError):
-        return ErrorClass.FATAL
-    if isinstance(exc, EmptyReplyError | TimeoutError):
-        return ErrorClass.TRANSIENT
-    chain = _exception_chain(exc)
-    if any(isinstance(e, LocalProviderError) for e in chain):
-        return ErrorClass.FATAL
-    litellm = sys.modules.get("litellm")
-    if litellm is not None:
-        ex = litellm.exceptions
-        if isinstance(exc, ex.RateLimitError):
-            return ErrorClass.RATE_LIMIT
-        fatal = tuple(
-            getattr(ex, name)
-            for name in (
-                "AuthenticationError",
-                "PermissionDeniedError",
-                "BadRequestError",
-                "NotFoundError",
-                "UnprocessableEntityError",
-                "BudgetExceededError",
-                "UnsupportedParamsError",
-            )
-            if hasattr(ex, name)
-        )
-        if isinstance(exc, fatal):
-            return ErrorClass.FATAL
-        transient = tuple(
-            getattr(ex, name)
-            for name in (
-                "Timeout",
-                "APIConnectionError",
-                "ServiceUnavailableError",
-                "InternalServerError",
-                "BadGatewayError",
-            )
-            if hasattr(ex, name)
-        )
-        if isinstance(exc, transient):
-            return ErrorClass.TRANSIENT
-    status = _status_code(exc)
-    if status is not None:
-        if status == 429:
-            return ErrorClass.RATE_LIMIT
-        if status in (408, 409, 425) or status >= 500:
-            return ErrorClass.TRANSIENT
-        if 400 <= status < 500:
-            return ErrorClass.FATAL
-    return ErrorClass.TRANSIENT
-
-
-def _exception_chain(exc: BaseException) -> list[BaseException]:
-    seen: list[BaseException] = []
-    current: BaseException | None = exc
-    while current is not None and current not in seen and len(seen) < 16:
-        seen.append(current)
-        current = current.__cause__ or current.__context__
-    return seen
-
-
-def _status_code(exc: BaseException) -> int | None:
-    for attr in ("status_code", "status"):
-        value = getattr(exc, attr, None)
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value
-    response = getattr(exc, "response", None)
-    value = getattr(response, "status_code", None)
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-# --------------------------------------------------------------------------------------------
-# the agent
-# --------------------------------------------------------------------------------------------
-
-
-_UNPRICED_WARNED: set[str] = set()
-"""Models this process has already warned about missing from the price table."""
-
-
-def _import_litellm() -> ModuleType:
-    os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    import litellm
-
-    litellm.suppress_debug_info = True  # no "Provider List"/"Give Feedback" lines on stdout
-    return litellm
-
-
-def provider_error(model: str) -> str | None:
-    """Why litellm cannot route ``model`` (e.g. a misspelt provider prefix such as
-    ``openaii/gpt-4o``), naming the closest known providers; ``None`` if it can.
-
-    Imports litellm (1-4 s), so the workflow asks once per run, in its main process before the
-    first job starts, not while it builds the DAG.
-    """
-    litellm = _import_litellm()
-    try:
-        litellm.get_llm_provider(model)
-    except litellm.BadRequestError:  # "LLM Provider NOT provided"
-        prefix = model.split("/", 1)[0]
-        known = sorted(str(getattr(p, "value", p)) for p in litellm.provider_list)
-        close = difflib.get_close_matches(prefix, known, n=3) or [p for p in _PROVIDER_KEYS if p != "local"]
-        return f"litellm knows no provider {prefix!r} in {model!r}; did you mean {' or '.join(close)}? (see litellm's provider list)"
-    return None
+__all__ = ["LiteLLMAgent"]
 
 
 class LiteLLMAgent:
@@ -413,7 +105,7 @@ class LiteLLMAgent:
         self.style = style
         self.label = label
         self.name = f"{label or model}({style})"
-        self.is_local = uses_local_llm(model)
+        self.is_local = local_model_name(model) is not None
         self.uses_local_llm = self.is_local
         given = dict(params or {})
         if (problem := option_error(given)) is not None:
@@ -433,9 +125,7 @@ class LiteLLMAgent:
         self.price_known = True
         self._litellm: ModuleType | None = None
         if self.is_local:
-            from coopeval.agents.local import local_model_path
-
-            local_model_path(model.split("/", 1)[1])  # fail fast, without importing llama.cpp
+            local_model_path(str(local_model_name(model)))  # fail fast, without importing llama.cpp
 
     def for_seat(self) -> LiteLLMAgent:
         """A copy for one seat (:func:`coopeval.agents.seats.seat_agent`): the agent keeps no
@@ -516,10 +206,8 @@ class LiteLLMAgent:
 
     def _client(self) -> ModuleType:
         if self._litellm is None:
-            litellm = _import_litellm()
+            litellm = import_litellm()
             if self.is_local:
-                from coopeval.agents.local import register_local_provider
-
                 register_local_provider()
             self._litellm = litellm
         return self._litellm
@@ -605,16 +293,16 @@ class LiteLLMAgent:
             ) from exc
         except Exception as exc:
             rejected = next(
-                (e for e in _exception_chain(exc) if isinstance(e, RequestRejectedError)), None
+                (e for e in exception_chain(exc) if isinstance(e, RequestRejectedError)), None
             )
             if rejected is not None:
                 raise rejected from None
             if isinstance(exc, litellm.exceptions.ContextWindowExceededError):
                 raise RequestRejectedError(f"{self.model}: the prompt does not fit: {exc}") from exc
-            if _status_code(exc) in (401, 403):
-                keys = " or ".join(required_env_vars(self.model)) or "the provider's API key"
+            if status_code(exc) in (401, 403):
+                keys = " or ".join(api_key_variables(self.model)) or "the provider's API key"
                 raise ProviderAuthError(
-                    f"{self.model}: the provider refused the credentials (HTTP {_status_code(exc)}); "
+                    f"{self.model}: the provider refused the credentials (HTTP {status_code(exc)}); "
                     f"set {keys} to a valid key for this provider (not retried, nothing cached)"
                 ) from exc
             raise
@@ -639,9 +327,7 @@ class LiteLLMAgent:
         prices = load_prices()
         if not prices.known(self.model) and self.price_known:
             self.price_known = False
-            if self.model not in _UNPRICED_WARNED:  # once per model and process, not per seat
-                _UNPRICED_WARNED.add(self.model)
-                log.warning("no pinned price for %s; its cost is reported as 0", self.model)
+            warn_unpriced(self.model)  # once per model and process, not per seat
         return Reply(
             text=text,
             prompt_tokens=prompt_tokens,

@@ -111,7 +111,7 @@ class DecisionMaker:
         Number of extra retry rounds for decisions that failed all attempts (docs/protocol/answers.md#re-asks).
     max_usd:
         Hard budget of this job in US dollars (0 disables the guard). Cached answers cost
-        nothing; reasoning tokens are priced (see :func:`coopeval.agents.llm_agent.billed_usage`);
+        nothing; reasoning tokens are priced (see :func:`coopeval.agents.prices.billed_usage`);
         the answer that crosses the limit is cached before the job stops, so a rerun with a
         higher budget loses nothing.
     retry_policy:

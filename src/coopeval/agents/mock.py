@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from coopeval.agents.protocol import DecisionRequest, ErrorClass, Reply
+from coopeval.agents.provider import Provider
 from coopeval.decisions.formats import AnswerFormat, DecisionKind
 
 INVALID_ANSWER = "I would rather not say."
@@ -92,7 +93,7 @@ class MockLLM:
         self.model = model
         self.style = style
         self.name = f"{label or model}({style})"
-        self.params: dict[str, Any] = dict(params) if params is not None else {"temperature": 1.0}
+        self.params: Mapping[str, Any] = dict(params) if params is not None else {"temperature": 1.0}
         self.cacheable = True
         self.invalid_attempts = invalid_attempts
         self.fail_after = fail_after
@@ -124,3 +125,12 @@ class MockLLM:
     def classify_error(self, exc: BaseException) -> ErrorClass:
         """Every exception is fatal (the mock makes no transport calls)."""
         return ErrorClass.FATAL
+
+
+def make_mock(spec: Mapping[str, Any]) -> MockLLM:
+    """The mock agent of a config entry (``model`` ``mock/<name>``, ``style``, ``params``)."""
+    return MockLLM(model=str(spec["model"]), style=str(spec.get("style", "IO")), params=dict(spec.get("params") or {}))
+
+
+MOCK = Provider(name="mock", prefix="mock/", factory=make_mock)
+"""``mock/<any name>``: the deterministic mock model (reads no options, no key, never retried)."""

@@ -1,77 +1,78 @@
-"""The provider registry: which kind of agent a config's ``model`` string names.
-
-Every question the workflow and the config validation ask about a model — is it a scripted
-bot, does it run the embedded llama.cpp model, which API-key variables does it need, is the
-name valid, how is its agent built — is answered here, from one table of providers:
+"""The provider registry: which provider a config's ``model`` string names, and the questions
+the workflow and the config checks ask about a model, answered by that provider's entry
+(:class:`~coopeval.agents.provider.Provider`):
 
 ========== ==================================================== ==========================
-prefix     provider                                             agent class
+prefix     provider (entry)                                     agent class
 ========== ==================================================== ==========================
-``bot/``   scripted strategy bots (:mod:`coopeval.agents.bots`)  :class:`~.bots.Bot`
-``local/`` the embedded model through llama.cpp behind litellm   :class:`~.llm_agent.LiteLLMAgent`
-``mock/``  the deterministic mock model shipped for tests       :class:`~.mock.MockLLM`
+``bot/``   scripted strategy bots (:data:`.bots.BOT`)            :class:`~.bots.Bot`
+``local/`` the embedded model, llama.cpp behind litellm          :class:`~.llm_agent.LiteLLMAgent`
+           (:data:`.litellm_provider.LOCAL`)
+``mock/``  the deterministic mock model (:data:`.mock.MOCK`)     :class:`~.mock.MockLLM`
 anything   litellm (``openai/``, ``anthropic/``, ``openrouter/``, :class:`~.llm_agent.LiteLLMAgent`
-           ``hosted_vllm/``, ``ollama/`` …)
+           ``hosted_vllm/``, ``ollama/`` …; :data:`.litellm_provider.LITELLM`)
 ========== ==================================================== ==========================
 
-Nothing outside this module tests a model string's prefix. litellm and llama.cpp are not
-imported by this module.
+Adding a provider: define its :class:`~coopeval.agents.provider.Provider` entry beside its agent
+and list it in :data:`PROVIDERS` (before the litellm fallback), or call
+:func:`register_provider` from a plugin. Nothing outside the entries tests a model string's
+prefix. Importing this module imports neither litellm nor llama.cpp.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Any
 
-from coopeval.agents.protocol import Agent
+from coopeval.agents.bots import BOT
+from coopeval.agents.litellm_provider import LITELLM, LOCAL
+from coopeval.agents.mock import MOCK
+from coopeval.agents.protocol import Agent, ErrorClass
+from coopeval.agents.provider import Provider
+
+__all__ = [
+    "BOT",
+    "LITELLM",
+    "LOCAL",
+    "MOCK",
+    "PROVIDERS",
+    "Provider",
+    "agent_name",
+    "agent_style",
+    "base_url_env",
+    "classify_error",
+    "entry_error",
+    "is_scripted",
+    "make_agent",
+    "model_error",
+    "provider_for",
+    "register_provider",
+    "required_env",
+    "routing_error",
+    "scripted_name",
+    "uses_local_llm",
+]
 
 
-@dataclass(frozen=True)
-class Provider:
-    """One kind of agent.
-
-    Attributes
-    ----------
-    prefix:
-        The model-string prefix that selects it (``""`` for the litellm fallback).
-    scripted:
-        Answers from structured state, not from the prompt: no CoT/IO style, never judged,
-        never cached.
-    uses_local_llm:
-        Runs the embedded model in the job's process (takes the ``local_llm`` resource).
-    known_models:
-        The model names after the prefix it accepts, or ``None`` for any name.
-    """
-
-    prefix: str
-    scripted: bool
-    uses_local_llm: bool
-    known_models: Callable[[], tuple[str, ...]] | None
-
-    def matches(self, model: str) -> bool:
-        """Whether ``model`` belongs to this provider."""
-        return model.startswith(self.prefix)
-
-
-def _bot_names() -> tuple[str, ...]:
-    from coopeval.agents.bots import BOTS
-
-    return tuple(BOTS)
-
-
-def _local_names() -> tuple[str, ...]:
-    from coopeval.agents.local import LOCAL_MODELS
-
-    return tuple(LOCAL_MODELS)
-
-
-BOT = Provider(prefix="bot/", scripted=True, uses_local_llm=False, known_models=_bot_names)
-LOCAL = Provider(prefix="local/", scripted=False, uses_local_llm=True, known_models=_local_names)
-MOCK = Provider(prefix="mock/", scripted=False, uses_local_llm=False, known_models=None)
-LITELLM = Provider(prefix="", scripted=False, uses_local_llm=False, known_models=None)
 PROVIDERS: tuple[Provider, ...] = (BOT, LOCAL, MOCK, LITELLM)
 """In lookup order; the litellm fallback matches every string and comes last."""
+
+
+def register_provider(entry: Provider) -> None:
+    """Add a provider entry (a plugin's), looked up before the built-in ones.
+
+    Raises
+    ------
+    ValueError
+        Its prefix is empty (only the litellm fallback matches every string) or already taken.
+    """
+    global PROVIDERS
+    if not entry.prefix:
+        raise ValueError(f"provider {entry.name!r}: give it a model-string prefix such as 'myapi/'")
+    taken = next((p for p in PROVIDERS if p.prefix and p.prefix == entry.prefix), None)
+    if taken is not None:
+        raise ValueError(f"provider {entry.name!r}: prefix {entry.prefix!r} is already provider {taken.name!r}'s")
+    PROVIDERS = (entry, *PROVIDERS)
 
 
 def provider_for(model: str) -> Provider:
@@ -98,12 +99,15 @@ def uses_local_llm(model: str) -> bool:
 
 def required_env(model: str) -> list[str]:
     """Environment variables holding the API key(s) ``model`` needs (empty for bots, the
-    embedded model, the mock and keyless providers such as ``ollama/``)."""
-    if provider_for(model) is not LITELLM:
-        return []
-    from coopeval.agents.llm_agent import required_env_vars
+    embedded model, the mock and keyless providers such as ``ollama/``); for litellm models from
+    litellm's own table (:func:`coopeval.agents.litellm_client.api_key_variables`)."""
+    return list(provider_for(model).key_variables(model))
 
-    return required_env_vars(model)
+
+def base_url_env(model: str) -> list[str]:
+    """Environment variables naming the server of ``model`` when ``params.api_base`` is not
+    given (first set one wins)."""
+    return list(provider_for(model).base_url_variables(model))
 
 
 def model_error(model: str) -> str | None:
@@ -112,47 +116,30 @@ def model_error(model: str) -> str | None:
     Unknown bots and unknown embedded models list the known ones; a string without a provider
     prefix gets an example of a valid one.
     """
-    provider = provider_for(model)
-    if provider.known_models is not None:
-        name = model.removeprefix(provider.prefix)
-        known = provider.known_models()
-        if name not in known:
-            listed = ", ".join(provider.prefix + k for k in known)
-            if provider is BOT:
-                return f"unknown bot {model!r}; known bots: {listed}"
-            return f"unknown embedded model {model!r}; known: {listed}"
-        return None
-    if provider is LITELLM and "/" not in model:
-        return (
-            f"{model!r} is not a litellm model string; write provider/model, "
-            "e.g. openrouter/openai/gpt-4o or local/smollm2-135m"
-        )
-    return None
+    return provider_for(model).name_error(model)
 
 
 def entry_error(model: str, params: Mapping[str, Any] | None) -> str | None:
     """Why a config entry's model string or agent options are unusable, as a message relative to
-    the entry (``model: …`` from :func:`model_error`, or ``params.<key> …`` from
-    :func:`coopeval.agents.llm_agent.option_error`, which litellm and embedded models read; bots
-    and the mock read none), or ``None``. Callers prefix the entry's path, e.g. ``agents[2].``."""
+    the entry (``model: …`` from :func:`model_error`, or ``params.<key> …`` from the provider's
+    option check, :func:`coopeval.agents.options.option_error` for litellm and embedded models;
+    bots and the mock read none), or ``None``. Callers prefix the entry's path, e.g.
+    ``agents[2].``."""
     if (problem := model_error(model)) is not None:
         return f"model: {problem}"
-    if provider_for(model) not in (LOCAL, LITELLM):
-        return None
-    from coopeval.agents.llm_agent import option_error
-
-    return option_error(params or {})
+    return provider_for(model).option_error(params or {})
 
 
 def routing_error(model: str) -> str | None:
-    """Why litellm cannot route ``model`` (an unknown provider prefix), or ``None``; only
-    litellm model strings are asked (:func:`coopeval.agents.llm_agent.provider_error`, which
-    imports litellm: call it once per run, not per job)."""
-    if provider_for(model) is not LITELLM:
-        return None
-    from coopeval.agents.llm_agent import provider_error
+    """Why the provider's transport cannot route ``model`` (an unknown litellm provider prefix),
+    or ``None``; only litellm model strings are asked (imports litellm: call it once per run, not
+    per job)."""
+    return provider_for(model).routing_error(model)
 
-    return provider_error(model)
+
+def classify_error(model: str, exc: BaseException) -> ErrorClass:
+    """The retry class of a transport exception raised by ``model``'s provider."""
+    return provider_for(model).classify_error(exc)
 
 
 def agent_name(spec: Mapping[str, Any]) -> str:
@@ -169,36 +156,18 @@ def agent_style(spec: Mapping[str, Any]) -> str:
 
 
 def make_agent(spec: Mapping[str, Any]) -> Agent:
-    """Instantiate the agent of one config entry.
+    """Instantiate the agent of one config entry with its provider's factory.
 
     ``spec`` has ``model`` (``bot/<name>``, ``mock/<name>`` or a litellm model string such as
     ``local/smollm2-135m`` or ``openrouter/openai/gpt-5.2``), ``style`` (``CoT`` | ``IO``),
     optional ``label`` and ``params`` (sampling parameters). litellm is imported only for
-    litellm agents, when they are built.
+    litellm agents, when they first call.
 
     Raises
     ------
     KeyError
         For an unknown bot.
+    ValueError
+        Invalid options of an LLM agent.
     """
-    model = str(spec["model"])
-    provider = provider_for(model)
-    if provider is BOT:
-        from coopeval.agents.bots import make_bot
-
-        bot = make_bot(model)
-        if spec.get("label"):  # a second copy of the same strategy needs its own name
-            bot.name = bot.model = agent_name(spec)
-        return bot
-    if provider is MOCK:
-        from coopeval.agents.mock import MockLLM
-
-        return MockLLM(model=model, style=str(spec.get("style", "IO")), params=dict(spec.get("params") or {}))
-    from coopeval.agents.llm_agent import LiteLLMAgent
-
-    return LiteLLMAgent(
-        model=model,
-        style=str(spec.get("style", "IO")),
-        params=dict(spec.get("params") or {}),
-        label=spec.get("label"),
-    )
+    return provider_for(str(spec["model"])).factory(spec)

@@ -24,6 +24,8 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+from coopeval.core.environment import env_value
+
 SLOTS_ENV = "COOPEVAL_PROVIDER_SLOTS"
 SLOTS_DIR_ENV = "COOPEVAL_PROVIDER_SLOTS_DIR"
 _MAX_WAIT_S = 0.01  # longest pause between two scans of the slots (seconds)
@@ -88,16 +90,16 @@ class ProviderSlots:
 
 
 def slots_from_env() -> ProviderSlots | None:
-    """The run's slots from ``COOPEVAL_PROVIDER_SLOTS`` (unset or empty → None).
+    """The run's slots from ``COOPEVAL_PROVIDER_SLOTS`` (unset or empty → None) in
+    ``COOPEVAL_PROVIDER_SLOTS_DIR`` (default ``results/.slots``), both declared in
+    :data:`coopeval.core.environment.ENVIRONMENT`.
 
     Raises
     ------
-    ValueError
+    coopeval.core.environment.EnvironmentSettingError
         A value that is not a positive integer (the message names the variable).
     """
-    value = os.environ.get(SLOTS_ENV, "").strip()
-    if not value:
+    n = env_value(SLOTS_ENV)
+    if n is None:
         return None
-    if not value.isdigit():
-        raise ValueError(f"{SLOTS_ENV}={value!r}: give the number of provider calls in flight, e.g. 64")
-    return ProviderSlots(os.environ.get(SLOTS_DIR_ENV) or "results/.slots", int(value))
+    return ProviderSlots(env_value(SLOTS_DIR_ENV), int(n))

@@ -6,6 +6,8 @@ import os
 import sys
 from typing import IO, Any
 
+from coopeval.core.environment import use_offline_litellm
+
 
 class _Tee:
     def __init__(self, *streams: IO[str]) -> None:
@@ -26,9 +28,10 @@ class _Tee:
 
 
 def log_to(path: str) -> None:
-    """Tee stderr (progress lines, warnings, tracebacks) into ``path`` and set offline flags."""
-    os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    """Tee stderr (progress lines, warnings, tracebacks) into ``path`` and put litellm in offline
+    mode (:func:`coopeval.core.environment.use_offline_litellm`): every workflow script's entry
+    point."""
+    use_offline_litellm()
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     handle = open(path, "w", buffering=1, encoding="utf-8")  # noqa: SIM115 - lives for the job
     sys.stderr = _Tee(handle, sys.__stderr__)  # type: ignore[assignment]

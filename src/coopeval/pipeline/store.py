@@ -10,7 +10,6 @@ from __future__ import annotations
 import importlib.metadata
 import os
 import platform
-import re
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -18,6 +17,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from coopeval.core.environment import env_value
 from coopeval.core.io import read_delimited
 from coopeval.core.schemas import SCHEMAS
 from coopeval.pipeline import studies as _studies  # noqa: F401  (registers each study's tables)
@@ -35,10 +35,7 @@ STORE_MEMORY_ENV = "COOPEVAL_STORE_MEMORY"
 
 
 def _memory_limit() -> str:
-    value = os.environ.get(STORE_MEMORY_ENV, "1GB").strip()
-    if not re.fullmatch(r"\d+(\.\d+)?\s*(KB|MB|GB|KiB|MiB|GiB)", value, flags=re.IGNORECASE):
-        raise ValueError(f"{STORE_MEMORY_ENV}={value!r}: write an amount like 1GB or 512MB")
-    return value
+    return str(env_value(STORE_MEMORY_ENV))  # validated: an amount like 1GB
 
 
 def build_store(

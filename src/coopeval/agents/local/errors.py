@@ -12,7 +12,7 @@ class LocalProviderError(Exception):
 
     litellm wraps exceptions raised inside a custom handler in ``litellm.APIConnectionError``;
     the original stays reachable through ``__context__``, which
-    :func:`coopeval.agents.llm_agent.classify_error` inspects.
+    :func:`coopeval.agents.errors.classify_error` inspects.
     """
 
 

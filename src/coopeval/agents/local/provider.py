@@ -39,8 +39,7 @@ import litellm
 from litellm.llms.custom_llm import CustomLLM
 from llama_cpp.llama_grammar import LlamaGrammar
 
-from coopeval.agents.registry import LOCAL
-from coopeval.agents.local.catalogue import DEFAULT_N_CTX, local_model_path, n_snapshots, n_threads
+from coopeval.agents.local.catalogue import DEFAULT_N_CTX, LOCAL_PREFIX, local_model_path, n_snapshots, n_threads
 from coopeval.agents.local.errors import LocalContextWindowError
 from coopeval.agents.local.model import CanonicalLlama, check_grammar, llama_grammar
 
@@ -137,7 +136,7 @@ class LocalLlamaCpp(CustomLLM):
         GrammarError, LocalModelMissingError
             Invalid GBNF grammar; weights not installed.
         """
-        name = model.removeprefix(LOCAL.prefix)
+        name = model.removeprefix(LOCAL_PREFIX)
         params = {k: v for k, v in optional_params.items() if k in PASS_THROUGH}
         cache_prompt = optional_params.get("cache_prompt", True)
         fmt = params.get("response_format")
@@ -169,7 +168,7 @@ class LocalLlamaCpp(CustomLLM):
                 "reused_prompt_tokens": float(llm.last_reused),
                 "restored_snapshot": float(llm.last_restored),
             }
-        out["model"] = f"{LOCAL.prefix}{name}"  # else litellm's cost lookup fails noisily
+        out["model"] = f"{LOCAL_PREFIX}{name}"  # else litellm's cost lookup fails noisily
         return litellm.ModelResponse(**out)
 
     def close(self) -> None:

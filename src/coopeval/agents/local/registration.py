@@ -6,12 +6,11 @@ does, on first use of a ``local/`` model.
 
 from __future__ import annotations
 
-import os
 import threading
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from coopeval.agents.local.catalogue import DEFAULT_N_CTX, LOCAL_MODELS
-from coopeval.agents.registry import LOCAL
+from coopeval.agents.litellm_client import import_litellm
+from coopeval.agents.local.catalogue import DEFAULT_N_CTX, LOCAL_MODELS, LOCAL_PREFIX
 
 if TYPE_CHECKING:
     from coopeval.agents.local.provider import LocalLlamaCpp
@@ -27,14 +26,12 @@ def register_local_provider() -> None:
 
     Appends the handler to ``litellm.custom_provider_map`` (keeping other entries) and registers
     every ``local/`` model with zero cost, so ``litellm.completion_cost`` and the success
-    callbacks stay quiet. litellm is put in offline mode (``LITELLM_OFFLINE_MODE``,
-    ``LITELLM_LOCAL_MODEL_COST_MAP``) unless the environment already says otherwise.
+    callbacks stay quiet. litellm is imported in offline mode
+    (:func:`coopeval.agents.litellm_client.import_litellm`).
     """
     global _handler
     with _register_lock:
-        os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
-        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-        import litellm
+        litellm: Any = import_litellm()  # custom_provider_map is set at run time
 
         from coopeval.agents.local.provider import LocalLlamaCpp
 
@@ -46,7 +43,7 @@ def register_local_provider() -> None:
             litellm.custom_provider_map = entries
             litellm.register_model(
                 {
-                    f"{LOCAL.prefix}{name}": {
+                    f"{LOCAL_PREFIX}{name}": {
                         "input_cost_per_token": 0.0,
                         "output_cost_per_token": 0.0,
                         "cache_creation_input_token_cost": 0.0,

@@ -1,6 +1,8 @@
-"""Scripted donors of the evolution study (issue 11 §6): tests, smoke runs, the invasion test.
+"""Scripted donors of the evolution study: tests, smoke runs, the invasion test.
 
-Bots answer through the same decision path as an LLM (``DecisionMaker.decide``), from the
+They belong to the one bot family (:class:`coopeval.agents.bots.ScriptedAgent`); what really
+differs here is the strategy's output, a percentage of the donor's resources instead of a
+cooperate/defect choice. Bots answer through the same decision path as an LLM (``DecisionMaker.decide``), from the
 structured ``request.state`` (never the prompt text), in the text format the decision asks
 for, so their answers are parsed like a model's. Donation state keys read:
 ``donor_resources`` (units) and ``recipient_last_percent`` (what the recipient gave in its
@@ -15,26 +17,25 @@ failure-row tests).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any
 
-from coopeval.agents.protocol import DecisionRequest, ErrorClass, Reply
-from coopeval.agents.registry import BOT, scripted_name
+from coopeval.agents import bots
+from coopeval.agents.bots import Classifier, ScriptedAgent
+from coopeval.agents.protocol import DecisionRequest, Reply
+from coopeval.agents.registry import scripted_name
 
 NAME_PREFIX = "evo-"
 """Evolution bots are the scripted models whose bot name starts with this."""
 
 
-class EvoBot:
-    """Base class: ``percent(state)`` decides; strategies are the bot's fixed description."""
+class EvoBot(ScriptedAgent):
+    """Base class: ``percent(state)`` decides; strategies are the bot's fixed description.
+    It cooperates when it gives something."""
 
-    bot_name: ClassVar[str] = ""
     description: str = ""
 
-    def __init__(self) -> None:
-        self.name = self.model = f"{BOT.prefix}{self.bot_name}"
-        self.style = "scripted"
-        self.params: dict[str, Any] = {}
-        self.cacheable = False
+    def cooperates(self, state: Mapping[str, Any]) -> bool:
+        return self.percent(state) > 0
 
     def percent(self, state: Mapping[str, Any]) -> float:
         """The percentage of the donor's current resources to give (0–100)."""
@@ -46,21 +47,16 @@ class EvoBot:
         state = {**request.state, "bot_strategy": self.description, "bot_percent": self.percent(request.state)}
         return Reply(text=fmt.bot_text(state), model_resolved=self.name)
 
-    def classify_error(self, exc: BaseException) -> ErrorClass:
-        """Bots raise no transport errors; anything raised is a bug."""
-        return ErrorClass.FATAL
-
 
 class ConstantFraction(EvoBot):
     """Always gives the same fraction of its current resources (the docs/protocol/evolution.md#constant-fraction-oracle oracle's donor)."""
 
-    def __init__(self, percent: float) -> None:
+    def __init__(self, percent: float, bot_name: str | None = None) -> None:
         if not 0.0 <= percent <= 100.0:
             raise ValueError(f"a constant donor gives 0-100 %, not {percent}")
         self._percent = float(percent)
-        self.bot_name = f"evo-constant-{percent:g}"
         self.description = f"to donate {percent:g}% of my current resources to every recipient."
-        super().__init__()
+        super().__init__(bot_name or f"evo-constant-{percent:g}")
 
     def percent(self, state: Mapping[str, Any]) -> float:
         return self._percent
@@ -71,6 +67,7 @@ class Reciprocal(EvoBot):
     the matrix row M_ij = 10·j of docs/protocol/evolution.md#matrix-features); ``first`` percent when the recipient has no history."""
 
     bot_name = "evo-reciprocal"
+    classifier = Classifier(memory_depth=1, reads=frozenset({"recipient_last_percent"}))
     description = "to donate the same percentage of my resources that the recipient donated last time."
 
     def __init__(self, first: float = 50.0) -> None:
@@ -86,23 +83,16 @@ class AlwaysZero(ConstantFraction):
     """The free rider of the invasion test (docs/protocol/evolution.md#invasion-test): donates 0 units in every situation."""
 
     def __init__(self) -> None:
-        super().__init__(0.0)
-        self.bot_name = "evo-zero"
-        self.name = self.model = f"{BOT.prefix}evo-zero"
+        super().__init__(0.0, "evo-zero")
         self.description = "to donate nothing, ever."
 
 
-class Malformed(EvoBot):
-    """Never gives a usable answer (exercises re-asks and failure rows)."""
+class Malformed(bots.Malformed):
+    """The family's :class:`~coopeval.agents.bots.Malformed` under this study's name, with the one
+    unusable answer of a donor ("I am not sure.")."""
 
     bot_name = "evo-malformed"
-    description = ""
-
-    async def generate(self, request: DecisionRequest) -> Reply:
-        return Reply(text="I am not sure.", model_resolved=self.name)
-
-    def percent(self, state: Mapping[str, Any]) -> float:
-        raise AssertionError("unreachable")
+    ANSWERS = ("I am not sure.",)
 
 
 def is_evo_bot(model: str) -> bool:
@@ -111,7 +101,7 @@ def is_evo_bot(model: str) -> bool:
     return name is not None and name.startswith(NAME_PREFIX)
 
 
-def make_evo_bot(model: str) -> EvoBot:
+def make_evo_bot(model: str) -> ScriptedAgent:
     """The bot of a ``bot/evo-…`` model string.
 
     Raises

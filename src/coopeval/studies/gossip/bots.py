@@ -1,4 +1,5 @@
-"""Scripted players of the gossip study, behind the same agent protocol as LLMs (issue 10 item 4).
+"""Scripted players of the gossip study: the family's bots (:mod:`coopeval.agents.bots`) plus the
+gossip-only strategies, and how a bot's strategy becomes the answer of a gossip format.
 
 Every bot answer goes through :class:`~coopeval.agents.maker.DecisionMaker` like an LLM answer:
 the bot reads the structured ``request.state`` (never the prompt) and answers with the JSON the
@@ -8,7 +9,14 @@ State keys read: ``partner`` (the other agent), ``log`` (public log entries as d
 ``author``, ``subject``, ``tone``, ``signal``), ``cooperated`` (witness calls: whether the
 observed partner acted cooperatively), ``co_attackers`` and ``third_party_praise`` (attackers).
 
-A bot's *action* is cooperative or not; the format maps it to the testbed's token: donor
+Importing this module registers :func:`gossip_answer` for the gossip formats
+(:func:`coopeval.agents.bots.register_answerer`), so :class:`~coopeval.agents.bots.AlwaysCooperate`
+and :class:`~coopeval.agents.bots.AlwaysDefect` play here as they are: they report neutrally
+(tone ``neutral``), with an honest signal and a factual message. The gossip-only bots
+(:class:`GossipBot`) have a witness voice of their own.
+
+A bot's *action* is cooperative or not (:meth:`~coopeval.agents.bots.ScriptedAgent.cooperates`);
+the format maps it to the testbed's token: donor
 cooperate/defect, PD C/D, seller H/L, buyer c/s (s is the stage equilibrium), investor all
 units / 0, responder 2/3 of the received amount (the investor then gains I, the responder keeps
 I) / 0.
@@ -16,12 +24,10 @@ I) / 0.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any
 
-from coopeval.agents.protocol import DecisionRequest, ErrorClass, Reply
-from coopeval.agents.registry import BOT
+from coopeval.agents.bots import AlwaysCooperate, AlwaysDefect, Bot, Classifier, ScriptedAgent, register_answerer
 from coopeval.studies.gossip.formats import AmountFormat, ChoiceFormat, GossipFormat, ReflectionFormat, SignalFormat
 from coopeval.studies.gossip.tones import NEGATIVE_TONES, honest_tone
 
@@ -33,22 +39,9 @@ _COOPERATIVE = {
 }
 
 
-class GossipBot:
-    """Base class: subclasses set :meth:`cooperates` and :meth:`tone` (honest by default)."""
-
-    bot_name: ClassVar[str] = ""
-
-    def __init__(self) -> None:
-        self.name = f"{BOT.prefix}{self.bot_name}"
-        self.model = self.name
-        self.style = "scripted"
-        self.params: dict[str, Any] = {}
-        self.cacheable = False
-
-    # -- policy ------------------------------------------------------------------------------
-    def cooperates(self, state: Mapping[str, Any]) -> bool:
-        """Whether to act cooperatively now."""
-        raise NotImplementedError
+class GossipBot(Bot):
+    """A gossip-only bot: a strategy (:meth:`cooperates`) and a witness voice (:meth:`tone`,
+    :meth:`signal`, :meth:`message`), honest by default."""
 
     def tone(self, state: Mapping[str, Any]) -> str:
         """Tone of a witness message; honest by default (praising / criticism)."""
@@ -60,64 +53,49 @@ class GossipBot:
 
     def message(self, state: Mapping[str, Any], tone: str) -> str:
         """A one-sentence factual message."""
-        partner = state.get("partner", "they")
-        verb = "cooperated with me" if state.get("cooperated") else "did not cooperate with me"
-        return f"{partner} {verb}."
-
-    # -- protocol ----------------------------------------------------------------------------
-    async def generate(self, request: DecisionRequest) -> Reply:
-        """Answer from the structured state; the text is the JSON answer."""
-        fmt: Any = request.answer_format
-        state = request.state
-        answer: dict[str, Any]
-        if isinstance(fmt, ChoiceFormat):
-            coop, defect = _COOPERATIVE[fmt.key]
-            answer = fmt.bot_answer(coop if self.cooperates(state) else defect)
-        elif isinstance(fmt, AmountFormat):
-            if fmt.key == "investor_action":
-                answer = fmt.bot_answer(fmt.high if self.cooperates(state) else 0.0)
-            else:
-                answer = fmt.bot_answer(fmt.high * 2 / 3 if self.cooperates(state) else 0.0)
-        elif isinstance(fmt, GossipFormat):
-            tone = self.tone(state)
-            if tone not in fmt.tones:
-                tone = fmt.tones[0]
-            answer = fmt.bot_answer(tone, self.message(state, tone))
-        elif isinstance(fmt, SignalFormat):
-            answer = fmt.bot_answer(self.signal(state))
-        elif isinstance(fmt, ReflectionFormat):
-            answer = fmt.bot_answer("scripted")
-        else:
-            raise ValueError(f"{self.name} cannot answer format {fmt!r}")
-        return Reply(text=json.dumps(answer), model_resolved=self.name)
-
-    def classify_error(self, exc: BaseException) -> ErrorClass:
-        """Bots raise no transport errors; anything raised is a bug."""
-        return ErrorClass.FATAL
+        return factual_message(state)
 
 
-class AlwaysCooperate(GossipBot):
-    """Always cooperates; reports neutrally (tone ``neutral``), never judging."""
-
-    bot_name = "always-cooperate"
-
-    def cooperates(self, state: Mapping[str, Any]) -> bool:
-        return True
-
-    def tone(self, state: Mapping[str, Any]) -> str:
-        return "neutral"
+def factual_message(state: Mapping[str, Any]) -> str:
+    """``<partner> cooperated with me.`` or ``<partner> did not cooperate with me.``"""
+    partner = state.get("partner", "they")
+    verb = "cooperated with me" if state.get("cooperated") else "did not cooperate with me"
+    return f"{partner} {verb}."
 
 
-class AlwaysDefect(GossipBot):
-    """Always defects; reports neutrally."""
+def gossip_answer(bot: ScriptedAgent, fmt: Any, state: Mapping[str, Any]) -> dict[str, Any]:
+    """The JSON answer of ``bot`` to gossip format ``fmt`` (the formats' ``bot_answer``).
 
-    bot_name = "always-defect"
+    A bot without a witness voice of its own (not a :class:`GossipBot`) reports with tone
+    ``neutral``, an honest signal and a factual message.
 
-    def cooperates(self, state: Mapping[str, Any]) -> bool:
-        return False
+    Raises
+    ------
+    ValueError
+        ``fmt`` is no gossip format.
+    """
+    if isinstance(fmt, ChoiceFormat):
+        coop, defect = _COOPERATIVE[fmt.key]
+        return fmt.bot_answer(coop if bot.cooperates(state) else defect)
+    if isinstance(fmt, AmountFormat):
+        if fmt.key == "investor_action":
+            return fmt.bot_answer(fmt.high if bot.cooperates(state) else 0.0)
+        return fmt.bot_answer(fmt.high * 2 / 3 if bot.cooperates(state) else 0.0)
+    if isinstance(fmt, GossipFormat):
+        tone = bot.tone(state) if isinstance(bot, GossipBot) else "neutral"
+        if tone not in fmt.tones:
+            tone = fmt.tones[0]
+        message = bot.message(state, tone) if isinstance(bot, GossipBot) else factual_message(state)
+        return fmt.bot_answer(tone, message)
+    if isinstance(fmt, SignalFormat):
+        return fmt.bot_answer(bot.signal(state) if isinstance(bot, GossipBot) else (1 if state.get("cooperated") else 0))
+    if isinstance(fmt, ReflectionFormat):
+        return fmt.bot_answer("scripted")
+    raise ValueError(f"{bot.name} cannot answer format {fmt!r}")
 
-    def tone(self, state: Mapping[str, Any]) -> str:
-        return "neutral"
+
+for _format in (ChoiceFormat, AmountFormat, GossipFormat, SignalFormat, ReflectionFormat):
+    register_answerer(_format, gossip_answer)
 
 
 class HonestGossiper(GossipBot):
@@ -135,6 +113,7 @@ class Discriminator(GossipBot):
     gossips honestly (image-scoring discriminator, Nowak & Sigmund 1998)."""
 
     bot_name = "discriminator"
+    classifier = Classifier(reads=frozenset({"partner", "log"}))
 
     def cooperates(self, state: Mapping[str, Any]) -> bool:
         partner = state.get("partner")
@@ -162,6 +141,7 @@ class CollusiveAttacker(GossipBot):
     ``third_party_praise`` a message about a third party also praises the co-attacker."""
 
     bot_name = "collusive-attacker"
+    classifier = Classifier(reads=frozenset({"partner", "co_attackers", "third_party_praise"}))
 
     def cooperates(self, state: Mapping[str, Any]) -> bool:
         return False
@@ -183,19 +163,19 @@ class CollusiveAttacker(GossipBot):
         return text
 
 
-GOSSIP_BOTS: dict[str, type[GossipBot]] = {
+GOSSIP_BOTS: dict[str, type[Bot]] = {
     cls.bot_name: cls for cls in (AlwaysCooperate, AlwaysDefect, HonestGossiper, Discriminator, Max, CollusiveAttacker)
 }
 """Short name → class."""
 
-GOSSIP_BOT_MODELS: dict[str, type[GossipBot]] = {cls().model: cls for cls in GOSSIP_BOTS.values()}
+GOSSIP_BOT_MODELS: dict[str, type[Bot]] = {cls().model: cls for cls in GOSSIP_BOTS.values()}
 """The study's bot factory, keyed by the full model string of a config entry
 (``bot/always-cooperate`` …). The gossip study asks the provider registry whether a model is
 scripted (:func:`coopeval.agents.registry.is_scripted`) and then builds its bot from this table
-instead of the registry's CoopEval bots, which answer action distributions, not gossip formats."""
+(the family's always-cooperate and always-defect, and the gossip-only bots)."""
 
 
-def make_gossip_bot(model: str) -> GossipBot:
+def make_gossip_bot(model: str) -> Bot:
     """The gossip bot of a config model string (``bot/<name>``).
 
     Raises
