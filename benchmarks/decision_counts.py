@@ -18,8 +18,8 @@ import polars as pl
 from coopeval.agents.bots import TitForTat
 from coopeval.agents.registry import agent_name, is_scripted, make_agent
 from coopeval.core.prompts import PromptLibrary
-from coopeval.studies.coopeval.cells import build_cells
 from coopeval.pipeline.config import load_config
+from coopeval.studies.coopeval.cells import build_cells
 from coopeval.studies.coopeval.play import play_cell
 
 

@@ -30,11 +30,11 @@ from typing import Any
 os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from coopeval.agents.grammar import DEFAULT_MAX_REASONING_CHARS  # noqa: E402
-from coopeval.agents.llm_agent import LiteLLMAgent  # noqa: E402
-from coopeval.agents.local import last_call_stats  # noqa: E402
-from coopeval.agents.protocol import DecisionRequest  # noqa: E402
-from coopeval.decisions.formats import ActionDistribution  # noqa: E402
+from coopeval.agents.grammar import DEFAULT_MAX_REASONING_CHARS
+from coopeval.agents.llm_agent import LiteLLMAgent
+from coopeval.agents.local import last_call_stats
+from coopeval.agents.protocol import DecisionRequest
+from coopeval.decisions.formats import ActionDistribution
 
 MODEL = "local/smollm2-135m"
 
@@ -214,7 +214,7 @@ async def run_scenario(style: str, n_actions: int, calls: int, cap: int | None) 
                 try:
                     parser(fmt, reply.text)
                     acc.parser_valid += 1
-                except Exception as exc:  # noqa: BLE001 - report, do not stop the benchmark
+                except Exception as exc:
                     print(f"  parser rejected: {exc}", file=sys.stderr)
     return [
         Row(

@@ -142,9 +142,14 @@ def equivalence(key: str, diff: str) -> str:
             rest = [line for line in removed if old not in line]
             if len(rest) == len(removed) - 1 and [r.strip() for r in rest] == [a.strip() for a in added]:
                 return why
-        if module == key and len(removed) == len(added) == 1 and old in removed[0] and new in added[0]:
-            if removed[0].replace(old, new) == added[0]:
-                return why
+        if (
+            module == key
+            and len(removed) == len(added) == 1
+            and old in removed[0]
+            and new in added[0]
+            and removed[0].replace(old, new) == added[0]
+        ):
+            return why
     return ""
 
 

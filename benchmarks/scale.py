@@ -355,7 +355,7 @@ def run_study(work: Path, port: int, small: bool, latency: float, cap: int, faul
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     # kept beside the request log, so the repeats can be classified again after the run
     (work / "kills.json").write_text(json.dumps(
-        [{"phase": phase, "t": t, "cached_response_ids": sorted(ids)} for phase, (t, ids) in zip(plan.fired, plan.kills)]
+        [{"phase": phase, "t": t, "cached_response_ids": sorted(ids)} for phase, (t, ids) in zip(plan.fired, plan.kills, strict=False)]
     ), encoding="utf-8")
     measures: dict[str, Any] = {**store_measures(work / "results" / "coopeval.duckdb"), **log_measures(log, plan.kills)}
     bound = max(measures["critical_path_calls"] * latency, measures["ok_requests"] * latency / cap)

@@ -90,7 +90,7 @@ def _load_json_file(path: str, field: str) -> Any:
         with open(path, encoding="utf-8") as handle:
             return json.load(handle)
     except OSError as exc:
-        raise CliError(f"{field}: cannot read {path!r} ({exc.strerror}); pass an existing file")
+        raise CliError(f"{field}: cannot read {path!r} ({exc.strerror}); pass an existing file") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise _not_json(field, path, exc) from None
 
@@ -199,7 +199,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
         try:
             agents, tensor = build_payoff_tensor(load_reference_matchups(args.from_matchups))
         except OSError as exc:
-            raise CliError(f"--from-matchups: cannot read {args.from_matchups!r} ({exc.strerror})")
+            raise CliError(f"--from-matchups: cannot read {args.from_matchups!r} ({exc.strerror})") from None
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise _not_json("--from-matchups", args.from_matchups, exc) from None
         except (ValueError, KeyError, TypeError) as exc:

@@ -102,7 +102,7 @@ def _handler(server: FaultServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib name
+        def log_message(self, format: str, *args: Any) -> None:
             return
 
         def _send(self, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:
@@ -115,7 +115,7 @@ def _handler(server: FaultServer) -> type[BaseHTTPRequestHandler]:
             self.wfile.write(body)
             self.wfile.flush()
 
-        def do_POST(self) -> None:  # noqa: N802 - stdlib name
+        def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             body = json.loads(self.rfile.read(length) or b"{}")
             behaviour = server.next_behaviour(body)

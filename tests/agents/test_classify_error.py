@@ -27,7 +27,11 @@ from coopeval.agents.errors import (  # noqa: E402
     classify_error,
 )
 from coopeval.agents.llm_agent import LiteLLMAgent  # noqa: E402
-from coopeval.agents.local import GrammarError, LocalContextWindowError, LocalModelMissingError  # noqa: E402
+from coopeval.agents.local import (  # noqa: E402
+    GrammarError,
+    LocalContextWindowError,
+    LocalModelMissingError,
+)
 from coopeval.agents.protocol import (  # noqa: E402
     AttemptDeadlineError,
     EmptyReplyError,

@@ -22,15 +22,15 @@ os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 pytest.importorskip("litellm")
 
-from coopeval.agents.errors import ProviderAuthError  # noqa: E402
-from coopeval.agents.llm_agent import LiteLLMAgent  # noqa: E402
-from coopeval.agents.prices import load_prices  # noqa: E402
-from coopeval.agents.maker import BudgetExceededError, DecisionMaker, DecisionOutcome  # noqa: E402
-from coopeval.agents.protocol import Reply  # noqa: E402
-from coopeval.agents.retry import RetryPolicy  # noqa: E402
-from coopeval.cache.response_cache import ResponseCache  # noqa: E402
-from coopeval.decisions.formats import ActionDistribution  # noqa: E402
-from tests.agents.fault_server import (  # noqa: E402
+from coopeval.agents.errors import ProviderAuthError
+from coopeval.agents.llm_agent import LiteLLMAgent
+from coopeval.agents.maker import BudgetExceededError, DecisionMaker, DecisionOutcome
+from coopeval.agents.prices import load_prices
+from coopeval.agents.protocol import Reply
+from coopeval.agents.retry import RetryPolicy
+from coopeval.cache.response_cache import ResponseCache
+from coopeval.decisions.formats import ActionDistribution
+from tests.agents.fault_server import (
     VALID_ANSWER,
     FaultServer,
     answer,
@@ -226,7 +226,7 @@ def test_reasoning_tokens_are_priced_and_trip_the_budget(
             assert row["reasoning"] == 'draft {"A0": 0, "A1": 100}'
             assert outcomes[0].parsed == PARSED  # the reasoning field never gives the answer
             assert maker.stats.reasoning_tokens == 1000
-            with pytest.raises(BudgetExceededError, match="max_usd = 0.005"):
+            with pytest.raises(BudgetExceededError, match=r"max_usd = 0.005"):
                 _budget(server, cache)
     finally:
         load_prices.cache_clear()
@@ -263,7 +263,7 @@ def test_mixed_faults_under_concurrency_lose_and_repeat_nothing(cache: ResponseC
     # 8 decisions, 4 calls in flight, 5 faults of different kinds first: each fault costs exactly
     # one extra request, every decision gets the server's answer once, and a rerun is all hits.
     faults = ["status:429:0.05", "status:500", "reset", "empty", "malformed"]
-    with serve(faults + ["ok"]) as server:
+    with serve([*faults, "ok"]) as server:
         agent = _agent(server)
         policy = RetryPolicy(max_attempts_transient=8, max_attempts_rate_limit=8, initial_wait_s=0.01, max_wait_s=0.2)
         maker = DecisionMaker(cache, {}, max_concurrency=4, retry_policy=policy)

@@ -12,6 +12,7 @@ import json
 import random
 import re
 from collections.abc import Callable
+from typing import ClassVar
 
 import pytest
 
@@ -156,7 +157,7 @@ def _repeat(atom: Matcher, lo: int, hi: int | None) -> Matcher:
         if lo == 0:
             result.add(p)
         while current and (hi is None or n < hi):
-            current = frozenset().union(*(atom(s, q) for q in current)) - {q for q in current}
+            current = frozenset().union(*(atom(s, q) for q in current)) - set(current)
             n += 1
             if n >= lo:
                 result |= current
@@ -185,7 +186,7 @@ def _class_regex(cls: str) -> str:
     return f"[{'^' if negate else ''}{out}]"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def language(fmt: AnswerFormat, style: str = "IO", cap: int = 480) -> Gbnf:
     return Gbnf(gbnf_for(fmt, style, cap))
 
@@ -482,7 +483,7 @@ def test_a_text_format_brings_its_complete_grammar_and_bound():
     class Flaky:
         name = model = "fake/yes-no"
         style = "IO"
-        params: dict = {}
+        params: ClassVar[dict] = {}
         cacheable = False
 
         async def generate(self, request: DecisionRequest) -> Reply:

@@ -7,10 +7,18 @@ import asyncio
 
 import pytest
 
-from coopeval.decisions.formats import ActionDistribution, ContractDesign, ContractVote, JudgeLabels, MediatorDesign, MediatorVote, Signature
 from coopeval.agents.mock import INVALID_ANSWER, MockLLM, mock_answer, mock_digest
 from coopeval.agents.protocol import DecisionRequest
 from coopeval.decisions import AnswerError, AnswerFormat, parse_answer
+from coopeval.decisions.formats import (
+    ActionDistribution,
+    ContractDesign,
+    ContractVote,
+    JudgeLabels,
+    MediatorDesign,
+    MediatorVote,
+    Signature,
+)
 
 MESSAGES = ({"role": "user", "content": "Choose."},)
 

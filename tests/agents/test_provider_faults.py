@@ -11,11 +11,16 @@ import pytest
 os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from coopeval.agents.errors import ProviderAuthError, classify_error  # noqa: E402
-from coopeval.agents.llm_agent import LiteLLMAgent  # noqa: E402
-from coopeval.agents.options import DEFAULT_DEADLINE_S  # noqa: E402
-from coopeval.agents.prices import PriceTable, billed_usage  # noqa: E402
-from coopeval.agents.protocol import AttemptDeadlineError, EmptyReplyError, ErrorClass, Reply  # noqa: E402
+from coopeval.agents.errors import ProviderAuthError, classify_error
+from coopeval.agents.llm_agent import LiteLLMAgent
+from coopeval.agents.options import DEFAULT_DEADLINE_S
+from coopeval.agents.prices import PriceTable, billed_usage
+from coopeval.agents.protocol import (
+    AttemptDeadlineError,
+    EmptyReplyError,
+    ErrorClass,
+    Reply,
+)
 
 
 def _usage(prompt: int, completion: int, reasoning: int, total: int | None = None) -> SimpleNamespace:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import pytest
 
 from coopeval.agents import registry
@@ -48,7 +50,7 @@ def test_provider_traits(model, scripted, local, env):
 def test_model_errors_name_the_known_models():
     assert model_error("bot/tit-for-tat") is None and model_error("local/smollm2-135m") is None
     assert "known bots: bot/always-cooperate" in model_error("bot/nice")
-    assert "unknown embedded model 'local/llama-70b'; known: local/smollm2-135m" == model_error("local/llama-70b")
+    assert model_error("local/llama-70b") == "unknown embedded model 'local/llama-70b'; known: local/smollm2-135m"
     assert "not a litellm model string" in model_error("gpt4")
 
 
@@ -102,7 +104,7 @@ def test_option_checks_are_the_providers():
 class _Echo:
     name = model = "echo/one"
     style = "IO"
-    params: dict = {}
+    params: ClassVar[dict] = {}
     cacheable = False
 
     async def generate(self, request: DecisionRequest) -> Reply:

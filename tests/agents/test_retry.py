@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-from email.utils import formatdate
 from collections.abc import Mapping
-from typing import Any
+from email.utils import formatdate
+from typing import Any, ClassVar
 
 import pytest
 
@@ -82,7 +82,7 @@ def test_fatal_is_not_retried() -> None:
 
 def test_transient_attempts_are_bounded_and_the_error_propagates() -> None:
     agent = FakeAgent([Transient(str(i)) for i in range(10)])
-    with pytest.raises(Transient, match="^3$"):
+    with pytest.raises(Transient, match=r"^3$"):
         run(agent, max_attempts_transient=4)
     assert agent.calls == 4
 
@@ -104,7 +104,7 @@ def test_each_class_has_its_own_budget() -> None:
     assert run(agent, max_attempts_transient=4, max_attempts_rate_limit=10).text
     assert agent.calls == 7
     agent = FakeAgent([Transient("a"), RateLimited(), Transient("b"), RateLimited(), Transient("c")])
-    with pytest.raises(Transient, match="^c$"):
+    with pytest.raises(Transient, match=r"^c$"):
         run(agent, max_attempts_transient=3, max_attempts_rate_limit=10)
     assert agent.calls == 5  # the third transient failure ends it
 
@@ -133,7 +133,7 @@ def test_retry_after_sources() -> None:
             self.headers = headers
 
     class Response:
-        headers = {"Retry-After": "7"}
+        headers: ClassVar[dict[str, str]] = {"Retry-After": "7"}
 
     class WithResponse(Exception):
         response = Response()
@@ -164,6 +164,6 @@ def test_retry_after_gets_jitter_on_top_and_the_policy_object_applies() -> None:
     assert max(gaps) - min(gaps) > 0.005  # jittered, not all equal
     # The policy's attempt limit is used when no keyword overrides it.
     agent = FakeAgent([Transient(str(i)) for i in range(5)])
-    with pytest.raises(Transient, match="^1$"):
+    with pytest.raises(Transient, match=r"^1$"):
         asyncio.run(generate_with_retry(agent, REQ, RetryPolicy(max_attempts_transient=2, initial_wait_s=0.001)))
     assert agent.calls == 2

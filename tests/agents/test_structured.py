@@ -228,7 +228,7 @@ def test_call_kwargs_carry_the_constraint_and_no_agent_option() -> None:
 def test_bad_options_name_the_key() -> None:
     with pytest.raises(ValueError, match=r"params.structured_output is 'schema'; use one of \['none', 'json_schema', 'grammar', 'auto'\]"):
         _agent("schema")
-    with pytest.raises(ValueError, match="params.grammar_field is 'guided'"):
+    with pytest.raises(ValueError, match=r"params.grammar_field is 'guided'"):
         _agent("grammar", grammar_field="guided")
 
 

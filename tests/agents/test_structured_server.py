@@ -27,7 +27,7 @@ pytest.importorskip("xllamacpp")
 os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")  # as coopeval imports it: no cost-map fetch
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 pytest.importorskip("litellm")
-from tests.agents.llama_server import running_server  # noqa: E402
+from tests.agents.llama_server import running_server
 
 
 class _NoCalls:

@@ -76,7 +76,7 @@ def test_readers_go_through_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_an_undeclared_variable_is_refused() -> None:
-    with pytest.raises(KeyError, match="declare it in coopeval.core.environment.ENVIRONMENT"):
+    with pytest.raises(KeyError, match=r"declare it in coopeval.core.environment.ENVIRONMENT"):
         env_value("COOPEVAL_NOT_A_SETTING", {})
 
 

@@ -150,7 +150,7 @@ def test_section_end_parses_without_warnings(fixed: bool, caplog: pytest.LogCapt
     text = _section_end().end_item_sections(doc) if fixed else doc
     with caplog.at_level(logging.WARNING, logger="griffe"):
         sections = griffe.Docstring(text, parser="numpy").parse()
-    params = [s for s in sections if s.kind.value == "parameters"][0]
+    params = next(s for s in sections if s.kind.value == "parameters")
     if fixed:
         assert [p.name for p in params.value] == ["n"]
         assert caplog.records == []

@@ -111,10 +111,17 @@ def test_seat_descriptions_are_per_seat():
 def test_registry_declares_order_titles_and_social_dilemmas_once() -> None:
     import re
 
-    from coopeval.games import GAME_TITLES, GAME_TYPES, SOCIAL_DILEMMA_TYPES, SOCIAL_DILEMMAS, TYPE_NAMES, game_key_pattern
+    from coopeval.games import (
+        GAME_TITLES,
+        GAME_TYPES,
+        SOCIAL_DILEMMA_TYPES,
+        SOCIAL_DILEMMAS,
+        TYPE_NAMES,
+        game_key_pattern,
+    )
 
     assert GAME_TYPES == ("PrisonersDilemma", "PublicGoods", "TravellersDilemma", "TrustGame", "StagHunt", "MatchingPennies")
-    assert SOCIAL_DILEMMA_TYPES == GAME_TYPES[:4]
+    assert GAME_TYPES[:4] == SOCIAL_DILEMMA_TYPES
     assert SOCIAL_DILEMMAS == ("prisoners_dilemma", "public_goods", "travellers_dilemma", "trust_game")
     assert GAME_TITLES["TravellersDilemma"] == "Traveller's Dilemma" and GAME_TITLES["PrisonersDilemma"] == "Prisoner's Dilemma"
     assert TYPE_NAMES["StagHunt"] == "stag_hunt"

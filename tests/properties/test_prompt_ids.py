@@ -24,6 +24,7 @@ from unittest import mock
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from coopeval.agents.mock import MockLLM
 from coopeval.core.prompts import PromptLibrary
 from coopeval.pipeline.config import load_config
 from coopeval.studies.coopeval.cells import build_cells
@@ -32,9 +33,6 @@ from coopeval.studies.evolution.study import EvolutionStudy
 from coopeval.studies.gossip.study import PROMPTS_DIR as GOSSIP_PROMPTS
 from coopeval.studies.gossip.study import GossipStudy
 from coopeval.studies.gossip.templates import spec_templates
-
-from coopeval.agents.mock import MockLLM
-
 from tests.helpers import make_cell, play_spec
 from tests.shared_data import PROMPTS_DIR as COOPEVAL_PROMPTS
 from tests.shared_data import REPO

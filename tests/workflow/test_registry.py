@@ -130,7 +130,7 @@ def test_report_entries_of_the_smoke_config(smoke):
 
 
 def test_wildcard_constraints_match_every_cell_folder(smoke):
-    config, cells = smoke
+    _config, cells = smoke
     constraints = wildcard_constraints()
     assert constraints["cell"] == "[0-9a-f]{12}"
     pattern = re.compile(
@@ -159,7 +159,7 @@ def test_register_study_checks_the_contract(restore_registry):
 def test_plugins_are_imported_before_the_config_is_validated(tmp_path, monkeypatch, restore_registry):
     with pytest.raises(ConfigError, match="config plugins: 'toy' must be a list of importable module names"):
         plugin_modules({"plugins": "toy"})
-    with pytest.raises(ConfigError, match="cannot import 'no_such_plugin_module'.*PYTHONPATH"):
+    with pytest.raises(ConfigError, match=r"cannot import 'no_such_plugin_module'.*PYTHONPATH"):
         load_plugins({"plugins": ["no_such_plugin_module"]})
     (tmp_path / "late_plugin.py").write_text(
         "from coopeval.pipeline.studies import STUDIES, register_study\n"
@@ -174,7 +174,7 @@ def test_plugins_are_imported_before_the_config_is_validated(tmp_path, monkeypat
         validate_config({**raw, "studies": ["late"]})
     config = validate_config({**raw, "plugins": ["late_plugin"], "studies": ["late"]})
     assert config["studies"] == ["late"] and config["plugins"] == ["late_plugin"]
-    assert list(STUDIES)[0] == "late"  # order 5 sorts before coopeval's 10
+    assert next(iter(STUDIES)) == "late"  # order 5 sorts before coopeval's 10
 
 
 def test_no_script_hard_codes_an_output_folder():
@@ -188,7 +188,7 @@ def test_no_script_hard_codes_an_output_folder():
 def test_a_missing_rules_file_is_named(tmp_path, monkeypatch, restore_registry):
     evolution = STUDIES["evolution"]
     monkeypatch.setattr(evolution, "rules_file", "workflow/rules/nowhere.smk", raising=False)
-    with pytest.raises(FileNotFoundError, match="study evolution: rules file .*nowhere.smk does not exist"):
+    with pytest.raises(FileNotFoundError, match=r"study evolution: rules file .*nowhere.smk does not exist"):
         rules_files(REPO)
 
 

@@ -8,9 +8,12 @@ import sys  # noqa: E402
 
 import polars as pl  # noqa: E402
 
-from coopeval.studies.coopeval.design_quality import design_quality_rows, design_quality_summary  # noqa: E402
 from coopeval.core.io import write_parquet_atomic  # noqa: E402
 from coopeval.core.schemas import empty_frame  # noqa: E402
+from coopeval.studies.coopeval.design_quality import (  # noqa: E402
+    design_quality_rows,
+    design_quality_summary,
+)
 
 paths = [snakemake.input.designs] if isinstance(snakemake.input.designs, str) else list(snakemake.input.designs)
 frames = [f for f in (pl.read_parquet(p) for p in paths) if f.height]

@@ -6,9 +6,9 @@ log_to(snakemake.log[0])
 
 import polars as pl  # noqa: E402
 
-from coopeval.studies.coopeval.mechanisms.catalog import mechanism_info  # noqa: E402
-from coopeval.studies.coopeval.evaluate import evaluate_cell  # noqa: E402
 from coopeval.core.io import write_parquet_atomic  # noqa: E402
+from coopeval.studies.coopeval.evaluate import evaluate_cell  # noqa: E402
+from coopeval.studies.coopeval.mechanisms.catalog import mechanism_info  # noqa: E402
 
 matchups = pl.read_parquet(snakemake.input.matchups)
 scores = pl.read_parquet(snakemake.input.scores)

@@ -36,7 +36,6 @@ from coopeval.agents.protocol import DecisionRequest, ErrorClass, Reply
 from coopeval.agents.provider import Provider
 from coopeval.decisions.formats import ActionDistribution, AnswerFormat
 
-
 BOT_PREFIX = "bot/"
 """The model-string prefix of every scripted bot (CoopEval's here, and the gossip and evolution
 studies' own, which those studies build from the same ``bot/<name>`` strings)."""

@@ -35,12 +35,12 @@ from coopeval.decisions.formats import (
 )
 
 __all__ = [
+    "COT_GRAMMAR_VERSION",
     "DEFAULT_CONTRACT_BOUNDS",
     "DEFAULT_JUDGE_REASONING_CHARS",
-    "COT_GRAMMAR_VERSION",
     "DEFAULT_MAX_REASONING_CHARS",
-    "SENTENCE_END",
     "JUDGE_MAX_LABELS",
+    "SENTENCE_END",
     "Style",
     "gbnf_for",
     "max_output_chars",

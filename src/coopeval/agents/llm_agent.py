@@ -35,11 +35,21 @@ from typing import Any
 from coopeval.agents import structured
 from coopeval.agents.endpoint import request_endpoint
 from coopeval.agents.errors import ProviderAuthError, classify_error, exception_chain, status_code
-from coopeval.agents.grammar import COT_GRAMMAR_VERSION, DEFAULT_MAX_REASONING_CHARS, gbnf_for, max_tokens_for
+from coopeval.agents.grammar import (
+    COT_GRAMMAR_VERSION,
+    DEFAULT_MAX_REASONING_CHARS,
+    gbnf_for,
+    max_tokens_for,
+)
 from coopeval.agents.litellm_client import api_key_variables, import_litellm
 from coopeval.agents.local.catalogue import local_model_name, local_model_path
 from coopeval.agents.local.registration import register_local_provider
-from coopeval.agents.options import AGENT_OPTION_KEYS, DEFAULT_DEADLINE_S, TRANSPORT_KEYS, option_error
+from coopeval.agents.options import (
+    AGENT_OPTION_KEYS,
+    DEFAULT_DEADLINE_S,
+    TRANSPORT_KEYS,
+    option_error,
+)
 from coopeval.agents.prices import billed_usage, load_prices, warn_unpriced
 from coopeval.agents.protocol import (
     AttemptDeadlineError,

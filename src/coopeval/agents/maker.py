@@ -26,8 +26,8 @@ from coopeval.cache.response_cache import ResponseCache, call_key
 from coopeval.core.hashing import content_hash
 from coopeval.decisions.formats import AnswerFormat
 from coopeval.decisions.parsing import check_answer
-from coopeval.decisions.reasoning import reasoning_capped
 from coopeval.decisions.reask import MAX_ATTEMPTS, reask_messages
+from coopeval.decisions.reasoning import reasoning_capped
 
 
 @dataclass

@@ -41,7 +41,7 @@ def mock_answer(fmt: AnswerFormat, digest: bytes, state: Mapping[str, Any]) -> d
     """The JSON answer of ``fmt`` chosen by ``digest`` (see the module docstring)."""
     if fmt.kind == DecisionKind.ACTION:
         first = digest[0] % 101
-        answer = {k: 0 for k in fmt.keys}
+        answer = dict.fromkeys(fmt.keys, 0)
         answer[fmt.keys[0]] = first
         answer[fmt.keys[-1]] += 100 - first
         return answer

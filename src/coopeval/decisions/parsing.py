@@ -23,7 +23,13 @@ from typing import Any
 
 from coopeval.decisions.errors import AnswerError
 from coopeval.decisions.extract import locate_answer_object
-from coopeval.decisions.formats import FALLBACK_LABEL, TOTAL_PERCENT, AnswerFormat, TextAnswerFormat, normalise_label
+from coopeval.decisions.formats import (
+    FALLBACK_LABEL,
+    TOTAL_PERCENT,
+    AnswerFormat,
+    TextAnswerFormat,
+    normalise_label,
+)
 from coopeval.decisions.reasoning import strip_reasoning
 
 __all__ = [

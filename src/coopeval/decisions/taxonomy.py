@@ -65,7 +65,7 @@ class Taxonomy:
 
     def numbered(self) -> tuple[tuple[int, str, str], ...]:
         """``(n, name, definition)`` for n = 1..len(labels), as the judge prompt lists them."""
-        return tuple((i + 1, name, d) for i, (name, d) in enumerate(zip(self.labels, self.definitions)))
+        return tuple((i + 1, name, d) for i, (name, d) in enumerate(zip(self.labels, self.definitions, strict=False)))
 
     def answer_format(self) -> JudgeLabels:
         """The judge's answer contract over these labels (docs/protocol/design-checks.md#what-is-judged "Our contract")."""

@@ -117,12 +117,6 @@ def game_key_pattern() -> str:
 
 
 __all__ = [
-    "Game",
-    "GameEntry",
-    "Profile",
-    "action_token",
-    "get_game",
-    "game_key_pattern",
     "GAMES",
     "GAME_FACTORIES",
     "GAME_TITLES",
@@ -130,4 +124,10 @@ __all__ = [
     "SOCIAL_DILEMMAS",
     "SOCIAL_DILEMMA_TYPES",
     "TYPE_NAMES",
+    "Game",
+    "GameEntry",
+    "Profile",
+    "action_token",
+    "game_key_pattern",
+    "get_game",
 ]

@@ -133,7 +133,7 @@ class Game:
             stable = True
             for seat in range(self.n_players):
                 for alt in range(self.n_actions):
-                    deviated = profile[:seat] + (alt,) + profile[seat + 1 :]
+                    deviated = (*profile[:seat], alt, *profile[seat + 1:])
                     if self.payoffs(deviated)[seat] > payoffs[seat] + 1e-12:
                         stable = False
                         break

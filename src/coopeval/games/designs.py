@@ -28,15 +28,15 @@ from coopeval.games import Game
 
 __all__ = [
     "TOLERANCE",
-    "contract_payoffs",
     "contract_ns",
+    "contract_payoffs",
     "contract_wd",
-    "mediator_payoffs",
+    "design_checks",
     "mediator_ns",
+    "mediator_payoffs",
     "mediator_wd",
     "parse_contract",
     "parse_mediator",
-    "design_checks",
 ]
 
 TOLERANCE = 1e-9
@@ -55,7 +55,7 @@ def _is_nash(profile: tuple[int, ...], alternatives: Callable[[int], Iterable[in
     ``alternatives(seat)`` (Nash stability, docs/protocol/design-checks.md#ns-wd)."""
     here = payoffs(profile)
     return not any(
-        payoffs(profile[:seat] + (alt,) + profile[seat + 1 :])[seat] > here[seat] + tol
+        payoffs((*profile[:seat], alt, *profile[seat + 1:]))[seat] > here[seat] + tol
         for seat in range(len(profile))
         for alt in alternatives(seat)
     )
@@ -69,8 +69,8 @@ def _weakly_dominates(
     more than ``tol`` against at least one."""
     strictly_better = False
     for others in itertools.product(range(n_choices), repeat=n_players - 1):
-        u_action = payoffs(others[:seat] + (action,) + others[seat:])[seat]
-        u_alt = payoffs(others[:seat] + (alt,) + others[seat:])[seat]
+        u_action = payoffs((*others[:seat], action, *others[seat:]))[seat]
+        u_alt = payoffs((*others[:seat], alt, *others[seat:]))[seat]
         if u_action < u_alt - tol:
             return False
         strictly_better = strictly_better or u_action > u_alt + tol

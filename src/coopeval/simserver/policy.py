@@ -138,11 +138,11 @@ def answer_object(prompt: str, policy: str, rng: random.Random) -> dict[str, Any
     if all(isinstance(v, bool) for v in values):  # approval votes
         if policy == "random":
             return {k: rng.random() < 0.5 for k in keys}
-        return {k: policy == "cooperative" for k in keys}
+        return dict.fromkeys(keys, policy == "cooperative")
     if all(isinstance(v, int) for v in values):
         if "sum to exactly 100" in prompt:  # an action distribution
             return _distribution(keys, policy, rng)
-        return {k: 0 for k in keys}  # contract payments: 0 lies within every bound
+        return dict.fromkeys(keys, 0)  # contract payments: 0 lies within every bound
     if all(isinstance(v, str) for v in values):  # mediator design: action tokens
         found = _MEDIATOR_TOKENS.search(prompt)
         if found is None:
@@ -150,7 +150,7 @@ def answer_object(prompt: str, policy: str, rng: random.Random) -> dict[str, Any
         tokens = [t.strip() for t in found.group(1).split(",")]
         if policy == "random":
             return {k: rng.choice(tokens) for k in keys}
-        return {k: tokens[0] if policy == "cooperative" else tokens[-1] for k in keys}
+        return dict.fromkeys(keys, tokens[0] if policy == "cooperative" else tokens[-1])
     raise ValueError(f"unsupported example answer {example!r}")
 
 

@@ -73,7 +73,7 @@ class SimConfig:
     fault_rates: Mapping[str, float] = field(default_factory=dict)
     timeout_hang_s: float = 30.0
     policies: Mapping[str, Policy] = field(default_factory=dict)
-    default_policy: Policy = Policy()
+    default_policy: Policy = field(default_factory=Policy)
 
     def __post_init__(self) -> None:
         unknown = set(self.fault_rates) - set(FAULTS)

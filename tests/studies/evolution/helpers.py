@@ -6,14 +6,14 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from coopeval.agents.maker import DecisionMaker
-from coopeval.cache.response_cache import ResponseCache
 from coopeval.agents.protocol import DecisionRequest, ErrorClass, Reply
+from coopeval.cache.response_cache import ResponseCache
 from coopeval.core.prompts import PromptLibrary
 from coopeval.studies.base import PlayInputs
+from coopeval.studies.evolution.bots import AlwaysZero, EvoBot
 from coopeval.studies.evolution.prompting import PROMPTS_DIR, EvolutionPrompts, evolution_prompts
 from coopeval.studies.evolution.runner import EvolutionRun, RunAgents
 from coopeval.studies.evolution.settings import EvolutionSettings
-from coopeval.studies.evolution.bots import AlwaysZero, EvoBot
 
 
 class SimulatedKill(RuntimeError):

@@ -9,7 +9,8 @@ import re
 from decimal import Decimal
 
 import pytest
-from hypothesis import given, settings as hsettings
+from hypothesis import given
+from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
 from coopeval.decisions.errors import AnswerError

@@ -5,7 +5,12 @@ from __future__ import annotations
 import pytest
 
 from coopeval.decisions.errors import AnswerError
-from coopeval.studies.evolution.formats import DonationFormat, StrategyFormat, truncate_words, word_count
+from coopeval.studies.evolution.formats import (
+    DonationFormat,
+    StrategyFormat,
+    truncate_words,
+    word_count,
+)
 
 
 def test_vh_strategy_split_at_first_phrase() -> None:

@@ -8,10 +8,15 @@ from fractions import Fraction
 
 import pytest
 
-from coopeval.decisions.errors import AnswerError
-
 from coopeval.agents.maker import DecisionMaker
-from coopeval.studies.evolution.bots import AlwaysZero, ConstantFraction, Malformed, Reciprocal, make_evo_bot
+from coopeval.decisions.errors import AnswerError
+from coopeval.studies.evolution.bots import (
+    AlwaysZero,
+    ConstantFraction,
+    Malformed,
+    Reciprocal,
+    make_evo_bot,
+)
 from coopeval.studies.evolution.runner import Member, StepRecords
 from coopeval.studies.evolution.traces import Trace, TraceEvent
 
@@ -138,13 +143,13 @@ def test_punishment_and_refusal_events() -> None:
         gen = records.tables["evo_generations"][0]
         if action == "punish":
             assert gen["punish_frequency"] == 1.0
-            first = [e for e in events if e["game"] == 1 and e["round"] == 1][0]
+            first = next(e for e in events if e["game"] == 1 and e["round"] == 1)
             assert first["donor_resources_after"] == 9.0 and first["recipient_resources_after"] == 8.0
-            later = [e for e in events if e["game"] == 1 and e["round"] == 2][0]
+            later = next(e for e in events if e["game"] == 1 and e["round"] == 2)
             assert "spent 1 units to take 2 units away" in later["trace_shown"]
         else:
             assert gen["refuse_frequency"] == 1.0 and gen["mean_final"] == 10.0
-            assert "refused to play with" in [e for e in events if e["round"] == 2][0]["trace_shown"]
+            assert "refused to play with" in next(e for e in events if e["round"] == 2)["trace_shown"]
 
 
 def test_make_evo_bot_names() -> None:

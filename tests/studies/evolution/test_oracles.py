@@ -15,7 +15,13 @@ from coopeval.core.rng import rng_for
 from coopeval.studies.evolution.game import GameRules, constant_fraction_decide, play_game
 from coopeval.studies.evolution.matrix import matrix_features
 from coopeval.studies.evolution.schedule import game_rounds, role_sequence
-from coopeval.studies.evolution.selection import ranks, roulette_draw, roulette_probabilities, shuffled_positions, truncation_survivors
+from coopeval.studies.evolution.selection import (
+    ranks,
+    roulette_draw,
+    roulette_probabilities,
+    shuffled_positions,
+    truncation_survivors,
+)
 
 NAMES = [f"p{i}" for i in range(12)]
 

@@ -9,7 +9,8 @@ import asyncio
 import re
 
 import pytest
-from hypothesis import given, settings as hsettings
+from hypothesis import given
+from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
 from coopeval.studies.evolution.bots import AlwaysZero, Reciprocal

@@ -5,15 +5,16 @@ from __future__ import annotations
 
 import asyncio
 import re
+from pathlib import Path
 
 import pytest
 
+from coopeval.agents.protocol import DecisionRequest
 from coopeval.studies.evolution.agents import StudyAgent, role_agent, run_agents
 from coopeval.studies.evolution.bots import AlwaysZero, Reciprocal
+from coopeval.studies.evolution.formats import DonationFormat
 from coopeval.studies.evolution.runner import Member, RunAgents, StepRecords
 from coopeval.studies.evolution.settings import EvolutionSettings
-from coopeval.agents.protocol import DecisionRequest
-from coopeval.studies.evolution.formats import DonationFormat
 
 from .helpers import FakeLLM, bot_agents, make_run, settings
 
@@ -124,7 +125,7 @@ def test_paper_config_samples_as_the_papers_did() -> None:
 
     from coopeval.studies.evolution.study import EvolutionStudy
 
-    config = yaml.safe_load(open("config/paper.yaml", encoding="utf-8"))
+    config = yaml.safe_load(Path("config/paper.yaml").read_text(encoding="utf-8"))
     sent: dict[tuple[str, str], set[object]] = {}
     for cell in EvolutionStudy().cells(config):
         agents = run_agents(cell["model"], EvolutionSettings.from_params(cell["params"]))
@@ -174,7 +175,7 @@ def test_failed_strategy_is_recorded_and_not_analysed() -> None:
 
     llm = FakeLLM(0.8, strategy=strategy)
     run = make_run(settings(n_agents=4, invasion_per_generation=4, matrix_per_generation=0), RunAgents(llm, llm, llm, AlwaysZero()))
-    members, records = asyncio.run(run.step(1, None))
+    _members, records = asyncio.run(run.step(1, None))
     failed = [r for r in records.tables["evo_strategies"] if r["status"] == "failed"]
     assert [r["agent_id"] for r in failed] == ["1_1"] and failed[0]["attempts"] == 6 and failed[0]["text"] == ""
     assert "1_1" not in {r["strategy_id"] for r in records.tables["invasion_tests"]}

@@ -5,7 +5,11 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from coopeval.studies.evolution.robustness import feature_regressions, oes_decomposition, robustness_by_model
+from coopeval.studies.evolution.robustness import (
+    feature_regressions,
+    oes_decomposition,
+    robustness_by_model,
+)
 
 # Table 2 of Horibe et al.: model -> (left, right, robustness %)
 TABLE2 = {"g25": (22.4, 83.5, 48.0), "g20": (22.6, 73.6, 28.0), "claude": (38.7, 76.9, 3.0), "g15": (30.8, 65.9, 10.0)}

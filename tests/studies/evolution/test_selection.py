@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import asyncio
 
-from hypothesis import given, settings as hsettings
+from hypothesis import given
+from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
 from coopeval.core.rng import rng_for

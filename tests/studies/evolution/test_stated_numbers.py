@@ -7,7 +7,8 @@ from __future__ import annotations
 import math
 import re
 
-from hypothesis import given, settings as hsettings
+from hypothesis import given
+from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
 from coopeval.studies.evolution.bots import ConstantFraction

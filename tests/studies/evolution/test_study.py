@@ -13,11 +13,9 @@ from coopeval.core.errors import ConfigError
 from coopeval.studies.evolution.config import validate_evolution_config
 from coopeval.studies.evolution.records import TABLES
 from coopeval.studies.evolution.study import EvolutionStudy, run_key
-
 from tests.helpers import play_study, play_study_cell, study_cells
 
 from .helpers import FakeLLM, SimulatedKill
-
 
 MODEL = "bot/evo-reciprocal"
 """The configured model; the fake LLMs stand in for it."""
@@ -223,7 +221,7 @@ def test_the_default_config_runs_every_part_of_both_protocols() -> None:
     strategy matrix (a stand-in model replaces the embedded one)."""
     import yaml
 
-    config = yaml.safe_load(open("config/config.yaml", encoding="utf-8"))
+    config = yaml.safe_load(Path("config/config.yaml").read_text(encoding="utf-8"))
     cells = study_cells("evolution", {"seed": config["seed"], "evolution": config["evolution"]})
     assert sorted(c["protocol"] for c in cells) == ["horibe", "vh"]
     llm = _llm()  # one stand-in for both cells, so its prompts cover both protocols

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import polars as pl
 
-from coopeval.studies.evolution.summaries import generation_metrics, lineage_edges, mean_matrices, robustness_per_generation
+from coopeval.studies.evolution.summaries import (
+    generation_metrics,
+    lineage_edges,
+    mean_matrices,
+    robustness_per_generation,
+)
 from tests.helpers import play_study_cell, study_cells
 
 

@@ -7,7 +7,13 @@ import json
 from typing import Any
 
 from coopeval.agents.protocol import DecisionRequest, ErrorClass, Reply
-from coopeval.studies.gossip.formats import AmountFormat, ChoiceFormat, GossipFormat, ReflectionFormat, SignalFormat
+from coopeval.studies.gossip.formats import (
+    AmountFormat,
+    ChoiceFormat,
+    GossipFormat,
+    ReflectionFormat,
+    SignalFormat,
+)
 
 
 class FakeGossipLLM:

@@ -19,7 +19,6 @@ from coopeval.studies.gossip import study as study_module
 from coopeval.studies.gossip.names import AGENT_NAMES, MAX_NAME
 from coopeval.studies.gossip.study import GossipStudy
 from coopeval.studies.gossip.tones import TONES
-
 from tests.studies.gossip.fakes import FakeGossipLLM
 
 STUDY = GossipStudy()

@@ -15,7 +15,6 @@ from coopeval.cache.response_cache import ResponseCache
 from coopeval.studies.gossip.config import GossipConfigError, validate_gossip_config
 from coopeval.studies.gossip.records import TABLES
 from coopeval.studies.gossip.study import GossipStudy, cell_hash
-
 from tests.helpers import play_study_cell, study_cells
 from tests.studies.gossip.fakes import FakeGossipLLM
 
@@ -40,7 +39,7 @@ def _one(testbed: str, condition: str, model: str, **extra: Any) -> dict[str, An
 def test_always_cooperate_oracle() -> None:
     tables = _play(_one("donation", "align", "bot/always-cooperate", matching="align_sweep"))
     agents = tables["gossip_agent_metrics"]
-    g = dict(zip(agents["agent"], agents["discounted_return"]))
+    g = dict(zip(agents["agent"], agents["discounted_return"], strict=False))
     assert all(abs(g[n] - 15.3346) < 5e-5 for n in ("John", "Jack", "Luke", "Alice", "Charlie"))
     assert all(abs(g[n] - 15.5675) < 5e-5 for n in ("Kate", "Emma", "Mary", "Bob"))
     assert set(agents["return"]) == {16.0} and set(agents["reward_per_round"]) == {2.0}
@@ -295,7 +294,7 @@ def test_separate_reflection_call() -> None:
     tables = _play(_one("donation", "reflection_call", "fake/gossip"), agent=FakeGossipLLM())
     assert tables["llm_calls"].height == 36 * 3
     assert set(tables["decisions"]["kind"]) == {"reflection", "donor_action", "gossip"}
-    actions = [json.loads(p)[0]["content"] for p, k in zip(tables["llm_calls"]["prompt"], tables["llm_calls"]["kind"]) if k == "donor_action"]
+    actions = [json.loads(p)[0]["content"] for p, k in zip(tables["llm_calls"]["prompt"], tables["llm_calls"]["kind"], strict=False) if k == "donor_action"]
     assert all("Your reflection before this decision: I should weigh my reputation." in a for a in actions)
 
 

@@ -44,7 +44,11 @@ def test_paper_table_layout(runs: pl.DataFrame) -> None:
 
 
 def test_figure_frames() -> None:
-    from coopeval.studies.gossip.summary import cooperation_by_interaction_index, cooperation_by_round, tone_distribution
+    from coopeval.studies.gossip.summary import (
+        cooperation_by_interaction_index,
+        cooperation_by_round,
+        tone_distribution,
+    )
 
     cells = study_cells("gossip", {"seed": 0, "gossip": {"conditions": ["max", "align"], "models": [{"model": "bot/discriminator"}]}})
     rounds = pl.concat([play_study_cell("gossip", c)[0]["gossip_rounds"] for c in cells])

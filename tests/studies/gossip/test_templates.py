@@ -15,7 +15,6 @@ from coopeval.studies.base import PlayInputs
 from coopeval.studies.gossip.study import GossipStudy
 from coopeval.studies.gossip.templates import spec_templates
 from coopeval.studies.gossip.testbeds import REGISTRY, TESTBEDS
-
 from tests.studies.gossip.fakes import FakeGossipLLM
 
 STUDY = GossipStudy()

@@ -39,11 +39,17 @@ import litellm
 from litellm.llms.custom_llm import CustomLLM
 from llama_cpp.llama_grammar import LlamaGrammar
 
-from coopeval.agents.local.catalogue import DEFAULT_N_CTX, LOCAL_PREFIX, local_model_path, n_snapshots, n_threads
+from coopeval.agents.local.catalogue import (
+    DEFAULT_N_CTX,
+    LOCAL_PREFIX,
+    local_model_path,
+    n_snapshots,
+    n_threads,
+)
 from coopeval.agents.local.errors import LocalContextWindowError
 from coopeval.agents.local.model import CanonicalLlama, check_grammar, llama_grammar
 
-__all__ = ["LocalLlamaCpp", "PASS_THROUGH"]
+__all__ = ["PASS_THROUGH", "LocalLlamaCpp"]
 
 PASS_THROUGH = frozenset(
     {
@@ -112,7 +118,7 @@ class LocalLlamaCpp(CustomLLM):
         call = functools.partial(self._complete, *args, **kwargs)
         return await loop.run_in_executor(self._executor, call)
 
-    def _complete(  # noqa: PLR0913 - litellm's handler signature
+    def _complete(
         self,
         model: str,
         messages: list[dict[str, Any]],

@@ -11,7 +11,15 @@ from typing import Any, ClassVar
 
 from coopeval.decisions.errors import AnswerError
 from coopeval.decisions.formats.base import AnswerFormat, DecisionKind
-from coopeval.decisions.formats.messages import check_exact_keys, is_int, names, plural_s, quote, show, type_name
+from coopeval.decisions.formats.messages import (
+    check_exact_keys,
+    is_int,
+    names,
+    plural_s,
+    quote,
+    show,
+    type_name,
+)
 from coopeval.decisions.gbnf import JSON_TEXT_CHAR, lit
 
 __all__ = [

@@ -15,17 +15,17 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from coopeval.agents.registry import is_scripted
-from coopeval.cache.response_cache import CACHE_SCHEMA_VERSION
 import polars as pl
 
+from coopeval.agents.registry import is_scripted
+from coopeval.cache.response_cache import CACHE_SCHEMA_VERSION
 from coopeval.core.hashing import canonical_json, cell_hash, content_hash
+from coopeval.core.prompts import PromptLibrary
 from coopeval.core.schemas import register_tables
 from coopeval.decisions.parsing import PARSER_VERSION
-from coopeval.core.prompts import PromptLibrary
-from coopeval.studies.coopeval.prompt_use import cell_templates
-from coopeval.studies.coopeval.mechanisms.catalog import mechanism_info
 from coopeval.games import get_game
+from coopeval.studies.coopeval.mechanisms.catalog import mechanism_info
+from coopeval.studies.coopeval.prompt_use import cell_templates
 
 
 def agent_spec(entry: Mapping[str, Any]) -> dict[str, Any]:

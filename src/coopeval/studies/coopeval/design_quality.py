@@ -22,9 +22,9 @@ from typing import Any
 
 import polars as pl
 
-from coopeval.games.designs import design_checks
-from coopeval.games import Game, get_game
 from coopeval.core.schemas import SCHEMAS
+from coopeval.games import Game, get_game
+from coopeval.games.designs import design_checks
 
 DESIGN_QUALITY_SCHEMA: dict[str, pl.DataType] = SCHEMAS["design_quality"]
 """Columns of the ``design_quality`` table (one row per valid submitted design)."""

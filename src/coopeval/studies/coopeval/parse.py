@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from coopeval.evaluation.scores import discounted_average
 from coopeval.core.schemas import conform
+from coopeval.evaluation.scores import discounted_average
 
 ID_COLUMNS = ["cell_id", "source", "run", "mechanism", "game"]
 

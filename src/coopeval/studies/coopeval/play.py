@@ -11,18 +11,18 @@ from typing import Any
 
 import polars as pl
 
+from coopeval.agents.maker import CallStats, DecisionMaker
 from coopeval.agents.protocol import Agent
 from coopeval.agents.registry import make_agent
 from coopeval.cache.response_cache import ResponseCache
+from coopeval.core.journal import Journal
+from coopeval.core.prompts import PromptLibrary
+from coopeval.core.schemas import conform
 from coopeval.games import get_game
+from coopeval.studies.coopeval import STUDY_NAME
 from coopeval.studies.coopeval.mechanisms import get_mechanism
 from coopeval.studies.coopeval.mechanisms.base import CellContext, CellRecords
-from coopeval.studies.coopeval import STUDY_NAME
-from coopeval.agents.maker import CallStats, DecisionMaker
-from coopeval.core.prompts import PromptLibrary
 from coopeval.studies.coopeval.prompt_use import agent_styles, cell_templates
-from coopeval.core.journal import Journal
-from coopeval.core.schemas import conform
 
 PLAY_TABLES = ("decisions", "llm_calls", "matchups", "designs", "votes", "selections")
 

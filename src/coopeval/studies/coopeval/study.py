@@ -13,7 +13,13 @@ import polars as pl
 from coopeval.agents.maker import CallStats
 from coopeval.core.charts import report_format
 from coopeval.games import GAME_FACTORIES
-from coopeval.studies.base import PlayInputs, ReportEntry, figure_file, play_table_paths, table_page_file
+from coopeval.studies.base import (
+    PlayInputs,
+    ReportEntry,
+    figure_file,
+    play_table_paths,
+    table_page_file,
+)
 from coopeval.studies.coopeval.cells import build_cells, cells_tsv, play_cost
 from coopeval.studies.coopeval.config_checks import check_config
 from coopeval.studies.coopeval.config_schema import config_schema_part

@@ -18,9 +18,8 @@ from typing import Any
 
 import polars as pl
 
-from coopeval.studies.evolution.records import frame
 from coopeval.studies.evolution.population import Member
-from coopeval.studies.evolution.records import StepRecords
+from coopeval.studies.evolution.records import StepRecords, frame
 
 MEMBERS_FILE = "members.json"
 

@@ -15,8 +15,8 @@ from typing import Any
 
 import yaml
 
-from coopeval.core.validation import field_path, first_duplicate, validator_with_defaults
 from coopeval.core.errors import ConfigError
+from coopeval.core.validation import field_path, first_duplicate, validator_with_defaults
 
 VH_ONLY_VARIANTS = ("costly_punishment", "partner_choice")
 

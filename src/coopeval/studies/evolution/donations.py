@@ -18,7 +18,12 @@ from coopeval.agents.protocol import Agent
 from coopeval.agents.seats import seat_agent
 from coopeval.decisions.parsing import check_answer
 from coopeval.decisions.reasoning import strip_reasoning
-from coopeval.studies.evolution.amounts import percent_limit, stated_limit, units_for_percent, units_given
+from coopeval.studies.evolution.amounts import (
+    percent_limit,
+    stated_limit,
+    units_for_percent,
+    units_given,
+)
 from coopeval.studies.evolution.calls import RunContext, temperature_of
 from coopeval.studies.evolution.formats import ANSWER_MARKER, DonationFormat
 from coopeval.studies.evolution.game import Action, DonationContext, play_game

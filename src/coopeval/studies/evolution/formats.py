@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import functools
 import re
-from decimal import Decimal
 from collections.abc import Mapping
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any, ClassVar
 
 from coopeval.decisions.errors import AnswerError

@@ -24,7 +24,6 @@ from coopeval.cache.response_cache import CACHE_SCHEMA_VERSION
 from coopeval.core.hashing import canonical_json
 from coopeval.core.schemas import register_tables
 from coopeval.studies.base import PlayInputs, ReportEntry, play_table_paths
-from coopeval.studies.evolution.figures import OES_PAGE, figure_files, is_reported
 from coopeval.studies.evolution.agents import run_agents
 from coopeval.studies.evolution.checkpoint import Checkpoints, relabel
 from coopeval.studies.evolution.config import (
@@ -35,6 +34,7 @@ from coopeval.studies.evolution.config import (
     variant_name,
     variant_protocols,
 )
+from coopeval.studies.evolution.figures import OES_PAGE, figure_files, is_reported
 from coopeval.studies.evolution.prompting import PROMPTS_DIR, EvolutionPrompts, evolution_prompts
 from coopeval.studies.evolution.records import TABLES, frame
 from coopeval.studies.evolution.runner import EvolutionRun, Member, RunAgents

@@ -27,8 +27,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from coopeval.agents.bots import AlwaysCooperate, AlwaysDefect, Bot, Classifier, ScriptedAgent, register_answerer
-from coopeval.studies.gossip.formats import AmountFormat, ChoiceFormat, GossipFormat, ReflectionFormat, SignalFormat
+from coopeval.agents.bots import (
+    AlwaysCooperate,
+    AlwaysDefect,
+    Bot,
+    Classifier,
+    ScriptedAgent,
+    register_answerer,
+)
+from coopeval.studies.gossip.formats import (
+    AmountFormat,
+    ChoiceFormat,
+    GossipFormat,
+    ReflectionFormat,
+    SignalFormat,
+)
 from coopeval.studies.gossip.tones import NEGATIVE_TONES, honest_tone
 
 _COOPERATIVE = {

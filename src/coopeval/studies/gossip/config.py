@@ -14,9 +14,9 @@ from typing import Any
 
 import yaml
 
-from coopeval.core.validation import field_path, first_duplicate, validator_with_defaults
 from coopeval.agents.registry import agent_name, entry_error, is_scripted
 from coopeval.core.errors import ConfigError
+from coopeval.core.validation import field_path, first_duplicate, validator_with_defaults
 from coopeval.studies.gossip.conditions import (
     BUILTIN_CONDITIONS,
     GAMMA_SWEEP,
@@ -135,7 +135,7 @@ def validate_gossip_config(section: Mapping[str, Any] | None) -> dict[str, Any]:
                 raise GossipConfigError(f"{where}.n: the collusive attackers need n >= 4 (two attackers, two honest agents), not {n}")
             if cond.attacker == "max" and n < 2:
                 raise GossipConfigError(f"{where}.n: Max needs at least one other agent")
-    for i, cond in enumerate(conditions):
+    for cond in conditions:
         if not any(applies(cond, key) for key in data["testbeds"]):
             raise GossipConfigError(
                 f"gossip.conditions: {cond.name!r} has attackers, which exist for "

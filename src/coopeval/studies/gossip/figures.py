@@ -33,7 +33,6 @@ from coopeval.studies.gossip.testbeds import REGISTRY, TESTBEDS
 from coopeval.studies.gossip.tones import TONES
 
 
-
 def load_tables(store: str | Path) -> dict[str, pl.DataFrame]:
     """``gossip_rounds``, ``gossip_agent_metrics``, ``gossip_run_metrics`` and ``gossip_cells``
     (with the condition flags ``gossip`` and ``attacker`` unpacked) from the store, read-only."""

@@ -32,7 +32,6 @@ from typing import Any
 
 from coopeval.decisions.errors import AnswerError
 from coopeval.decisions.formats import AnswerFormat
-
 from coopeval.studies.gossip.tones import TONES
 
 # printable ASCII minus '"', '\', '{', '}': safe inside a JSON string without escapes
@@ -316,7 +315,7 @@ class AmountFormat(_FormatBase):
         return {"justification": justification, self.key: float(min(max(value, self.low), self.high))}
 
     def _value_rules(self) -> tuple[list[str], list[str]]:
-        top = max(int(math.floor(self.high)), 0)
+        top = max(math.floor(self.high), 0)
         integers = " | ".join(_lit(str(v)) for v in range(top, -1, -1)) if top < 1000 else '("0" | [1-9] [0-9]*)'
         return (
             [f"int ::= {integers}", 'frac ::= ("." [0-9] [0-9]?)?'],
@@ -324,7 +323,7 @@ class AmountFormat(_FormatBase):
         )
 
     def _value_chars(self) -> int:
-        return len(str(max(int(math.floor(self.high)), 0))) + 3
+        return len(str(max(math.floor(self.high), 0))) + 3
 
     def _value_schemas(self) -> dict[str, dict[str, Any]]:
         return {self.key: {"type": "number", "minimum": self.low, "maximum": self.high}}

@@ -34,12 +34,28 @@ from coopeval.core.prompts import PromptLibrary
 from coopeval.core.rng import rng_for
 from coopeval.core.schemas import conform, register_tables
 from coopeval.decisions.parsing import PARSER_VERSION
-from coopeval.studies.base import PlayInputs, ReportEntry, figure_file, play_table_paths, table_page_file
-from coopeval.studies.gossip.catalog import CATEGORY, FIGURES, table_entry, table_stems
+from coopeval.studies.base import (
+    PlayInputs,
+    ReportEntry,
+    figure_file,
+    play_table_paths,
+    table_page_file,
+)
 from coopeval.studies.gossip.bots import CollusiveAttacker, Max, make_gossip_bot
+from coopeval.studies.gossip.catalog import CATEGORY, FIGURES, table_entry, table_stems
 from coopeval.studies.gossip.conditions import Condition
-from coopeval.studies.gossip.config import applies, load_schema, resolve_conditions, validate_gossip_config
-from coopeval.studies.gossip.metrics import agent_metrics, attack_metrics, market_metrics, run_metrics
+from coopeval.studies.gossip.config import (
+    applies,
+    load_schema,
+    resolve_conditions,
+    validate_gossip_config,
+)
+from coopeval.studies.gossip.metrics import (
+    agent_metrics,
+    attack_metrics,
+    market_metrics,
+    run_metrics,
+)
 from coopeval.studies.gossip.names import MAX_NAME, agent_names
 from coopeval.studies.gossip.records import frame
 from coopeval.studies.gossip.rounds import RunLoop, play_run
@@ -126,16 +142,16 @@ def population(testbed: Testbed, condition: Condition, seed: int, replicate: int
     n = testbed.n
     if condition.attacker == "max":
         names = (*agent_names(n)[: n - 1], MAX_NAME) if n - 1 >= 2 else (agent_names(2)[0], MAX_NAME)
-        kinds = {name: "honest" for name in names}
+        kinds = dict.fromkeys(names, "honest")
         kinds[MAX_NAME] = "max"
         return names, kinds, max_schedule(len(names) - 1, len(names) - 1, pd=schedule_kind == "circle")
     names = agent_names(n)
-    kinds = {name: "honest" for name in names}
+    kinds = dict.fromkeys(names, "honest")
     if condition.attacker == "collusive":
         for seat in sorted(int(s) for s in stream("attackers").choice(n, size=2, replace=False)):
             kinds[names[seat]] = "attacker"
     if schedule_kind == "bipartite":
-        sellers = getattr(testbed, "n_sellers")
+        sellers = testbed.n_sellers
         schedule = market_schedule(range(sellers), range(sellers, n), stream("matching"))
     elif matching == "align_sweep":
         schedule = circle_schedule(n) if schedule_kind == "circle" else align_sweep(n)
@@ -258,7 +274,7 @@ class GossipStudy:
                         spec = {
                             "study": STUDY,
                             "testbed": key,
-                            "testbed_params": {k: v for k, v in vars(testbed).items()},
+                            "testbed_params": dict(vars(testbed).items()),
                             "condition": cond.to_json(),
                             "model": model_entry(entry),
                             "replicate": replicate,
@@ -314,7 +330,7 @@ class GossipStudy:
         if prompts.allowed is None:
             prompts = prompts.restricted(spec_templates(spec))
         cond = Condition.from_json(spec["condition"])
-        params = {k: v for k, v in spec["testbed_params"].items()}
+        params = dict(spec["testbed_params"].items())
         testbed = make_testbed(spec["testbed"], **params)
         seed, replicate, matching = int(spec["seed"]), int(spec["replicate"]), str(spec["matching"])
         names, kinds, schedule = population(testbed, cond, seed, replicate, matching)

@@ -47,7 +47,7 @@ def replicate_summary(run_metrics: pl.DataFrame) -> pl.DataFrame:
     """
     rows = []
     for keys, group in run_metrics.group_by(list(GROUP), maintain_order=True):
-        row: dict[str, object] = dict(zip(GROUP, keys))
+        row: dict[str, object] = dict(zip(GROUP, keys, strict=False))
         k = group.height
         row["n_replicates"] = k
         for metric in (*METRICS, "gini"):
@@ -87,7 +87,7 @@ def paper_table(summary: pl.DataFrame, testbed: str = "donation") -> pl.DataFram
                 text += "†"
             out[title] = text
         rows.append(out)
-    return pl.DataFrame(rows, schema={"Model": pl.String, "Condition": pl.String, **{t: pl.String for t in TABLE_COLUMNS.values()}})
+    return pl.DataFrame(rows, schema={"Model": pl.String, "Condition": pl.String, **dict.fromkeys(TABLE_COLUMNS.values(), pl.String)})
 
 
 def to_markdown(table: pl.DataFrame) -> str:

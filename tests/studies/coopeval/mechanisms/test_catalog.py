@@ -13,11 +13,11 @@ from coopeval.studies.coopeval.mechanisms.catalog import (
     CONDITIONAL_MECHANISMS,
     DELEGATING_MECHANISMS,
     DESIGN_MECHANISMS,
-    MECHANISMS,
-    REFERENCE_STEMS,
     MECHANISM_LABELS,
     MECHANISM_ORDER,
+    MECHANISMS,
     POPULATION_MECHANISMS,
+    REFERENCE_STEMS,
     mechanism_info,
     mechanism_name_pattern,
 )

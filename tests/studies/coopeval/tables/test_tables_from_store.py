@@ -13,7 +13,12 @@ import pytest
 
 from coopeval.core.schemas import conform
 from coopeval.studies.coopeval.tables.builder import csv_schema
-from coopeval.studies.coopeval.tables.defaults import DEFAULT_RESAMPLES, REPLICATOR_LR, REPLICATOR_STEPS, schema_default
+from coopeval.studies.coopeval.tables.defaults import (
+    DEFAULT_RESAMPLES,
+    REPLICATOR_LR,
+    REPLICATOR_STEPS,
+    schema_default,
+)
 from coopeval.studies.coopeval.tables.from_store import tables_from_store
 from coopeval.studies.coopeval.tables.metrics import compute_metrics
 
@@ -65,7 +70,7 @@ def _store(path: Path, metrics: pl.DataFrame, scores: pl.DataFrame) -> Path:
 
 def test_schema_declares_the_defaults_once() -> None:
     assert (REPLICATOR_STEPS, REPLICATOR_LR, DEFAULT_RESAMPLES) == (1000, 0.1, 1000)
-    with pytest.raises(KeyError, match="evaluation.nope"):
+    with pytest.raises(KeyError, match=r"evaluation.nope"):
         schema_default("evaluation", "nope")
 
 

@@ -54,7 +54,7 @@ def action_probabilities(
         (pl.col("kind") == "action") & (pl.col("status") == "ok") & pl.col("parsed").is_not_null()
     )
     if actions.height == 0:
-        return pl.DataFrame(schema={**{k: pl.String for k in keys}, **_SCHEMA})
+        return pl.DataFrame(schema={**dict.fromkeys(keys, pl.String), **_SCHEMA})
     rows = []
     for row in actions.select([*keys, "parsed"]).iter_rows(named=True):
         for token, percent in json.loads(row["parsed"]).items():

@@ -20,9 +20,8 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from coopeval.studies.coopeval.mechanisms.catalog import CONDITIONAL_MECHANISMS
-
 from coopeval.studies.coopeval.analysis.actions import action_label
+from coopeval.studies.coopeval.mechanisms.catalog import CONDITIONAL_MECHANISMS
 
 __all__ = ["CONDITIONAL_MECHANISMS", "conditional_action_frequencies"]
 

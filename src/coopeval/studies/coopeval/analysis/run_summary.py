@@ -17,7 +17,7 @@ _COUNT = pl.Int64
 def _per_group(frame: pl.DataFrame, keys: Sequence[str], values: Mapping[str, Any], *aggs: pl.Expr) -> pl.DataFrame:
     """``frame`` grouped by ``keys`` (string columns) with the ``aggs`` named as ``values``
     (name → type), sorted by ``keys``; an empty frame of that schema when ``frame`` is empty."""
-    schema: dict[str, Any] = {**{k: pl.String for k in keys}, **values}
+    schema: dict[str, Any] = {**dict.fromkeys(keys, pl.String), **values}
     if frame.height == 0:
         return pl.DataFrame(schema=schema)
     return frame.group_by(*keys).agg(*aggs).select(list(schema)).sort(*keys)

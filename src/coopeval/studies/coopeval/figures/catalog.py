@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from coopeval.studies.coopeval.mechanisms.catalog import CONDITIONAL_MECHANISMS, DESIGN_MECHANISMS
 from coopeval.games import get_game
+from coopeval.studies.coopeval.mechanisms.catalog import CONDITIONAL_MECHANISMS, DESIGN_MECHANISMS
 
 __all__ = [
     "ALL_GAMES",

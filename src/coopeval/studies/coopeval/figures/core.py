@@ -9,7 +9,6 @@ from typing import Any
 
 import polars as pl
 
-
 MAX_ROWS = 5000
 
 

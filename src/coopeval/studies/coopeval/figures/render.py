@@ -8,6 +8,8 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from coopeval.core.charts import note_chart, save_chart
+from coopeval.games import get_game
 from coopeval.studies.coopeval.figures.core import (
     ablation_chart,
     ablation_frame,
@@ -17,8 +19,6 @@ from coopeval.studies.coopeval.figures.core import (
     payoff_heatmap_chart,
     trajectory_chart,
 )
-from coopeval.core.charts import note_chart, save_chart
-from coopeval.games import get_game
 
 
 def render_core_figures(

@@ -13,7 +13,9 @@ from typing import Any
 
 import polars as pl
 
+from coopeval.core.charts import save_chart
 from coopeval.core.schemas import empty_frame
+from coopeval.games import get_game
 from coopeval.studies.coopeval.analysis.actions import action_probabilities
 from coopeval.studies.coopeval.analysis.conditional import conditional_action_frequencies
 from coopeval.studies.coopeval.analysis.design_rates import design_rate_frame
@@ -29,8 +31,6 @@ from coopeval.studies.coopeval.figures.analyses import (
     voting_chart,
 )
 from coopeval.studies.coopeval.figures.catalog import analysis_figures
-from coopeval.core.charts import save_chart
-from coopeval.games import get_game
 
 __all__ = ["load_analysis_tables", "render_analysis_figures"]
 

@@ -11,7 +11,9 @@ from typing import Any
 
 import polars as pl
 
-from coopeval.agents.registry import agent_style
+from coopeval.agents.registry import agent_name, agent_style
+from coopeval.core.io import read_delimited
+from coopeval.games import get_game
 from coopeval.studies.coopeval.analysis.run_summary import (
     decision_counts,
     failed_decisions,
@@ -19,10 +21,7 @@ from coopeval.studies.coopeval.analysis.run_summary import (
     model_usage,
 )
 from coopeval.studies.coopeval.figures.catalog import table_pages
-from coopeval.games import get_game
-from coopeval.core.io import read_delimited
 from coopeval.studies.coopeval.tables.builder import csv_schema
-from coopeval.agents.registry import agent_name
 
 __all__ = ["frame_to_html", "render_run_summary", "render_table_pages"]
 

@@ -22,21 +22,25 @@ from typing import Any
 
 import polars as pl
 
-from coopeval.agents.protocol import Agent
-from coopeval.decisions.taxonomy import Taxonomy, load_taxonomy
-from coopeval.studies.coopeval.judge.prompt import JudgePrompt
-from coopeval.studies.coopeval.judge.selection import cot_agent_names, eligible_decisions, sample_decisions
 from coopeval.agents.maker import CallStats, DecisionMaker
 from coopeval.agents.progress import Progress
-from coopeval.core.schemas import CELL_COLUMNS, SCHEMAS, conform, empty_frame
-from coopeval.studies.coopeval import STUDY_NAME
-from coopeval.core.rng import seed_int_for
-from coopeval.games import get_game
-from coopeval.core.io import write_parquet_atomic
-from coopeval.cache.response_cache import ResponseCache
-from coopeval.core.prompts import PromptLibrary
-from coopeval.studies.coopeval.play import style_instructions
+from coopeval.agents.protocol import Agent
 from coopeval.agents.registry import make_agent
+from coopeval.cache.response_cache import ResponseCache
+from coopeval.core.io import write_parquet_atomic
+from coopeval.core.prompts import PromptLibrary
+from coopeval.core.rng import seed_int_for
+from coopeval.core.schemas import CELL_COLUMNS, SCHEMAS, conform, empty_frame
+from coopeval.decisions.taxonomy import Taxonomy, load_taxonomy
+from coopeval.games import get_game
+from coopeval.studies.coopeval import STUDY_NAME
+from coopeval.studies.coopeval.judge.prompt import JudgePrompt
+from coopeval.studies.coopeval.judge.selection import (
+    cot_agent_names,
+    eligible_decisions,
+    sample_decisions,
+)
+from coopeval.studies.coopeval.play import style_instructions
 
 __all__ = ["JUDGEMENT_SCHEMA", "judge_decisions", "run_judge"]
 

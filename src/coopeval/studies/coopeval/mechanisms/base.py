@@ -13,13 +13,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from coopeval.agents.maker import DecisionMaker, DecisionOutcome
 from coopeval.agents.protocol import Agent
+from coopeval.core.prompts import PromptLibrary
+from coopeval.core.rng import rng_for, sample_action, seed_int_for
 from coopeval.decisions.formats import AnswerFormat
 from coopeval.games.base import Game
-from coopeval.agents.maker import DecisionMaker, DecisionOutcome
-from coopeval.core.prompts import PromptLibrary
 from coopeval.studies.coopeval.mechanisms.catalog import MechanismInfo
-from coopeval.core.rng import rng_for, sample_action, seed_int_for
 
 
 @dataclass
@@ -119,7 +119,7 @@ def action_instruction(ctx: CellContext, tokens: tuple[str, ...]) -> str:
 
 def continuation_percent(delta: float, truncate: bool = False) -> int:
     """δ as an integer percent: rounded (our default) or truncated (``compat.truncate_delta_percent``)."""
-    return int(delta * 100) if truncate else int(round(delta * 100))
+    return int(delta * 100) if truncate else round(delta * 100)
 
 
 def matchup_id(seated: Sequence[Agent]) -> str:

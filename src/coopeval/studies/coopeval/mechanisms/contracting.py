@@ -18,10 +18,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from coopeval.agents.protocol import Agent
-from coopeval.games.designs import contract_ns, contract_wd
-from coopeval.decisions.formats import AnswerFormat, ApprovalVote, ContractDesign, ContractVote, Signature
+from coopeval.decisions.formats import (
+    AnswerFormat,
+    ApprovalVote,
+    ContractDesign,
+    ContractVote,
+    Signature,
+)
 from coopeval.games.base import Game
-from coopeval.studies.coopeval.mechanisms.catalog import MechanismInfo
+from coopeval.games.designs import contract_ns, contract_wd
 from coopeval.studies.coopeval.mechanisms.base import (
     CellContext,
     CellRecords,
@@ -31,6 +36,7 @@ from coopeval.studies.coopeval.mechanisms.base import (
     position,
     provider_seed,
 )
+from coopeval.studies.coopeval.mechanisms.catalog import MechanismInfo
 from coopeval.studies.coopeval.mechanisms.design_vote import DesignVoteMechanism, points_text
 from coopeval.studies.coopeval.mechanisms.selection import Design, Selection
 
@@ -96,7 +102,7 @@ def enforcing_contract(game: Game, bounds: tuple[int, int] | None = None) -> dic
         for contract in _candidates(game, value):
             if in_bounds(contract) and contract_wd(game, contract):
                 return contract
-    for value in range(0, MAX_ENFORCING_VALUE + 1):
+    for value in range(MAX_ENFORCING_VALUE + 1):
         for contract in _candidates(game, value):
             if in_bounds(contract) and contract_ns(game, contract):
                 return contract

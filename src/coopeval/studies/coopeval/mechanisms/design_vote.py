@@ -33,12 +33,12 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
-from coopeval.agents.protocol import Agent
-from coopeval.decisions.formats import ActionDistribution, AnswerFormat, ApprovalVote
 from coopeval.agents.progress import Progress
+from coopeval.agents.protocol import Agent
 from coopeval.agents.seats import seat_agent
 from coopeval.core.prompts import number_text
-from coopeval.studies.coopeval.mechanisms.catalog import MechanismInfo
+from coopeval.core.rng import rng_for
+from coopeval.decisions.formats import ActionDistribution, AnswerFormat, ApprovalVote
 from coopeval.studies.coopeval.mechanisms.base import (
     CellContext,
     CellRecords,
@@ -51,9 +51,15 @@ from coopeval.studies.coopeval.mechanisms.base import (
     position,
     provider_seed,
 )
+from coopeval.studies.coopeval.mechanisms.catalog import MechanismInfo
 from coopeval.studies.coopeval.mechanisms.repetition import RepeatedPlay
-from coopeval.studies.coopeval.mechanisms.selection import Design, SeatedDesign, Selection, select_winner
-from coopeval.core.rng import rng_for
+from coopeval.studies.coopeval.mechanisms.selection import (
+    Design,
+    SeatedDesign,
+    Selection,
+    select_winner,
+)
+
 
 def points_text(ctx: CellContext, value: float) -> str:
     """``1 point`` / ``3 points`` / ``1.5 points`` (templates ``points_one`` / ``points_many``)."""

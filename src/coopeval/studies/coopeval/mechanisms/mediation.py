@@ -14,9 +14,9 @@ from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
 from coopeval.agents.protocol import Agent
-from coopeval.games.designs import mediator_ns, mediator_wd
 from coopeval.decisions.formats import AnswerFormat, ApprovalVote, MediatorDesign, MediatorVote
 from coopeval.games.base import Game
+from coopeval.games.designs import mediator_ns, mediator_wd
 from coopeval.studies.coopeval.mechanisms.base import CellContext, CellRecords, bot_state
 from coopeval.studies.coopeval.mechanisms.design_vote import DesignVoteMechanism
 from coopeval.studies.coopeval.mechanisms.selection import Design, Selection

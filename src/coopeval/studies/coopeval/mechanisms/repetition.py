@@ -14,10 +14,10 @@ import itertools
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from coopeval.agents.protocol import Agent
-from coopeval.decisions.formats import ActionDistribution
 from coopeval.agents.progress import Progress
+from coopeval.agents.protocol import Agent
 from coopeval.agents.seats import seat_agent
+from coopeval.decisions.formats import ActionDistribution
 from coopeval.studies.coopeval.mechanisms.base import (
     CellContext,
     CellRecords,

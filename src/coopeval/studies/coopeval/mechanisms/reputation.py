@@ -47,10 +47,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from coopeval.agents.protocol import Agent
-from coopeval.decisions.formats import ActionDistribution
 from coopeval.agents.progress import Progress
+from coopeval.agents.protocol import Agent
 from coopeval.agents.seats import seat_agent
+from coopeval.core.rng import rng_for
+from coopeval.decisions.formats import ActionDistribution
 from coopeval.studies.coopeval.mechanisms.base import (
     CellContext,
     CellRecords,
@@ -65,7 +66,6 @@ from coopeval.studies.coopeval.mechanisms.base import (
     position,
 )
 from coopeval.studies.coopeval.mechanisms.catalog import MechanismInfo
-from coopeval.core.rng import rng_for
 
 
 @dataclass(frozen=True)

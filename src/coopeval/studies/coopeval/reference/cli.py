@@ -28,7 +28,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from coopeval.studies.coopeval.tables.defaults import DEFAULT_RESAMPLES, DEFAULT_SEED, REPLICATOR_LR, REPLICATOR_STEPS
+from coopeval.studies.coopeval.tables.defaults import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    REPLICATOR_LR,
+    REPLICATOR_STEPS,
+)
 
 if TYPE_CHECKING:  # heavy modules are imported lazily so that ``coopeval --help`` stays fast
     import polars as pl
@@ -36,7 +41,7 @@ if TYPE_CHECKING:  # heavy modules are imported lazily so that ``coopeval --help
     from coopeval.studies.coopeval.reference.importer import ReferenceData
     from coopeval.studies.coopeval.tables.frames import AgentColumns, TableSet
 
-__all__ = ["ReproduceResult", "reproduce", "dr_comparison", "add_reproduce_parser", "run_reproduce", "STORE_NAME"]
+__all__ = ["STORE_NAME", "ReproduceResult", "add_reproduce_parser", "dr_comparison", "reproduce", "run_reproduce"]
 
 STORE_NAME = "coopeval.duckdb"
 

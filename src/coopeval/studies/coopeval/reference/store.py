@@ -16,7 +16,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-__all__ = ["write_store", "read_table"]
+__all__ = ["read_table", "write_store"]
 
 
 def write_store(frames: Mapping[str, pl.DataFrame], path: str | Path, *, metadata: Mapping[str, str] | None = None) -> Path:

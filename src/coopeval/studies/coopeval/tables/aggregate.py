@@ -13,7 +13,7 @@ from coopeval.studies.coopeval.tables.bootstrap import percentile_interval
 from coopeval.studies.coopeval.tables.frames import TABLE_METRICS, CellStats, TableAxes, TableCell
 from coopeval.studies.coopeval.tables.stats import agent_cells, ranked_rows, standard_error
 
-__all__ = ["normalised_game_cell", "aggregate_cell", "aggregate_rows"]
+__all__ = ["aggregate_cell", "aggregate_rows", "normalised_game_cell"]
 
 
 def normalised_game_cell(

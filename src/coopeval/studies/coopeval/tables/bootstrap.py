@@ -31,17 +31,22 @@ import numpy as np
 
 from coopeval.evaluation.replicator import hedge_step
 from coopeval.evaluation.tensor import Observation
-from coopeval.studies.coopeval.tables.defaults import DEFAULT_RESAMPLES, DEFAULT_SEED, REPLICATOR_LR, REPLICATOR_STEPS
+from coopeval.studies.coopeval.tables.defaults import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    REPLICATOR_LR,
+    REPLICATOR_STEPS,
+)
 
 __all__ = [
-    "DEFAULT_SEED",
     "DEFAULT_RESAMPLES",
+    "DEFAULT_SEED",
     "CellReplicates",
     "batched_replicator",
     "bootstrap_group",
     "bootstrap_groups",
-    "percentile_interval",
     "group_rng",
+    "percentile_interval",
 ]
 
 

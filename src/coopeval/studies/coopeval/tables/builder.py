@@ -40,9 +40,9 @@ from coopeval.studies.coopeval.tables.defaults import REPLICATOR_LR, REPLICATOR_
 from coopeval.studies.coopeval.tables.design_table import design_rows
 from coopeval.studies.coopeval.tables.frames import (
     DESIGN_COLUMNS,
-    AgentColumns,
     PER_GAME_COLUMNS,
     TABLE_METRICS,
+    AgentColumns,
     CellValues,
     TableAxes,
     TableCell,
@@ -51,18 +51,22 @@ from coopeval.studies.coopeval.tables.frames import (
     frame,
 )
 from coopeval.studies.coopeval.tables.metrics import LLM_AVERAGE
-from coopeval.studies.coopeval.tables.per_game import bootstrap_replicates, per_game_rows, per_run_values
+from coopeval.studies.coopeval.tables.per_game import (
+    bootstrap_replicates,
+    per_game_rows,
+    per_run_values,
+)
 from coopeval.studies.coopeval.tables.stats import in_order, llm_average, standard_error
 
 __all__ = [
-    "TABLE_METRICS",
-    "PER_GAME_COLUMNS",
     "DESIGN_COLUMNS",
+    "PER_GAME_COLUMNS",
+    "TABLE_METRICS",
     "TableSet",
     "build_tables",
     "csv_schema",
-    "standard_error",
     "llm_average",
+    "standard_error",
 ]
 
 

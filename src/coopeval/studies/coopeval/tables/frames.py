@@ -9,17 +9,17 @@ from dataclasses import dataclass, field
 import polars as pl
 
 __all__ = [
-    "TABLE_METRICS",
-    "PER_GAME_COLUMNS",
     "DESIGN_COLUMNS",
     "FRAME_SCHEMA",
+    "PER_GAME_COLUMNS",
+    "TABLE_METRICS",
     "AgentColumns",
-    "TableSet",
-    "TableAxes",
-    "RunValues",
-    "CellValues",
-    "TableCell",
     "CellStats",
+    "CellValues",
+    "RunValues",
+    "TableAxes",
+    "TableCell",
+    "TableSet",
     "csv_schema",
     "frame",
 ]

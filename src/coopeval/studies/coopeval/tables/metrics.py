@@ -16,13 +16,13 @@ from collections.abc import Callable, Iterable, Sequence
 
 import polars as pl
 
+from coopeval.core.schemas import conform, empty_frame
 from coopeval.evaluation.deviation import canonical_rule, deviation_ratings, rank_with_ties
 from coopeval.evaluation.replicator import replicator_dynamics
 from coopeval.evaluation.tensor import Observation, build_payoff_tensor, mean_payoff
-from coopeval.core.schemas import conform, empty_frame
 from coopeval.studies.coopeval.tables.defaults import REPLICATOR_LR, REPLICATOR_STEPS
 
-__all__ = ["LLM_AVERAGE", "CELL_KEYS", "observations_by_cell", "compute_metrics"]
+__all__ = ["CELL_KEYS", "LLM_AVERAGE", "compute_metrics", "observations_by_cell"]
 
 LLM_AVERAGE = "LLM Average"
 CELL_KEYS = ("cell_id", "source", "run", "mechanism", "game")

@@ -9,12 +9,29 @@ from collections.abc import Callable, Mapping
 import numpy as np
 import polars as pl
 
-from coopeval.studies.coopeval.tables.bootstrap import CellReplicates, bootstrap_groups, group_rng, percentile_interval
-from coopeval.studies.coopeval.tables.frames import TABLE_METRICS, CellStats, CellValues, RunValues, TableAxes, TableCell
+from coopeval.studies.coopeval.tables.bootstrap import (
+    CellReplicates,
+    bootstrap_groups,
+    group_rng,
+    percentile_interval,
+)
+from coopeval.studies.coopeval.tables.frames import (
+    TABLE_METRICS,
+    CellStats,
+    CellValues,
+    RunValues,
+    TableAxes,
+    TableCell,
+)
 from coopeval.studies.coopeval.tables.metrics import LLM_AVERAGE, observations_by_cell
-from coopeval.studies.coopeval.tables.stats import agent_cells, llm_average, ranked_rows, standard_error
+from coopeval.studies.coopeval.tables.stats import (
+    agent_cells,
+    llm_average,
+    ranked_rows,
+    standard_error,
+)
 
-__all__ = ["metric_lookup", "per_run_values", "bootstrap_replicates", "replicates_of", "per_game_cell", "per_game_rows"]
+__all__ = ["bootstrap_replicates", "metric_lookup", "per_game_cell", "per_game_rows", "per_run_values", "replicates_of"]
 
 
 def metric_lookup(frame: pl.DataFrame) -> dict[tuple[str, str, str, str, str], dict[str, float]]:

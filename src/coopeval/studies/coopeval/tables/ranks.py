@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-__all__ = ["GROUP_TOLERANCE", "DESCENDING_METRICS", "group_ranks", "is_bold", "is_grey", "descending"]
+__all__ = ["DESCENDING_METRICS", "GROUP_TOLERANCE", "descending", "group_ranks", "is_bold", "is_grey"]
 
 GROUP_TOLERANCE = 0.05
 """Relative gap (absolute when the group's first value is 0) that joins a value to a group."""

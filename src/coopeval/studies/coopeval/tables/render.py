@@ -18,10 +18,15 @@ import polars as pl
 
 from coopeval.games import GAME_TITLES, GAME_TYPES
 from coopeval.studies.coopeval.mechanisms.catalog import MECHANISM_INFO, MECHANISM_ORDER
-from coopeval.studies.coopeval.tables.frames import DESIGN_COLUMNS, PER_GAME_COLUMNS, AgentColumns, TableSet
+from coopeval.studies.coopeval.tables.frames import (
+    DESIGN_COLUMNS,
+    PER_GAME_COLUMNS,
+    AgentColumns,
+    TableSet,
+)
 from coopeval.studies.coopeval.tables.metrics import LLM_AVERAGE
 
-__all__ = ["write_tables", "render_markdown", "render_latex", "atomic_write_text", "format_cell", "TABLE_FILES"]
+__all__ = ["TABLE_FILES", "atomic_write_text", "format_cell", "render_latex", "render_markdown", "write_tables"]
 
 PAPER_TABLES = ("per_game", "aggregate", "design_quality")
 """The paper's tables (docs/protocol/tables.md), each written as CSV, Markdown and LaTeX."""

@@ -16,7 +16,7 @@ import yaml
 from coopeval.agents.registry import agent_name
 from coopeval.studies.coopeval.tables.frames import AgentColumns
 
-__all__ = ["table_agents", "roster_file_agents"]
+__all__ = ["roster_file_agents", "table_agents"]
 
 
 def table_agents(agents: Sequence[Mapping[str, Any]]) -> AgentColumns:

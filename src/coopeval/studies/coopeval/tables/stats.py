@@ -11,7 +11,7 @@ import numpy as np
 from coopeval.studies.coopeval.tables.metrics import LLM_AVERAGE
 from coopeval.studies.coopeval.tables.ranks import descending, group_ranks, is_bold, is_grey
 
-__all__ = ["standard_error", "llm_average", "in_order", "agent_cells", "ranked_rows"]
+__all__ = ["agent_cells", "in_order", "llm_average", "ranked_rows", "standard_error"]
 
 _WEIGHT_TOLERANCE = 0.01
 

@@ -6,7 +6,13 @@ from __future__ import annotations
 
 from importlib import import_module
 
-from coopeval.studies.gossip.rounds.loop import Round, RunLoop, RunRecords, TestbedRounds, play_rounds
+from coopeval.studies.gossip.rounds.loop import (
+    Round,
+    RunLoop,
+    RunRecords,
+    TestbedRounds,
+    play_rounds,
+)
 from coopeval.studies.gossip.rounds.prompting import stated_numbers
 
 __all__ = ["Round", "RunLoop", "RunRecords", "TestbedRounds", "play_rounds", "play_run", "rounds_for", "stated_numbers"]

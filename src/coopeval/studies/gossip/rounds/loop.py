@@ -115,7 +115,7 @@ class RunLoop(RunPrompts):
         self.log = PublicLog(prompts, show_tone=condition.show_tone, max_entries=log_cap)
         self.memory = {n: Channel(prompts, "memory_empty", memory_cap) for n in self.names}
         self.resources = {n: float(testbed.initial_resources) for n in self.names}
-        self.interactions = {n: 0 for n in self.names}
+        self.interactions = dict.fromkeys(self.names, 0)
         self.records = RunRecords()
         self.attackers = [n for n in self.names if self.kinds.get(n) == "attacker"]
         self.progress = Progress(run_label, len(self.schedule), maker, unit="rounds", interval=10.0)

@@ -15,7 +15,14 @@ from coopeval.core.prompts import PromptLibrary, number_text
 from coopeval.studies.gossip.conditions import Condition
 from coopeval.studies.gossip.formats import REFLECTION
 from coopeval.studies.gossip.memory import Channel, Gossip, PublicLog
-from coopeval.studies.gossip.testbeds import DonationGame, Market, PrisonersDilemma, Testbed, TrustGame, testbed_entry
+from coopeval.studies.gossip.testbeds import (
+    DonationGame,
+    Market,
+    PrisonersDilemma,
+    Testbed,
+    TrustGame,
+    testbed_entry,
+)
 
 
 def stated_numbers(tb: Testbed) -> dict[str, object]:

@@ -54,14 +54,14 @@ from coopeval.studies.coopeval.reference.importer.rows import IMPORTED_TABLES
 
 __all__ = [
     "GAME_STEMS",
-    "MECHANISM_STEMS",
-    "KNOWN_DR_RERUN_MISMATCHES",
     "IMPORTED_TABLES",
+    "KNOWN_DR_RERUN_MISMATCHES",
+    "MECHANISM_STEMS",
     "ImportProblem",
-    "ReferenceImportError",
     "ReferenceData",
-    "discover_runs",
-    "import_reference",
-    "import_experiment",
+    "ReferenceImportError",
     "agent_type_string",
+    "discover_runs",
+    "import_experiment",
+    "import_reference",
 ]

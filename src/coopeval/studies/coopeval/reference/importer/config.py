@@ -11,10 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from coopeval.studies.coopeval.mechanisms.catalog import MECHANISM_INFO
-from coopeval.studies.coopeval.reference.importer.layout import reference_enum_members
 from coopeval.games import Game, get_game
 from coopeval.games.definitions import public_goods, travellers_dilemma
+from coopeval.studies.coopeval.mechanisms.catalog import MECHANISM_INFO
 from coopeval.studies.coopeval.reference.importer.errors import ReleasedFileError
 from coopeval.studies.coopeval.reference.importer.fields import (
     POINT_TOL,
@@ -28,6 +27,7 @@ from coopeval.studies.coopeval.reference.importer.layout import (
     MECHANISM_STEMS,
     experiment_kind,
     game_stem,
+    reference_enum_members,
 )
 
 __all__ = ["ExperimentConfig", "game_from_config", "read_config"]

@@ -13,10 +13,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from coopeval.studies.coopeval.reference.importer.layout import reference_enum_members
 from coopeval.games import Game
 from coopeval.studies.coopeval.reference.agent_types import reference_type_string
 from coopeval.studies.coopeval.reference.importer.errors import ReleasedFileError
+from coopeval.studies.coopeval.reference.importer.layout import reference_enum_members
 
 __all__ = [
     "POINT_TOL",

@@ -19,11 +19,11 @@ __all__ = [
     "MAIN_STUDY_EXPERIMENTS",
     "MECHANISM_STEMS",
     "REPUTATION_MECHANISMS",
-    "reference_enum_members",
     "discover_runs",
     "experiment_dirs",
     "experiment_kind",
     "game_stem",
+    "reference_enum_members",
 ]
 
 MECHANISM_STEMS: dict[str, str] = dict(REFERENCE_STEMS)

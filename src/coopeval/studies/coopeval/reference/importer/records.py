@@ -45,7 +45,7 @@ def records_path(folder: Path) -> tuple[Path | None, list[Path]]:
 def iter_records(path: Path) -> Iterator[tuple[int, Any]]:
     """(line number, parsed JSON value) of each non-blank line; plain or gzip by suffix."""
     try:
-        handle = gzip.open(path, "rt", encoding="utf-8") if path.suffix == ".gz" else path.open(encoding="utf-8")
+        handle = gzip.open(path, "rt", encoding="utf-8") if path.suffix == ".gz" else path.open(encoding="utf-8")  # noqa: SIM115 (closed by the with below)
         with handle:
             for lineno, line in enumerate(handle, start=1):
                 if not line.strip():
