@@ -34,7 +34,7 @@ from coopeval.studies.gossip.study import PROMPTS_DIR as GOSSIP_PROMPTS
 from coopeval.studies.gossip.study import GossipStudy
 from coopeval.studies.gossip.templates import spec_templates
 from tests.helpers import make_cell, play_spec
-from tests.shared_data import PROMPTS_DIR as COOPEVAL_PROMPTS
+from tests.shared_data import PROMPTS_DIR as coopeval_prompts
 from tests.shared_data import REPO
 
 EVOLUTION = EvolutionStudy()
@@ -54,7 +54,7 @@ def _all_cells() -> dict[str, tuple[frozenset[Template], Any]]:
     out: dict[str, tuple[frozenset[Template], Any]] = {}
     for k, config in enumerate(_configs()):
         for i, c in enumerate(build_cells(config, repo_root=REPO)):
-            out[f"{k}/coopeval/{i}"] = (frozenset((COOPEVAL_PROMPTS, n) for n in cell_templates(c)), c["cell_id"])
+            out[f"{k}/coopeval/{i}"] = (frozenset((coopeval_prompts, n) for n in cell_templates(c)), c["cell_id"])
         for i, c in enumerate(GossipStudy().cells(config)):
             out[f"{k}/gossip/{i}"] = (frozenset((GOSSIP_PROMPTS, n) for n in spec_templates(c)), c["cell_id"])
         for i, c in enumerate(EVOLUTION.cells(config)):
@@ -68,7 +68,7 @@ def _baseline() -> dict[str, tuple[frozenset[Template], Any]]:
 
 
 def _templates() -> list[Template]:
-    return sorted((folder.resolve(), name) for folder in (COOPEVAL_PROMPTS, GOSSIP_PROMPTS, EVOLUTION_PROMPTS)
+    return sorted((folder.resolve(), name) for folder in (coopeval_prompts, GOSSIP_PROMPTS, EVOLUTION_PROMPTS)
                   for name in PromptLibrary(folder).templates)
 
 
