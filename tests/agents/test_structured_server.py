@@ -54,10 +54,17 @@ def _openai_key(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def smollm2(api_base: str, mode: str, style: str = "IO", **params: object) -> LiteLLMAgent:
+    """SmolLM2 behind the test server with structured output ``mode``.
+
+    Under ``grammar`` the agent's own ``max_tokens`` applies unless given (the grammar's bound,
+    :func:`~coopeval.agents.grammar.max_tokens_for`: 347 tokens for the judge): a lower cap can
+    cut an answer the grammar admits. Other modes are capped at 120 tokens.
+    """
+    cap = {} if mode == "grammar" else {"max_tokens": 120}
     return LiteLLMAgent(
         "openai/smollm2",
         style=style,
-        params={"api_base": api_base, "structured_output": mode, "send_seed": True, "max_tokens": 120, **params},
+        params={"api_base": api_base, "structured_output": mode, "send_seed": True, **cap, **params},
         label="smollm2",
     )
 
