@@ -4,6 +4,12 @@
 it in a child process, waits (bounded) until it answers and kills it by its pid afterwards.
 One compute thread, one slot: the project machine has 2 shared cores.
 
+A seeded request is not reproducible across runs of a test module: the slot reuses the longest
+cached prefix of the previous prompt (``cache_prompt``, on by default), so the last prompt
+tokens are evaluated in a batch of another size and the logits differ in the last bits; and the
+order in which concurrent decisions reach the one slot varies from run to run. Tests must
+therefore assert only what the constraint guarantees, never what one sample happened to be.
+
 Set ``COOPEVAL_LLAMA_SERVER_LOG`` to a file path to keep the server's log (requests, slot and
 prompt-cache reuse, grammar warnings) there; by default it is discarded.
 """
