@@ -3,6 +3,15 @@
 ``python -m tests.agents.llama_server PORT`` serves until killed; :func:`running_server` starts
 it in a child process, waits (bounded) until it answers and kills it by its pid afterwards.
 One compute thread, one slot: the project machine has 2 shared cores.
+
+A seeded request is not reproducible across runs of a test module: the slot reuses the longest
+cached prefix of the previous prompt (``cache_prompt``, on by default), so the last prompt
+tokens are evaluated in a batch of another size and the logits differ in the last bits; and the
+order in which concurrent decisions reach the one slot varies from run to run. Tests must
+therefore assert only what the constraint guarantees, never what one sample happened to be.
+
+Set ``COOPEVAL_LLAMA_SERVER_LOG`` to a file path to keep the server's log (requests, slot and
+prompt-cache reuse, grammar warnings) there; by default it is discarded.
 """
 
 from __future__ import annotations
@@ -19,6 +28,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 STARTUP_S = 60.0
+LOG_ENV = "COOPEVAL_LLAMA_SERVER_LOG"
+"""Environment variable naming a file the server's stdout and stderr are appended to."""
 
 
 def free_port() -> int:
@@ -59,12 +70,14 @@ def running_server() -> Iterator[str]:
     """
     port = free_port()
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "src"), str(REPO)])}
+    log_path = os.environ.get(LOG_ENV)
+    log = open(log_path, "ab") if log_path else None  # noqa: SIM115 - closed in the finally below
     proc = subprocess.Popen(
         [sys.executable, "-m", "tests.agents.llama_server", str(port)],
         cwd=REPO,
         env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stdout=log or subprocess.DEVNULL,
+        stderr=subprocess.STDOUT if log else subprocess.DEVNULL,
     )
     try:
         deadline = time.monotonic() + STARTUP_S
@@ -82,6 +95,8 @@ def running_server() -> Iterator[str]:
     finally:
         proc.kill()
         proc.wait(timeout=10)
+        if log is not None:
+            log.close()
 
 
 if __name__ == "__main__":

@@ -18,9 +18,9 @@ import pytest
 
 from coopeval.agents.llm_agent import LiteLLMAgent
 from coopeval.agents.maker import DecisionMaker
-from coopeval.agents.structured import StructuredOutputError
+from coopeval.agents.structured import StructuredOutputError, structured_output_kwargs
 from coopeval.cache.response_cache import ResponseCache
-from coopeval.decisions.formats import ActionDistribution, JudgeLabels
+from coopeval.decisions.formats import ActionDistribution, AnswerFormat, ContractDesign, JudgeLabels
 from tests.helpers import make_cell, play_spec
 
 pytest.importorskip("xllamacpp")
@@ -54,10 +54,17 @@ def _openai_key(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def smollm2(api_base: str, mode: str, style: str = "IO", **params: object) -> LiteLLMAgent:
+    """SmolLM2 behind the test server with structured output ``mode``.
+
+    Under ``grammar`` the agent's own ``max_tokens`` applies unless given (the grammar's bound,
+    :func:`~coopeval.agents.grammar.max_tokens_for`: 347 tokens for the judge): a lower cap can
+    cut an answer the grammar admits. Other modes are capped at 120 tokens.
+    """
+    cap = {} if mode == "grammar" else {"max_tokens": 120}
     return LiteLLMAgent(
         "openai/smollm2",
         style=style,
-        params={"api_base": api_base, "structured_output": mode, "send_seed": True, "max_tokens": 120, **params},
+        params={"api_base": api_base, "structured_output": mode, "send_seed": True, **cap, **params},
         label="smollm2",
     )
 
@@ -91,6 +98,46 @@ def test_auto_picks_grammar_for_a_model_litellm_does_not_know(api_base: str) -> 
 
 PD = ActionDistribution(("A0", "A1"))
 JUDGE = JudgeLabels(("Reciprocity", "Self-interest"))
+
+
+def _canaries() -> list[tuple[AnswerFormat, dict[str, object]]]:
+    """Per bounded schema construct, a format and an object outside its bounds (the canary)."""
+    from coopeval.studies.gossip.formats import investor_format
+
+    return [
+        (JUDGE, {"reasoning": "r", "confidence": 7.5, "justification_type": "Fairness"}),  # number range, pattern
+        (investor_format(10.0), {"justification": "j", "investor_action": 42.5}),  # number range
+        (PD, {"A0": 300, "A1": -5}),  # integer range
+        (ContractDesign(("A0", "A1")), {"A0": 99999, "A1": -99999}),  # integer range
+    ]
+
+
+@pytest.mark.parametrize(("fmt", "canary"), _canaries(), ids=[str(f.kind) for f, _ in _canaries()])
+def test_the_server_forces_every_bound_the_schema_states(api_base: str, fmt: AnswerFormat, canary: dict[str, object]) -> None:
+    """Told to repeat an object outside the schema, the model must still answer inside it.
+
+    A schema keyword the server's converter drops (``minimum``/``maximum`` on numbers) leaves
+    the value unconstrained, with a 200 and no log line; the canary then comes back verbatim.
+    """
+    import litellm
+
+    request = structured_output_kwargs("json_schema", fmt, "IO", 0)
+    reply = asyncio.run(
+        litellm.acompletion(
+            model="openai/smollm2",
+            api_base=api_base,
+            messages=[{"role": "user", "content": f"Repeat exactly: {json.dumps(canary)}"}],
+            temperature=0.0,
+            max_tokens=80,
+            num_retries=0,
+            **request,
+        )
+    )
+    choice = reply.choices[0]
+    assert choice.finish_reason == "stop", choice
+    jsonschema.validate(json.loads(choice.message.content), fmt.json_schema())
+
+
 JUDGE_PROMPT = (
     "Classify this reasoning: 'They defected last round, so I defect now.' Answer with JSON "
     '{"reasoning": "<why>", "confidence": <0..1>, "justification_type": "<labels>"} using the labels '

@@ -150,8 +150,10 @@ class AnswerFormat(ABC):
         """JSON Schema of the answer object, or None if the format has none.
 
         An object with exactly :attr:`keys` (all required, in display order, no others), each
-        value as :meth:`value_schema` says. Only keywords every OpenAI-compatible server reads
-        (``type``, ``enum``, ``minimum``, ``maximum``, ``required``, ``additionalProperties``).
+        value as :meth:`value_schema` says. Only keywords the servers' converters enforce
+        (``type``, ``enum``, ``minimum``/``maximum`` on integers only, ``required``,
+        ``additionalProperties``); a bounded real number is an ``enum``
+        (:func:`coopeval.decisions.schema.decimal_range`).
         It is the grammar's language without the rules across values (an action distribution's
         sum), which stay with :meth:`check`. ``None`` (the default, and every text format):
         ``structured_output: json_schema`` sends such a decision unconstrained.

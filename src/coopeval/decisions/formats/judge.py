@@ -21,6 +21,7 @@ from coopeval.decisions.formats.messages import (
     type_name,
 )
 from coopeval.decisions.gbnf import JSON_TEXT_CHAR, lit
+from coopeval.decisions.schema import decimal_range
 
 __all__ = [
     "DEFAULT_JUDGE_REASONING_CHARS",
@@ -167,7 +168,9 @@ class JudgeLabels(AnswerFormat):
 
     def json_schema(self) -> dict[str, Any] | None:
         """The grammar's object as a JSON Schema: ``reasoning`` 1..240 characters,
-        ``confidence`` a number in [0, 1], ``justification_type`` 1..3 canonical labels (and
+        ``confidence`` one of the grammar's numbers ``0.0, 0.01, …, 0.99, 1.0`` (an ``enum``:
+        llama-server ignores ``minimum``/``maximum`` on numbers, see
+        :mod:`coopeval.decisions.schema`), ``justification_type`` 1..3 canonical labels (and
         ``Other``) joined by ``", "`` (a ``pattern``)."""
         if not self.values:
             raise ValueError("a judge format needs the category labels as values")
@@ -176,7 +179,7 @@ class JudgeLabels(AnswerFormat):
             "type": "object",
             "properties": {
                 "reasoning": {"type": "string", "minLength": 1, "maxLength": DEFAULT_JUDGE_REASONING_CHARS},
-                "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+                "confidence": decimal_range(0, 1, 2),
                 "justification_type": {"type": "string", "pattern": f"^{label}(, {label}){{0,{JUDGE_MAX_LABELS - 1}}}$"},
             },
             "required": list(self.keys),

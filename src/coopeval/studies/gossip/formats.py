@@ -32,6 +32,7 @@ from typing import Any
 
 from coopeval.decisions.errors import AnswerError
 from coopeval.decisions.formats import AnswerFormat
+from coopeval.decisions.schema import decimal_range
 from coopeval.studies.gossip.tones import TONES
 
 # printable ASCII minus '"', '\', '{', '}': safe inside a JSON string without escapes
@@ -326,7 +327,7 @@ class AmountFormat(_FormatBase):
         return len(str(max(math.floor(self.high), 0))) + 3
 
     def _value_schemas(self) -> dict[str, dict[str, Any]]:
-        return {self.key: {"type": "number", "minimum": self.low, "maximum": self.high}}
+        return {self.key: decimal_range(self.low, self.high, 2)}  # number bounds are not enforced by llama-server
 
     def instruction(self) -> str:
         """The verbatim output shape."""

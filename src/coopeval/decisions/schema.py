@@ -1,0 +1,56 @@
+"""JSON Schema building blocks that constrained decoders actually enforce.
+
+An answer format's :meth:`~coopeval.decisions.formats.AnswerFormat.json_schema` is compiled by
+the serving side into a decoding constraint (llama-server: llguidance or its GBNF converter;
+vLLM: xgrammar/guidance; OpenAI: its own). A keyword the converter drops is not an error there:
+the server answers ``200`` and the value is sampled unconstrained (issue 25, kind 1).
+
+Measured on the pinned llama-server (``xllamacpp`` 2026.10.11549, SmolLM2, asked to repeat a
+canary value outside the range): ``enum``, ``integer`` ``minimum``/``maximum`` and string
+``minLength``/``maxLength`` are enforced; ``number`` ``minimum``/``maximum`` are **not** (a
+``{"type": "number", "minimum": 0, "maximum": 1}`` value came back as ``7`` and ``42.5``, and a
+gossip amount in [0, 10] as ``4293190889610536.42``), with no line in the server log.
+
+So a bounded real number is emitted as the ``enum`` of the decimals the format's GBNF grammar
+admits (:func:`decimal_range`); its bounds then hold on every converter, and the validator keeps
+checking them too.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+__all__ = ["DECIMAL_ENUM_LIMIT", "decimal_range"]
+
+DECIMAL_ENUM_LIMIT = 10_001
+"""Most values :func:`decimal_range` spells out as an ``enum``; a wider range is emitted as a
+plain ``number`` (its bounds left to the validator, which re-asks)."""
+
+
+def decimal_range(low: float, high: float, decimals: int = 2) -> dict[str, Any]:
+    """JSON Schema of a number in ``[low, high]`` with at most ``decimals`` decimal places.
+
+    Returns ``{"type": "number", "enum": [low, low + 10**-decimals, …, high]}`` (the grid
+    points of step ``10**-decimals`` inside the range, rounded to ``decimals`` places), because
+    llama-server ignores ``minimum``/``maximum`` on numbers but enforces ``enum`` (module
+    docstring). Example: ``decimal_range(0, 1)`` is the 101 values ``0.0, 0.01, …, 0.99, 1.0``.
+    If the grid has more than :data:`DECIMAL_ENUM_LIMIT` points, ``{"type": "number"}``: the
+    range is then checked by the validator only.
+
+    Raises
+    ------
+    ValueError
+        ``low > high``, a non-finite bound, or ``decimals`` outside 0..6.
+    """
+    if not (math.isfinite(low) and math.isfinite(high)):
+        raise ValueError(f"decimal_range needs finite bounds, not [{low}, {high}]")
+    if low > high:
+        raise ValueError(f"empty number range [{low}, {high}]")
+    if not 0 <= decimals <= 6:
+        raise ValueError(f"decimals is {decimals}; use 0..6")
+    scale = 10**decimals
+    first, last = math.ceil(round(low * scale, 6)), math.floor(round(high * scale, 6))
+    if last - first + 1 > DECIMAL_ENUM_LIMIT:
+        return {"type": "number"}
+    return {"type": "number", "enum": [round(i / scale, decimals) for i in range(first, last + 1)]}
