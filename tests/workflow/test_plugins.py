@@ -41,3 +41,52 @@ def test_toy_study_runs_end_to_end(tmp_path):
         con.close()
     # the other studies are not configured: nothing of theirs ran
     assert not (work / "results" / "play" / "coopeval").exists()
+
+
+TOY_OVERLAY = """\
+plugins: [toy_game, toy_mechanism, toy_provider]
+studies: [coopeval]
+agents:
+  - model: toy/first
+  - model: toy/last
+games: [toy_dilemma]
+mechanisms: [ToyRounds]
+"""
+
+
+@pytest.mark.slow
+def test_toy_game_mechanism_and_provider_run_end_to_end(tmp_path):
+    """The toy game (tests/plugins/toy_game.py) under the toy mechanism (toy_mechanism.py) with
+    two agents of the toy provider (toy_provider.py): ``toy/first`` always plays A0 (cooperate),
+    ``toy/last`` always A1 (defect). ToyRounds plays the 4 seat-ordered matchups (self-play
+    included) for 2 rounds, so 16 action decisions. Row payoffs 4 (A0/A0), 0 (A0/A1), 6 (A1/A0),
+    1 (A1/A1): toy/first earns 4 x 4 (vs itself) + 4 x 0 = 16 over its 8 decisions, toy/last
+    4 x 6 + 4 x 1 = 28 over its 8."""
+    work = copy_workflow(tmp_path)
+    (work / "toys.yaml").write_text(TOY_OVERLAY)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(work / "src"), str(PLUGINS)])}
+    command = [sys.executable, "-m", "snakemake", "--cores", "2", "all", "--configfile", "config/smoke.yaml", "toys.yaml"]
+    run = subprocess.run(command, cwd=work, env=env, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-4000:]
+    con = duckdb.connect(str(work / "results" / "coopeval.duckdb"), read_only=True)
+    try:
+        cells = con.execute("SELECT mechanism, game FROM cells").fetchall()
+        assert cells == [("ToyRounds", "toy_dilemma")]
+        rows = con.execute(
+            "SELECT agent, count(*), sum(action), sum(points), count(DISTINCT matchup_id), max(round) FROM decisions "
+            "WHERE kind = 'action' GROUP BY agent ORDER BY agent"
+        ).fetchall()
+        assert rows == [("toy/first(IO)", 8, 0, 16.0, 3, 2), ("toy/last(IO)", 8, 8, 28.0, 3, 2)]
+        assert con.execute("SELECT DISTINCT game, mechanism, status FROM decisions").fetchall() == [("ToyDilemma", "ToyRounds", "ok")]
+        # Mean: the average per-round points of an agent's seats, over its 4 seats in the
+        # 4 matchups: toy/first (4 + 4 + 0 + 0) / 4 = 2, toy/last (6 + 6 + 1 + 1) / 4 = 3.5
+        means = con.execute("SELECT agent, value FROM metrics WHERE metric = 'Mean' ORDER BY agent").fetchall()
+        assert means == [("LLM Average", 2.75), ("toy/first(IO)", 2.0), ("toy/last(IO)", 3.5)]
+        # defecting strictly dominates: replicator dynamics end on toy/last, which no deviation beats
+        assert con.execute("SELECT value FROM metrics WHERE metric = 'Fitness' AND agent = 'toy/last(IO)'").fetchone()[0] == pytest.approx(1.0)
+        assert con.execute("SELECT value FROM metrics WHERE metric = 'DR' AND agent = 'toy/last(IO)'").fetchone()[0] == 0.0
+    finally:
+        con.close()
+    assert not (work / "results" / "play" / "gossip").exists()
+    per_game = (work / "results" / "tables" / "per_game.md").read_text()
+    assert "Toy Dilemma" in per_game and "Toy rounds" in per_game, per_game[:2000]
