@@ -90,3 +90,46 @@ def test_toy_game_mechanism_and_provider_run_end_to_end(tmp_path):
     assert not (work / "results" / "play" / "gossip").exists()
     per_game = (work / "results" / "tables" / "per_game.md").read_text()
     assert "Toy Dilemma" in per_game and "Toy rounds" in per_game, per_game[:2000]
+
+
+REGISTRATION_CHECK = """\
+import pytest
+import coopeval.games as games
+from coopeval.agents.registry import make_agent, model_error, register_provider
+from coopeval.pipeline.config import config_schema
+from coopeval.studies.coopeval.mechanisms import catalog, get_mechanism
+from coopeval.studies.coopeval.study import CoopEvalStudy
+import toy_game, toy_mechanism, toy_provider
+
+props = config_schema()["properties"]
+assert props["games"]["items"]["enum"][-1] == "toy_dilemma"
+assert props["mechanisms"]["items"]["enum"][-1] == "ToyRounds"
+assert props["mechanism_params"]["properties"]["ToyRounds"]["properties"]["num_rounds"]["default"] == 2
+constraints = CoopEvalStudy().wildcard_constraints
+assert constraints["game"].endswith("|toy_dilemma") and constraints["mechanism"].endswith("|ToyRounds")
+assert games.game_key_pattern().endswith("|toy_dilemma") and catalog.mechanism_name_pattern().endswith("|ToyRounds")
+assert games.GAME_TYPES[-1] == "ToyDilemma" and games.GAME_TITLES["ToyDilemma"] == "Toy Dilemma"
+assert "ToyDilemma" not in games.SOCIAL_DILEMMA_TYPES
+assert games.get_game("ToyDilemma").payoffs((1, 0)) == (6.0, 0.0)
+assert catalog.MECHANISM_ORDER[-1] == "ToyRounds" and catalog.MECHANISM_LABELS["ToyRounds"] == "Toy rounds"
+assert type(get_mechanism("ToyRounds")).__name__ == "ToyRounds"
+assert make_agent({"model": "toy/last"}).name == "toy/last(IO)"
+assert "toy/first, toy/last" in model_error("toy/middle")
+with pytest.raises(ValueError, match="already registered"):
+    games.register_game(games.GameEntry(toy_game.toy_dilemma, social_dilemma=False))
+with pytest.raises(ValueError, match="already registered"):
+    catalog.register_mechanism(catalog.MECHANISM_INFO["Repetition"])
+with pytest.raises(ValueError, match="already provider 'toy'"):
+    register_provider(toy_provider.TOY)
+print("registered")
+"""
+
+
+def test_plugin_entries_reach_schema_wildcards_and_lookups():
+    """Importing the three toy plugins (in a fresh process, so this session's registries stay
+    as shipped) adds their entries last to the schema enums, the wildcard constraints, the
+    orders and titles; registering a name twice is refused."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "src"), str(PLUGINS)])}
+    run = subprocess.run([sys.executable, "-c", REGISTRATION_CHECK], cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-4000:]
+    assert run.stdout.strip().endswith("registered")
