@@ -99,6 +99,8 @@ from coopeval.agents.registry import make_agent, model_error, register_provider
 from coopeval.pipeline.config import config_schema
 from coopeval.studies.coopeval.mechanisms import catalog, get_mechanism
 from coopeval.studies.coopeval.study import CoopEvalStudy
+
+assert "toy_dilemma" not in config_schema()["properties"]["games"]["items"]["enum"]  # built before the plugins
 import toy_game, toy_mechanism, toy_provider
 
 props = config_schema()["properties"]
@@ -127,7 +129,8 @@ print("registered")
 
 def test_plugin_entries_reach_schema_wildcards_and_lookups():
     """Importing the three toy plugins (in a fresh process, so this session's registries stay
-    as shipped) adds their entries last to the schema enums, the wildcard constraints, the
+    as shipped) adds their entries last to the schema enums (even when a schema was built
+    before), the wildcard constraints, the
     orders and titles; registering a name twice is refused."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "src"), str(PLUGINS)])}
     run = subprocess.run([sys.executable, "-c", REGISTRATION_CHECK], cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
