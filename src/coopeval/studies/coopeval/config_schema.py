@@ -8,7 +8,6 @@ each is declared once.
 
 from __future__ import annotations
 
-import copy
 from importlib.resources import files
 from typing import Any
 
@@ -18,7 +17,9 @@ import coopeval.games as game_registry
 from coopeval.studies.coopeval.mechanisms import catalog
 
 
-def _schema_part() -> dict[str, Any]:
+def config_schema_part() -> dict[str, Any]:
+    """``{"properties": {...}, "required": [...]}`` of the CoopEval keys, built afresh from the
+    registries as they are now (plugin games and mechanisms included, last)."""
     text = files("coopeval.studies.coopeval").joinpath("config.schema.yaml").read_text(encoding="utf-8")
     part: dict[str, Any] = yaml.safe_load(text)
     props = part["properties"]
@@ -35,8 +36,3 @@ def _schema_part() -> dict[str, Any]:
     props["judge"]["properties"]["include_games"]["default"] = games
     return part
 
-
-def config_schema_part() -> dict[str, Any]:
-    """``{"properties": {...}, "required": [...]}`` of the CoopEval keys (a fresh copy, built
-    from the registries as they are now, plugin games and mechanisms included)."""
-    return copy.deepcopy(_schema_part())
