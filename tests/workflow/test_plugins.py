@@ -136,3 +136,12 @@ def test_plugin_entries_reach_schema_wildcards_and_lookups():
     run = subprocess.run([sys.executable, "-c", REGISTRATION_CHECK], cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr[-4000:]
     assert run.stdout.strip().endswith("registered")
+
+
+def test_every_job_script_loads_the_plugins():
+    """A job runs in its own process, so each script imports the config's plugins before it
+    looks anything up by name (a plugin game, mechanism, provider or study)."""
+    scripts = sorted((REPO / "workflow" / "scripts").glob("*.py"))
+    assert scripts
+    missing = [s.name for s in scripts if "load_plugins(snakemake.config)" not in s.read_text(encoding="utf-8")]
+    assert missing == []
