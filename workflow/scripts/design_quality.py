@@ -4,6 +4,10 @@ from coopeval.pipeline.joblog import log_to
 
 log_to(snakemake.log[0])
 
+from coopeval.pipeline.plugins import load_plugins  # noqa: E402
+
+load_plugins(snakemake.config)  # the config's plugin games, mechanisms, providers and studies register at import
+
 import sys  # noqa: E402
 
 import polars as pl  # noqa: E402

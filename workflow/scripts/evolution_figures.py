@@ -4,6 +4,10 @@ from coopeval.pipeline.joblog import log_to
 
 log_to(snakemake.log[0])
 
+from coopeval.pipeline.plugins import load_plugins  # noqa: E402
+
+load_plugins(snakemake.config)  # the config's plugin games, mechanisms, providers and studies register at import
+
 from coopeval.pipeline.outputs import output_dir  # noqa: E402
 from coopeval.studies.evolution.figures import render_figures  # noqa: E402
 

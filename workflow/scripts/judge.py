@@ -4,6 +4,10 @@ from coopeval.pipeline.joblog import log_to
 
 log_to(snakemake.log[0])
 
+from coopeval.pipeline.plugins import load_plugins  # noqa: E402
+
+load_plugins(snakemake.config)  # the config's plugin games, mechanisms, providers and studies register at import
+
 import os  # noqa: E402
 
 # the embedded model computes with this job's threads (see DEFAULT_LOCAL_LLM_JOBS in workflow/rules/common.smk)

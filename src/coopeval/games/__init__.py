@@ -5,6 +5,11 @@ declares the type name (``PrisonersDilemma``), title, number of players and payo
 arXiv 2604.15267, §2). Everything else is derived here: the config keys and type names in
 paper order, the social dilemmas of every headline number, titles, and the Snakemake wildcard
 pattern of game keys. ``get_game(key, **params)`` builds a game by config key or type name.
+
+A plugin adds a game with :func:`register_game` (one call at import). The dicts below are
+updated in place and the tuples rebound, so code that needs plugin games reads the dicts, the
+functions or ``coopeval.games.<NAME>`` at call time (as the config schema and the wildcard
+constraints do), not a tuple bound at its own import.
 """
 
 from __future__ import annotations
@@ -96,6 +101,30 @@ GAME_TITLES: dict[str, str] = {g.game.name: g.game.title for g in GAMES}
 """Type name → title (``Prisoner's Dilemma``)."""
 
 
+def register_game(entry: GameEntry) -> None:
+    """Add a game (a plugin's) after the built-in ones: its config key, type name and title join
+    every registry above, so the config schema, the ``{game}`` wildcard constraint and the table
+    order see it.
+
+    Raises
+    ------
+    ValueError
+        If its config key or type name is already registered (give it a new ``key``/``name``).
+    """
+    global GAMES, GAME_TYPES, SOCIAL_DILEMMAS, SOCIAL_DILEMMA_TYPES
+    game = entry.game
+    if game.key in GAME_FACTORIES or game.name in TYPE_NAMES:
+        raise ValueError(f"game {game.key!r} ({game.name}) is already registered; give the new game another key and name")
+    GAMES = (*GAMES, entry)
+    GAME_TYPES = (*GAME_TYPES, game.name)
+    if entry.social_dilemma:
+        SOCIAL_DILEMMAS = (*SOCIAL_DILEMMAS, game.key)
+        SOCIAL_DILEMMA_TYPES = (*SOCIAL_DILEMMA_TYPES, game.name)
+    GAME_FACTORIES[game.key] = entry.factory
+    TYPE_NAMES[game.name] = game.key
+    GAME_TITLES[game.name] = game.title
+
+
 def get_game(key: str, **params: Any) -> Game:
     """Build a game from its config key (``prisoners_dilemma``) or type name (``PrisonersDilemma``).
 
@@ -130,4 +159,5 @@ __all__ = [
     "action_token",
     "game_key_pattern",
     "get_game",
+    "register_game",
 ]

@@ -5,8 +5,8 @@ A plugin is any importable module (on ``sys.path``, e.g. through ``PYTHONPATH``)
 what it adds at import: a study with :func:`coopeval.pipeline.studies.register_study`, and in
 the same way a game, a mechanism or a provider through their registries. The hook itself is
 generic, "import these modules first": the workflow calls :func:`load_plugins` while it reads
-the config (:func:`coopeval.pipeline.config.validate_config`), and every job script that looks
-something up by name (play, store) calls it again in its own process.
+the config (:func:`coopeval.pipeline.config.validate_config`), and every job script
+(``workflow/scripts/*.py``) calls it again in its own process.
 """
 
 from __future__ import annotations

@@ -118,6 +118,7 @@ def test_snakemake_script(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
         output=SimpleNamespace(rows=str(tmp_path / "dq.parquet"), summary=str(tmp_path / "dq_summary.parquet")),
         params={"game_params": {}},
         log=[str(tmp_path / "dq.log")],
+        config={},  # the job scripts load the config's plugins (none here)
     )
     monkeypatch.setattr(sys, "stderr", sys.stderr)  # log_to replaces sys.stderr; restored after the test
     runpy.run_path(str(REPO / "workflow" / "scripts" / "design_quality.py"), init_globals={"snakemake": fake})

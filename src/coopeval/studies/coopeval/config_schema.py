@@ -8,36 +8,31 @@ each is declared once.
 
 from __future__ import annotations
 
-import copy
-import functools
 from importlib.resources import files
 from typing import Any
 
 import yaml
 
-from coopeval.games import GAME_FACTORIES, GAMES
-from coopeval.studies.coopeval.mechanisms.catalog import MECHANISM_ORDER, MECHANISMS
+import coopeval.games as game_registry
+from coopeval.studies.coopeval.mechanisms import catalog
 
 
-@functools.cache
-def _schema_part() -> dict[str, Any]:
+def config_schema_part() -> dict[str, Any]:
+    """``{"properties": {...}, "required": [...]}`` of the CoopEval keys, built afresh from the
+    registries as they are now (plugin games and mechanisms included, last)."""
     text = files("coopeval.studies.coopeval").joinpath("config.schema.yaml").read_text(encoding="utf-8")
     part: dict[str, Any] = yaml.safe_load(text)
     props = part["properties"]
-    mechanisms, games = list(MECHANISM_ORDER), list(GAME_FACTORIES)
+    mechanisms, games = list(catalog.MECHANISM_INFO), list(game_registry.GAME_FACTORIES)
     props["agents"]["items"]["properties"]["mechanisms"]["items"]["enum"] = mechanisms
     props["mechanisms"]["items"]["enum"] = mechanisms
     props["mechanisms"]["default"] = mechanisms
     props["variants"]["items"]["properties"]["mechanism"]["enum"] = mechanisms
-    props["mechanism_params"]["properties"] = {m.name: m.params_schema() for m in MECHANISMS}
+    props["mechanism_params"]["properties"] = {m.name: m.params_schema() for m in catalog.MECHANISMS}
     props["games"]["items"]["enum"] = games
-    props["game_params"]["properties"] = {g.game.key: g.params_schema() for g in GAMES if g.params}
+    props["game_params"]["properties"] = {g.game.key: g.params_schema() for g in game_registry.GAMES if g.params}
     props["games"]["default"] = games
     props["judge"]["properties"]["include_games"]["items"]["enum"] = games
     props["judge"]["properties"]["include_games"]["default"] = games
     return part
 
-
-def config_schema_part() -> dict[str, Any]:
-    """``{"properties": {...}, "required": [...]}`` of the CoopEval keys (a fresh copy)."""
-    return copy.deepcopy(_schema_part())

@@ -6,7 +6,9 @@ play cost, the implementing class and the released data's folder stem.
 The config schema (enums, ``mechanism_params``), the Snakemake wildcard constraint, the cell
 defaults, the rules (which cells have designs), the tables (labels, order), the figures (which
 charts exist), the reference importer (folder stems) and :func:`~coopeval.studies.coopeval.mechanisms.get_mechanism`
-all read this table.
+all read this table. A plugin adds a mechanism with :func:`register_mechanism` (one call at
+import): the dicts are updated in place and the tuples rebound, so code that needs plugin
+mechanisms reads the dicts, the functions or ``catalog.<NAME>`` at call time.
 Parameters and defaults: CoopEval (arXiv 2604.15267) docs/protocol/mechanisms.md and docs/protocol/mechanisms.md#repetition, #reputation, #mediation, #contracting, docs/protocol/tournament.md#tournament-driver.
 """
 
@@ -190,10 +192,38 @@ REFERENCE_STEMS: dict[str, str] = {m.reference_stem: m.name for m in MECHANISMS}
 """Released-data folder stem → type name (docs/protocol/reference-data.md#layout)."""
 
 
+def register_mechanism(info: MechanismInfo) -> None:
+    """Add a mechanism (a plugin's) after the built-in ones, in every registry above (config
+    schema enums and ``mechanism_params``, the ``{mechanism}`` wildcard constraint, table order).
+    ``info.implementation`` names its class as ``"module:Class"``, imported when a cell plays.
+
+    Raises
+    ------
+    ValueError
+        If its type name or ``reference_stem`` is already registered (give it new ones).
+    """
+    global MECHANISMS, MECHANISM_ORDER, DESIGN_MECHANISMS, POPULATION_MECHANISMS, CONDITIONAL_MECHANISMS, DELEGATING_MECHANISMS
+    if info.name in MECHANISM_INFO or info.reference_stem in REFERENCE_STEMS:
+        raise ValueError(f"mechanism {info.name!r} (stem {info.reference_stem!r}) is already registered; give the new mechanism another name and reference_stem")
+    MECHANISMS = (*MECHANISMS, info)
+    MECHANISM_ORDER = (*MECHANISM_ORDER, info.name)
+    if info.has_designs:
+        DESIGN_MECHANISMS = (*DESIGN_MECHANISMS, info.name)
+    if info.population_game:
+        POPULATION_MECHANISMS = POPULATION_MECHANISMS | {info.name}
+    if info.conditional:
+        CONDITIONAL_MECHANISMS = (*CONDITIONAL_MECHANISMS, info.name)
+    if info.delegates_actions:
+        DELEGATING_MECHANISMS = (*DELEGATING_MECHANISMS, info.name)
+    MECHANISM_INFO[info.name] = info
+    MECHANISM_LABELS[info.name] = info.label
+    REFERENCE_STEMS[info.reference_stem] = info.name
+
+
 def mechanism_name_pattern() -> str:
     """A regular expression matching exactly the registered type names (a Snakemake wildcard
     constraint for ``{mechanism}``), e.g. ``NoMechanism|Repetition|…``."""
-    return "|".join(MECHANISM_ORDER)
+    return "|".join(MECHANISM_INFO)
 
 
 def mechanism_info(name: str) -> MechanismInfo:
