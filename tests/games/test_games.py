@@ -144,9 +144,9 @@ def test_wildcard_constraints_come_from_the_registries() -> None:
 
 
 def test_justification_shares_leave_out_the_games_that_are_not_social_dilemmas() -> None:
-    from coopeval.studies.coopeval.analysis.justifications import EXCLUDED_GAMES
+    from coopeval.studies.coopeval.analysis.justifications import excluded_games
 
-    assert EXCLUDED_GAMES == ("StagHunt", "MatchingPennies")
+    assert excluded_games() == ("StagHunt", "MatchingPennies")
 
 
 def test_game_params_schema_comes_from_the_registry_and_matches_the_factories() -> None:

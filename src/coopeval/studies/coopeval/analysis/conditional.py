@@ -21,9 +21,9 @@ from collections.abc import Sequence
 import polars as pl
 
 from coopeval.studies.coopeval.analysis.actions import action_label
-from coopeval.studies.coopeval.mechanisms.catalog import CONDITIONAL_MECHANISMS
+from coopeval.studies.coopeval.mechanisms import catalog
 
-__all__ = ["CONDITIONAL_MECHANISMS", "conditional_action_frequencies"]
+__all__ = ["conditional_action_frequencies"]
 
 
 _OUT_SCHEMA = {
@@ -40,7 +40,7 @@ _OUT_SCHEMA = {
 
 
 def conditional_action_frequencies(
-    decisions: pl.DataFrame, mechanisms: Sequence[str] = CONDITIONAL_MECHANISMS
+    decisions: pl.DataFrame, mechanisms: Sequence[str] | None = None
 ) -> pl.DataFrame:
     """Action frequencies given the co-players' previous actions, per (mechanism, game, agent).
 
@@ -50,7 +50,7 @@ def conditional_action_frequencies(
         Rows of the ``decisions`` table: cell_id, mechanism, game, matchup_id, match_id, round,
         seat, agent, kind, status, action, parsed.
     mechanisms:
-        Mechanisms to include.
+        Mechanisms to include (default: the registry's conditional mechanisms, read at call time).
 
     Returns
     -------
@@ -61,6 +61,8 @@ def conditional_action_frequencies(
         probability of ``action``. Every action of the game appears for every observed
         condition (zero counts included). ``condition`` and ``action`` are action names.
     """
+    if mechanisms is None:
+        mechanisms = catalog.CONDITIONAL_MECHANISMS
     moves = decisions.filter(
         pl.col("mechanism").is_in(list(mechanisms)) & (pl.col("kind") == "action")
     ).with_columns(pl.coalesce("match_id", "matchup_id").alias("_match"))

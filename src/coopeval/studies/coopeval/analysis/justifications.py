@@ -12,14 +12,16 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from coopeval.games import GAME_TYPES, SOCIAL_DILEMMA_TYPES
+from coopeval import games
 from coopeval.studies.coopeval.judge.aggregate import Denominator, label_shares
 
-__all__ = ["EXCLUDED_GAMES", "justification_shares"]
+__all__ = ["excluded_games", "justification_shares"]
 
-EXCLUDED_GAMES = tuple(g for g in GAME_TYPES if g not in SOCIAL_DILEMMA_TYPES)
-"""Games left out of pooled justification shares by default: those that are not social
-dilemmas (Stag Hunt, Matching Pennies; from the games registry)."""
+def excluded_games() -> tuple[str, ...]:
+    """Games left out of pooled justification shares by default: those that are not social
+    dilemmas (Stag Hunt, Matching Pennies; read from the games registry at call time, so a
+    plugin game registered after import counts)."""
+    return tuple(g for g in games.GAME_TYPES if g not in games.SOCIAL_DILEMMA_TYPES)
 
 
 def justification_shares(
@@ -27,7 +29,7 @@ def justification_shares(
     by: Sequence[str],
     labels: Sequence[str],
     denominator: Denominator = "judged",
-    exclude_games: Sequence[str] = EXCLUDED_GAMES,
+    exclude_games: Sequence[str] | None = None,
 ) -> pl.DataFrame:
     """Label shares per group (columns ``*by, label, count, n_judged, denominator, share``).
 
@@ -43,8 +45,11 @@ def justification_shares(
     denominator:
         ``"judged"`` (correct, default) or ``"reference"`` (``compat.judge_share_denominator``).
     exclude_games:
-        Game type names to drop first; pass ``()`` to keep every game.
+        Game type names to drop first (default :func:`excluded_games`); pass ``()`` to keep
+        every game.
     """
+    if exclude_games is None:
+        exclude_games = excluded_games()
     rows = (
         judgements.filter(~pl.col("game").is_in(list(exclude_games)))
         if exclude_games

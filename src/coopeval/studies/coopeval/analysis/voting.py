@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import polars as pl
 
-from coopeval.studies.coopeval.mechanisms.catalog import DELEGATING_MECHANISMS, DESIGN_MECHANISMS
+from coopeval.studies.coopeval.mechanisms import catalog
 
-__all__ = ["DESIGN_MECHANISMS", "MEASURES", "voting_adoption"]
+__all__ = ["MEASURES", "voting_adoption"]
 
 MEASURES = ("approvals per proposal", "selected", "signed", "delegated")
 
@@ -54,7 +54,7 @@ def voting_adoption(
         signature decisions or moves behind the value), sorted by mechanism, game, measure
         (in :data:`MEASURES` order), agent.
     """
-    is_design = pl.col("mechanism").is_in(list(DESIGN_MECHANISMS))
+    is_design = pl.col("mechanism").is_in(list(catalog.DESIGN_MECHANISMS))
     keys = ["cell_id", "matchup_id"]
     parts: list[pl.DataFrame] = []
 
@@ -101,7 +101,7 @@ def voting_adoption(
             .agg(pl.col("_signed").mean().alias("value"), pl.len().alias("n"))
             .with_columns(pl.lit("signed").alias("measure"))
         )
-    moves = ok.filter((pl.col("kind") == "action") & pl.col("mechanism").is_in(list(DELEGATING_MECHANISMS)))
+    moves = ok.filter((pl.col("kind") == "action") & pl.col("mechanism").is_in(list(catalog.DELEGATING_MECHANISMS)))
     if moves.height:
         parts.append(
             moves.group_by("mechanism", "game", "agent")

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from coopeval.games import get_game
-from coopeval.studies.coopeval.mechanisms.catalog import CONDITIONAL_MECHANISMS, DESIGN_MECHANISMS
+from coopeval.studies.coopeval.mechanisms import catalog
 
 __all__ = [
     "ALL_GAMES",
@@ -94,14 +94,14 @@ def analysis_figures(mechanisms: Sequence[str], games: Sequence[str]) -> list[Fi
                 f"justifications_{mechanism}", mechanism, ALL_GAMES, "justifications_mechanism.rst"
             )
         )
-        if mechanism in DESIGN_MECHANISMS:
+        if mechanism in catalog.DESIGN_MECHANISMS:
             entries.append(
                 FigureEntry(
                     f"design_quality_{mechanism}", mechanism, ALL_GAMES, "design_quality.rst"
                 )
             )
         for game in games:
-            if mechanism in CONDITIONAL_MECHANISMS:
+            if mechanism in catalog.CONDITIONAL_MECHANISMS:
                 entries.append(
                     FigureEntry(
                         f"conditional_{mechanism}_{game}",
@@ -110,7 +110,7 @@ def analysis_figures(mechanisms: Sequence[str], games: Sequence[str]) -> list[Fi
                         "conditional.rst",
                     )
                 )
-            if mechanism in DESIGN_MECHANISMS:
+            if mechanism in catalog.DESIGN_MECHANISMS:
                 entries.append(
                     FigureEntry(
                         f"voting_{mechanism}_{game}", mechanism, game_title(game), "voting.rst"
@@ -129,7 +129,7 @@ def table_pages(
     entries = []
     for table in tables:
         for mechanism in mechanisms:
-            if table == "design_quality" and mechanism not in DESIGN_MECHANISMS:
+            if table == "design_quality" and mechanism not in catalog.DESIGN_MECHANISMS:
                 continue
             if table == "per_game":
                 for game in games:

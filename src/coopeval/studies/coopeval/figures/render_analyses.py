@@ -19,7 +19,7 @@ from coopeval.games import get_game
 from coopeval.studies.coopeval.analysis.actions import action_probabilities
 from coopeval.studies.coopeval.analysis.conditional import conditional_action_frequencies
 from coopeval.studies.coopeval.analysis.design_rates import design_rate_frame
-from coopeval.studies.coopeval.analysis.justifications import EXCLUDED_GAMES, justification_shares
+from coopeval.studies.coopeval.analysis.justifications import excluded_games, justification_shares
 from coopeval.studies.coopeval.analysis.voting import voting_adoption
 from coopeval.studies.coopeval.figures.analyses import (
     action_probability_chart,
@@ -116,9 +116,9 @@ def render_analysis_figures(
     )
     judged = t["judgements"]
     n_ok = judged.filter(pl.col("status") == "ok").height
-    excluded = ", ".join(EXCLUDED_GAMES)
+    excluded = ", ".join(excluded_games())
 
-    def shares(by: Sequence[str], exclude: Sequence[str] = EXCLUDED_GAMES) -> pl.DataFrame:
+    def shares(by: Sequence[str], exclude: Sequence[str] | None = None) -> pl.DataFrame:
         return justification_shares(judged, by, labels, denominator=denominator, exclude_games=exclude)  # type: ignore[arg-type]
 
     no_judgements = f"No judged decisions ({judged.height} judgements, {n_ok} successful): the judge labels CoT agents' reasoning only."

@@ -33,7 +33,7 @@ from collections.abc import Callable, Mapping, Sequence
 import polars as pl
 
 from coopeval.games import GAME_TYPES, SOCIAL_DILEMMA_TYPES, Game, get_game
-from coopeval.studies.coopeval.mechanisms.catalog import MECHANISM_ORDER
+from coopeval.studies.coopeval.mechanisms import catalog
 from coopeval.studies.coopeval.tables.aggregate import aggregate_rows
 from coopeval.studies.coopeval.tables.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from coopeval.studies.coopeval.tables.defaults import REPLICATOR_LR, REPLICATOR_STEPS
@@ -88,7 +88,7 @@ def _table_axes(values: CellValues, per_game_games: Sequence[str] | None, column
     ``columns`` order (others after, sorted); see :class:`TableAxes`."""
     present_games = {g for _, g in values}
     game_list = list(per_game_games) if per_game_games is not None else in_order(sorted(present_games), GAME_TYPES)
-    mechanisms = in_order(sorted({m for m, _ in values}), MECHANISM_ORDER)
+    mechanisms = in_order(sorted({m for m, _ in values}), catalog.MECHANISM_ORDER)
     all_agents = columns.arrange(
         sorted({a for group in values.values() for runs in group.values() for v in runs.values() for a in v} - {LLM_AVERAGE})
     )

@@ -11,7 +11,8 @@ import polars as pl
 
 from coopeval.games import Game
 from coopeval.games.designs import design_checks
-from coopeval.studies.coopeval.mechanisms.catalog import MECHANISM_INFO, MECHANISM_ORDER
+from coopeval.studies.coopeval.mechanisms import catalog
+from coopeval.studies.coopeval.mechanisms.catalog import MECHANISM_INFO
 from coopeval.studies.coopeval.tables.metrics import LLM_AVERAGE
 from coopeval.studies.coopeval.tables.stats import in_order, ranked_rows, standard_error
 
@@ -44,7 +45,7 @@ def design_rows(
         for metric in ("NS", "WD"):
             passes.setdefault((row["mechanism"], metric, row["agent"], row["game"]), []).append(checks[metric])
     rows: list[dict[str, object]] = []
-    mechanisms = in_order(sorted({k[0] for k in passes}), MECHANISM_ORDER)
+    mechanisms = in_order(sorted({k[0] for k in passes}), catalog.MECHANISM_ORDER)
     agents = in_order(sorted({k[2] for k in passes}), agent_order)
     for mech in mechanisms:
         for metric in ("NS", "WD"):

@@ -17,7 +17,8 @@ from pathlib import Path
 import polars as pl
 
 from coopeval.games import GAME_TITLES, GAME_TYPES
-from coopeval.studies.coopeval.mechanisms.catalog import MECHANISM_INFO, MECHANISM_ORDER
+from coopeval.studies.coopeval.mechanisms import catalog
+from coopeval.studies.coopeval.mechanisms.catalog import MECHANISM_INFO
 from coopeval.studies.coopeval.tables.frames import (
     DESIGN_COLUMNS,
     PER_GAME_COLUMNS,
@@ -72,7 +73,8 @@ def _agents(frame: pl.DataFrame, columns: AgentColumns) -> list[str]:
 
 def _mechanisms(frame: pl.DataFrame) -> list[str]:
     present = frame["mechanism"].unique().to_list()
-    return [m for m in MECHANISM_ORDER if m in present] + sorted(set(present) - set(MECHANISM_ORDER))
+    order = catalog.MECHANISM_ORDER  # read at call time: plugins may register mechanisms after import
+    return [m for m in order if m in present] + sorted(set(present) - set(order))
 
 
 def _games(frame: pl.DataFrame) -> list[str]:
