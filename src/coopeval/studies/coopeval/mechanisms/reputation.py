@@ -38,6 +38,10 @@ in that round by the agent now seated at s (the reader's own action at its own s
 active agent played every past round, in its fixed seat). Tit-for-tat thus answers the current
 co-players' last known actions and grim-trigger punishes a co-player that defected anywhere in
 the window: the bots see no more than the prompt shows.
+
+Length: one module on purpose (about 410 lines): the history view, the matching and the
+round loop share the population's seat ids and window, and splitting them would pass that
+state across modules.
 """
 
 from __future__ import annotations
