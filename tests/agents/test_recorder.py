@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from coopeval.agents.maker import DecisionOutcome
-from coopeval.agents.recorder import DECISION_COLUMNS, record_decision
+from coopeval.agents.recorder import DECISION_COLUMNS, call_rows, record_decision
 from coopeval.core.schemas import SCHEMAS
 
 
@@ -112,3 +112,11 @@ def test_a_study_cannot_overwrite_engine_columns(context: dict[str, object], dec
 
 def test_engine_columns_are_decisions_columns() -> None:
     assert set(DECISION_COLUMNS) <= set(SCHEMAS["decisions"])
+
+
+def test_call_rows_alone_are_the_record_calls() -> None:
+    context = {"cell_id": "c", "study": "coopeval", "matchup_id": None, "round": 2, "seat": 1}
+    assert call_rows(OK, context) == record_decision(OK, "m(IO)", "action", context).calls
+    assert [row["attempt"] for row in call_rows(OK, context)] == [0, 1]
+    with pytest.raises(ValueError, match="llm_calls"):
+        call_rows(OK, {"model": "mine"})

@@ -97,8 +97,7 @@ def record_decision(
     extra = dict(decision_context or {})
     _check_context(context, set(DECISION_COLUMNS), "decisions")
     _check_context(extra, set(DECISION_COLUMNS), "decisions")
-    for attempt in outcome.attempts:
-        _check_context(context, set(attempt), "llm_calls")
+    calls = call_rows(outcome, context)
     decision = {
         **context,
         "decision_id": outcome.decision_id,
@@ -112,5 +111,19 @@ def record_decision(
         "error": outcome.error,
         **extra,
     }
-    calls = [{**context, **attempt} for attempt in outcome.attempts]
     return DecisionRows(decision, calls)
+
+
+def call_rows(outcome: DecisionOutcome, context: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The ``llm_calls`` rows of one decision: ``context`` (the study's columns) merged with
+    each attempt's columns, in attempt order. For calls that make no ``decisions`` row (the
+    judge's); :func:`record_decision` returns them with the decision row.
+
+    Raises
+    ------
+    ValueError
+        If ``context`` names a column of an attempt row (``attempt``, ``model``, ``prompt``, …).
+    """
+    for attempt in outcome.attempts:
+        _check_context(context, set(attempt), "llm_calls")
+    return [{**context, **attempt} for attempt in outcome.attempts]
