@@ -18,6 +18,7 @@ import numpy as np
 
 from coopeval.agents.maker import DecisionMaker, DecisionOutcome
 from coopeval.agents.protocol import Agent
+from coopeval.agents.recorder import record_decision
 from coopeval.core.rng import rng_for, seed_int_for
 from coopeval.studies.evolution.game import GameRules
 from coopeval.studies.evolution.population import RunAgents
@@ -123,28 +124,14 @@ class RunContext:
         provider_seed = seed_int_for(self.seed, *(str(v) if not isinstance(v, int) else v for v in pos.values()))
         outcome = await self.maker.decide(agent, body, fmt, pos, state=state, seed=provider_seed)
         matchup = f"g{pos['generation']}/{pos['context']}/game{pos['game']}"
-        for attempt in outcome.attempts:
-            records.add(
-                "llm_calls",
-                {**self.shared_base, **attempt, "matchup_id": matchup, "round": pos["round"], "seat": int(pos["pair"]) + 1},
-            )
-        records.add(
-            "decisions",
-            {
-                **self.shared_base,
-                "decision_id": outcome.decision_id,
-                "matchup_id": matchup,
-                "match_id": json.dumps(dict(pos), sort_keys=True),
-                "round": pos["round"],
-                "seat": int(pos["pair"]) + 1,
-                "agent": agent.name,
-                "kind": str(fmt.kind),
-                "status": outcome.status,
-                "parsed": json.dumps(outcome.parsed) if outcome.parsed is not None else None,
-                "n_attempts": len(outcome.attempts),
-                **outcome.reply_columns,
-                "response": outcome.response,
-                "error": outcome.error,
-            },
+        rows = record_decision(
+            outcome,
+            agent.name,
+            str(fmt.kind),
+            {**self.shared_base, "matchup_id": matchup, "round": pos["round"], "seat": int(pos["pair"]) + 1},
+            {"match_id": json.dumps(dict(pos), sort_keys=True)},
         )
+        for call in rows.calls:
+            records.add("llm_calls", call)
+        records.add("decisions", rows.decision)
         return outcome

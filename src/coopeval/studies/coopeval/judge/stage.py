@@ -25,6 +25,7 @@ import polars as pl
 from coopeval.agents.maker import CallStats, DecisionMaker
 from coopeval.agents.progress import Progress
 from coopeval.agents.protocol import Agent
+from coopeval.agents.recorder import call_rows
 from coopeval.agents.registry import make_agent
 from coopeval.cache.response_cache import ResponseCache
 from coopeval.core.io import write_parquet_atomic
@@ -89,17 +90,8 @@ async def _judge_all(
             "error": outcome.error,
             "reasoning_truncated": row.get("reasoning_truncated"),
         }
-        calls = [
-            {
-                **ids,
-                "study": STUDY_NAME,
-                "matchup_id": row.get("matchup_id"),
-                "round": row.get("round"),
-                "seat": row.get("seat"),
-                **attempt,
-            }
-            for attempt in outcome.attempts
-        ]
+        context = {**ids, "study": STUDY_NAME, "matchup_id": row.get("matchup_id"), "round": row.get("round"), "seat": row.get("seat")}
+        calls = call_rows(outcome, context)
         progress.step()
         return judgement, calls
 

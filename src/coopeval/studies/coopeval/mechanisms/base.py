@@ -8,13 +8,13 @@ mechanism × replicate) and returns :class:`CellRecords`.
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from coopeval.agents.maker import DecisionMaker, DecisionOutcome
 from coopeval.agents.protocol import Agent
+from coopeval.agents.recorder import record_decision
 from coopeval.core.prompts import PromptLibrary
 from coopeval.core.rng import rng_for, sample_action, seed_int_for
 from coopeval.decisions.formats import AnswerFormat
@@ -41,6 +41,18 @@ class CellContext:
     label: str = ""
 
 
+PLAYED_COLUMNS: dict[str, Any] = {
+    "draw": None,
+    "action": None,
+    "action_token": None,
+    "points": None,
+    "base_points": None,
+    "mediated": None,
+}
+"""The ``decisions`` columns of a played move (the uniform draw, sampled action, its token,
+points after and before contracts, mediation), null until the move resolves."""
+
+
 @dataclass
 class CellRecords:
     """Rows produced by one cell, in the column layout of :mod:`coopeval.core.schemas`."""
@@ -52,10 +64,33 @@ class CellRecords:
     votes: list[dict[str, Any]] = field(default_factory=list)
     selections: list[dict[str, Any]] = field(default_factory=list)
 
-    def add_attempts(self, outcome: DecisionOutcome, base: Mapping[str, Any]) -> None:
-        """Append the outcome's attempt rows with the given identifying columns."""
-        for attempt in outcome.attempts:
-            self.llm_calls.append({**base, **attempt})
+    def record(
+        self,
+        outcome: DecisionOutcome,
+        agent: Agent,
+        fmt: AnswerFormat,
+        matchup: str | None,
+        round_: int,
+        seat: int,
+        **played: Any,
+    ) -> None:
+        """Append one decision's ``decisions`` row and its attempts' ``llm_calls`` rows through
+        the engine's recorder (:func:`coopeval.agents.recorder.record_decision`).
+
+        ``matchup`` is the ``matchup_id`` (None for designs, which belong to no matchup);
+        ``round_`` 1-based (0 outside rounds); ``seat`` 0-based (stored 1-based); ``played``
+        the CoopEval columns of the decision row (``match_id`` and the keys of
+        :data:`PLAYED_COLUMNS`, null when the move is void).
+        """
+        rows = record_decision(
+            outcome,
+            agent.name,
+            str(fmt.kind),
+            {"matchup_id": matchup, "round": round_, "seat": seat + 1},
+            {**PLAYED_COLUMNS, **played},
+        )
+        self.decisions.append(rows.decision)
+        self.llm_calls.extend(rows.calls)
 
 
 class Mechanism:
@@ -164,41 +199,6 @@ def draw_action(ctx: CellContext, pos: Mapping[str, Any], distribution: Mapping[
 def provider_seed(ctx: CellContext, pos: Mapping[str, Any]) -> int:
     """The best-effort provider seed of a decision."""
     return seed_int_for(ctx.seed, *stream_parts(pos, "provider"))
-
-
-def decision_row(
-    ctx: CellContext,
-    mechanism: str,
-    mid: str | None,
-    round_: int,
-    seat: int,
-    agent: Agent,
-    fmt: AnswerFormat,
-    outcome: DecisionOutcome,
-    **extra: Any,
-) -> dict[str, Any]:
-    """A ``decisions`` row (schema in :mod:`coopeval.core.schemas`)."""
-    return {
-        "decision_id": outcome.decision_id,
-        "matchup_id": mid,
-        "round": round_,
-        "seat": seat + 1,
-        "agent": agent.name,
-        "kind": str(fmt.kind),
-        "status": outcome.status,
-        "parsed": json.dumps(outcome.parsed) if outcome.parsed is not None else None,
-        "n_attempts": len(outcome.attempts),
-        **outcome.reply_columns,
-        "response": outcome.response,
-        "error": outcome.error,
-        "draw": None,
-        "action": None,
-        "action_token": None,
-        "points": None,
-        "base_points": None,
-        "mediated": None,
-        **extra,
-    }
 
 
 def history_state(history: Sequence[Sequence[int]]) -> list[list[int]]:

@@ -31,7 +31,6 @@ from coopeval.studies.coopeval.mechanisms.base import (
     CellContext,
     CellRecords,
     bot_state,
-    decision_row,
     game_section,
     position,
     provider_seed,
@@ -205,8 +204,7 @@ class Contracting(DesignVoteMechanism):
             )
         )
         for seat, (agent, outcome) in enumerate(zip(seated, outcomes, strict=True)):
-            records.decisions.append(decision_row(ctx, self.name, mid, 0, seat, agent, fmt, outcome))
-            records.add_attempts(outcome, {"matchup_id": mid, "round": 0, "seat": seat + 1})
+            records.record(outcome, agent, fmt, mid, 0, seat)
         if not all(o.ok for o in outcomes):  # a failed signature fails only this matchup
             self.append_selection(ctx, mid, selection, records)
             return "failed"

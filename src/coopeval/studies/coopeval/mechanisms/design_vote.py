@@ -45,7 +45,6 @@ from coopeval.studies.coopeval.mechanisms.base import (
     action_instruction,
     bot_state,
     decide_simultaneously,
-    decision_row,
     game_section,
     matchup_id,
     position,
@@ -182,9 +181,7 @@ class DesignVoteMechanism(RepeatedPlay):
                 }
             )
             # Designs belong to no matchup: matchup_id is null (as in the reference import).
-            row = decision_row(ctx, self.name, None, 0, item.seat, item.agent, fmt, item.outcome)
-            records.decisions.append(row)
-            records.add_attempts(item.outcome, {"matchup_id": None, "round": 0, "seat": item.seat + 1})
+            records.record(item.outcome, item.agent, fmt, None, 0, item.seat)
         return designs
 
     async def play_designed_matchup(
@@ -264,8 +261,7 @@ class DesignVoteMechanism(RepeatedPlay):
             )
         )
         for seat, (agent, outcome) in enumerate(zip(seated, outcomes, strict=True)):
-            records.decisions.append(decision_row(ctx, self.name, mid, 0, seat, agent, fmt, outcome))
-            records.add_attempts(outcome, {"matchup_id": mid, "round": 0, "seat": seat + 1})
+            records.record(outcome, agent, fmt, mid, 0, seat)
             if outcome.ok:
                 assert outcome.parsed is not None
                 for option, key in enumerate(fmt.keys, start=1):
@@ -343,6 +339,5 @@ class DesignVoteMechanism(RepeatedPlay):
                     "base_points": base_points[seat],
                     "mediated": mediated[seat],
                 }
-            records.decisions.append(decision_row(ctx, self.name, mid, 1, seat, agent, fmt, outcome, **extra))
-            records.add_attempts(outcome, {"matchup_id": mid, "round": 1, "seat": seat + 1})
+            records.record(outcome, agent, fmt, mid, 1, seat, **extra)
         return "failed" if resolved is None else "complete"

@@ -26,7 +26,6 @@ from coopeval.studies.coopeval.mechanisms.base import (
     bot_state,
     continuation_percent,
     decide_simultaneously,
-    decision_row,
     game_section,
     matchup_id,
     position,
@@ -100,8 +99,7 @@ class RepeatedPlay(Mechanism):
                         "base_points": payoffs[seat],
                         "mediated": False,
                     }
-                records.decisions.append(decision_row(ctx, self.name, mid, round_, seat, agent, fmt, outcome, **extra))
-                records.add_attempts(outcome, {"matchup_id": mid, "round": round_, "seat": seat + 1})
+                records.record(outcome, agent, fmt, mid, round_, seat, **extra)
             if actions is None:
                 status = "failed"  # a failed decision ends only its own matchup (docs/protocol/answers.md#re-asks)
                 break

@@ -64,7 +64,6 @@ from coopeval.studies.coopeval.mechanisms.base import (
     bot_state,
     continuation_percent,
     decide_simultaneously,
-    decision_row,
     game_section,
     others_description,
     position,
@@ -372,12 +371,7 @@ class ReputationFirstOrder(Mechanism):
                         "mediated": False,
                     }
                 name = by_uid[uid].name
-                records.decisions.append(
-                    decision_row(ctx, self.name, name, round_, seat, seated[seat], fmt, outcome, **extra)
-                )
-                records.add_attempts(
-                    outcome, {"matchup_id": name, "round": round_, "seat": seat + 1}
-                )
+                records.record(outcome, seated[seat], fmt, name, round_, seat, **extra)
             progress.step(failed=payoffs is None)
             if actions is None or payoffs is None:
                 return None

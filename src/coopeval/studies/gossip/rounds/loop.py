@@ -23,7 +23,6 @@ decisions and writes its columns, memories and events; :func:`play_rounds` fills
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -31,6 +30,7 @@ from typing import Any, Protocol
 from coopeval.agents.maker import DecisionMaker, DecisionOutcome
 from coopeval.agents.progress import Progress
 from coopeval.agents.protocol import Agent
+from coopeval.agents.recorder import record_decision
 from coopeval.agents.seats import seat_agent
 from coopeval.core.prompts import PromptLibrary
 from coopeval.core.rng import seed_int_for
@@ -188,27 +188,17 @@ class RunLoop(RunPrompts):
         provider_seed = seed_int_for(self.seed, "gossip", self.key, self.replicate, round_, name, role, kind)
         outcome = await self.maker.decide(agent, body, fmt, position, state=state, seed=provider_seed)
         seat = self.names.index(name) + 1
-        base = {"matchup_id": self.run_label, "round": round_, "seat": seat}
-        for attempt in outcome.attempts:
-            self.records.llm_calls.append({**base, **attempt})
         parsed = outcome.parsed or {}
         token = next((str(v) for k, v in parsed.items() if k.endswith("_action") or k in ("tone", "signal")), None)
-        self.records.decisions.append(
-            {
-                **base,
-                "decision_id": outcome.decision_id,
-                "match_id": f"r{round_}:{name}:{role}",
-                "agent": agent.name,
-                "kind": str(fmt.kind),
-                "status": outcome.status,
-                "parsed": json.dumps(outcome.parsed) if outcome.parsed is not None else None,
-                "action_token": token,
-                "n_attempts": len(outcome.attempts),
-                **outcome.reply_columns,
-                "response": outcome.response,
-                "error": outcome.error,
-            }
+        rows = record_decision(
+            outcome,
+            agent.name,
+            str(fmt.kind),
+            {"matchup_id": self.run_label, "round": round_, "seat": seat},
+            {"match_id": f"r{round_}:{name}:{role}", "action_token": token},
         )
+        self.records.llm_calls.extend(rows.calls)
+        self.records.decisions.append(rows.decision)
         return outcome
 
     async def gossip(self, witness: str, subject: str, round_: int, situation: str, cooperated: bool) -> Gossip:
