@@ -26,6 +26,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from coopeval.core.environment import env_value
+
 REPO = Path(__file__).resolve().parents[2]
 STARTUP_S = 60.0
 LOG_ENV = "COOPEVAL_LLAMA_SERVER_LOG"
@@ -70,7 +72,7 @@ def running_server() -> Iterator[str]:
     """
     port = free_port()
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "src"), str(REPO)])}
-    log_path = os.environ.get(LOG_ENV)
+    log_path = env_value(LOG_ENV)
     log = open(log_path, "ab") if log_path else None  # noqa: SIM115 - closed in the finally below
     proc = subprocess.Popen(
         [sys.executable, "-m", "tests.agents.llama_server", str(port)],

@@ -19,6 +19,7 @@ variable                            type     default       meaning
 ``COOPEVAL_REQUIRE_BROWSER``        flag     off           tests: fail (not skip) without Chromium
 ``COOPEVAL_REQUIRE_SHARED``         flag     off           tests: fail (not skip) without the reference data
 ``COOPEVAL_SHARED_DIR``             path     ../shared     tests: the reference-data folder
+``COOPEVAL_LLAMA_SERVER_LOG``       path     discarded     tests: keep the test llama-server's log there
 =================================== ======== ============= ============================================
 
 The shell scripts under ``benchmarks/`` read ``COOPEVAL_PYTHON``, ``COOPEVAL_SLURM_TIMEOUT`` and
@@ -156,6 +157,10 @@ ENVIRONMENT: dict[str, EnvVar] = {
         EnvVar(
             "COOPEVAL_SHARED_DIR", "path", None, "tests: the reference-data folder (default ../shared beside the clone)",
             "give a folder path", scope="tests",
+        ),
+        EnvVar(
+            "COOPEVAL_LLAMA_SERVER_LOG", "path", None, "tests: a file the test llama-server's log is appended to (default: discarded)",
+            "give a file path", scope="tests",
         ),
     )
 }
