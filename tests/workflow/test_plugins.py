@@ -143,5 +143,5 @@ def test_every_job_script_loads_the_plugins():
     looks anything up by name (a plugin game, mechanism, provider or study)."""
     scripts = sorted((REPO / "workflow" / "scripts").glob("*.py"))
     assert scripts
-    missing = [s.name for s in scripts if "load_plugins(snakemake.config)" not in s.read_text(encoding="utf-8")]
+    missing = [s.name for s in scripts if "start_job(snakemake.log[0], snakemake.config)" not in s.read_text(encoding="utf-8")]
     assert missing == []

@@ -1,12 +1,8 @@
 """Snakemake adapter: the gossip study's Tables 1-2 layout (CSV, Markdown, LaTeX, report page)."""
 
-from coopeval.pipeline.joblog import log_to
+from coopeval.pipeline.joblog import start_job
 
-log_to(snakemake.log[0])
-
-from coopeval.pipeline.plugins import load_plugins  # noqa: E402
-
-load_plugins(snakemake.config)  # the config's plugin games, mechanisms, providers and studies register at import
+start_job(snakemake.log[0], snakemake.config)  # log, offline litellm, the config's plugins
 
 from coopeval.pipeline.outputs import output_dir  # noqa: E402
 from coopeval.studies.gossip.figures import render_tables  # noqa: E402

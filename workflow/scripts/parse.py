@@ -1,12 +1,8 @@
 """Snakemake adapter: raw play records → δ-weighted scores (coopeval.studies.coopeval.parse)."""
 
-from coopeval.pipeline.joblog import log_to
+from coopeval.pipeline.joblog import start_job
 
-log_to(snakemake.log[0])
-
-from coopeval.pipeline.plugins import load_plugins  # noqa: E402
-
-load_plugins(snakemake.config)  # the config's plugin games, mechanisms, providers and studies register at import
+start_job(snakemake.log[0], snakemake.config)  # log, offline litellm, the config's plugins
 
 import polars as pl  # noqa: E402
 

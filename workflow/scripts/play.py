@@ -1,8 +1,8 @@
 """Snakemake adapter: play one cell of one study (see coopeval.pipeline.play)."""
 
-from coopeval.pipeline.joblog import log_to
+from coopeval.pipeline.joblog import start_job
 
-log_to(snakemake.log[0])
+start_job(snakemake.log[0], snakemake.config)  # log, offline litellm, the config's plugins
 
 import os  # noqa: E402
 
@@ -10,9 +10,6 @@ import os  # noqa: E402
 os.environ.setdefault("COOPEVAL_LLAMA_THREADS", str(snakemake.threads))
 
 from coopeval.pipeline.play import run_cell  # noqa: E402
-from coopeval.pipeline.plugins import load_plugins  # noqa: E402
-
-load_plugins(snakemake.config)  # a plugin study registers itself at import
 
 run_cell(
     study=snakemake.params.study,

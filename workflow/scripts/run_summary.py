@@ -1,12 +1,8 @@
 """Snakemake adapter: the report's run summary page (agents, decisions, failures, cost, judge)."""
 
-from coopeval.pipeline.joblog import log_to
+from coopeval.pipeline.joblog import start_job
 
-log_to(snakemake.log[0])
-
-from coopeval.pipeline.plugins import load_plugins  # noqa: E402
-
-load_plugins(snakemake.config)  # the config's plugin games, mechanisms, providers and studies register at import
+start_job(snakemake.log[0], snakemake.config)  # log, offline litellm, the config's plugins
 
 from coopeval.studies.coopeval.figures.run_page import render_run_summary  # noqa: E402
 

@@ -3,13 +3,9 @@
 The rule's params are :func:`coopeval.studies.coopeval.tables.from_store.tables_settings` of
 the config, passed through unchanged."""
 
-from coopeval.pipeline.joblog import log_to
+from coopeval.pipeline.joblog import start_job
 
-log_to(snakemake.log[0])
-
-from coopeval.pipeline.plugins import load_plugins  # noqa: E402
-
-load_plugins(snakemake.config)  # the config's plugin games, mechanisms, providers and studies register at import
+start_job(snakemake.log[0], snakemake.config)  # log, offline litellm, the config's plugins
 
 from pathlib import Path  # noqa: E402
 

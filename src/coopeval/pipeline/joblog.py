@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Mapping
 from typing import IO, Any
 
 from coopeval.core.environment import use_offline_litellm
@@ -35,3 +36,19 @@ def log_to(path: str) -> None:
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     handle = open(path, "w", buffering=1, encoding="utf-8")  # noqa: SIM115 - lives for the job
     sys.stderr = _Tee(handle, sys.__stderr__)  # type: ignore[assignment]
+
+
+def start_job(log_path: str, config: Mapping[str, Any]) -> None:
+    """Every workflow script's entry point: :func:`log_to` ``log_path``, then import the
+    config's ``plugins`` (:func:`coopeval.pipeline.plugins.load_plugins`), so plugin games,
+    mechanisms, providers and studies are registered in the job's own process.
+
+    Raises
+    ------
+    coopeval.core.errors.ConfigError
+        A plugin module that cannot be imported, naming it.
+    """
+    log_to(log_path)
+    from coopeval.pipeline.plugins import load_plugins
+
+    load_plugins(config)
