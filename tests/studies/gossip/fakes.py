@@ -18,12 +18,13 @@ from coopeval.studies.gossip.formats import (
 
 class FakeGossipLLM:
     """Answers are a pure function of the messages; counts real calls; raises ``Interrupted``
-    after ``fail_after`` calls (a job killed mid-run); ``bad`` answers garbage always."""
+    after ``fail_after`` calls (a job killed mid-run); ``bad`` answers garbage always,
+    ``bad_rounds`` only to the action (choice) decisions of those global rounds."""
 
     class Interrupted(Exception):
         pass
 
-    def __init__(self, fail_after: int | None = None, bad: bool = False) -> None:
+    def __init__(self, fail_after: int | None = None, bad: bool = False, bad_rounds: frozenset[int] = frozenset()) -> None:
         self.model = "fake/gossip"
         self.style = "IO"
         self.name = "fake/gossip(IO)"
@@ -32,15 +33,16 @@ class FakeGossipLLM:
         self.calls = 0
         self.fail_after = fail_after
         self.bad = bad
+        self.bad_rounds = bad_rounds
 
     async def generate(self, request: DecisionRequest) -> Reply:
         if self.fail_after is not None and self.calls >= self.fail_after:
             raise FakeGossipLLM.Interrupted(f"killed after {self.calls} calls")
         self.calls += 1
-        if self.bad:
+        fmt: Any = request.answer_format
+        if self.bad or (isinstance(fmt, ChoiceFormat) and request.position.get("round") in self.bad_rounds):
             return Reply(text='{"justification": "x", "donor_action": "perhaps"}')
         digest = hashlib.sha256(json.dumps(list(request.messages), sort_keys=True).encode()).digest()
-        fmt: Any = request.answer_format
         if isinstance(fmt, ChoiceFormat):
             answer = fmt.bot_answer(fmt.options[digest[0] % len(fmt.options)], "because")
         elif isinstance(fmt, GossipFormat):

@@ -107,3 +107,18 @@ def test_attack_metrics() -> None:
     assert out["coop_toward_attackers"] == 1.0 and out["coop_toward_honest"] == 0.0
     assert out["attacker_G_mean"] == 5 and out["honest_G_mean"] == -0.5
     assert out["utility_gap"] == -5.5
+
+
+def test_a_voided_interaction_counts_in_the_discount_index_only() -> None:
+    """Rewards 4 (round 1), voided (round 3), −1 (round 5): G = 4 + 0.99·0 + 0.99²·(−1) = 3.0199;
+    return 3 and reward per round 1.5 over the two interactions played."""
+    events = [
+        AgentEvent("A", 1, "donor", "B", 4.0, 1.0, 1),
+        AgentEvent("A", 3, "voided", "C", 0.0, voided=True),
+        AgentEvent("A", 5, "recipient", "B", -1.0),
+    ]
+    (row,) = agent_metrics(events, ["A"], 0.99)
+    assert row["discounted_return"] == pytest.approx(3.0199, abs=1e-12)
+    assert (row["n_interactions"], row["n_voided"], row["n_actions"]) == (2, 1, 1)
+    assert row["return"] == 3.0 and row["reward_per_round"] == 1.5
+    assert row["cooperation_ratio"] == 1.0 and row["image_score"] == 1.0

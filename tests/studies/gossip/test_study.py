@@ -348,3 +348,33 @@ def test_every_population_member_has_its_own_agent_instance() -> None:
     """Issue 13 kind 9: a stateful agent would see every member's turns if they shared it."""
     tables = _play(_one("donation", "align", "fake/gossip"), agent=OnePlayerOnly())
     assert tables["decisions"].height > 0 and tables["decisions"]["agent"].n_unique() == 1
+
+
+def test_a_voided_round_keeps_the_discount_index_of_later_rewards() -> None:
+    """A failed action voids its round but stays one of both agents' interactions (reward 0):
+    G_i = Σ_k γ^k r_i^(k) over every scheduled interaction, recomputed here from the round rows."""
+    voided = frozenset({2, 5, 11})
+    tables = _play(_one("donation", "align", "fake/gossip"), agent=FakeGossipLLM(bad_rounds=voided))
+    rounds = tables["gossip_rounds"].sort("round")
+    assert set(rounds.filter(pl.col("status") == "failed_action")["round"]) == voided
+    gamma = 0.99
+    expected: dict[str, float] = {}
+    skipping: dict[str, float] = {}
+    index: dict[str, int] = {}
+    played: dict[str, int] = {}
+    for row in rounds.iter_rows(named=True):
+        for agent, reward in ((row["donor"], row["donor_reward"]), (row["recipient"], row["recipient_reward"])):
+            ok = row["status"] != "failed_action"
+            r = float(reward) if ok else 0.0
+            expected[agent] = expected.get(agent, 0.0) + gamma ** index.get(agent, 0) * r
+            index[agent] = index.get(agent, 0) + 1
+            if ok:
+                skipping[agent] = skipping.get(agent, 0.0) + gamma ** played.get(agent, 0) * r
+                played[agent] = played.get(agent, 0) + 1
+    metrics = tables["gossip_agent_metrics"]
+    for row in metrics.iter_rows(named=True):
+        assert row["discounted_return"] == pytest.approx(expected[row["agent"]], abs=1e-12)
+        assert row["n_interactions"] == played[row["agent"]]
+        assert row["n_voided"] == index[row["agent"]] - played[row["agent"]]
+    assert metrics["n_voided"].sum() == 2 * len(voided)
+    assert any(abs(expected[a] - skipping[a]) > 1e-6 for a in expected)  # the index matters here

@@ -12,7 +12,10 @@ Formulas (docs/protocol/gossip.md#metrics):
 * image score = #C − #D over the same turns (range [−4, 4] for n = 9); NaN for the trust game.
 * return = Σ_k r_i^(k) (= resources_end − resources_start).
 * reward per round = mean_k r_i^(k) ((b − c)/2 = 2.0 under full cooperation).
-* discounted return G_i = Σ_k γ^k r_i^(k).
+* discounted return G_i = Σ_k γ^k r_i^(k). A round voided by a failed action decision is one
+  of both agents' interactions with reward 0 (a *voided* event): it keeps the index k of every
+  later reward where the schedule put it, instead of moving later rewards one discount step
+  earlier (docs/protocol/gossip.md#metrics).
 * Gini of G = (1/(2 n² μ)) Σ_i Σ_j |G_i − G_j| with the i = j pairs included, μ = mean_i G_i;
   **NaN when μ ≤ 0** (all-defect gives 0/0).
 * run aggregation: mean over agents and standard error std(ddof = 0)/√n.
@@ -53,6 +56,9 @@ class AgentEvent:
         without an own action (recipient, responder).
     image:
         +1 for C, −1 for D on an action turn; None otherwise (and in the trust game).
+    voided:
+        True for a scheduled interaction voided by a failed action decision (reward 0, no
+        cooperation value): it counts in the discount index and in ``n_voided`` only.
     """
 
     agent: str
@@ -62,6 +68,7 @@ class AgentEvent:
     reward: float
     cooperation: float | None = None
     image: int | None = None
+    voided: bool = False
 
 
 def discounted_return(rewards: Sequence[float], gamma: float) -> float:
@@ -98,14 +105,18 @@ def agent_metrics(events: Sequence[AgentEvent], agents: Sequence[str], gamma: fl
 
     Returns
     -------
-    One dict per agent in ``agents`` order with ``agent``, ``n_interactions``, ``n_actions``,
-    ``cooperation_ratio``, ``image_score``, ``return``, ``reward_per_round`` and
-    ``discounted_return`` (NaN where undefined: no interactions, no action turns).
+    One dict per agent in ``agents`` order with ``agent``, ``n_interactions`` (interactions
+    played), ``n_voided`` (scheduled interactions voided by a failed action), ``n_actions``,
+    ``cooperation_ratio``, ``image_score``, ``return``, ``reward_per_round`` (over the
+    interactions played) and ``discounted_return`` (over every scheduled interaction, a voided
+    one with reward 0, so that k stays the agent's own interaction index) — NaN where
+    undefined: no interactions, no action turns.
     """
     rows: list[dict[str, float | int | str]] = []
     ordered = sorted(events, key=lambda e: e.round)
     for name in agents:
-        own = [e for e in ordered if e.agent == name]
+        scheduled = [e for e in ordered if e.agent == name]
+        own = [e for e in scheduled if not e.voided]
         rewards = [e.reward for e in own]
         coop = [e.cooperation for e in own if e.cooperation is not None]
         image = [e.image for e in own if e.image is not None]
@@ -113,12 +124,13 @@ def agent_metrics(events: Sequence[AgentEvent], agents: Sequence[str], gamma: fl
             {
                 "agent": name,
                 "n_interactions": len(own),
+                "n_voided": len(scheduled) - len(own),
                 "n_actions": len(coop),
                 "cooperation_ratio": float(np.mean(coop)) if coop else NAN,
                 "image_score": float(sum(image)) if image else NAN,
                 "return": float(sum(rewards)),
                 "reward_per_round": float(np.mean(rewards)) if rewards else NAN,
-                "discounted_return": discounted_return(rewards, gamma),
+                "discounted_return": discounted_return([e.reward for e in scheduled], gamma),
             }
         )
     return rows

@@ -75,6 +75,7 @@ TABLES: dict[str, dict[str, pl.DataType]] = {
         "agent": pl.String(),
         "kind": pl.String(),  # honest | max | attacker
         "n_interactions": pl.Int64(),
+        "n_voided": pl.Int64(),  # scheduled interactions voided by a failed action decision
         "n_actions": pl.Int64(),
         "cooperation_ratio": pl.Float64(),
         "image_score": pl.Float64(),

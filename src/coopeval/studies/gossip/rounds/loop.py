@@ -11,7 +11,8 @@ make decision ids unique across the cells of one store.
 Failure policy ([decision], docs/protocol/gossip.md#parsing-and-failures: a failed row, never a substitute):
 
 * an action decision that fails all attempts voids its round: status ``failed_action``, no
-  payoff, no gossip, no log or memory entry, no interaction event;
+  payoff, no gossip, no log or memory entry; both agents get a *voided* interaction event
+  (reward 0) so that the discount index of their later rewards stays as scheduled;
 * a gossip decision that fails leaves the round's payoffs in place: status ``failed_gossip``, no
   log entry for that message, memory entries without it.
 
@@ -350,6 +351,10 @@ async def play_rounds(loop: RunLoop, part: TestbedRounds) -> RunRecords:
         failed = await part.actions(loop, rnd)
         if failed is not None:
             loop.records.rounds.append(loop.round_row(t, first, second, rnd.res, "failed_action", **failed))
+            loop.records.events.extend(
+                AgentEvent(agent, t, "voided", partner, 0.0, voided=True)
+                for agent, partner in ((first, second), (second, first))
+            )
             continue
         if loop.cond.gossip:
             await part.assessments(loop, rnd)
