@@ -90,3 +90,17 @@ def test_no_prompt_word_comes_from_code(testbed: str, tmp_path: Path) -> None:
             text = ANSWER_SHAPE.sub("", prompt)  # the answer format's JSON shape (gossip/formats.py)
             leaked |= set(re.findall(r"[A-Za-z]+", text)) - VALUE_WORDS - FAKE_ANSWER_WORDS
     assert leaked == set()
+
+
+def test_under_gossip_no_actor_is_told_that_nobody_learns_its_choice() -> None:
+    """Every testbed's partner learns the action (it is in the partner's memory), so with gossip
+    on no action prompt may say that no other agent observes it (issue 21 item 12: the market's
+    buyer was told so although the seller learns its choice)."""
+    library = STUDY.prompt_library()
+    nobody = library.render("accountability_none").strip()
+    for cell in _cells(["donation", "pd", "trust", "market"], ["align"]):
+        prompts = _prompts_of(cell, library)
+        assert prompts and not [p for p in prompts if nobody in p], cell["testbed"]
+    (market,) = _cells(["market"], ["align"])[:1]
+    buyers = [p for p in _prompts_of(market, library) if '"buyer_action"' in p and "a buyer; this round" in p]
+    assert buyers and all(re.search(r"(\w+) learns your choice after the round", p) for p in buyers)

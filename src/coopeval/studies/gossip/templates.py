@@ -78,7 +78,7 @@ def cell_templates(
             names.add("convention")
     other = dict(zip(entry.roles, reversed(entry.roles), strict=False))
     if any(other[role] not in entry.witnesses for role in entry.acting):  # an action nobody reports on
-        names.add("accountability_none")
+        names.add("accountability_partner")
     if cond.reflection and set(entry.acting) & set(entry.witnesses):  # own action and own assessment
         names.add("memory_justifications")
     if log_cap:

@@ -131,11 +131,13 @@ class RunPrompts:
     ) -> str:
         """Rules + the action prompt (one user message; the maker appends the style line).
         ``reflection`` is the agent's own reflection of a separate call (``reflection_call``)."""
-        if observed and self.cond.gossip:
+        if not self.cond.gossip:
+            accountability = self.prompts.render("accountability_none")
+        elif observed:
             word = self.prompts.render("signal_word_tone" if self.signal_mode == "tone" else "signal_word_binary")
             accountability = self.prompts.render("accountability_observed", partner=partner, signal_word=word)
-        else:
-            accountability = self.prompts.render("accountability_none")
+        else:  # nobody reports on this action, but the partner learns it (the market's buyer)
+            accountability = self.prompts.render("accountability_partner", partner=partner)
         shown = self.prompts.render("reflection_shown", reflection=reflection) + "\n" if reflection else ""
         return self._with_rules(
             name, partner, "action", round_, situation, choice=choice, output=output, accountability=accountability, reflection=shown
