@@ -263,11 +263,15 @@ def test_decision_ids_unique_across_conditions() -> None:
 CONFIGS = Path(__file__).resolve().parents[3] / "src" / "coopeval" / "studies" / "gossip" / "configs"
 
 
+PAPER_CONFIG = Path(__file__).resolve().parents[3] / "config" / "paper.yaml"
+
+
 @pytest.mark.parametrize("name", ["smoke", "default", "paper"])
 def test_example_sections_validate(name: str) -> None:
     import yaml
 
-    config = yaml.safe_load((CONFIGS / f"{name}.yaml").read_text())
+    path = PAPER_CONFIG if name == "paper" else CONFIGS / f"{name}.yaml"
+    config = yaml.safe_load(path.read_text())
     cells = STUDY.cells(config)
     assert cells
     if name == "smoke":
@@ -378,3 +382,20 @@ def test_a_voided_round_keeps_the_discount_index_of_later_rewards() -> None:
         assert row["n_voided"] == index[row["agent"]] - played[row["agent"]]
     assert metrics["n_voided"].sum() == 2 * len(voided)
     assert any(abs(expected[a] - skipping[a]) > 1e-6 for a in expected)  # the index matters here
+
+
+def test_paper_grid_is_the_one_the_paper_ran() -> None:
+    """Tables 1-2 come from code that keeps the tone out of the log: the grid runs `tone_hidden`
+    and `no_gossip` on the donation game; DeepSeek-V3.1 Reasoner is V3.1 with reasoning on, not R1
+    (issue 21 item 9)."""
+    import yaml
+
+    cells = STUDY.cells(yaml.safe_load(PAPER_CONFIG.read_text()))
+    donation = {(c["condition"]["name"], c["model"].get("label")) for c in cells if c["testbed"] == "donation"}
+    labels = {label for _, label in donation}
+    assert len(labels) == 8
+    assert all((cond, label) in donation for cond in ("tone_hidden", "no_gossip") for label in labels)
+    assert not any(c["condition"]["show_tone"] for c in cells if c["condition"]["name"] == "tone_hidden")
+    reasoner = {c["model"]["model"]: c["model"]["params"] for c in cells if c["model"].get("label") == "deepseek-v3.1-reasoner"}
+    assert reasoner == {"openrouter/deepseek/deepseek-chat-v3.1": {"extra_body": {"reasoning": {"enabled": True}}}}
+    assert {c["replicate"] for c in cells} == {1, 2, 3, 4, 5} and {c["matching"] for c in cells} == {"align_sweep"}
