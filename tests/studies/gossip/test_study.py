@@ -260,18 +260,15 @@ def test_decision_ids_unique_across_conditions() -> None:
     assert not set(a["decision_id"]) & set(b["decision_id"])
 
 
-CONFIGS = Path(__file__).resolve().parents[3] / "src" / "coopeval" / "studies" / "gossip" / "configs"
+CONFIGS = Path(__file__).resolve().parents[3] / "config"
+PAPER_CONFIG = CONFIGS / "paper.yaml"
 
 
-PAPER_CONFIG = Path(__file__).resolve().parents[3] / "config" / "paper.yaml"
-
-
-@pytest.mark.parametrize("name", ["smoke", "default", "paper"])
+@pytest.mark.parametrize("name", ["smoke", "config", "paper"])
 def test_example_sections_validate(name: str) -> None:
     import yaml
 
-    path = PAPER_CONFIG if name == "paper" else CONFIGS / f"{name}.yaml"
-    config = yaml.safe_load(path.read_text())
+    config = yaml.safe_load((CONFIGS / f"{name}.yaml").read_text())
     cells = STUDY.cells(config)
     assert cells
     if name == "smoke":
@@ -399,3 +396,19 @@ def test_paper_grid_is_the_one_the_paper_ran() -> None:
     reasoner = {c["model"]["model"]: c["model"]["params"] for c in cells if c["model"].get("label") == "deepseek-v3.1-reasoner"}
     assert reasoner == {"openrouter/deepseek/deepseek-chat-v3.1": {"extra_body": {"reasoning": {"enabled": True}}}}
     assert {c["replicate"] for c in cells} == {1, 2, 3, 4, 5} and {c["matching"] for c in cells} == {"align_sweep"}
+
+
+def test_default_run_gives_every_gossip_figure_data() -> None:
+    """config/config.yaml is sized so that each figure has something to show (issue 21 item 10):
+    at least two honest decisions toward Max (one point per Max interaction index), a γ sweep of
+    two values on both sides of c/b = 0.2, attackers, and the gossip on/off contrast."""
+    import yaml
+
+    cells = STUDY.cells(yaml.safe_load((CONFIGS / "config.yaml").read_text()))
+    tables = {c["condition"]["name"]: _play({**c, "model": {"model": "bot/always-cooperate"}}) for c in cells}
+    toward_max = tables["max"]["gossip_rounds"].filter(pl.col("recipient") == "Max")
+    assert toward_max["recipient_index"].n_unique() >= 2
+    gammas = sorted(c["condition"]["gamma"] for c in cells if c["condition"]["name"].startswith("gamma="))
+    assert len(gammas) >= 2 and gammas[0] < 0.2 < gammas[-1]
+    assert {"align", "no_gossip"} <= set(tables)
+    assert (tables["max"]["gossip_agent_metrics"]["kind"] != "honest").any()
