@@ -21,7 +21,8 @@ prefix. Importing this module imports neither litellm nor llama.cpp.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import os
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from coopeval.agents.bots import BOT
@@ -44,6 +45,7 @@ __all__ = [
     "entry_error",
     "is_scripted",
     "make_agent",
+    "missing_key_error",
     "model_error",
     "provider_for",
     "register_provider",
@@ -102,6 +104,26 @@ def required_env(model: str) -> list[str]:
     embedded model, the mock and keyless providers such as ``ollama/``); for litellm models from
     litellm's own table (:func:`coopeval.agents.litellm_client.api_key_variables`)."""
     return list(provider_for(model).key_variables(model))
+
+
+def missing_key_error(models: Iterable[str], environ: Mapping[str, str] | None = None) -> str | None:
+    """Why a job that calls ``models`` cannot start: the API-key variables they need
+    (:func:`required_env`) that are unset or empty in ``environ`` (default ``os.environ``),
+    each with the models that need it; ``None`` when every key is there.
+
+    Checked by each job that calls a provider, before its first call (play and judge jobs), so
+    a dry run, ``coopeval estimate`` and runs of keyless models need no key.
+    """
+    env = os.environ if environ is None else environ
+    missing: dict[str, list[str]] = {}
+    for model in sorted(set(models)):
+        for name in required_env(model):
+            if not env.get(name):
+                missing.setdefault(name, []).append(model)
+    if not missing:
+        return None
+    needs = "; ".join(f"{name} (for {', '.join(ms)})" for name, ms in sorted(missing.items()))
+    return f"API key not set: {needs}; export it in the environment and rerun (no model was called)"
 
 
 def base_url_env(model: str) -> list[str]:

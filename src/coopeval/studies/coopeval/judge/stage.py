@@ -26,8 +26,9 @@ from coopeval.agents.maker import CallStats, DecisionMaker
 from coopeval.agents.progress import Progress
 from coopeval.agents.protocol import Agent
 from coopeval.agents.recorder import call_rows
-from coopeval.agents.registry import make_agent
+from coopeval.agents.registry import make_agent, missing_key_error
 from coopeval.cache.response_cache import ResponseCache
+from coopeval.core.errors import ConfigError
 from coopeval.core.io import write_parquet_atomic
 from coopeval.core.prompts import PromptLibrary
 from coopeval.core.rng import seed_int_for
@@ -163,6 +164,11 @@ def run_judge(
     Returns
     -------
     (number of judged decisions, call counters)
+
+    Raises
+    ------
+    ConfigError
+        The judge model's API key is not set (before any call; the variable named).
     """
     taxonomy: Taxonomy = load_taxonomy(judge_config.get("taxonomy") or None)
     prompt = JudgePrompt(taxonomy, Path(prompts_dir) / "judge" / "judge.txt")
@@ -186,6 +192,8 @@ def run_judge(
     stats = CallStats()
     if selected.height:
         if judge_agent is None:
+            if (missing := missing_key_error([str(judge_config["model"])])) is not None:
+                raise ConfigError(f"[judge] {missing}")
             judge_agent = make_agent(
                 {
                     "model": judge_config["model"],
