@@ -21,8 +21,9 @@ prefix. Importing this module imports neither litellm nor llama.cpp.
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from coopeval.agents.bots import BOT
@@ -52,6 +53,7 @@ __all__ = [
     "required_env",
     "routing_error",
     "scripted_name",
+    "standing_in",
     "uses_local_llm",
 ]
 
@@ -177,6 +179,28 @@ def agent_style(spec: Mapping[str, Any]) -> str:
     return "scripted" if is_scripted(str(spec["model"])) else str(spec.get("style", "IO"))
 
 
+@contextlib.contextmanager
+def standing_in(factory: Callable[[Mapping[str, Any]], Agent]) -> Iterator[None]:
+    """While active, :func:`make_agent` builds every non-scripted model's agent with
+    ``factory`` (config entry → agent) instead of its provider's; scripted bots and every other
+    question about a model string (:func:`provider_for`, keys, prices) are unchanged.
+
+    ``coopeval estimate`` plays each cell with recording stand-ins this way
+    (:mod:`coopeval.estimate`), through the studies' own play code. Not thread-safe: one
+    process, one simulation at a time.
+    """
+    global _STAND_IN
+    previous, _STAND_IN = _STAND_IN, factory
+    try:
+        yield
+    finally:
+        _STAND_IN = previous
+
+
+_STAND_IN: Callable[[Mapping[str, Any]], Agent] | None = None
+"""The factory of :func:`standing_in`, while one is active."""
+
+
 def make_agent(spec: Mapping[str, Any]) -> Agent:
     """Instantiate the agent of one config entry with its provider's factory.
 
@@ -192,4 +216,7 @@ def make_agent(spec: Mapping[str, Any]) -> Agent:
     ValueError
         Invalid options of an LLM agent.
     """
-    return provider_for(str(spec["model"])).factory(spec)
+    provider = provider_for(str(spec["model"]))
+    if _STAND_IN is not None and not provider.scripted:
+        return _STAND_IN(spec)
+    return provider.factory(spec)
