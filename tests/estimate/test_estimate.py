@@ -12,7 +12,7 @@ from coopeval.core.errors import ConfigError
 from coopeval.core.prompts import PromptLibrary
 from coopeval.decisions.reask import MAX_ATTEMPTS
 from coopeval.estimate.cli import run_estimate
-from coopeval.estimate.report import estimate_config
+from coopeval.estimate.report import budget_error, estimate_config
 from coopeval.pipeline.config import load_config, merge_overlay, validate_config
 from coopeval.pipeline.studies import all_cells, get_study, prompts_dir
 from coopeval.studies.base import PlayInputs
@@ -140,3 +140,21 @@ def test_a_config_error_is_reported_as_a_run_reports_it(tmp_path, capsys, monkey
     args = argparse.Namespace(configfile=[bad], json=True, latency=1.0, cap=None, out=None, every_replicate=False)
     assert run_estimate(args) == 2
     assert capsys.readouterr().err == f"coopeval estimate: error: {raised.value}\n"
+
+
+def test_the_budget_guard_names_the_estimate_and_the_override(llm_estimate, tmp_path):
+    config = _config(tmp_path, ROSTER)
+    bound = llm_estimate.totals["usd"]
+    assert budget_error({**config, "max_usd": 0}, llm_estimate) is None  # no budget
+    assert budget_error({**config, "max_usd": bound * 2}, llm_estimate) is None
+    message = budget_error({**config, "max_usd": bound / 2}, llm_estimate)
+    assert message is not None
+    assert message.startswith(f"estimated cost up to ${bound:,.2f} ({llm_estimate.totals['model_calls']:,} model calls")
+    assert f"exceeds max_usd = {bound / 2:g}" in message and "--config max_usd=<dollars>" in message
+
+
+def test_the_budget_guard_refuses_a_run_it_cannot_bound(tmp_path):
+    roster = {**ROSTER, "mechanisms": ["NoMechanism"], "replicates": 1, "max_usd": 5,
+              "agents": [{"model": "openai/no-such-model-xyz", "style": "IO"}, {"model": "bot/always-defect"}]}
+    message = budget_error(_config(tmp_path, roster))
+    assert message is not None and "no price or no max_tokens for openai/no-such-model-xyz" in message

@@ -95,6 +95,12 @@ onstart:
     _problems = run_start_errors(config)
     if _problems:
         raise WorkflowError("invalid configuration:\n  " + "\n  ".join(_problems))
+    # the run's estimated dollar bound against its budget (docs/estimate.md)
+    if config["max_usd"]:
+        from coopeval.estimate.report import budget_error
+
+        if (_over_budget := budget_error(config)) is not None:
+            raise WorkflowError(_over_budget)
     write_text_if_changed(
         EFFECTIVE_CONFIG_PATH, effective_config_yaml(config, _sources)
     )

@@ -14,10 +14,11 @@ import contextlib
 import io
 import json
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DEFAULT_CONFIG", "add_estimate_parser", "run_estimate"]
+__all__ = ["DEFAULT_CONFIG", "add_estimate_parser", "run_estimate", "write_estimate"]
 
 DEFAULT_CONFIG = Path("config/config.yaml")
 """Always loaded first, as the workflow's ``configfile`` (relative to the working directory)."""
@@ -68,8 +69,7 @@ def run_estimate(args: argparse.Namespace) -> int:
         estimate = estimate_config(config, latency_s=args.latency, cap=args.cap, every_replicate=args.every_replicate)
     payload = estimate.to_json()
     if args.out is not None:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
+        _write_json(payload, args.out)
     if args.json:
         json.dump(payload, sys.stdout, indent=1)
         sys.stdout.write("\n")
@@ -78,3 +78,22 @@ def run_estimate(args: argparse.Namespace) -> int:
 
         render_table(estimate, Console(width=200))
     return 0
+
+
+def _write_json(payload: Mapping[str, Any], path: str | Path) -> None:
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
+
+
+def write_estimate(config: Mapping[str, Any], path: str | Path, latency_s: float = 1.0) -> None:
+    """The ``estimate`` rule: estimate the validated ``config``, write its JSON to ``path`` and
+    print the tables to stderr (the job's log)."""
+    from rich.console import Console
+
+    from coopeval.estimate.report import estimate_config, render_table
+
+    with contextlib.redirect_stderr(io.StringIO()):
+        estimate = estimate_config(config, latency_s=latency_s)
+    _write_json(estimate.to_json(), path)
+    render_table(estimate, Console(file=sys.stderr, width=200))
