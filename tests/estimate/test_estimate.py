@@ -13,6 +13,7 @@ from coopeval.core.prompts import PromptLibrary
 from coopeval.decisions.reask import MAX_ATTEMPTS
 from coopeval.estimate.cli import run_estimate
 from coopeval.estimate.report import budget_error, estimate_config
+from coopeval.estimate.simulate import representatives
 from coopeval.pipeline.config import load_config, merge_overlay, validate_config
 from coopeval.pipeline.studies import all_cells, get_study, prompts_dir
 from coopeval.studies.base import PlayInputs
@@ -158,3 +159,26 @@ def test_the_budget_guard_refuses_a_run_it_cannot_bound(tmp_path):
               "agents": [{"model": "openai/no-such-model-xyz", "style": "IO"}, {"model": "bot/always-defect"}]}
     message = budget_error(_config(tmp_path, roster))
     assert message is not None and "no price or no max_tokens for openai/no-such-model-xyz" in message
+
+
+def test_one_simulated_cell_per_replicates_and_models_counts_as_every_cell(tmp_path):
+    overlay = {
+        "studies": ["gossip", "evolution"],
+        "gossip": {"testbeds": ["donation"], "conditions": ["align"], "replicates": 2,
+                   "models": [{"model": LLM, "params": {"max_tokens": 40}}, {"model": "openai/gpt-4o"}]},
+        "evolution": {"protocols": ["vh"], "variants": ["none"], "replicates": 2, "n_agents": 4, "generations": 1,
+                      "models": [{"model": LLM}, {"model": "openai/gpt-4o"}]},
+    }
+    config = _config(tmp_path, overlay)
+    for study, cells in all_cells(config).items():  # 2 models x 2 replicates: one cell played
+        assert len(cells) == 4 and len(representatives(get_study(study), cells, every_replicate=False)) == 1, study
+    fast, every = estimate_config(config), estimate_config(config, every_replicate=True)
+    assert fast.studies == every.studies
+    def keyed(estimate):
+        return {(r["study"], r["group"], r["model"], r["kind"]): r for r in estimate.rows}
+    assert keyed(fast).keys() == keyed(every).keys()
+    for key, row in keyed(every).items():
+        assert {c: keyed(fast)[key][c] for c in ("decisions_min", "decisions_max", "output_tokens")} == {
+            c: row[c] for c in ("decisions_min", "decisions_max", "output_tokens")}, key
+        assert keyed(fast)[key]["input_tokens"] == pytest.approx(row["input_tokens"], rel=0.05), key
+    assert fast.models[LLM]["output_tokens"] is not None and fast.models["openai/gpt-4o"]["calls"] > 0

@@ -50,7 +50,7 @@ ASSUMPTIONS = (
     "usd: input + output tokens at one attempt per decision, from prices.yaml, else litellm's bundled map; "
     "null when a model is unpriced",
     "cache hits: simulated requests already in the response cache (exact for prompts that depend on no "
-    "earlier answer, a lower bound otherwise)",
+    "earlier answer, a lower bound otherwise; the judge's requests are not looked up)",
 )
 """Printed with every estimate."""
 
@@ -115,10 +115,6 @@ def _cache_observations(sim: Simulation, cache_dir: str | Path) -> pl.DataFrame:
     return pl.DataFrame(found).group_by("model").agg(pl.len().cast(pl.Int64).alias("cache_hits"), pl.col("observed").sum())
 
 
-def _free_call(model: str) -> bool:
-    return is_scripted(model)
-
-
 def estimate_config(
     config: Mapping[str, Any], latency_s: float = 1.0, cap: int | None = None, every_replicate: bool = False
 ) -> Estimate:
@@ -126,7 +122,7 @@ def estimate_config(
 
     ``latency_s`` is the assumed seconds per model call; ``cap`` the calls in flight over the
     run (default: ``COOPEVAL_PROVIDER_SLOTS`` when set, else the config's ``max_concurrency``);
-    ``every_replicate`` simulates every replicate instead of the first one of each cell
+    ``every_replicate`` simulates every cell instead of one per group of replicates and models
     (:func:`coopeval.estimate.simulate.representatives`).
     """
     from coopeval.agents.slots import SLOTS_ENV
@@ -163,7 +159,7 @@ def estimate_config(
     rows: list[dict[str, Any]] = []
     models: dict[str, dict[str, Any]] = {}
     for model in sorted(set(table["model"].to_list())):
-        ratio = 0.0 if _free_call(model) else tokens_per_char(model, samples.get(model, [])[:400])
+        ratio = 0.0 if is_scripted(model) else tokens_per_char(model, samples.get(model, [])[:400])
         price = price_of(model)
         default_out = max_output_tokens(model)
         seen = hits.get(model)
@@ -174,7 +170,7 @@ def estimate_config(
                 "calls": 0, "calls_max": 0, "input_tokens": 0, "output_tokens": 0, "output_tokens_typical": None,
                 "usd": 0.0, "usd_typical": None, "cache_hits": int(seen["cache_hits"]) if seen else 0,
                 "priced": price is not None, "price_source": price.source if price else None,
-                "tokenizer": "none (scripted)" if _free_call(model) else tokenizer_of(model),
+                "tokenizer": "none (scripted)" if is_scripted(model) else tokenizer_of(model),
                 "key_variables": required_env(model), "scripted": is_scripted(model), "local": uses_local_llm(model),
             },
         )
@@ -182,7 +178,7 @@ def estimate_config(
             calls = int(row["decisions_max"])
             per_call = int(row["max_tokens"] or 0) or default_out
             out = None if per_call is None else calls * per_call
-            tokens = 0 if _free_call(model) else round(row["chars"] * ratio)
+            tokens = 0 if is_scripted(model) else round(row["chars"] * ratio)
             usd = 0.0 if price is not None and price.source == "free" else None if price is None or out is None else price.usd(tokens, out)
             typical = None if typical_per_call is None else round(calls * typical_per_call)
             rows.append({

@@ -20,6 +20,7 @@ from typing import Any
 
 import polars as pl
 
+from coopeval.agents.registry import is_scripted
 from coopeval.core.prompts import PromptLibrary
 from coopeval.estimate.standin import Stance, stand_ins
 from coopeval.games import get_game
@@ -69,9 +70,9 @@ def group_of(study: Study, spec: Mapping[str, Any]) -> str:
     return study.name
 
 
-def _keep(frame: pl.DataFrame, study: str, group: str, samples: dict[str, list[str]], weight: float = 1.0) -> pl.DataFrame:
-    """The :data:`CALL_COLUMNS` of an ``llm_calls`` frame (each row standing for ``weight``
-    cells); its sampled prompts into ``samples``."""
+def _keep(frame: pl.DataFrame, study: str, group: str, samples: dict[str, list[str]]) -> pl.DataFrame:
+    """The :data:`CALL_COLUMNS` of an ``llm_calls`` frame (weight 1); its sampled prompts into
+    ``samples``."""
     if frame.height == 0:
         return pl.DataFrame(schema={c: pl.String() for c in CALL_COLUMNS}).with_columns(
             pl.col("attempt", "round", "chars", "max_tokens").cast(pl.Int64), pl.col("weight").cast(pl.Float64)
@@ -90,7 +91,7 @@ def _keep(frame: pl.DataFrame, study: str, group: str, samples: dict[str, list[s
         pl.col("prompt").str.len_chars().cast(pl.Int64).alias("chars"),
         pl.col("max_tokens").cast(pl.Int64),
         pl.col("cache_key").cast(pl.String),
-        pl.lit(float(weight)).alias("weight"),
+        pl.lit(1.0).alias("weight"),
     )
 
 
@@ -151,18 +152,66 @@ def _judge_calls(config: Mapping[str, Any], decisions: list[pl.DataFrame], sampl
 REPLICATE_KEYS = ("replicate", "cell_id", "path")
 """The cell-spec keys in which the replicates of one cell differ (besides seeds drawn from them)."""
 
+MODEL_KEYS = ("model", "model_label")
+"""The cell-spec keys naming the one model of a single-model cell (gossip, evolution)."""
 
-def representatives(cells: list[dict[str, Any]], every_replicate: bool) -> list[tuple[dict[str, Any], int]]:
-    """(cell, number of cells it stands for): every cell once with ``every_replicate``, else
-    the first replicate of each cell standing for all its replicates (they differ only in
-    their random draws, so a protocol that fixes its decisions asks as many in each)."""
+
+def _single_model(study: Study, cell: Mapping[str, Any]) -> str | None:
+    """The model of a cell that calls exactly one language model, named by its ``model`` entry."""
+    models = study.cell_models(cell)
+    if len(models) == 1 and not is_scripted(models[0]) and isinstance(cell.get("model"), Mapping):
+        return models[0]
+    return None
+
+
+def representatives(study: Study, cells: list[dict[str, Any]], every_replicate: bool) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
+    """(cell played, the cells it stands for): every cell for itself with ``every_replicate``;
+    else one cell for all the replicates of a cell (they differ only in their random draws, so a
+    protocol that fixes its decisions asks as many in each) and, in single-model cells (gossip,
+    evolution), for the same cell of every other model played in the same style (stand-ins
+    answer alike whatever model they stand in for)."""
     if every_replicate:
-        return [(c, 1) for c in cells]
+        return [(c, [c]) for c in cells]
     groups: dict[str, list[dict[str, Any]]] = {}
     for cell in cells:
-        key = json.dumps({k: v for k, v in cell.items() if k not in REPLICATE_KEYS}, sort_keys=True, default=str)
-        groups.setdefault(key, []).append(cell)
-    return [(members[0], len(members)) for members in groups.values()]
+        single = _single_model(study, cell)
+        drop = set(REPLICATE_KEYS) | (set(MODEL_KEYS) if single else set())
+        kept = {k: v for k, v in cell.items() if k not in drop}
+        if single:
+            kept["style"] = cell["model"].get("style", "IO")
+        groups.setdefault(json.dumps(kept, sort_keys=True, default=str), []).append(cell)
+    return [(members[0], members) for members in groups.values()]
+
+
+def _budget(entry: Mapping[str, Any]) -> int:
+    params = entry.get("params") or {}
+    return int(params.get("max_tokens") or params.get("max_completion_tokens") or 0)
+
+
+def _spread(study: Study, frame: pl.DataFrame, played: Mapping[str, Any], members: list[dict[str, Any]], samples: dict[str, list[str]]) -> pl.DataFrame:
+    """The rows of the cell ``played`` standing for ``members``: weighted by their number, and in
+    a single-model cell once per member model (its model string and ``max_tokens``; no cache
+    key where the model or its budget differs from the played one)."""
+    single = _single_model(study, played)
+    if single is None or frame.height == 0:
+        return frame.with_columns(pl.lit(float(len(members))).alias("weight"))
+    own = pl.col("model") == single
+    parts = [frame.filter(~own).with_columns(pl.lit(float(len(members))).alias("weight"))]
+    counts: dict[tuple[str, int], int] = {}
+    for member in members:
+        key = (str(member["model"]["model"]), _budget(member["model"]))
+        counts[key] = counts.get(key, 0) + 1
+    same = (single, _budget(played["model"]))
+    for (model, budget), n in counts.items():
+        part = frame.filter(own).with_columns(
+            pl.lit(model).alias("model"), pl.lit(budget, dtype=pl.Int64).alias("max_tokens"), pl.lit(float(n)).alias("weight")
+        )
+        if (model, budget) != same:
+            part = part.with_columns(pl.lit(None, dtype=pl.String).alias("cache_key"))
+        if model != single and len(samples.get(model, [])) < 400:
+            samples.setdefault(model, []).extend(samples.get(single, [])[-SAMPLE_PER_CELL:])
+        parts.append(part)
+    return pl.concat(parts)
 
 
 def simulate(config: Mapping[str, Any], stance: Stance, every_replicate: bool = False) -> Simulation:
@@ -179,10 +228,12 @@ def simulate(config: Mapping[str, Any], stance: Stance, every_replicate: bool = 
     with stand_ins(stance):
         for study in configured_studies(config):
             library = PromptLibrary(prompts_dir(study, config))
-            for spec, weight in representatives(cells[study.name], every_replicate):
+            for spec, members in representatives(study, cells[study.name], every_replicate):
                 inputs = PlayInputs(None, library, None, max_concurrency=64)
                 tables, _stats = study.play(spec, inputs)
-                frames.append(_keep(tables["llm_calls"], study.name, group_of(study, spec), samples, weight))
+                kept = _keep(tables["llm_calls"], study.name, group_of(study, spec), samples)
+                frames.append(_spread(study, kept, spec, members, samples))
+                weight = len(members)
                 decisions = tables["decisions"]
                 steps[str(spec["cell_id"])] = decisions.select("round", "kind").unique().height if decisions.height else 0
                 if study.name == "coopeval" and decisions.height:
