@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from coopeval.agents.bots import TitForTat
 from coopeval.agents.llm_agent import LiteLLMAgent
-from coopeval.agents.protocol import DecisionRequest
+from coopeval.agents.protocol import DecisionRequest, RequestRejectedError
 from coopeval.agents.registry import make_agent, standing_in
 from coopeval.decisions.formats import ActionDistribution, Signature
 from coopeval.decisions.parsing import check_answer
@@ -45,7 +47,8 @@ def test_stances_answer_like_bots_and_cot_answers_are_long_enough_to_judge():
     assert cooperative.text.startswith(COT_REASONING) and len(cooperative.text) >= 80
     assert check_answer(fmt, cooperative.text, "", 64).parsed == {"A0": 100, "A1": 0}
     assert check_answer(fmt, _ask(Stance.DEFECTING, fmt, state).text, "", 64).parsed == {"A0": 0, "A1": 100}
-    assert not check_answer(fmt, _ask(Stance.FAILING, fmt, state).text, "", 64).valid
+    with pytest.raises(RequestRejectedError, match="failing stance"):  # fails the decision without re-asks
+        _ask(Stance.FAILING, fmt, state)
     assert cooperative.max_tokens == 64
     signed = _ask(Stance.DEFECTING, Signature(), {**state, "contract": {"A0": 1, "A1": -1}, "enforcing_design": {"A0": 1, "A1": -1}})
     assert check_answer(Signature(), signed.text, "", 64).parsed == {"sign": False}

@@ -39,7 +39,7 @@ __all__ = ["ASSUMPTIONS", "Estimate", "budget_error", "estimate_config"]
 
 ASSUMPTIONS = (
     "decisions_max: every answer valid (cooperating and defecting stand-ins, the larger count); "
-    "decisions_min: every decision fails after the attempt limit, which skips what depends on it "
+    "decisions_min: every decision of a stood-in model fails, which skips what depends on it "
     "(e.g. a failed signature skips that match-up's contracted round)",
     f"calls = decisions_max (one attempt each); calls_max adds every re-ask up to the attempt limit ({MAX_ATTEMPTS}) "
     "and each retry_failed round",

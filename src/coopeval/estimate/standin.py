@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from coopeval.agents.bots import AlwaysCooperate, AlwaysDefect, Malformed, ScriptedAgent
-from coopeval.agents.protocol import DecisionRequest, ErrorClass, Reply
+from coopeval.agents.bots import AlwaysCooperate, AlwaysDefect, ScriptedAgent
+from coopeval.agents.protocol import DecisionRequest, ErrorClass, Reply, RequestRejectedError
 from coopeval.agents.registry import agent_name, provider_for, standing_in
 from coopeval.studies.evolution.bots import make_evo_bot
 
@@ -37,13 +37,12 @@ class Stance(StrEnum):
 
     COOPERATIVE = "cooperative"  # cooperate, propose/approve/sign the enforcing design, donate half
     DEFECTING = "defecting"  # defect, approve nothing, refuse to sign, donate nothing
-    FAILING = "failing"  # never a valid answer: every decision fails after the attempt limit
+    FAILING = "failing"  # every decision fails at its first attempt (RequestRejectedError: no re-ask)
 
 
 _BOTS: dict[Stance, tuple[type[ScriptedAgent], str]] = {
     Stance.COOPERATIVE: (AlwaysCooperate, "bot/evo-constant-50"),
     Stance.DEFECTING: (AlwaysDefect, "bot/evo-zero"),
-    Stance.FAILING: (Malformed, "bot/evo-malformed"),
 }
 
 
@@ -83,16 +82,21 @@ class StandIn:
 
         Raises
         ------
+        RequestRejectedError
+            In the failing stance: the decision loop fails the decision at once, without the
+            re-asks a malformed answer would cost (only the decisions asked matter there).
         ValueError
             No bot of the stance can answer the decision's format.
         """
+        if self.stance is Stance.FAILING:
+            raise RequestRejectedError(f"{self.name}: stand-in of the failing stance")
         bot_class, evo_name = _BOTS[self.stance]
         try:
             reply = await bot_class().generate(request)
         except ValueError:  # a format the CoopEval/gossip bots do not answer: evolution's texts
             reply = await make_evo_bot(evo_name).generate(request)
         text = reply.text
-        if self.style == "CoT" and self.stance is not Stance.FAILING and _is_json(text):
+        if self.style == "CoT" and _is_json(text):
             text = f"{COT_REASONING}\n{text}"
         budget = self.params.get("max_tokens") or self.params.get("max_completion_tokens") or 0
         return Reply(text=text, model_resolved=self.model, max_tokens=int(budget))

@@ -23,7 +23,7 @@ from coopeval.agents.litellm_client import import_litellm
 from coopeval.agents.prices import load_prices
 from coopeval.agents.registry import is_scripted, uses_local_llm
 
-__all__ = ["Price", "max_output_tokens", "price_of", "tokenizer_of", "tokens_per_char"]
+__all__ = ["OPENAI_FAMILIES", "Price", "max_output_tokens", "price_of", "tokenizer_of", "tokens_per_char"]
 
 
 @dataclass(frozen=True)
@@ -73,17 +73,20 @@ def max_output_tokens(model: str) -> int | None:
     return int(value) if value else None
 
 
+OPENAI_FAMILIES = ("gpt-", "chatgpt", "o1", "o3", "o4")
+"""Model names (after the provider prefixes) counted exactly by tiktoken: OpenAI's."""
+
+
 def tokenizer_of(model: str) -> str:
-    """The tokenizer litellm counts ``model`` with: ``huggingface`` or ``tiktoken``; with
-    ``(approximation)`` when litellm does not know the model and falls back to ``cl100k_base``."""
+    """The tokenizer litellm counts ``model`` with: ``huggingface`` (a tokenizer litellm ships
+    for the model's family), ``tiktoken`` (an OpenAI model, :data:`OPENAI_FAMILIES`), else
+    ``cl100k_base (approximation)``: litellm's default for models it has no tokenizer of."""
     import_litellm()  # offline mode before litellm.utils is imported
     from litellm.utils import _select_tokenizer
 
-    kind = str(_select_tokenizer(model)["type"])
-    if kind.startswith("huggingface"):
+    if str(_select_tokenizer(model)["type"]).startswith("huggingface"):
         return "huggingface"
-    known = _litellm_info(model) is not None
-    return "tiktoken" if known else "cl100k_base (approximation)"
+    return "tiktoken" if model.rsplit("/", 1)[-1].startswith(OPENAI_FAMILIES) else "cl100k_base (approximation)"
 
 
 def tokens_per_char(model: str, prompts: Sequence[str]) -> float:
