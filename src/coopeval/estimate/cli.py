@@ -33,7 +33,7 @@ def add_estimate_parser(subparsers: Any) -> None:
         "group, model and decision kind, the decisions (a range where they depend on answers), calls, input "
         "and output tokens and dollars, plus cache hits and a wall-time bound (docs/estimate.md). No API key needed.",
     )
-    parser.add_argument("--configfile", action="append", default=[], type=Path, metavar="FILE",
+    parser.add_argument("--configfile", action="extend", nargs="+", default=[], type=Path, metavar="FILE",
                         help="config overlay merged on config/config.yaml (repeatable, in order)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     parser.add_argument("--latency", type=float, default=1.0, metavar="S", help="assumed seconds per model call (default 1)")
