@@ -20,6 +20,7 @@ report: "workflow/report/workflow.rst"
 include: "workflow/rules/common.smk"
 include: "workflow/rules/play.smk"
 include: "workflow/rules/store.smk"
+include: "workflow/rules/estimate.smk"
 
 
 # Each registered study's rules file (coopeval.pipeline.studies, plugins included), in registry

@@ -29,6 +29,10 @@ line:
 * ``requests_per_decision``: requests / decisions (transport retries and re-asks push it above 1);
 * ``cpu_s_per_call``: CPU seconds of snakemake and its jobs (user + system, server excluded)
   per ok request;
+* ``estimate_decisions_min``/``_max``, ``estimate_input_tokens``: ``coopeval estimate`` of the
+  run's config (issue 24), and ``decisions_per_estimate``, ``prompt_tokens_per_estimate``: the
+  recorded decisions and first-attempt prompt tokens (the simulated provider's counts) over
+  the estimate's ``decisions_max`` and input tokens;
 * ``kills``: the phases the run was SIGKILLed in (play, judge, store, cycled; see
   :class:`KillPlan`); with kills also ``store_equal`` (every table's sorted-row checksum equals an
   uninterrupted run's, leaving out wall-clock and cache-hit columns).
@@ -316,6 +320,9 @@ def store_measures(store: Path) -> dict[str, int]:
         judged, judge_failed, judge_path = con.execute(
             "SELECT count(*), count(*) FILTER (WHERE status <> 'ok'), coalesce(max(n_attempts), 0) FROM judgements"
         ).fetchone()
+        prompt_tokens = con.execute(
+            "SELECT coalesce(sum(prompt_tokens), 0) FROM llm_calls WHERE attempt = 0 AND NOT starts_with(model, 'bot/')"
+        ).fetchone()[0]
         play_path = con.execute(
             "SELECT coalesce(max(chain), 0) FROM (SELECT cell_id, sum(steps) AS chain FROM ("
             "  SELECT cell_id, round, kind, max(n_attempts) AS steps FROM decisions GROUP BY ALL) GROUP BY cell_id)"
@@ -326,7 +333,34 @@ def store_measures(store: Path) -> dict[str, int]:
         "decisions": int(decisions) + int(judged),
         "failed_decisions": int(failed) + int(judge_failed),
         "critical_path_calls": int(play_path) + int(judge_path),
+        "prompt_tokens": int(prompt_tokens),
     }
+
+
+def estimate_measures(estimate: dict[str, Any], measures: dict[str, Any]) -> dict[str, Any]:
+    """``coopeval estimate --json`` of the run's config beside what the run recorded (issue 24):
+    the estimate's decision range and input tokens (first attempts), and the recorded decisions
+    and first-attempt prompt tokens (as the simulated provider reported them) as fractions of
+    the estimate's ``decisions_max`` and input tokens."""
+    low = sum(int(s["decisions_min"]) for s in estimate["studies"].values())
+    high = sum(int(s["decisions_max"]) for s in estimate["studies"].values())
+    tokens = int(estimate["totals"]["input_tokens"])
+    return {
+        "estimate_decisions_min": low,
+        "estimate_decisions_max": high,
+        "estimate_input_tokens": tokens,
+        "decisions_per_estimate": round(measures["decisions"] / high, 4) if high else None,
+        "prompt_tokens_per_estimate": round(measures["prompt_tokens"] / tokens, 4) if tokens else None,
+    }
+
+
+def run_estimate(work: Path, configs: Sequence[str]) -> dict[str, Any]:
+    """``coopeval estimate --json`` in the workflow copy ``work`` for the run's ``configs``
+    (``--configfile a b`` as passed to snakemake)."""
+    files = [f"--configfile={c}" for c in configs if c != "--configfile"]
+    done = subprocess.run([sys.executable, "-m", "coopeval.cli", "estimate", "--json", *files], cwd=work,
+                          env=sim_env(work, 1), capture_output=True, text=True, check=True)
+    return dict(json.loads(done.stdout))
 
 
 def run_study(work: Path, port: int, small: bool, latency: float, cap: int, faults: bool, kills: int,
@@ -358,6 +392,7 @@ def run_study(work: Path, port: int, small: bool, latency: float, cap: int, faul
         [{"phase": phase, "t": t, "cached_response_ids": sorted(ids)} for phase, (t, ids) in zip(plan.fired, plan.kills, strict=False)]
     ), encoding="utf-8")
     measures: dict[str, Any] = {**store_measures(work / "results" / "coopeval.duckdb"), **log_measures(log, plan.kills)}
+    measures.update(estimate_measures(run_estimate(work, configs), measures))
     bound = max(measures["critical_path_calls"] * latency, measures["ok_requests"] * latency / cap)
     measures.update(
         wall_s=round(wall, 1),

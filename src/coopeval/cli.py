@@ -332,7 +332,13 @@ def _add_reproduce_parser(subparsers: Any) -> None:
     add_reproduce_parser(subparsers)
 
 
-SUBCOMMANDS: list[Callable[[Any], None]] = [add_evaluate_parser, _add_reproduce_parser, add_check_answer_parser]
+def _add_estimate_parser(subparsers: Any) -> None:
+    from coopeval.estimate.cli import add_estimate_parser
+
+    add_estimate_parser(subparsers)
+
+
+SUBCOMMANDS: list[Callable[[Any], None]] = [add_evaluate_parser, _add_reproduce_parser, add_check_answer_parser, _add_estimate_parser]
 """Functions that each add one subcommand to the ``coopeval`` parser."""
 
 

@@ -86,3 +86,18 @@ def test_a_reference_without_a_store_is_refused_before_the_run(tmp_path, capsys)
     assert info.value.code == 2
     assert "holds no results/coopeval.duckdb; pass the `run` folder" in capsys.readouterr().err
     assert not (tmp_path / "w").exists()
+
+
+def test_the_estimate_is_printed_beside_the_recorded_decisions_and_tokens():
+    estimate = {
+        "studies": {"coopeval": {"decisions_min": 900, "decisions_max": 1000}, "gossip": {"decisions_min": 50, "decisions_max": 50}},
+        "totals": {"input_tokens": 200_000},
+    }
+    measures = {"decisions": 1029, "prompt_tokens": 190_000}
+    assert _scale_module().estimate_measures(estimate, measures) == {
+        "estimate_decisions_min": 950,
+        "estimate_decisions_max": 1050,
+        "estimate_input_tokens": 200_000,
+        "decisions_per_estimate": 0.98,
+        "prompt_tokens_per_estimate": 0.95,
+    }

@@ -1,6 +1,7 @@
 # Shared by all rules: config validation, the cells of every configured study, input functions.
-# Wiring only: every decision (which models need keys, which cells run the embedded model, who
-# is judged) is taken by the package. Nothing here imports litellm, llama.cpp or duckdb.
+# Wiring only: every decision (which cells run the embedded model, who is judged) is taken by
+# the package. API keys are checked by each job that calls a provider, before its first call
+# (coopeval.agents.registry.missing_key_error), so a dry run needs none. Nothing here imports litellm, llama.cpp or duckdb.
 
 import os
 import sys
@@ -26,7 +27,6 @@ from coopeval.pipeline.studies import (
     configured_studies,
     empty_studies_error,
     report_entries,
-    required_env,
     run_start_errors,
     store_inputs,
 )
@@ -71,7 +71,6 @@ if _empty := empty_studies_error(CELLS_BY_STUDY):
     raise WorkflowError(_empty)
 CELL_BY_ID = {c["cell_id"]: c for cells in CELLS_BY_STUDY.values() for c in cells}
 PROMPT_FILES = sorted(str(p) for p in Path(config["prompts_dir"]).glob("*.txt"))
-REQUIRED_ENV = required_env(config)
 # Everything below is derived from the study registry (coopeval.pipeline.studies): the tables
 # the `store` rule gathers (table -> Parquet files) and the files the report embeds.
 STORE_INPUTS = store_inputs(config, CELLS_BY_STUDY)
@@ -96,16 +95,15 @@ onstart:
     _problems = run_start_errors(config)
     if _problems:
         raise WorkflowError("invalid configuration:\n  " + "\n  ".join(_problems))
+    # the run's estimated dollar bound against its budget (docs/estimate.md)
+    if config["max_usd"]:
+        from coopeval.estimate.report import budget_error
+
+        if (_over_budget := budget_error(config)) is not None:
+            raise WorkflowError(_over_budget)
     write_text_if_changed(
         EFFECTIVE_CONFIG_PATH, effective_config_yaml(config, _sources)
     )
-
-
-# API keys come from the environment only and are checked before any job starts.
-if REQUIRED_ENV:
-
-    envvars:
-        *REQUIRED_ENV,
 
 
 # `cell` (12 hex digits) and each registered study's own wildcards

@@ -70,8 +70,8 @@ class Provider:
     option_error:
         Why a config entry's ``params`` are invalid (``params.<key> …; <fix>``), or ``None``.
     key_variables:
-        Model string → environment variables holding its API key (for the run-start check and
-        Snakemake's ``envvars:``); empty for keyless providers.
+        Model string → environment variables holding its API key (checked by each job before its
+        first call, :func:`coopeval.agents.registry.missing_key_error`); empty for keyless providers.
     base_url_variables:
         Model string → environment variables naming its server when ``params.api_base`` is not
         given, first set one wins (part of the response-cache key,

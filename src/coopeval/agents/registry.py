@@ -21,7 +21,9 @@ prefix. Importing this module imports neither litellm nor llama.cpp.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import contextlib
+import os
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from coopeval.agents.bots import BOT
@@ -44,12 +46,14 @@ __all__ = [
     "entry_error",
     "is_scripted",
     "make_agent",
+    "missing_key_error",
     "model_error",
     "provider_for",
     "register_provider",
     "required_env",
     "routing_error",
     "scripted_name",
+    "standing_in",
     "uses_local_llm",
 ]
 
@@ -104,6 +108,26 @@ def required_env(model: str) -> list[str]:
     return list(provider_for(model).key_variables(model))
 
 
+def missing_key_error(models: Iterable[str], environ: Mapping[str, str] | None = None) -> str | None:
+    """Why a job that calls ``models`` cannot start: the API-key variables they need
+    (:func:`required_env`) that are unset or empty in ``environ`` (default ``os.environ``),
+    each with the models that need it; ``None`` when every key is there.
+
+    Checked by each job that calls a provider, before its first call (play and judge jobs), so
+    a dry run, ``coopeval estimate`` and runs of keyless models need no key.
+    """
+    env = os.environ if environ is None else environ
+    missing: dict[str, list[str]] = {}
+    for model in sorted(set(models)):
+        for name in required_env(model):
+            if not env.get(name):
+                missing.setdefault(name, []).append(model)
+    if not missing:
+        return None
+    needs = "; ".join(f"{name} (for {', '.join(ms)})" for name, ms in sorted(missing.items()))
+    return f"API key not set: {needs}; export it in the environment and rerun (no model was called)"
+
+
 def base_url_env(model: str) -> list[str]:
     """Environment variables naming the server of ``model`` when ``params.api_base`` is not
     given (first set one wins)."""
@@ -155,6 +179,28 @@ def agent_style(spec: Mapping[str, Any]) -> str:
     return "scripted" if is_scripted(str(spec["model"])) else str(spec.get("style", "IO"))
 
 
+@contextlib.contextmanager
+def standing_in(factory: Callable[[Mapping[str, Any]], Agent]) -> Iterator[None]:
+    """While active, :func:`make_agent` builds every non-scripted model's agent with
+    ``factory`` (config entry → agent) instead of its provider's; scripted bots and every other
+    question about a model string (:func:`provider_for`, keys, prices) are unchanged.
+
+    ``coopeval estimate`` plays each cell with recording stand-ins this way
+    (:mod:`coopeval.estimate`), through the studies' own play code. Not thread-safe: one
+    process, one simulation at a time.
+    """
+    global _STAND_IN
+    previous, _STAND_IN = _STAND_IN, factory
+    try:
+        yield
+    finally:
+        _STAND_IN = previous
+
+
+_STAND_IN: Callable[[Mapping[str, Any]], Agent] | None = None
+"""The factory of :func:`standing_in`, while one is active."""
+
+
 def make_agent(spec: Mapping[str, Any]) -> Agent:
     """Instantiate the agent of one config entry with its provider's factory.
 
@@ -170,4 +216,7 @@ def make_agent(spec: Mapping[str, Any]) -> Agent:
     ValueError
         Invalid options of an LLM agent.
     """
-    return provider_for(str(spec["model"])).factory(spec)
+    provider = provider_for(str(spec["model"]))
+    if _STAND_IN is not None and not provider.scripted:
+        return _STAND_IN(spec)
+    return provider.factory(spec)

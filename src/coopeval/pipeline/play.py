@@ -15,7 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from coopeval.agents.maker import CallStats
+from coopeval.agents.registry import missing_key_error
 from coopeval.cache.response_cache import ResponseCache
+from coopeval.core.errors import ConfigError
 from coopeval.core.io import write_parquet_atomic
 from coopeval.core.journal import Journal
 from coopeval.core.prompts import PromptLibrary
@@ -45,9 +47,13 @@ def run_cell(
     ------
     KeyError
         For an unknown study.
+    ConfigError
+        An API key the cell's models need is not set (before any call; the variable named).
     """
     started = time.monotonic()
     runner = get_study(study)
+    if (missing := missing_key_error(runner.cell_models(spec))) is not None:
+        raise ConfigError(f"[{runner.label(spec)}] {missing}")
     journal = Journal(Path(journal_dir) / f"{spec['cell_id']}.jsonl")
     cache = ResponseCache(cache_dir)
     try:

@@ -85,7 +85,9 @@ def all_cells(config: Mapping[str, Any]) -> dict[str, list[dict[str, Any]]]:
 
 
 def required_env(config: Mapping[str, Any]) -> list[str]:
-    """API-key variables every model of the configured studies needs (for Snakemake ``envvars:``)."""
+    """API-key variables every model of the configured studies needs (listed by ``coopeval
+    estimate``; each job checks its own models' keys before its first call,
+    :func:`coopeval.agents.registry.missing_key_error`)."""
     return sorted({name for study in configured_studies(config) for model in study.models(config) for name in model_env(model)})
 
 

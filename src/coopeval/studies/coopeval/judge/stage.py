@@ -26,8 +26,9 @@ from coopeval.agents.maker import CallStats, DecisionMaker
 from coopeval.agents.progress import Progress
 from coopeval.agents.protocol import Agent
 from coopeval.agents.recorder import call_rows
-from coopeval.agents.registry import make_agent
+from coopeval.agents.registry import make_agent, missing_key_error
 from coopeval.cache.response_cache import ResponseCache
+from coopeval.core.errors import ConfigError
 from coopeval.core.io import write_parquet_atomic
 from coopeval.core.prompts import PromptLibrary
 from coopeval.core.rng import seed_int_for
@@ -43,7 +44,7 @@ from coopeval.studies.coopeval.judge.selection import (
 )
 from coopeval.studies.coopeval.play import style_instructions
 
-__all__ = ["JUDGEMENT_SCHEMA", "judge_decisions", "run_judge"]
+__all__ = ["JUDGEMENT_SCHEMA", "judge_decisions", "run_judge", "select_decisions"]
 
 JUDGEMENT_SCHEMA: dict[str, pl.DataType] = SCHEMAS["judgements"]
 """Columns of ``judgements.parquet`` (store table ``judgements``)."""
@@ -129,6 +130,30 @@ def _write_parquet_atomic(frame: pl.DataFrame, path: str | Path) -> None:
     write_parquet_atomic(frame, path)
 
 
+def select_decisions(
+    decisions: pl.DataFrame,
+    judge_config: Mapping[str, Any],
+    agents: Sequence[Mapping[str, Any]],
+    seed: int,
+    games: Sequence[str] | None = None,
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(eligible, selected) rows of ``decisions`` for the judge: the eligible decisions
+    (:func:`~coopeval.studies.coopeval.judge.selection.eligible_decisions` of the CoT agents,
+    ``min_chars``, the run's ``games`` intersected with ``include_games``) and the seeded sample
+    of ``sample_size`` of them (0: all). Used by :func:`run_judge` and by ``coopeval estimate``."""
+    include = judge_config.get("include_games")
+    wanted = list(games) if games is not None else None
+    if include is not None:
+        wanted = [g for g in (wanted if wanted is not None else include) if g in include]
+    eligible = eligible_decisions(
+        decisions,
+        cot_agent_names(agents),
+        min_chars=int(judge_config.get("min_chars", 80)),
+        games=wanted,
+    )
+    return eligible, sample_decisions(eligible, int(judge_config.get("sample_size", 0)), seed)
+
+
 def run_judge(
     decision_paths: Sequence[str | Path],
     outputs: Mapping[str, str | Path],
@@ -163,20 +188,15 @@ def run_judge(
     Returns
     -------
     (number of judged decisions, call counters)
+
+    Raises
+    ------
+    ConfigError
+        The judge model's API key is not set (before any call; the variable named).
     """
     taxonomy: Taxonomy = load_taxonomy(judge_config.get("taxonomy") or None)
     prompt = JudgePrompt(taxonomy, Path(prompts_dir) / "judge" / "judge.txt")
-    include = judge_config.get("include_games")
-    wanted = list(games) if games is not None else None
-    if include is not None:
-        wanted = [g for g in (wanted if wanted is not None else include) if g in include]
-    eligible = eligible_decisions(
-        _read_decisions(decision_paths),
-        cot_agent_names(agents),
-        min_chars=int(judge_config.get("min_chars", 80)),
-        games=wanted,
-    )
-    selected = sample_decisions(eligible, int(judge_config.get("sample_size", 0)), seed)
+    eligible, selected = select_decisions(_read_decisions(decision_paths), judge_config, agents, seed, games)
     print(
         f"[judge] {eligible.height} eligible decisions (CoT, action, ok, >= {judge_config.get('min_chars', 80)} chars); "
         f"judging {selected.height} with {judge_config.get('model')}",
@@ -186,6 +206,8 @@ def run_judge(
     stats = CallStats()
     if selected.height:
         if judge_agent is None:
+            if (missing := missing_key_error([str(judge_config["model"])])) is not None:
+                raise ConfigError(f"[judge] {missing}")
             judge_agent = make_agent(
                 {
                     "model": judge_config["model"],

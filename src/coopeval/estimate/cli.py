@@ -1,0 +1,99 @@
+"""``coopeval estimate [--configfile FILE]… [--json] [--latency S] [--cap N] [--out FILE]``.
+
+Loads ``config/config.yaml`` and the overlays in order, exactly as the workflow merges and
+validates them (a config error is reported with the same message, exit code 2), simulates the
+run (:mod:`coopeval.estimate`) and prints the estimate as tables (rich) or one JSON object;
+``--out`` also writes the JSON to a file (the ``estimate`` target's ``results/estimate.json``).
+No API key is needed and no model is called.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+__all__ = ["DEFAULT_CONFIG", "add_estimate_parser", "run_estimate", "write_estimate"]
+
+DEFAULT_CONFIG = Path("config/config.yaml")
+"""Always loaded first, as the workflow's ``configfile`` (relative to the working directory)."""
+
+
+def add_estimate_parser(subparsers: Any) -> None:
+    """Register ``coopeval estimate``."""
+    parser = subparsers.add_parser(
+        "estimate",
+        help="calls, tokens, dollars and wall time of a config, before any paid call",
+        description="Simulate a run of the config with scripted stand-ins for every model and print, per study, "
+        "group, model and decision kind, the decisions (a range where they depend on answers), calls, input "
+        "and output tokens and dollars, plus cache hits and a wall-time bound (docs/estimate.md). No API key needed.",
+    )
+    parser.add_argument("--configfile", action="extend", nargs="+", default=[], type=Path, metavar="FILE",
+                        help="config overlay merged on config/config.yaml (repeatable, in order)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
+    parser.add_argument("--latency", type=float, default=1.0, metavar="S", help="assumed seconds per model call (default 1)")
+    parser.add_argument("--cap", type=int, default=None, metavar="N",
+                        help="model calls in flight over the run (default: COOPEVAL_PROVIDER_SLOTS, else max_concurrency)")
+    parser.add_argument("--every-replicate", action="store_true",
+                        help="simulate every cell (default: one for all replicates, and for all models of a single-model cell)")
+    parser.add_argument("--out", type=Path, default=None, metavar="FILE", help="also write the JSON to FILE")
+    parser.set_defaults(handler=run_estimate)
+
+
+def _bad_input(message: str) -> int:
+    print(f"coopeval estimate: error: {message}", file=sys.stderr)
+    return 2
+
+
+def run_estimate(args: argparse.Namespace) -> int:
+    """Handler of ``coopeval estimate``: 0 when printed; 2 (the message on stderr, as
+    ``coopeval``'s other bad-input errors) for a config that does not load or validate (the
+    workflow's own message) or a non-positive ``--latency`` / ``--cap``."""
+    from coopeval.core.errors import ConfigError
+    from coopeval.pipeline.config import load_config
+
+    if args.latency <= 0 or (args.cap is not None and args.cap < 1):
+        return _bad_input("--latency must be > 0 seconds and --cap a positive integer")
+    try:
+        config = load_config([DEFAULT_CONFIG, *args.configfile])
+    except ConfigError as exc:
+        return _bad_input(str(exc))
+    from coopeval.estimate.report import estimate_config, render_table
+
+    with contextlib.redirect_stderr(io.StringIO()):  # the simulated cells' progress lines
+        estimate = estimate_config(config, latency_s=args.latency, cap=args.cap, every_replicate=args.every_replicate)
+    payload = estimate.to_json()
+    if args.out is not None:
+        _write_json(payload, args.out)
+    if args.json:
+        json.dump(payload, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    else:
+        from rich.console import Console
+
+        render_table(estimate, Console(width=200))
+    return 0
+
+
+def _write_json(payload: Mapping[str, Any], path: str | Path) -> None:
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
+
+
+def write_estimate(config: Mapping[str, Any], path: str | Path, latency_s: float = 1.0) -> None:
+    """The ``estimate`` rule: estimate the validated ``config``, write its JSON to ``path`` and
+    print the tables to stderr (the job's log)."""
+    from rich.console import Console
+
+    from coopeval.estimate.report import estimate_config, render_table
+
+    with contextlib.redirect_stderr(io.StringIO()):
+        estimate = estimate_config(config, latency_s=latency_s)
+    _write_json(estimate.to_json(), path)
+    render_table(estimate, Console(file=sys.stderr, width=200))

@@ -1,0 +1,246 @@
+"""Play every cell of a config with recording stand-ins and keep what the estimate needs.
+
+One simulated run per :class:`~.standin.Stance` plays each configured study's cells through
+the study's own :meth:`~coopeval.studies.base.Study.play` (the prompts a run renders, history
+and logs growing as they would), then the CoopEval judge's selection
+(:func:`coopeval.studies.coopeval.judge.stage.select_decisions`) over the simulated decisions,
+with each selected decision's judge prompt rendered. Per call attempt it keeps the study,
+group (mechanism, condition or protocol), model, decision kind, decision id, prompt length in
+characters and response-cache key; the prompt texts themselves only as a sample for the token
+count (:mod:`.tokens`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from coopeval.agents.registry import is_scripted
+from coopeval.core.prompts import PromptLibrary
+from coopeval.estimate.standin import Stance, stand_ins
+from coopeval.games import get_game
+from coopeval.pipeline.studies import all_cells, configured_studies, prompts_dir
+from coopeval.studies.base import PlayInputs, Study
+
+__all__ = ["GROUP_KEYS", "Simulation", "simulate"]
+
+GROUP_KEYS = ("mechanism", "condition", "protocol")
+"""The cell-spec key that names a cell's group in the estimate, first present wins (CoopEval's
+mechanism, gossip's condition (its ``name``), evolution's protocol); else the study name."""
+
+SAMPLE_PER_CELL = 2
+"""Prompts kept per (cell, model, kind) for the token count."""
+
+CALL_COLUMNS = ("study", "group", "cell_id", "model", "kind", "decision_id", "attempt", "round", "chars", "max_tokens", "cache_key", "weight")
+"""The columns of :attr:`Simulation.calls`."""
+
+
+@dataclass
+class Simulation:
+    """What one simulated run recorded.
+
+    Attributes
+    ----------
+    calls:
+        One row per call attempt (:data:`CALL_COLUMNS`); the judge's rows have study
+        ``coopeval``, group ``judge`` and kind ``judge``.
+    steps:
+        Per cell: the number of dependent steps (distinct (round, kind) of its decisions),
+        the critical path of the cell at one attempt per step.
+    samples:
+        Model → sampled message lists (JSON text) for the token count.
+    """
+
+    calls: pl.DataFrame
+    steps: dict[str, int]
+    samples: dict[str, list[str]] = field(default_factory=dict)
+
+
+def group_of(study: Study, spec: Mapping[str, Any]) -> str:
+    """The group of a cell (see :data:`GROUP_KEYS`)."""
+    for key in GROUP_KEYS:
+        value = spec.get(key)
+        if value is not None:
+            return str(value.get("name", value) if isinstance(value, Mapping) else value)
+    return study.name
+
+
+def _keep(frame: pl.DataFrame, study: str, group: str, samples: dict[str, list[str]]) -> pl.DataFrame:
+    """The :data:`CALL_COLUMNS` of an ``llm_calls`` frame (weight 1); its sampled prompts into
+    ``samples``."""
+    if frame.height == 0:
+        return pl.DataFrame(schema={c: pl.String() for c in CALL_COLUMNS}).with_columns(
+            pl.col("attempt", "round", "chars", "max_tokens").cast(pl.Int64), pl.col("weight").cast(pl.Float64)
+        )
+    for (model, _kind), part in frame.group_by(["model", "kind"], maintain_order=True):
+        samples.setdefault(str(model), []).extend(part["prompt"].head(SAMPLE_PER_CELL).to_list())
+    return frame.select(
+        pl.lit(study).alias("study"),
+        pl.lit(group).alias("group"),
+        pl.col("cell_id").cast(pl.String),
+        pl.col("model").cast(pl.String),
+        pl.col("kind").cast(pl.String),
+        pl.col("decision_id").cast(pl.String),
+        pl.col("attempt").cast(pl.Int64),
+        pl.col("round").cast(pl.Int64),
+        pl.col("prompt").str.len_chars().cast(pl.Int64).alias("chars"),
+        pl.col("max_tokens").cast(pl.Int64),
+        pl.col("cache_key").cast(pl.String),
+        pl.lit(1.0).alias("weight"),
+    )
+
+
+def _judge_calls(config: Mapping[str, Any], decisions: list[pl.DataFrame], samples: dict[str, list[str]]) -> pl.DataFrame | None:
+    """The judge's calls over the simulated CoopEval ``decisions`` (a ``weight`` column: the
+    cells each stands for), one attempt per judged decision, with its rendered prompt; the
+    weights are scaled down to ``judge.sample_size`` when a sample is judged. None when the
+    judge has nothing to do."""
+    from coopeval.decisions.taxonomy import load_taxonomy
+    from coopeval.studies.coopeval.judge.prompt import JudgePrompt
+    from coopeval.studies.coopeval.judge.selection import judge_has_work
+    from coopeval.studies.coopeval.judge.stage import select_decisions
+    from coopeval.studies.coopeval.play import style_instructions
+
+    if not decisions or not judge_has_work(config):
+        return None
+    judge = config["judge"]
+    frames = [f for f in decisions if f.height]
+    if not frames:
+        return None
+    everything = {**judge, "sample_size": 0}
+    _, selected = select_decisions(pl.concat(frames, how="diagonal_relaxed"), everything, config["agents"], int(config["seed"]), config["games"])
+    if selected.height == 0:
+        return None
+    weights = selected["weight"].cast(pl.Float64)
+    sample = int(judge.get("sample_size") or 0)
+    if 0 < sample < weights.sum():
+        weights = weights * (sample / weights.sum())
+    library = PromptLibrary(config["prompts_dir"])
+    template = JudgePrompt(load_taxonomy(judge.get("taxonomy") or None), Path(config["prompts_dir"]) / "judge" / "judge.txt")
+    style = style_instructions(library).get(str(judge.get("style", "IO")), "")
+    titles = {g: get_game(g).title for g in set(selected["game"].to_list())}
+    prompts = [
+        json.dumps([{"role": "user", "content": f"{template.render(titles[g], r)}\n\n{style}".rstrip()}], ensure_ascii=False)
+        for g, r in zip(selected["game"], selected["response"], strict=True)
+    ]
+    model = str(judge["model"])
+    samples.setdefault(model, []).extend(prompts[:: max(1, len(prompts) // 400)][:400])
+    return pl.DataFrame(
+        {
+            "study": "coopeval",
+            "group": "judge",
+            "cell_id": selected["cell_id"].cast(pl.String),
+            "model": model,
+            "kind": "judge",
+            "decision_id": selected["decision_id"].cast(pl.String),
+            "attempt": 0,
+            "round": 0,
+            "chars": [len(p) for p in prompts],
+            "max_tokens": int((judge.get("params") or {}).get("max_tokens") or 0),
+            "cache_key": None,
+            "weight": weights,
+        },
+        schema_overrides={"cache_key": pl.String(), "attempt": pl.Int64(), "round": pl.Int64(), "max_tokens": pl.Int64()},
+    )
+
+
+REPLICATE_KEYS = ("replicate", "cell_id", "path")
+"""The cell-spec keys in which the replicates of one cell differ (besides seeds drawn from them)."""
+
+MODEL_KEYS = ("model", "model_label")
+"""The cell-spec keys naming the one model of a single-model cell (gossip, evolution)."""
+
+
+def _single_model(study: Study, cell: Mapping[str, Any]) -> str | None:
+    """The model of a cell that calls exactly one language model, named by its ``model`` entry."""
+    models = study.cell_models(cell)
+    if len(models) == 1 and not is_scripted(models[0]) and isinstance(cell.get("model"), Mapping):
+        return models[0]
+    return None
+
+
+def representatives(study: Study, cells: list[dict[str, Any]], every_replicate: bool) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
+    """(cell played, the cells it stands for): every cell for itself with ``every_replicate``;
+    else one cell for all the replicates of a cell (they differ only in their random draws, so a
+    protocol that fixes its decisions asks as many in each) and, in single-model cells (gossip,
+    evolution), for the same cell of every other model played in the same style (stand-ins
+    answer alike whatever model they stand in for)."""
+    if every_replicate:
+        return [(c, [c]) for c in cells]
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for cell in cells:
+        single = _single_model(study, cell)
+        drop = set(REPLICATE_KEYS) | (set(MODEL_KEYS) if single else set())
+        kept = {k: v for k, v in cell.items() if k not in drop}
+        if single:
+            kept["style"] = cell["model"].get("style", "IO")
+        groups.setdefault(json.dumps(kept, sort_keys=True, default=str), []).append(cell)
+    return [(members[0], members) for members in groups.values()]
+
+
+def _budget(entry: Mapping[str, Any]) -> int:
+    params = entry.get("params") or {}
+    return int(params.get("max_tokens") or params.get("max_completion_tokens") or 0)
+
+
+def _spread(study: Study, frame: pl.DataFrame, played: Mapping[str, Any], members: list[dict[str, Any]], samples: dict[str, list[str]]) -> pl.DataFrame:
+    """The rows of the cell ``played`` standing for ``members``: weighted by their number, and in
+    a single-model cell once per member model (its model string and ``max_tokens``; no cache
+    key where the model or its budget differs from the played one)."""
+    single = _single_model(study, played)
+    if single is None or frame.height == 0:
+        return frame.with_columns(pl.lit(float(len(members))).alias("weight"))
+    own = pl.col("model") == single
+    parts = [frame.filter(~own).with_columns(pl.lit(float(len(members))).alias("weight"))]
+    counts: dict[tuple[str, int], int] = {}
+    for member in members:
+        key = (str(member["model"]["model"]), _budget(member["model"]))
+        counts[key] = counts.get(key, 0) + 1
+    same = (single, _budget(played["model"]))
+    for (model, budget), n in counts.items():
+        part = frame.filter(own).with_columns(
+            pl.lit(model).alias("model"), pl.lit(budget, dtype=pl.Int64).alias("max_tokens"), pl.lit(float(n)).alias("weight")
+        )
+        if (model, budget) != same:
+            part = part.with_columns(pl.lit(None, dtype=pl.String).alias("cache_key"))
+        if model != single and len(samples.get(model, [])) < 400:
+            samples.setdefault(model, []).extend(samples.get(single, [])[-SAMPLE_PER_CELL:])
+        parts.append(part)
+    return pl.concat(parts)
+
+
+def simulate(config: Mapping[str, Any], stance: Stance, every_replicate: bool = False) -> Simulation:
+    """Play the cells of the validated ``config`` (:func:`representatives`) with
+    :class:`~.standin.StandIn` agents of ``stance`` (bots as themselves), then the judge's
+    selection; see the module docstring. Nothing is cached, journalled or checkpointed, and
+    no model is called.
+    """
+    samples: dict[str, list[str]] = {}
+    frames: list[pl.DataFrame] = []
+    steps: dict[str, int] = {}
+    judged: list[pl.DataFrame] = []
+    cells = all_cells(config)
+    with stand_ins(stance):
+        for study in configured_studies(config):
+            library = PromptLibrary(prompts_dir(study, config))
+            for spec, members in representatives(study, cells[study.name], every_replicate):
+                inputs = PlayInputs(None, library, None, max_concurrency=64)
+                tables, _stats = study.play(spec, inputs)
+                kept = _keep(tables["llm_calls"], study.name, group_of(study, spec), samples)
+                frames.append(_spread(study, kept, spec, members, samples))
+                weight = len(members)
+                decisions = tables["decisions"]
+                steps[str(spec["cell_id"])] = decisions.select("round", "kind").unique().height if decisions.height else 0
+                if study.name == "coopeval" and decisions.height:
+                    judged.append(decisions.with_columns(pl.lit(float(weight)).alias("weight")))
+    judge = _judge_calls(config, judged, samples) if "coopeval" in cells else None
+    if judge is not None:
+        frames.append(judge)
+        steps["judge"] = 1
+    calls = pl.concat([f for f in frames if f.height], how="vertical_relaxed") if any(f.height for f in frames) else _keep(pl.DataFrame(), "", "", {})
+    return Simulation(calls, steps, samples)

@@ -1,0 +1,101 @@
+"""Token counts and prices of the models an estimate covers.
+
+Tokens: :func:`tokens_per_char` counts a sample of a model's simulated prompts with
+``litellm.token_counter`` (the model's own tokenizer where litellm knows it: tiktoken for OpenAI
+models, Hugging Face tokenizers for the families it ships; else its default ``cl100k_base``, an
+approximation) and the estimate scales each model's prompt characters by that ratio.
+
+Prices (US dollars per token): the project's pinned table (:mod:`coopeval.agents.prices`, which
+overrides) first, then litellm's bundled price map, read offline
+(``LITELLM_LOCAL_MODEL_COST_MAP``, :func:`coopeval.core.environment.use_offline_litellm`);
+bots and the embedded model cost nothing; any other model without a price (litellm lists some
+models with 0 and 0: they count as unpriced too) is *unpriced* (``None``), never free.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from coopeval.agents.litellm_client import import_litellm
+from coopeval.agents.prices import load_prices
+from coopeval.agents.registry import is_scripted, uses_local_llm
+
+__all__ = ["OPENAI_FAMILIES", "Price", "max_output_tokens", "price_of", "tokenizer_of", "tokens_per_char"]
+
+
+@dataclass(frozen=True)
+class Price:
+    """US dollars per input and per output token, and where the price comes from
+    (``free``, ``prices.yaml`` or ``litellm``)."""
+
+    input_usd: float
+    output_usd: float
+    source: str
+
+    def usd(self, input_tokens: float, output_tokens: float) -> float:
+        """Dollars of ``input_tokens`` prompt and ``output_tokens`` completion tokens."""
+        return input_tokens * self.input_usd + output_tokens * self.output_usd
+
+
+def _litellm_info(model: str) -> dict[str, Any] | None:
+    litellm = import_litellm()
+    try:
+        info = litellm.get_model_info(model)
+    except Exception:  # litellm raises when its map does not know the model
+        return None
+    return dict(info) if info else None
+
+
+def price_of(model: str) -> Price | None:
+    """The price of ``model`` (see the module docstring), or ``None`` when unpriced."""
+    if is_scripted(model) or uses_local_llm(model):
+        return Price(0.0, 0.0, "free")
+    table = load_prices()
+    if table.known(model):
+        return Price(table.cost_usd(model, 1, 0), table.cost_usd(model, 0, 1), "prices.yaml")
+    info = _litellm_info(model) or {}
+    per_in, per_out = float(info.get("input_cost_per_token") or 0), float(info.get("output_cost_per_token") or 0)
+    if per_in > 0 or per_out > 0:  # litellm lists some models it cannot price at 0 and 0
+        return Price(per_in, per_out, "litellm")
+    return None
+
+
+def max_output_tokens(model: str) -> int | None:
+    """The most tokens ``model`` may answer with, from litellm's map (``max_output_tokens``),
+    when a call sends no ``max_tokens``; ``None`` if unknown."""
+    if is_scripted(model):
+        return 0
+    info = _litellm_info(model)
+    value = (info or {}).get("max_output_tokens") or (info or {}).get("max_tokens")
+    return int(value) if value else None
+
+
+OPENAI_FAMILIES = ("gpt-", "chatgpt", "o1", "o3", "o4")
+"""Model names (after the provider prefixes) counted exactly by tiktoken: OpenAI's."""
+
+
+def tokenizer_of(model: str) -> str:
+    """The tokenizer litellm counts ``model`` with: ``huggingface`` (a tokenizer litellm ships
+    for the model's family), ``tiktoken`` (an OpenAI model, :data:`OPENAI_FAMILIES`), else
+    ``cl100k_base (approximation)``: litellm's default for models it has no tokenizer of."""
+    import_litellm()  # offline mode before litellm.utils is imported
+    from litellm.utils import _select_tokenizer
+
+    if str(_select_tokenizer(model)["type"]).startswith("huggingface"):
+        return "huggingface"
+    return "tiktoken" if model.rsplit("/", 1)[-1].startswith(OPENAI_FAMILIES) else "cl100k_base (approximation)"
+
+
+def tokens_per_char(model: str, prompts: Sequence[str]) -> float:
+    """Prompt tokens per character of JSON message-list text for ``model``, counted with
+    ``litellm.token_counter`` over ``prompts`` (each a JSON message list, as recorded in
+    ``llm_calls.prompt``). 0.25 (4 characters per token) when ``prompts`` is empty."""
+    chars = sum(len(p) for p in prompts)
+    if not chars:
+        return 0.25
+    litellm = import_litellm()
+    tokens = sum(int(litellm.token_counter(model=model, messages=json.loads(p))) for p in prompts)
+    return tokens / chars
