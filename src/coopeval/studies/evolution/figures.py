@@ -164,7 +164,7 @@ def feature_points(features: pl.DataFrame, invasion: pl.DataFrame) -> tuple[pl.D
             if fit["slope"] is None:
                 continue
             block = table.filter((pl.col("protocol") == fit["protocol"]) & (pl.col("variant") == fit["variant"]))
-            xs = block[feature].cast(pl.Float64).to_list()
+            xs = block[feature].cast(pl.Float64).drop_nulls().to_list()
             lines += [
                 {"protocol": fit["protocol"], "variant": fit["variant"], "feature": feature, "x": x,
                  "fitted": fit["intercept"] + fit["slope"] * x, "r2": fit["r2"]}
