@@ -15,6 +15,8 @@ variable                            type     default       meaning
 ``COOPEVAL_PROVIDER_SLOTS``         int ≥ 1  unset (none)  run-wide cap on remote calls in flight
 ``COOPEVAL_PROVIDER_SLOTS_DIR``     path     results/.slots lock files of those slots
 ``COOPEVAL_STORE_MEMORY``           amount   1GB           DuckDB's memory limit while building the store
+``COOPEVAL_CELL_LOCK``              choice   wait          a second executor of a cell: ``wait`` for the
+                                                           first, then replay; ``fail`` at once
 ``COOPEVAL_PRICES``                 file     packaged      price table replacing ``coopeval/data/prices.yaml``
 ``COOPEVAL_REQUIRE_BROWSER``        flag     off           tests: fail (not skip) without Chromium
 ``COOPEVAL_REQUIRE_SHARED``         flag     off           tests: fail (not skip) without the reference data
@@ -87,6 +89,15 @@ def _text(raw: str) -> str:
     return raw
 
 
+def _choice(*allowed: str) -> Callable[[str], str]:
+    def parse(raw: str) -> str:
+        if raw.lower() not in allowed:
+            raise ValueError(raw)
+        return raw.lower()
+
+    return parse
+
+
 @dataclass(frozen=True)
 class EnvVar:
     """One environment variable the package reads.
@@ -141,6 +152,12 @@ ENVIRONMENT: dict[str, EnvVar] = {
         EnvVar(
             "COOPEVAL_STORE_MEMORY", "amount", "1GB", "DuckDB's memory limit while building the store",
             "write an amount like 1GB or 512MB", parse=_amount,
+        ),
+        EnvVar(
+            "COOPEVAL_CELL_LOCK", "choice", "wait",
+            "a second process playing a cell (or judge shard) already being played: wait for it, then replay its answers "
+            "from the cache (wait), or stop at once naming the holder (fail)",
+            "write wait or fail", parse=_choice("wait", "fail"),
         ),
         EnvVar(
             "COOPEVAL_PRICES", "path", None, "price table (YAML) used instead of the packaged coopeval/data/prices.yaml",
