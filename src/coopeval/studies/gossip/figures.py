@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import duckdb
 import polars as pl
 
 from coopeval.core.charts import note_chart, save_chart
+from coopeval.core.duckdb_settings import open_duckdb
 from coopeval.studies.gossip.catalog import FIGURES, TABLE_FORMATS
 from coopeval.studies.gossip.summary import (
     cooperation_by_interaction_index,
@@ -36,7 +36,7 @@ from coopeval.studies.gossip.tones import TONES
 def load_tables(store: str | Path) -> dict[str, pl.DataFrame]:
     """``gossip_rounds``, ``gossip_agent_metrics``, ``gossip_run_metrics`` and ``gossip_cells``
     (with the condition flags ``gossip`` and ``attacker`` unpacked) from the store, read-only."""
-    con = duckdb.connect(str(store), read_only=True)
+    con = open_duckdb(store, read_only=True, purpose="gossip figures")
     try:
         names = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
         out = {
