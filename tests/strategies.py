@@ -13,7 +13,9 @@ Objects (N players, S strategies/types):
   is the payoff of a type-i player whose co-players are o_1, … (CoopEval, arXiv 2604.15267,
   Sec. 5 "evaluation", and :mod:`coopeval.evaluation.tensor`) (:func:`metagames`);
 * a *mixed strategy* / *population* is a point of the simplex Δ^{S−1}, shape (S,)
-  (:func:`mixed_strategies`, :func:`populations`).
+  (:func:`mixed_strategies`, :func:`populations`);
+* *faulty values* (issue 25 kind 7): score lists and 11 × 11 strategy matrices in which NaN,
+  ±inf, zeros and negative values occur (:func:`scores_with_faults`, :func:`matrices_with_faults`).
 
 The sizes default to 2..4 players and 1..4 strategies, capped by ``max_profiles`` (S^N) so that a
 deviation-rating LP stays in the millisecond range.
@@ -28,14 +30,17 @@ import numpy as np
 from hypothesis import strategies as st
 
 __all__ = [
+    "FAULTY_VALUES",
     "PAYOFFS",
     "game_sizes",
+    "matrices_with_faults",
     "metagame_from_game",
     "metagames",
     "mixed_strategies",
     "normal_form_games",
     "populations",
     "reorder",
+    "scores_with_faults",
     "symmetric_payoff_functions",
 ]
 
@@ -167,3 +172,48 @@ def reorder(tensor: np.ndarray, order: list[int]) -> np.ndarray:
     strategies; ``order`` may repeat an index, which clones that type)."""
     relabelled: np.ndarray = tensor[np.ix_(*[order] * tensor.ndim)]
     return relabelled
+
+
+FAULTY_VALUES = st.sampled_from([math.nan, math.inf, -math.inf, 0.0, -0.0, -1.0, -3.5])
+"""One value a buggy upstream step may produce: NaN, ±inf, (signed) zero or a negative number."""
+
+
+@st.composite
+def scores_with_faults(
+    draw: st.DrawFn, min_size: int = 2, max_size: int = 12, finite: bool = False, non_negative: bool = False
+) -> list[float]:
+    """A list of scores (units) mixing ordinary values in [0, 500] with :data:`FAULTY_VALUES`.
+
+    ``finite`` keeps only finite values (zeros and negatives still occur); ``non_negative`` also
+    drops the negatives (what roulette fitness must be). At least one faulty value is drawn when
+    neither flag is set, so every example exercises a fault.
+    """
+    ordinary = st.floats(0.0, 500.0, allow_nan=False, allow_infinity=False)
+    faulty = FAULTY_VALUES
+    if finite:
+        faulty = faulty.filter(math.isfinite)
+    if non_negative:
+        faulty = faulty.filter(lambda v: v >= 0)
+    values = draw(st.lists(st.one_of(ordinary, faulty), min_size=min_size, max_size=max_size))
+    if not finite and not non_negative:
+        values[draw(st.integers(0, len(values) - 1))] = draw(faulty)
+    return values
+
+
+@st.composite
+def matrices_with_faults(draw: st.DrawFn, size: int = 11) -> np.ndarray:
+    """A ``size`` × ``size`` strategy matrix (donation percentages) that is all-zero, constant,
+    a random matrix in [0, 100] with some constant rows, or one with NaN / negative cells."""
+    kind = draw(st.sampled_from(["zero", "constant", "random", "nan", "negative"]))
+    if kind == "zero":
+        return np.zeros((size, size))
+    if kind == "constant":
+        return np.full((size, size), float(draw(st.integers(0, 100))))
+    cells = draw(st.lists(st.integers(0, 100), min_size=size * size, max_size=size * size))
+    m = np.asarray(cells, dtype=float).reshape(size, size)
+    for row in draw(st.lists(st.integers(0, size - 1), max_size=size)):
+        m[row, :] = m[row, 0]
+    if kind in ("nan", "negative"):
+        i, j = draw(st.integers(0, size - 1)), draw(st.integers(0, size - 1))
+        m[i, j] = math.nan if kind == "nan" else -float(draw(st.integers(1, 100)))
+    return m

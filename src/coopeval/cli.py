@@ -338,7 +338,19 @@ def _add_estimate_parser(subparsers: Any) -> None:
     add_estimate_parser(subparsers)
 
 
-SUBCOMMANDS: list[Callable[[Any], None]] = [add_evaluate_parser, _add_reproduce_parser, add_check_answer_parser, _add_estimate_parser]
+def _add_slurm_preflight_parser(subparsers: Any) -> None:
+    from coopeval.pipeline.slurm_preflight import add_slurm_preflight_parser
+
+    add_slurm_preflight_parser(subparsers)
+
+
+SUBCOMMANDS: list[Callable[[Any], None]] = [
+    add_evaluate_parser,
+    _add_reproduce_parser,
+    add_check_answer_parser,
+    _add_estimate_parser,
+    _add_slurm_preflight_parser,
+]
 """Functions that each add one subcommand to the ``coopeval`` parser."""
 
 

@@ -25,7 +25,10 @@ def test_the_hook_writes_one_row_per_declared_variable_where_the_marker_is():
     out = hook.on_page_markdown(page)
     rows = [line for line in out.splitlines() if line.startswith("| `COOPEVAL_")]
     assert [r.split("`")[1] for r in rows] == list(ENVIRONMENT)
-    assert "| `COOPEVAL_STORE_MEMORY` | amount | `1GB` | DuckDB's memory limit while building the store | a run |" in rows
+    assert (
+        "| `COOPEVAL_STORE_MEMORY` | amount | `1GB` | DuckDB's memory limit for every connection the package opens "
+        "(store build, tables, figures), logged by each job | a run |"
+    ) in rows
     assert "| `COOPEVAL_PROVIDER_SLOTS` | int ≥ 1 | unset |" in next(r for r in rows if "PROVIDER_SLOTS`" in r)
     assert out.startswith("before") and out.endswith("after") and hook.MARKER not in out
     assert hook.on_page_markdown("no marker") == "no marker"

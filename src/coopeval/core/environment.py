@@ -14,7 +14,10 @@ variable                            type     default       meaning
 ``COOPEVAL_LLAMA_SNAPSHOTS``        int ≥ 0  8             KV-cache snapshots of recent prompts kept
 ``COOPEVAL_PROVIDER_SLOTS``         int ≥ 1  unset (none)  run-wide cap on remote calls in flight
 ``COOPEVAL_PROVIDER_SLOTS_DIR``     path     results/.slots lock files of those slots
-``COOPEVAL_STORE_MEMORY``           amount   1GB           DuckDB's memory limit while building the store
+``COOPEVAL_STORE_MEMORY``           amount   1GB           DuckDB's memory limit (every store connection)
+``COOPEVAL_STORE_THREADS``          int ≥ 1  2             DuckDB's threads (every store connection)
+``COOPEVAL_CELL_LOCK``              choice   wait          a second executor of a cell: ``wait`` for the
+                                                           first, then replay; ``fail`` at once
 ``COOPEVAL_PRICES``                 file     packaged      price table replacing ``coopeval/data/prices.yaml``
 ``COOPEVAL_REQUIRE_BROWSER``        flag     off           tests: fail (not skip) without Chromium
 ``COOPEVAL_REQUIRE_SHARED``         flag     off           tests: fail (not skip) without the reference data
@@ -87,6 +90,15 @@ def _text(raw: str) -> str:
     return raw
 
 
+def _choice(*allowed: str) -> Callable[[str], str]:
+    def parse(raw: str) -> str:
+        if raw.lower() not in allowed:
+            raise ValueError(raw)
+        return raw.lower()
+
+    return parse
+
+
 @dataclass(frozen=True)
 class EnvVar:
     """One environment variable the package reads.
@@ -139,8 +151,20 @@ ENVIRONMENT: dict[str, EnvVar] = {
             "give a folder path",
         ),
         EnvVar(
-            "COOPEVAL_STORE_MEMORY", "amount", "1GB", "DuckDB's memory limit while building the store",
+            "COOPEVAL_STORE_MEMORY", "amount", "1GB",
+            "DuckDB's memory limit for every connection the package opens (store build, tables, figures), logged by each job",
             "write an amount like 1GB or 512MB", parse=_amount,
+        ),
+        EnvVar(
+            "COOPEVAL_STORE_THREADS", "int >= 1", 2,
+            "DuckDB's thread count for every connection the package opens (store build, tables, figures), logged by each job",
+            "give a whole number of threads >= 1, e.g. 2", parse=_int_at_least(1),
+        ),
+        EnvVar(
+            "COOPEVAL_CELL_LOCK", "choice", "wait",
+            "a second process playing a cell (or judge shard) already being played: wait for it, then replay its answers "
+            "from the cache (wait), or stop at once naming the holder (fail)",
+            "write wait or fail", parse=_choice("wait", "fail"),
         ),
         EnvVar(
             "COOPEVAL_PRICES", "path", None, "price table (YAML) used instead of the packaged coopeval/data/prices.yaml",

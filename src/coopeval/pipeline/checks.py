@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import duckdb
+from coopeval.core.duckdb_settings import open_duckdb
 
 
 class FailedDecisionsError(RuntimeError):
@@ -22,7 +22,7 @@ def check_failed_decisions(store: str | Path, report: str | Path, max_failed: in
     FailedDecisionsError
         Naming the failed decisions (first 20) and the config key to change.
     """
-    con = duckdb.connect(str(store), read_only=True)
+    con = open_duckdb(store, read_only=True, purpose="failure check")
     try:
         rows = con.execute(
             "SELECT cell_id, mechanism, game, matchup_id, round, seat, agent, kind, n_attempts, error "

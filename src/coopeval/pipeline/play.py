@@ -4,7 +4,9 @@ The mid-run journal (``results/.journal/<cell>.jsonl``, never a declared output)
 per attempt and per failed decision, flushed at once. Declared outputs are written to a
 temporary name and moved into place only when the whole cell has finished (docs/protocol/engineering.md#journal);
 a killed job therefore leaves no partial output, and its rerun replays every answer already
-received from the response cache.
+received from the response cache. A second executor of the same cell (a resubmission while the
+first still runs) waits for the first and then replays its answers, or stops naming it
+(:mod:`coopeval.cache.cell_lock`, ``COOPEVAL_CELL_LOCK``), so no answer is paid twice.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any
 
 from coopeval.agents.maker import CallStats
 from coopeval.agents.registry import missing_key_error
+from coopeval.cache.cell_lock import cell_lock
 from coopeval.cache.response_cache import ResponseCache
 from coopeval.core.errors import ConfigError
 from coopeval.core.io import write_parquet_atomic
@@ -49,22 +52,25 @@ def run_cell(
         For an unknown study.
     ConfigError
         An API key the cell's models need is not set (before any call; the variable named).
+    coopeval.cache.cell_lock.CellBusyError
+        Another process plays the cell and ``COOPEVAL_CELL_LOCK=fail``.
     """
     started = time.monotonic()
     runner = get_study(study)
     if (missing := missing_key_error(runner.cell_models(spec))) is not None:
         raise ConfigError(f"[{runner.label(spec)}] {missing}")
-    journal = Journal(Path(journal_dir) / f"{spec['cell_id']}.jsonl")
-    cache = ResponseCache(cache_dir)
-    try:
-        own_state = str(Path(state_dir or Path(journal_dir).parent / ".state") / study)
-        inputs = PlayInputs(cache, PromptLibrary(prompts_dir), journal, max_concurrency, max_usd, own_state)
-        tables, stats = runner.play(spec, inputs)
-    finally:
-        journal.close()
-        cache.close()
-    for table, path in outputs.items():
-        write_parquet_atomic(tables[table], path)
+    with cell_lock(cache_dir, f"play-{study}-{spec['cell_id']}"):
+        journal = Journal(Path(journal_dir) / f"{spec['cell_id']}.jsonl")
+        cache = ResponseCache(cache_dir)
+        try:
+            own_state = str(Path(state_dir or Path(journal_dir).parent / ".state") / study)
+            inputs = PlayInputs(cache, PromptLibrary(prompts_dir), journal, max_concurrency, max_usd, own_state)
+            tables, stats = runner.play(spec, inputs)
+        finally:
+            journal.close()
+            cache.close()
+        for table, path in outputs.items():
+            write_parquet_atomic(tables[table], path)
     print(
         f"[{runner.label(spec)}] done in {time.monotonic() - started:.1f}s: "
         f"{stats.calls_made} model calls, {stats.cache_hits} cache hits, {stats.bot_calls} bot answers, {stats.attempts} attempts, "

@@ -17,10 +17,12 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from coopeval.core.environment import env_value
+from coopeval.core.duckdb_settings import STORE_MEMORY_ENV, STORE_THREADS_ENV, open_duckdb
 from coopeval.core.io import read_delimited
 from coopeval.core.schemas import SCHEMAS
 from coopeval.pipeline import studies as _studies  # noqa: F401  (registers each study's tables)
+
+__all__ = ["STORE_MEMORY_ENV", "STORE_THREADS_ENV", "build_store"]
 
 
 def _version(package: str) -> str:
@@ -28,14 +30,6 @@ def _version(package: str) -> str:
         return importlib.metadata.version(package)
     except importlib.metadata.PackageNotFoundError:
         return "not installed"
-
-
-STORE_MEMORY_ENV = "COOPEVAL_STORE_MEMORY"
-"""Environment variable: DuckDB's memory limit while building the store (default ``1GB``)."""
-
-
-def _memory_limit() -> str:
-    return str(env_value(STORE_MEMORY_ENV))  # validated: an amount like 1GB
 
 
 def build_store(
@@ -62,12 +56,13 @@ def build_store(
     Raises
     ------
     ValueError
-        A malformed ``COOPEVAL_STORE_MEMORY``.
+        A malformed ``COOPEVAL_STORE_MEMORY`` or ``COOPEVAL_STORE_THREADS``.
 
     Memory stays bounded at any study size: each table is one ``CREATE TABLE … AS SELECT``
-    over ``read_parquet`` of its files, streamed by DuckDB under its memory limit
-    (``COOPEVAL_STORE_MEMORY``, default 1GB; beyond it DuckDB spills to a temporary folder
-    beside the store); no table passes through Python.
+    over ``read_parquet`` of its files, streamed by DuckDB under its memory limit and thread
+    count (:func:`coopeval.core.duckdb_settings.open_duckdb`: ``COOPEVAL_STORE_MEMORY``, default
+    1GB, ``COOPEVAL_STORE_THREADS``, default 2, both printed in the job's log; beyond the limit
+    DuckDB spills to a temporary folder beside the store); no table passes through Python.
     """
     out = Path(out_path)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -75,10 +70,8 @@ def build_store(
     for leftover in (tmp, Path(str(tmp) + ".wal")):
         leftover.unlink(missing_ok=True)
     counts: dict[str, int] = {}
-    limit = _memory_limit()
-    con = duckdb.connect(str(tmp))
+    con = open_duckdb(tmp, purpose="store build")
     try:
-        con.execute(f"SET memory_limit = '{limit}'")
         spill = str(out.parent / (out.name + ".spill")).replace("'", "''")
         con.execute(f"SET temp_directory = '{spill}'")
         manifest_tables = set((manifests or {}).values())

@@ -28,6 +28,7 @@ from typing import Any
 import polars as pl
 
 from coopeval.core.charts import note_chart, report_format, save_chart
+from coopeval.core.duckdb_settings import open_duckdb
 from coopeval.studies.evolution.robustness import (
     FEATURES,
     GROUP,
@@ -164,7 +165,7 @@ def feature_points(features: pl.DataFrame, invasion: pl.DataFrame) -> tuple[pl.D
             if fit["slope"] is None:
                 continue
             block = table.filter((pl.col("protocol") == fit["protocol"]) & (pl.col("variant") == fit["variant"]))
-            xs = block[feature].cast(pl.Float64).to_list()
+            xs = block[feature].cast(pl.Float64).drop_nulls().to_list()
             lines += [
                 {"protocol": fit["protocol"], "variant": fit["variant"], "feature": feature, "x": x,
                  "fitted": fit["intercept"] + fit["slope"] * x, "r2": fit["r2"]}
@@ -297,9 +298,8 @@ def _table(frame: pl.DataFrame) -> str:
 
 def load_tables(store: str | Path) -> dict[str, pl.DataFrame]:
     """The evolution tables of the store, opened read-only."""
-    import duckdb
 
-    con = duckdb.connect(str(store), read_only=True)
+    con = open_duckdb(store, read_only=True, purpose="evolution figures")
     try:
         return {name: con.sql(f"SELECT * FROM {name}").pl() for name in STORE_TABLES}
     finally:

@@ -18,6 +18,8 @@ SIZE = 11
 LOW = slice(0, 5)
 HIGH = slice(6, 11)
 CONSTANT_ROW_RULES = ("exclude", "zero")
+PERCENT_TOLERANCE = 1e-9
+"""Float slack (percentage points) allowed around [0, 100] before a cell is out of domain."""
 
 
 @dataclass(frozen=True)
@@ -109,13 +111,21 @@ def matrix_features(matrix: Sequence[Sequence[float]], constant_rows: str = "exc
     Raises
     ------
     ValueError
-        A matrix that is not 11 × 11, holds NaN, or an unknown constant-row rule.
+        A matrix that is not 11 × 11, holds NaN, a cell outside [0, 100] (a donation
+        percentage; issue 25 kind 7), or an unknown constant-row rule.
     """
     m = np.asarray(matrix, dtype=float)
     if m.shape != (SIZE, SIZE):
         raise ValueError(f"a strategy matrix is {SIZE} x {SIZE}, got shape {m.shape}")
     if np.isnan(m).any():
         raise ValueError("a strategy matrix with missing cells has no features")
+    outside = np.argwhere((m < -PERCENT_TOLERANCE) | (m > 100 + PERCENT_TOLERANCE) | ~np.isfinite(m))
+    if outside.size:
+        i, j = (int(v) for v in outside[0])
+        raise ValueError(
+            f"strategy matrix cells are donation percentages in [0, 100]; cell (i={i}, j={j}) is {float(m[i, j])!r} "
+            f"({len(outside)} cell(s) outside): fix the amount that produced it"
+        )
     left = float(m[:, LOW].mean())
     right = float(m[:, HIGH].mean())
     alpha = float(m[HIGH, LOW].mean())

@@ -27,7 +27,9 @@ class Member:
 
     ``display`` is its name in every prompt (strategy writing and play); ``half`` ``A``/``B``
     of the docs/protocol/evolution.md#schedule schedule; ``game1``/``game2`` final resources (units); ``score`` the selection
-    score; ``rank`` 1 = best; ``tiebreak`` its place in the seeded shuffle selection sorts.
+    score; ``rank`` 1 = best; ``tiebreak`` its place in the seeded shuffle selection sorts;
+    ``selection_fallback`` true for a Horibe offspring drawn uniformly because every parent's
+    fitness was 0.
     """
 
     agent_id: str
@@ -48,6 +50,7 @@ class Member:
     score: float = math.nan
     rank: int = 0
     tiebreak: int = 0
+    selection_fallback: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """The member as a JSON-ready dict (the checkpoint's ``members.json``)."""

@@ -85,6 +85,7 @@ TABLES: dict[str, dict[str, pl.DataType]] = {
         "score": pl.Float64(),  # selection score (sum of both games, or 2 × game 2 in compat)
         "rank": pl.Int64(),  # 1 = best: score descending, ties in the order of the seeded shuffle
         "tiebreak": pl.Int64(),  # the agent's place in that seeded shuffle (0-based); truncation keeps ranks 1..N/2
+        "selection_fallback": pl.Boolean(),  # Horibe: parent drawn uniformly because every fitness was 0 (Σ f = 0)
     },
     # One row per generation: the population metrics of docs/protocol/evolution.md#vh-metrics.
     "evo_generations": {

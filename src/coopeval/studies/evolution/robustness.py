@@ -11,6 +11,12 @@ regressions compare the models of one protocol × variant.
 * :func:`feature_regressions`: Table 1 layout: single-feature least-squares regressions of
   robustness (%) on the model-level mean of each feature, with R², two-sided p and slope;
   computed only with three or more models (n − 2 ≥ 1 degrees of freedom).
+
+Undefined features (issue 25 kind 7): ``entropy`` is NaN for an all-zero matrix and ``rho_mono``
+when every row is constant (:mod:`~coopeval.studies.evolution.matrix`). Model means leave those
+strategies out on purpose (NaN → null, then the mean of the rest) and state how many were used
+(``n_valid_<feature>`` next to ``n_agents``); one all-zero strategy therefore never makes its
+model's mean NaN, and a regression uses the models whose mean is defined (``n_valid``).
 """
 
 from __future__ import annotations
@@ -23,6 +29,11 @@ GROUP = ["protocol", "variant"]
 """The comparisons: models are compared within one protocol × variant."""
 POPULATION = [*GROUP, "model"]
 """One row per population kind."""
+MEAN_FEATURES = ("left", "right", "oes", "beta_minus_alpha", "entropy", "mean_cooperation", "rho_mono")
+"""Features averaged per model (``l1`` is averaged as ``l1_prevalence``)."""
+UNDEFINED_FEATURES = ("entropy", "rho_mono")
+"""Features that are NaN for some matrices (all-zero; all rows constant); their model means
+count the defined values in ``n_valid_<feature>``."""
 
 
 def robustness_by_model(invasion: pl.DataFrame, by_generation: bool = False) -> pl.DataFrame:
@@ -38,7 +49,12 @@ def robustness_by_model(invasion: pl.DataFrame, by_generation: bool = False) -> 
 def model_feature_means(features: pl.DataFrame, generation: int | None = None) -> pl.DataFrame:
     """Per protocol × variant × model: the mean of every feature at ``generation`` (default:
     the population's last analysed generation), and ``l1_prevalence`` (share of agents with
-    L1, 0–1)."""
+    L1, 0–1).
+
+    Columns: protocol, variant, model, ``n_agents`` (strategies with a complete matrix),
+    the :data:`MEAN_FEATURES`, ``n_valid_entropy`` and ``n_valid_rho_mono`` (strategies whose
+    feature is defined; the mean is over those, null when none), ``l1_prevalence``.
+    """
     df = features.filter(pl.col("n_failed_cells") == 0)
     if generation is None:
         df = df.filter(pl.col("generation") == pl.col("generation").max().over(POPULATION))
@@ -48,7 +64,8 @@ def model_feature_means(features: pl.DataFrame, generation: int | None = None) -
         df.group_by(POPULATION)
         .agg(
             pl.len().alias("n_agents"),
-            *(pl.col(c).mean() for c in ("left", "right", "oes", "beta_minus_alpha", "entropy", "mean_cooperation", "rho_mono")),
+            *(pl.col(c).cast(pl.Float64).fill_nan(None).mean() for c in MEAN_FEATURES),
+            *(pl.col(c).cast(pl.Float64).fill_nan(None).count().alias(f"n_valid_{c}") for c in UNDEFINED_FEATURES),
             pl.col("l1").cast(pl.Float64).mean().alias("l1_prevalence"),
         )
         .sort(POPULATION)
@@ -64,11 +81,13 @@ def oes_decomposition(features: pl.DataFrame, invasion: pl.DataFrame, generation
 
 
 def feature_regressions(features: pl.DataFrame, invasion: pl.DataFrame, generation: int | None = None) -> pl.DataFrame:
-    """Table 1 layout: protocol, variant, feature, n_models, r2, p, slope, intercept
+    """Table 1 layout: protocol, variant, feature, n_models, n_valid, r2, p, slope, intercept
     (robustness % on the feature), one block per protocol × variant.
 
     A block needs three or more models with both features and invasion tests (none is
-    written otherwise); a feature constant across models gets null statistics.
+    written otherwise). A feature is fitted over the ``n_valid`` models whose mean is defined
+    (models whose every strategy has an undefined entropy or monotonicity are left out); with
+    fewer than three such models, or a feature constant across them, its statistics are null.
     """
     from scipy import stats
 
@@ -79,17 +98,18 @@ def feature_regressions(features: pl.DataFrame, invasion: pl.DataFrame, generati
         if block.height < 3:
             continue
         head = {"protocol": protocol, "variant": variant, "n_models": block.height}
-        y = block["robustness"].to_list()
         for feature in FEATURES:
-            x = block[feature].to_list()
-            if len(set(x)) < 2:
-                rows.append({**head, "feature": feature, "r2": None, "p": None, "slope": None, "intercept": None})
+            valid = block.filter(pl.col(feature).is_not_null())
+            x, y = valid[feature].to_list(), valid["robustness"].to_list()
+            if len(x) < 3 or len(set(x)) < 2:
+                rows.append({**head, "feature": feature, "n_valid": len(x), "r2": None, "p": None, "slope": None, "intercept": None})
                 continue
             fit = stats.linregress(x, y)
             rows.append(
                 {
                     **head,
                     "feature": feature,
+                    "n_valid": len(x),
                     "r2": float(fit.rvalue**2),
                     "p": float(fit.pvalue),
                     "slope": float(fit.slope),
@@ -97,7 +117,7 @@ def feature_regressions(features: pl.DataFrame, invasion: pl.DataFrame, generati
                 }
             )
     schema = {
-        "protocol": pl.String, "variant": pl.String, "feature": pl.String, "n_models": pl.Int64,
+        "protocol": pl.String, "variant": pl.String, "feature": pl.String, "n_models": pl.Int64, "n_valid": pl.Int64,
         "r2": pl.Float64, "p": pl.Float64, "slope": pl.Float64, "intercept": pl.Float64,
     }
     return pl.DataFrame(rows, schema=schema)

@@ -54,7 +54,7 @@ class EvolutionRun(StrategyWriter, RobustnessTests):
             members[i].half = half_of(n, k)
         scores = [self.score(a, b) for a, b in zip(g1, g2, strict=True)]
         positions = shuffled_positions(n, self.rng(generation, "rank-ties"))
-        rank_of = ranks(scores, positions)
+        rank_of = ranks(scores, positions, [m.agent_id for m in members])
         for i, m in enumerate(members):
             m.game1, m.game2, m.score, m.rank, m.tiebreak = g1[i], g2[i], scores[i], rank_of[i], positions[i]
         temperature = temperature_of(self.agents.strategy)
@@ -83,6 +83,7 @@ class EvolutionRun(StrategyWriter, RobustnessTests):
                     "score": m.score,
                     "rank": m.rank,
                     "tiebreak": m.tiebreak,
+                    "selection_fallback": m.selection_fallback,
                 },
             )
         records.add("evo_generations", self.generation_row(generation, records, g1, g2))

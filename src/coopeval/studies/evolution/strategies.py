@@ -19,7 +19,12 @@ from coopeval.studies.evolution.calls import RunContext
 from coopeval.studies.evolution.formats import StrategyFormat, truncate_words, word_count
 from coopeval.studies.evolution.population import Member, neutral_names
 from coopeval.studies.evolution.records import StepRecords
-from coopeval.studies.evolution.selection import roulette_draw, truncation_survivors
+from coopeval.studies.evolution.selection import (
+    require_finite_scores,
+    roulette_draw,
+    roulette_is_uniform,
+    truncation_survivors,
+)
 
 
 class StrategyWriter(RunContext):
@@ -85,9 +90,11 @@ class StrategyWriter(RunContext):
         """Selection from the scored previous generation (docs/protocol/evolution.md#vh-generation-loop item 3, docs/protocol/evolution.md#horibe-changes)."""
         n = self.s.n_agents
         scores = [m.score for m in previous]
+        ids = [m.agent_id for m in previous]
+        require_finite_scores(scores, ids)
         if self.s.selection == "truncation_top_half":
             positions = [m.tiebreak for m in previous]
-            survivors = [replace(previous[i], survived=True) for i in truncation_survivors(scores, positions)]
+            survivors = [replace(previous[i], survived=True) for i in truncation_survivors(scores, positions, ids)]
             advice = [(m.strategy, m.score) for m in survivors]
             newcomers = self.newborn(generation, n - len(survivors), [m.display for m in survivors])
             tasks = [
@@ -95,9 +102,10 @@ class StrategyWriter(RunContext):
                 for k, m in enumerate(newcomers)
             ]
             return [*survivors, *await asyncio.gather(*tasks)]
-        parents = [previous[p] for p in roulette_draw(scores, n, self.rng(generation, "roulette"))]
+        parents = [previous[p] for p in roulette_draw(scores, n, self.rng(generation, "roulette"), ids)]
+        fallback = roulette_is_uniform(scores)  # Σ f = 0: parents drawn uniformly, flagged on the offspring's rows
         children = [
-            replace(child, parent_id=parent.agent_id, parent_rank=parent.rank)
+            replace(child, parent_id=parent.agent_id, parent_rank=parent.rank, selection_fallback=fallback)
             for child, parent in zip(self.newborn(generation, n), parents, strict=True)
         ]
         tasks = [

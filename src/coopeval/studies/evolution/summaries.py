@@ -9,20 +9,23 @@ from __future__ import annotations
 import polars as pl
 
 RUN_KEYS = ("protocol", "model", "variant")
+GENERATION_METRICS = ("mean_final", "donation_fraction", "punish_frequency", "refuse_frequency")
 
 
 def generation_metrics(generations: pl.DataFrame) -> pl.DataFrame:
     """Per protocol × model × variant × generation: mean (over runs) of mean final resources,
-    donation fraction and punishment frequency, plus the number of runs. The per-run lines are
-    the rows of ``evo_generations`` itself."""
+    donation fraction, punishment and refusal frequency, plus the number of runs. The per-run
+    lines are the rows of ``evo_generations`` itself.
+
+    Means are NaN-aware on purpose (issue 25 kind 7): a run whose value is NaN or null is left
+    out of that metric's mean, and ``n_valid_<metric>`` (next to ``n_runs``) counts the runs used.
+    """
     return (
         generations.group_by([*RUN_KEYS, "generation"])
         .agg(
             pl.len().alias("n_runs"),
-            pl.col("mean_final").mean(),
-            pl.col("donation_fraction").mean(),
-            pl.col("punish_frequency").mean(),
-            pl.col("refuse_frequency").mean(),
+            *(pl.col(c).cast(pl.Float64).fill_nan(None).mean() for c in GENERATION_METRICS),
+            *(pl.col(c).cast(pl.Float64).fill_nan(None).count().alias(f"n_valid_{c}") for c in GENERATION_METRICS),
         )
         .sort([*RUN_KEYS, "generation"])
     )

@@ -14,15 +14,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import duckdb
 import polars as pl
 
 from coopeval.core.charts import note_chart, save_chart
+from coopeval.core.duckdb_settings import open_duckdb
 from coopeval.studies.gossip.catalog import FIGURES, TABLE_FORMATS
 from coopeval.studies.gossip.summary import (
-    GINI_FOOTNOTE,
     cooperation_by_interaction_index,
     cooperation_by_round,
+    footnotes,
     paper_table,
     replicate_summary,
     to_latex,
@@ -36,7 +36,7 @@ from coopeval.studies.gossip.tones import TONES
 def load_tables(store: str | Path) -> dict[str, pl.DataFrame]:
     """``gossip_rounds``, ``gossip_agent_metrics``, ``gossip_run_metrics`` and ``gossip_cells``
     (with the condition flags ``gossip`` and ``attacker`` unpacked) from the store, read-only."""
-    con = duckdb.connect(str(store), read_only=True)
+    con = open_duckdb(store, read_only=True, purpose="gossip figures")
     try:
         names = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
         out = {
@@ -267,10 +267,11 @@ def render_tables(store: str | Path, testbeds: Sequence[str], table_dir: str | P
         page.parent.mkdir(parents=True, exist_ok=True)
         head = "".join(f"<th>{html.escape(c)}</th>" for c in table.columns)
         body = "".join("<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in row) + "</tr>" for row in table.iter_rows())
+        notes = "".join(f"<p>{html.escape(note)}</p>" for note in footnotes(table))
         page.write_text(
             f"<!doctype html><meta charset='utf-8'><title>{stem}</title>"
             f"<h1>Gossip · {html.escape(REGISTRY[testbed].title)}: Tables 1–2 layout (mean ± s.e.)</h1>"
-            f"<table border='1' cellpadding='4'><tr>{head}</tr>{body}</table><p>{html.escape(GINI_FOOTNOTE)}</p>\n",
+            f"<table border='1' cellpadding='4'><tr>{head}</tr>{body}</table>{notes}\n",
             encoding="utf-8",
         )
         written.append(page)

@@ -17,8 +17,11 @@ Formulas (docs/protocol/gossip.md#metrics):
   later reward where the schedule put it, instead of moving later rewards one discount step
   earlier (docs/protocol/gossip.md#metrics).
 * Gini of G = (1/(2 n² μ)) Σ_i Σ_j |G_i − G_j| with the i = j pairs included, μ = mean_i G_i;
-  **NaN when μ ≤ 0** (all-defect gives 0/0).
-* run aggregation: mean over agents and standard error std(ddof = 0)/√n.
+  **NaN when μ ≤ 0** (all-defect gives 0/0). With some negative G_i and μ > 0 the formula
+  exceeds 1 (e.g. 3.6): the value is kept and flagged (``gini_out_of_range``), never clipped.
+* run aggregation: mean over agents and standard error std(ddof = 0)/√n over the agents whose
+  value is defined; ``n_valid_<metric>`` counts them (it differs from ``n_agents`` when some
+  agent had no donor turn), ``n_negative_returns`` counts agents with G_i < 0 (issue 25 kind 7).
 * market: deal rate, pair shares (unconditional and given a deal), welfare per round and
   discounted welfare over the *global* round index.
 """
@@ -139,15 +142,29 @@ def agent_metrics(events: Sequence[AgentEvent], agents: Sequence[str], gamma: fl
 RUN_METRICS = ("cooperation_ratio", "image_score", "return", "reward_per_round", "discounted_return")
 
 
+def gini_out_of_range(value: float) -> bool:
+    """True for a defined Gini outside [0, 1] (negative discounted returns with μ > 0); NaN is
+    not out of range (it is undefined, counted separately)."""
+    return math.isfinite(value) and not 0.0 <= value <= 1.0
+
+
 def run_metrics(rows: Sequence[Mapping[str, float | int | str]]) -> dict[str, float]:
-    """Run-level summary: ``<metric>_mean`` and ``<metric>_se`` over agents for every metric of
-    :data:`RUN_METRICS`, plus ``gini`` of the discounted returns (docs/protocol/gossip.md#metrics)."""
+    """Run-level summary: ``<metric>_mean`` and ``<metric>_se`` over agents and
+    ``n_valid_<metric>`` (agents whose value is finite) for every metric of
+    :data:`RUN_METRICS`, ``gini`` of the discounted returns (docs/protocol/gossip.md#metrics),
+    and the domain diagnostics ``n_negative_returns`` (agents with G < 0) and
+    ``gini_out_of_range`` (True if the Gini is defined and outside [0, 1])."""
     out: dict[str, float] = {}
     for metric in RUN_METRICS:
-        mean, se = mean_se(float(r[metric]) for r in rows)
+        values = [float(r[metric]) for r in rows]
+        mean, se = mean_se(values)
         out[f"{metric}_mean"] = mean
         out[f"{metric}_se"] = se
-    out["gini"] = gini([float(r["discounted_return"]) for r in rows])
+        out[f"n_valid_{metric}"] = sum(1 for v in values if math.isfinite(v))
+    returns = [float(r["discounted_return"]) for r in rows]
+    out["gini"] = gini(returns)
+    out["n_negative_returns"] = sum(1 for v in returns if v < 0)
+    out["gini_out_of_range"] = gini_out_of_range(out["gini"])
     return out
 
 

@@ -92,7 +92,10 @@ TABLES: dict[str, dict[str, pl.DataType]] = {
         "n_rounds": pl.Int64(),
         "n_failed_rounds": pl.Int64(),
         **{f"{m}_{s}": pl.Float64() for m in ("cooperation_ratio", "image_score", "return", "reward_per_round", "discounted_return") for s in ("mean", "se")},
+        **{f"n_valid_{m}": pl.Int64() for m in ("cooperation_ratio", "image_score", "return", "reward_per_round", "discounted_return")},
         "gini": pl.Float64(),
+        "n_negative_returns": pl.Int64(),  # agents with discounted return < 0 (Gini may then leave [0, 1])
+        "gini_out_of_range": pl.Boolean(),  # Gini defined and outside [0, 1]
         "deal_rate": pl.Float64(),
         **{f"share_{p}": pl.Float64() for p in ("Hc", "Hs", "Lc", "Ls")},
         **{f"deal_share_{p}": pl.Float64() for p in ("Hc", "Hs", "Lc", "Ls")},

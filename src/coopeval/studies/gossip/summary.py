@@ -8,11 +8,20 @@ With a single replicate the table shows the run's over-agent s.e. instead.
 Gini: NaN when a run's mean G ≤ 0 (docs/protocol/gossip.md#metrics). The summary averages the finite Gini values and
 counts the NaN runs (``gini_nan_runs``); the rendered tables print ``NaN†`` with a footnote
 when every run is NaN, and mark partial cases with ``†``.
+
+Every across-run mean is NaN-aware on purpose (issue 25 kind 7): a run whose value is not finite
+is left out and ``n_valid_<metric>`` (next to ``n_replicates``) counts the runs used; a cell
+averaged over fewer runs than there are replicates is marked ``§``. Domain diagnostics:
+``negative_return_runs`` (runs with an agent whose discounted return is negative) and
+``gini_out_of_range_runs`` (runs whose Gini left [0, 1], which negative returns allow); such a
+Gini cell is marked ``‡``.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -33,6 +42,13 @@ GINI_FOOTNOTE = (
     "† Gini of discounted returns is undefined (NaN) when the mean discounted return is ≤ 0, as "
     "under universal defection (0/0); the paper prints 0.00 for such rows."
 )
+FEWER_RUNS_MARK = "§"
+FEWER_RUNS_FOOTNOTE = "§ mean over fewer runs than replicates: the other runs' values are undefined (NaN); the summary's n_valid columns count the runs used."
+OUT_OF_RANGE_MARK = "‡"
+OUT_OF_RANGE_FOOTNOTE = (
+    "‡ Gini outside [0, 1] in some run: some agents' discounted returns are negative, where the "
+    "Gini formula is not bounded by 1."
+)
 
 
 def _finite(values: list[float | None]) -> list[float]:
@@ -42,8 +58,10 @@ def _finite(values: list[float | None]) -> list[float]:
 def replicate_summary(run_metrics: pl.DataFrame) -> pl.DataFrame:
     """One row per (testbed, condition, model, γ, horizon, matching) from ``gossip_run_metrics``.
 
-    Columns: the group keys, ``n_replicates``, ``<metric>`` and ``<metric>_se`` for every metric
-    of :data:`METRICS`, ``gini``, ``gini_se`` and ``gini_nan_runs``.
+    Columns: the group keys, ``n_replicates``; for every metric of :data:`METRICS` and ``gini``:
+    ``<metric>`` (mean over the runs whose value is finite, NaN if none), ``<metric>_se`` and
+    ``n_valid_<metric>`` (those runs); ``gini_nan_runs``, ``negative_return_runs`` and
+    ``gini_out_of_range_runs`` (domain diagnostics; 0 when the runs predate those columns).
     """
     rows = []
     for keys, group in run_metrics.group_by(list(GROUP), maintain_order=True):
@@ -62,9 +80,18 @@ def replicate_summary(run_metrics: pl.DataFrame) -> pl.DataFrame:
                 se = math.nan
             row[metric] = mean
             row[f"{metric}_se"] = se
+            row[f"n_valid_{metric}"] = len(values)
         row["gini_nan_runs"] = sum(1 for v in group["gini"].to_list() if v is None or not math.isfinite(v))
+        row["negative_return_runs"] = _count_runs(group, "n_negative_returns", lambda v: v > 0)
+        row["gini_out_of_range_runs"] = _count_runs(group, "gini_out_of_range", bool)
         rows.append(row)
     return pl.DataFrame(rows)
+
+
+def _count_runs(group: pl.DataFrame, column: str, hit: Callable[[Any], bool]) -> int:
+    if column not in group.columns:
+        return 0
+    return sum(1 for v in group[column].to_list() if v is not None and hit(v))
 
 
 def _cell(mean: float, se: float, digits: int = 2) -> str:
@@ -77,17 +104,37 @@ def _cell(mean: float, se: float, digits: int = 2) -> str:
 
 def paper_table(summary: pl.DataFrame, testbed: str = "donation") -> pl.DataFrame:
     """The layout of Tables 1–2: Model, Condition, then Cooperation, Image score, Return, Reward
-    per round, Discounted return and Gini as ``mean ± s.e.`` strings (NaN Gini as ``NaN†``)."""
+    per round, Discounted return and Gini as ``mean ± s.e.`` strings (NaN Gini as ``NaN†``).
+
+    Marks: ``†`` a Gini with NaN runs, ``‡`` a Gini outside [0, 1] in some run, ``§`` any other
+    metric averaged over fewer runs than replicates (its other runs undefined)."""
     rows = []
     for r in summary.filter(pl.col("testbed") == testbed).iter_rows(named=True):
         out = {"Model": r["model"], "Condition": r["condition"]}
         for metric, title in TABLE_COLUMNS.items():
             text = _cell(r[metric], r[f"{metric}_se"])
-            if metric == "gini" and r["gini_nan_runs"] and math.isfinite(r["gini"]):
-                text += "†"
+            if metric == "gini":
+                if r["gini_nan_runs"] and math.isfinite(r["gini"]):
+                    text += "†"
+                if r.get("gini_out_of_range_runs"):
+                    text += OUT_OF_RANGE_MARK
+            elif math.isfinite(r[metric]) and r.get(f"n_valid_{metric}", r["n_replicates"]) < r["n_replicates"]:
+                text += FEWER_RUNS_MARK
             out[title] = text
         rows.append(out)
     return pl.DataFrame(rows, schema={"Model": pl.String, "Condition": pl.String, **dict.fromkeys(TABLE_COLUMNS.values(), pl.String)})
+
+
+def footnotes(table: pl.DataFrame) -> list[str]:
+    """The footnotes a rendered table needs: always the NaN-Gini note, and the ``‡`` / ``§``
+    notes when a cell carries that mark."""
+    cells = [str(v) for row in table.iter_rows() for v in row[2:]]
+    notes = [GINI_FOOTNOTE]
+    if any(OUT_OF_RANGE_MARK in c for c in cells):
+        notes.append(OUT_OF_RANGE_FOOTNOTE)
+    if any(c.endswith(FEWER_RUNS_MARK) for c in cells):
+        notes.append(FEWER_RUNS_FOOTNOTE)
+    return notes
 
 
 def to_markdown(table: pl.DataFrame) -> str:
@@ -95,7 +142,7 @@ def to_markdown(table: pl.DataFrame) -> str:
     header = "| " + " | ".join(table.columns) + " |"
     rule = "|" + "|".join("---" for _ in table.columns) + "|"
     lines = [header, rule] + ["| " + " | ".join(str(v) for v in row) + " |" for row in table.iter_rows()]
-    return "\n".join(lines) + "\n\n" + GINI_FOOTNOTE + "\n"
+    return "\n".join(lines) + "\n\n" + "\n\n".join(footnotes(table)) + "\n"
 
 
 def to_latex(table: pl.DataFrame) -> str:
@@ -104,13 +151,13 @@ def to_latex(table: pl.DataFrame) -> str:
     def esc(text: str) -> str:
         return (
             text.replace("\\", r"\textbackslash{}").replace("&", r"\&").replace("%", r"\%").replace("_", r"\_")
-            .replace("±", r"$\pm$").replace("†", r"$^\dagger$")
+            .replace("±", r"$\pm$").replace("†", r"$^\dagger$").replace("‡", r"$^\ddagger$").replace("§", r"\S{}")
         )
 
     spec = "ll" + "r" * (len(table.columns) - 2)
     lines = [rf"\begin{{tabular}}{{{spec}}}", r"\toprule", " & ".join(esc(c) for c in table.columns) + r" \\", r"\midrule"]
     lines += [" & ".join(esc(str(v)) for v in row) + r" \\" for row in table.iter_rows()]
-    lines += [r"\bottomrule", r"\end{tabular}", "", esc(GINI_FOOTNOTE)]
+    lines += [r"\bottomrule", r"\end{tabular}", "", *(esc(note) for note in footnotes(table))]
     return "\n".join(lines) + "\n"
 
 

@@ -85,3 +85,20 @@ def test_sample_size_and_include_games(tmp_path):
         tmp_path, rows, judge_config=config, games=["prisoners_dilemma", "stag_hunt"]
     )
     assert n == 3 and "sh" not in judgements["decision_id"].to_list()
+
+
+def test_a_judge_shard_held_by_another_executor_is_not_judged_twice(tmp_path, monkeypatch):
+    """Issue 25 kind 4: the shard's lock is held (another executor judges it); with
+    COOPEVAL_CELL_LOCK=fail this one stops before any judge call, naming the holder."""
+    import pytest
+
+    from coopeval.cache.cell_lock import CellBusyError, cell_lock
+
+    outputs = {"judgements": tmp_path / "out" / "judgements.parquet", "llm_calls": tmp_path / "out" / "llm_calls.parquet"}
+    agent = ScriptedJudge({"[": [judge_answer("Individual utility maximization")]})
+    monkeypatch.setenv("COOPEVAL_CELL_LOCK", "fail")
+    decisions = write_decisions(tmp_path, [{"response": LONG + "[a]"}])
+    with cell_lock(tmp_path / "cache", f"judge-{outputs['judgements']}", mode="wait"), pytest.raises(CellBusyError, match="pid="):
+        run_judge(decisions, outputs, JUDGE, AGENTS, seed=7, cache_dir=str(tmp_path / "cache"),
+                  prompts_dir=REPO / "resources" / "prompts", judge_agent=agent)
+    assert agent.calls == 0 and not outputs["judgements"].exists()

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-import duckdb
 import polars as pl
 
 from coopeval.core.charts import note_chart, save_chart
+from coopeval.core.duckdb_settings import open_duckdb
 from coopeval.games import get_game
 from coopeval.studies.coopeval.figures.core import (
     ablation_chart,
@@ -35,7 +35,7 @@ def render_core_figures(
     written as a one-line chart explaining why, so every declared output exists.
     """
     out = Path(out_dir)
-    con = duckdb.connect(str(store), read_only=True)
+    con = open_duckdb(store, read_only=True, purpose="CoopEval figures")
     try:
         metrics = con.sql("SELECT * FROM metrics").pl()
         scores = con.sql("SELECT * FROM scores").pl()

@@ -14,6 +14,7 @@ from typing import Any
 import polars as pl
 
 from coopeval.core.charts import save_chart
+from coopeval.core.duckdb_settings import open_duckdb
 from coopeval.core.schemas import empty_frame
 from coopeval.games import get_game
 from coopeval.studies.coopeval.analysis.actions import action_probabilities
@@ -39,9 +40,8 @@ _DECISION_COLUMNS = "cell_id, mechanism, game, decision_id, matchup_id, match_id
 
 def load_analysis_tables(store: str | Path) -> dict[str, pl.DataFrame]:
     """The store tables the analyses read, restricted to default-parameter cells."""
-    import duckdb
 
-    con = duckdb.connect(str(store), read_only=True)
+    con = open_duckdb(store, read_only=True, purpose="CoopEval analyses")
     try:
         present = {row[0] for row in con.execute("SHOW TABLES").fetchall()}
         default = (

@@ -12,6 +12,7 @@ from typing import Any
 import polars as pl
 
 from coopeval.agents.registry import agent_name, agent_style
+from coopeval.core.duckdb_settings import open_duckdb
 from coopeval.core.io import read_delimited
 from coopeval.games import get_game
 from coopeval.studies.coopeval.analysis.run_summary import (
@@ -118,9 +119,8 @@ def _present(con: Any, table: str, wanted: tuple[str, ...]) -> str:
 
 
 def _read(store: str | Path) -> dict[str, pl.DataFrame]:
-    import duckdb
 
-    con = duckdb.connect(str(store), read_only=True)
+    con = open_duckdb(store, read_only=True, purpose="run page")
     try:
         present = {row[0] for row in con.execute("SHOW TABLES").fetchall()}
         tables = {

@@ -27,6 +27,7 @@ from coopeval.agents.progress import Progress
 from coopeval.agents.protocol import Agent
 from coopeval.agents.recorder import call_rows
 from coopeval.agents.registry import make_agent, missing_key_error
+from coopeval.cache.cell_lock import cell_lock
 from coopeval.cache.response_cache import ResponseCache
 from coopeval.core.errors import ConfigError
 from coopeval.core.io import write_parquet_atomic
@@ -215,19 +216,21 @@ def run_judge(
                     "params": judge_config.get("params") or {},
                 }
             )
-        cache = ResponseCache(cache_dir)
-        try:
-            maker = DecisionMaker(
-                cache,
-                style_instructions(PromptLibrary(prompts_dir)),
-                max_concurrency=max_concurrency,
-                retry_failed=retry_failed,
-                max_usd=max_usd,
-            )
-            judgements, calls = judge_decisions(selected, judge_agent, maker, prompt, seed)
-            stats = maker.stats
-        finally:
-            cache.close()
+        # one executor per shard (issue 25 kind 4): a second one waits, then replays from the cache
+        with cell_lock(cache_dir, f"judge-{outputs['judgements']}"):
+            cache = ResponseCache(cache_dir)
+            try:
+                maker = DecisionMaker(
+                    cache,
+                    style_instructions(PromptLibrary(prompts_dir)),
+                    max_concurrency=max_concurrency,
+                    retry_failed=retry_failed,
+                    max_usd=max_usd,
+                )
+                judgements, calls = judge_decisions(selected, judge_agent, maker, prompt, seed)
+                stats = maker.stats
+            finally:
+                cache.close()
     else:
         judgements, calls = _judgement_frame([]), empty_frame("llm_calls")
     _write_parquet_atomic(judgements, outputs["judgements"])

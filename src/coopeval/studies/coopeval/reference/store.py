@@ -13,8 +13,9 @@ import uuid
 from collections.abc import Mapping
 from pathlib import Path
 
-import duckdb
 import polars as pl
+
+from coopeval.core.duckdb_settings import open_duckdb
 
 __all__ = ["read_table", "write_store"]
 
@@ -50,7 +51,7 @@ def write_store(frames: Mapping[str, pl.DataFrame], path: str | Path, *, metadat
             raise ValueError(f"table name {name!r} is not a plain SQL identifier")
     tmp = target.parent / f".{target.name}.{os.getpid()}.{uuid.uuid4().hex}.tmp"  # DuckDB creates it
     try:
-        con = duckdb.connect(str(tmp))
+        con = open_duckdb(tmp, purpose="reference store build")
         try:
             all_frames = dict(frames)
             if metadata:
@@ -76,7 +77,7 @@ def write_store(frames: Mapping[str, pl.DataFrame], path: str | Path, *, metadat
 
 def read_table(path: str | Path, table: str) -> pl.DataFrame:
     """Read one table of a store (opened read-only) as a polars frame."""
-    con = duckdb.connect(str(path), read_only=True)
+    con = open_duckdb(path, read_only=True, log=False)
     try:
         return con.sql(f'SELECT * FROM "{table}"').pl()
     finally:

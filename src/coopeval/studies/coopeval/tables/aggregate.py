@@ -4,6 +4,7 @@ aggregate games of the run-averaged per-game values, Mean and Fitness normalised
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
@@ -50,7 +51,8 @@ def aggregate_cell(
 
     s.e. across games (a single game keeps its own normalised s.e.); the interval is the
     percentile interval of the game-averaged replicates when every game has replicates. None
-    if the agent has no per-game cell.
+    if the agent has no per-game cell. NaN-aware on purpose (issue 25 kind 7): a game whose
+    mean is undefined is left out; ``n`` counts the games with a cell, ``n_valid`` those used.
     """
     per_game_means: list[float] = []
     per_game_se: list[float | None] = []
@@ -67,6 +69,13 @@ def aggregate_cell(
         games_used.append(g)
     if not per_game_means:
         return None
+    n_games = len(per_game_means)
+    finite = [i for i, m in enumerate(per_game_means) if math.isfinite(m)]
+    per_game_means = [per_game_means[i] for i in finite]
+    per_game_se = [per_game_se[i] for i in finite]
+    reps_list = [reps_list[i] for i in finite]
+    if not per_game_means:
+        per_game_means, per_game_se = [math.nan], [None]
     se_value = standard_error(per_game_means) if len(per_game_means) >= 2 else per_game_se[0]
     ci: tuple[float | None, float | None] = (None, None)
     if reps_list and all(r is not None for r in reps_list):
@@ -79,7 +88,8 @@ def aggregate_cell(
         "se": se_value,
         "ci_low": ci[0],
         "ci_high": ci[1],
-        "n": len(per_game_means),
+        "n": n_games,
+        "n_valid": len(finite),
         "dr_source": "+".join(sorted({dr_source[(mech, g)] for g in games_used if (mech, g) in dr_source}))
         if metric == "DR"
         else None,

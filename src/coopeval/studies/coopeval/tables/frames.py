@@ -39,6 +39,7 @@ FRAME_SCHEMA: dict[str, pl.DataType] = {
     "ci_low": pl.Float64(),
     "ci_high": pl.Float64(),
     "n": pl.Int64(),
+    "n_valid": pl.Int64(),  # of the n runs (games) averaged, those with a finite value
     "bold": pl.Boolean(),
     "grey": pl.Boolean(),
     "dr_source": pl.String(),

@@ -11,8 +11,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import duckdb
-
+from coopeval.core.duckdb_settings import open_duckdb
 from coopeval.studies.coopeval.tables.builder import build_tables
 from coopeval.studies.coopeval.tables.frames import AgentColumns
 from coopeval.studies.coopeval.tables.render import write_tables
@@ -72,7 +71,7 @@ def tables_from_store(
     list of Path
         The written table files.
     """
-    con = duckdb.connect(str(store), read_only=True)
+    con = open_duckdb(store, read_only=True, purpose="CoopEval tables")
     try:
         default = "cell_id IN (SELECT cell_id FROM cells WHERE variant = 'default')"
         metrics = con.sql(f"SELECT * FROM metrics WHERE {default}").pl()

@@ -4,6 +4,7 @@ Fitness (:mod:`coopeval.studies.coopeval.tables.bootstrap`)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 
 import numpy as np
@@ -129,10 +130,16 @@ def per_game_cell(
     dr_source: Mapping[tuple[str, str], str],
 ) -> TableCell | None:
     """Mean over runs ± standard error (docs/protocol/tables.md step 4) and bootstrap percentile interval of one
-    agent in one (mechanism, game, metric) cell; None if the agent has no run value."""
-    xs = [runs[r][agent] for r in sorted(runs) if agent in runs[r]]
-    if not xs:
+    agent in one (mechanism, game, metric) cell; None if the agent has no run value.
+
+    NaN-aware on purpose (issue 25 kind 7): a run whose value is not finite is left out of the
+    mean and s.e.; ``n`` counts the runs with a value, ``n_valid`` the finite ones (the rendered
+    tables mark a cell where they differ); NaN when no run value is finite.
+    """
+    present = [runs[r][agent] for r in sorted(runs) if agent in runs[r]]
+    if not present:
         return None
+    xs = [float(x) for x in present if math.isfinite(float(x))]
     ci: tuple[float | None, float | None] = (None, None)
     reps = replicates_of(replicates.get((mech, game)), metric, agent)
     if reps is not None:
@@ -141,11 +148,12 @@ def per_game_cell(
         "mechanism": mech,
         "game": game,
         "metric": metric,
-        "mean": float(np.mean(xs)),
+        "mean": float(np.mean(xs)) if xs else math.nan,
         "se": standard_error(xs),
         "ci_low": ci[0],
         "ci_high": ci[1],
-        "n": len(xs),
+        "n": len(present),
+        "n_valid": len(xs),
         "dr_source": dr_source.get((mech, game)) if metric == "DR" else None,
         "_reps": reps,
     }

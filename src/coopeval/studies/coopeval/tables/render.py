@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import os
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import polars as pl
@@ -55,15 +55,30 @@ def _decimals(metric: str) -> int:
     return 3 if metric in ("Mean", "Fitness") else 1
 
 
-def format_cell(mean: float | None, se: float | None, metric: str) -> str:
-    """``"1.234 ± 0.056"`` (or ``"1.234"`` without s.e.), rounded per metric (docs/protocol/tables.md)."""
+def format_cell(mean: float | None, se: float | None, metric: str, short: bool = False) -> str:
+    """``"1.234 ± 0.056"`` (or ``"1.234"`` without s.e.), rounded per metric (docs/protocol/tables.md);
+    ``short`` appends :data:`FEWER_VALID_MARK` (a mean over fewer values than it had)."""
     if mean is None or (isinstance(mean, float) and math.isnan(mean)):
         return "–"
     d = _decimals(metric)
     text = f"{mean:.{d}f}"
     if se is not None and not (isinstance(se, float) and math.isnan(se)):
         text += f" ± {se:.{d}f}"
-    return text
+    return text + (FEWER_VALID_MARK if short else "")
+
+
+FEWER_VALID_MARK = "§"
+"""Mark of a cell whose mean left out undefined (NaN) values (``n_valid`` < ``n``; issue 25 kind 7)."""
+FEWER_VALID_NOTE = "§: mean over fewer values than the cell had; the others are undefined (NaN) and left out."
+
+
+def _short(row: Mapping[str, object]) -> bool:
+    n, n_valid = row.get("n"), row.get("n_valid")
+    return isinstance(n, int) and isinstance(n_valid, int) and n_valid < n
+
+
+def _any_short(sub: pl.DataFrame) -> bool:
+    return any(_short(r) for r in sub.iter_rows(named=True)) if "n_valid" in sub.columns else False
 
 
 def _agents(frame: pl.DataFrame, columns: AgentColumns) -> list[str]:
@@ -102,6 +117,11 @@ def _subtables(frame: pl.DataFrame, kind: str) -> list[tuple[str, str, pl.DataFr
 
 
 def _caption(kind: str, metric: str, notes: dict[str, str], sub: pl.DataFrame) -> str:
+    text = _caption_text(kind, metric, notes, sub)
+    return f"{text} {FEWER_VALID_NOTE}" if _any_short(sub) else text
+
+
+def _caption_text(kind: str, metric: str, notes: dict[str, str], sub: pl.DataFrame) -> str:
     n_values = sorted({int(n) for n in sub["n"].drop_nulls().to_list()}) if "n" in sub.columns else []
     n_text = "/".join(str(n) for n in n_values) or "?"
     emphasis = "Bold: rank ≤ 2; grey: rank ≥ n − 1 when n ≥ 5 types (ranks group values within 5 %)."
@@ -180,7 +200,7 @@ def render_markdown(frame: pl.DataFrame, kind: str, notes: dict[str, str] | None
                 if r is None:
                     cells.append("–")
                 else:
-                    cells.append(_style_md(format_cell(r["mean"], r["se"], metric), bool(r["bold"]), bool(r["grey"])))
+                    cells.append(_style_md(format_cell(r["mean"], r["se"], metric, _short(r)), bool(r["bold"]), bool(r["grey"])))
             lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
     return "\n".join(lines)
@@ -221,7 +241,7 @@ def render_latex(frame: pl.DataFrame, kind: str, notes: dict[str, str] | None = 
             cells = [_mechanism_tex(mech)]
             for agent in agents:
                 r = rows.get(agent)
-                cells.append("--" if r is None else _style_tex(format_cell(r["mean"], r["se"], metric), bool(r["bold"]), bool(r["grey"])))
+                cells.append("--" if r is None else _style_tex(format_cell(r["mean"], r["se"], metric, _short(r)).replace("§", r"\S{}"), bool(r["bold"]), bool(r["grey"])))
             lines.append(" & ".join(cells) + r" \\")
         lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}", ""]
         parts.extend(lines)
