@@ -18,7 +18,7 @@ from coopeval.comparison.multiplicity import DEFAULT_CORRECTION, adjust_p_values
 from coopeval.comparison.paired import PairedEstimate
 from coopeval.core.schemas import register_tables
 
-__all__ = ["COMPARISONS_SCHEMA", "JSON_FIELDS", "comparison_row", "comparisons_frame", "corrected", "to_json"]
+__all__ = ["COMPARISONS_SCHEMA", "COMPARISONS_TABLE", "JSON_FIELDS", "comparison_row", "comparisons_frame", "corrected", "swapped", "to_json"]
 
 JSON_FIELDS = ("a", "b", "metric", "delta", "ci_low", "ci_high", "p_value", "p_adjusted", "correction",
                "n_pairs", "n_clusters", "mde", "method", "note")
@@ -44,7 +44,10 @@ COMPARISONS_SCHEMA: dict[str, pl.DataType] = {
 }
 """Columns of the store's ``comparisons`` table (and ``results/tables/comparisons.csv``)."""
 
-register_tables({"comparisons": COMPARISONS_SCHEMA})
+COMPARISONS_TABLE = "comparisons"
+"""The store table every study's comparison rows go to."""
+
+register_tables({COMPARISONS_TABLE: COMPARISONS_SCHEMA})
 
 
 def _clean(value: float | None) -> float | None:
@@ -97,3 +100,10 @@ def to_json(row: Mapping[str, Any]) -> dict[str, Any]:
         if isinstance(value, float) and not math.isfinite(value):
             out[key] = None
     return out
+
+
+def swapped(row: Mapping[str, Any]) -> dict[str, Any]:
+    """The row of (b, a) as a row of (a, b): Δ and the interval change sign."""
+    low, high = row["ci_low"], row["ci_high"]
+    return {**row, "a": row["b"], "b": row["a"], "delta": -row["delta"],
+            "ci_low": None if high is None else -high, "ci_high": None if low is None else -low}

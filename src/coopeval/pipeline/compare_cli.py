@@ -18,6 +18,8 @@ __all__ = ["STUDY_COMPARISONS", "add_compare_parser"]
 
 STUDY_COMPARISONS: dict[str, str] = {
     "coopeval": "coopeval.studies.coopeval.compare_store:store_comparison",
+    "gossip": "coopeval.studies.gossip.comparisons:store_comparison",
+    "evolution": "coopeval.studies.evolution.comparisons:store_comparison",
 }
 """Study name → ``module:function`` returning one ``comparisons`` row from a store (imported
 when used, so ``coopeval --help`` stays fast)."""
@@ -45,11 +47,12 @@ def add_compare_parser(subparsers: Any, usage_error: type[Exception]) -> None:
     )
     parser.add_argument("store", metavar="STORE", help="the DuckDB store (results/coopeval.duckdb)")
     parser.add_argument("--study", required=True, help=f"study ({', '.join(STUDY_COMPARISONS)})")
-    parser.add_argument("--a", required=True, metavar="A", help="first agent (delta = metric(A) − metric(B))")
+    parser.add_argument("--a", required=True, metavar="A", help="first agent or model (delta = metric(A) − metric(B))")
     parser.add_argument("--b", required=True, metavar="B", help="second agent")
-    parser.add_argument("--metric", default=None, help="metric (default: the study's first; coopeval: Mean or Fitness)")
-    parser.add_argument("--game", default=None, help="only this game (default: every game, pooled)")
-    parser.add_argument("--mechanism", default=None, help="only this mechanism (default: every mechanism, pooled)")
+    parser.add_argument("--metric", default=None, help="metric (default: the study's first; coopeval: Mean, Fitness; gossip: cooperation_ratio_mean,"
+                        " discounted_return_mean, gini, utility_gap; evolution: donation_fraction, mean_final, robustness)")
+    parser.add_argument("--game", default=None, help="only this game (gossip: testbed; evolution: variant; default: every one, pooled)")
+    parser.add_argument("--mechanism", default=None, help="only this mechanism (gossip: condition; evolution: protocol; default: every one, pooled)")
     parser.add_argument("--correction", default=DEFAULT_CORRECTION, choices=sorted(CORRECTIONS),
                         help=f"multiplicity correction over all pairs of the selection (default {DEFAULT_CORRECTION})")
     parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and permutation resamples (default 0)")

@@ -17,7 +17,7 @@ import polars as pl
 from coopeval.comparison.errors import UnknownNameError
 from coopeval.comparison.multiplicity import DEFAULT_CORRECTION
 from coopeval.comparison.paired import DEFAULT_SEED
-from coopeval.comparison.record import comparison_row, corrected
+from coopeval.comparison.record import comparison_row, corrected, swapped
 from coopeval.games import TYPE_NAMES
 from coopeval.studies.coopeval.comparisons import (
     METRICS,
@@ -96,12 +96,5 @@ def store_comparison(
         if (row["a"], row["b"]) == (a, b):
             return row
         if (row["a"], row["b"]) == (b, a):
-            return _swapped(row)
+            return swapped(row)
     raise ValueError(f"agents {a!r} and {b!r} never sit in the same cell of the selection {scope}")
-
-
-def _swapped(row: dict[str, Any]) -> dict[str, Any]:
-    """The row of (b, a) as a row of (a, b): Δ and the interval change sign."""
-    low, high = row["ci_low"], row["ci_high"]
-    return {**row, "a": row["b"], "b": row["a"], "delta": -row["delta"],
-            "ci_low": None if high is None else -high, "ci_high": None if low is None else -low}
