@@ -34,11 +34,17 @@ def bot_scores(
     return conform("scores", pl.concat(frames, how="diagonal_relaxed"))
 
 
+@cache
+def bot_metrics() -> pl.DataFrame:
+    """The ``metrics`` table of :func:`bot_scores` with its defaults (computed once per process)."""
+    return compute_metrics(bot_scores())
+
+
 def write_store(path: Path, scores: pl.DataFrame, extra: dict[str, pl.DataFrame] | None = None) -> Path:
     """A DuckDB store with ``cells`` (all default variant), ``scores`` and their ``metrics``."""
     ids = scores["cell_id"].unique().to_list()
     tables = {"cells": pl.DataFrame({"cell_id": ids, "variant": ["default"] * len(ids)}), "scores": scores,
-              "metrics": compute_metrics(scores), **(extra or {})}
+              "metrics": bot_metrics() if scores is bot_scores() else compute_metrics(scores), **(extra or {})}
     con = duckdb.connect(str(path))
     for name, frame in tables.items():
         con.register("source", frame.to_arrow())

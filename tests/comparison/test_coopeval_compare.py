@@ -12,7 +12,7 @@ import pytest
 from coopeval.cli import main
 from coopeval.comparison.record import JSON_FIELDS
 from coopeval.studies.coopeval.tables.metrics import compute_metrics
-from tests.comparison.bot_store import bot_scores, table_mean, write_store
+from tests.comparison.bot_store import bot_metrics, bot_scores, table_mean, write_store
 
 AC, TFT, AD, RND = "bot/always-cooperate", "bot/tit-for-tat", "bot/always-defect", "bot/uniform-random"
 
@@ -39,7 +39,7 @@ def test_delta_is_the_difference_of_the_metrics_table_means(
     assert code == 0, err
     assert result is not None and tuple(result) == JSON_FIELDS
     scores = bot_scores()
-    metrics = compute_metrics(scores)
+    metrics = bot_metrics()
     game_type = {"stag_hunt": "StagHunt"}.get(game or "", game)
     cells = scores["cell_id"].unique().to_list()
     expected = table_mean(metrics, a, mechanism, game_type, cells) - table_mean(metrics, b, mechanism, game_type, cells)
@@ -103,7 +103,7 @@ def test_fitness_comparison_uses_the_metrics_table(capsys: pytest.CaptureFixture
                                  "--game", "PrisonersDilemma", "--correction", "bh")
     assert code == 0, err
     assert result is not None and result["correction"] == "bh"
-    metrics = compute_metrics(bot_scores()).filter((pl.col("metric") == "Fitness") & (pl.col("mechanism") == "NoMechanism")
+    metrics = bot_metrics().filter((pl.col("metric") == "Fitness") & (pl.col("mechanism") == "NoMechanism")
                                                    & (pl.col("game") == "PrisonersDilemma"))
     by_agent = {a: float(metrics.filter(pl.col("agent") == a)["value"].mean()) for a in (AD, AC)}  # type: ignore[arg-type]
     assert result["delta"] == pytest.approx(by_agent[AD] - by_agent[AC], abs=1e-9)

@@ -18,7 +18,7 @@ from coopeval.studies.coopeval.comparison_outputs import (
 from coopeval.studies.coopeval.tables.builder import csv_schema
 from coopeval.studies.coopeval.tables.from_store import tables_from_store
 from coopeval.studies.coopeval.tables.metrics import compute_metrics
-from tests.comparison.bot_store import bot_scores, table_mean, write_store
+from tests.comparison.bot_store import bot_metrics, bot_scores, table_mean, write_store
 
 AC, AD = "bot/always-cooperate", "bot/always-defect"
 SETTINGS = {"dr_rule": "strictest", "n_bootstrap": 0, "seed": 1, "steps": 1000, "lr": 0.1}
@@ -42,7 +42,7 @@ def test_every_pair_is_compared_with_the_tables_means(rows: pl.DataFrame) -> Non
     assert scope.height == 6  # 4 agents: every pair once
     row = scope.filter((pl.col("a") == AC) & (pl.col("b") == AD)).row(0, named=True)
     scores = bot_scores()
-    metrics = compute_metrics(scores)
+    metrics = bot_metrics()
     cells = scores["cell_id"].unique().to_list()
     expected = (table_mean(metrics, AC, "Repetition", "PrisonersDilemma", cells)
                 - table_mean(metrics, AD, "Repetition", "PrisonersDilemma", cells))
