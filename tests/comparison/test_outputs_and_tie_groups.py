@@ -15,6 +15,11 @@ from coopeval.studies.coopeval.comparison_outputs import (
     comparison_tables_from_store,
     write_comparisons,
 )
+from coopeval.studies.coopeval.figures.core import (
+    mean_fitness_chart,
+    mean_fitness_frame,
+    with_tie_groups,
+)
 from coopeval.studies.coopeval.tables.builder import csv_schema
 from coopeval.studies.coopeval.tables.from_store import tables_from_store
 from coopeval.studies.coopeval.tables.metrics import compute_metrics
@@ -89,3 +94,15 @@ def test_comparison_tables_render_every_row_and_name_the_correction(rows: pl.Dat
     assert csv.height == rows.height and csv["correction"].to_list() == ["holm"] * rows.height
     md = (tmp_path / "t" / "comparisons.md").read_text(encoding="utf-8")
     assert "holm: Holm (1979)" in md and md.count("\n| coopeval |") == rows.height
+
+
+def test_headline_figure_prints_the_tables_tie_groups(rows: pl.DataFrame) -> None:
+    frame = with_tie_groups(mean_fitness_frame(bot_metrics()), rows)
+    sub = frame.filter((pl.col("mechanism") == "NoMechanism") & (pl.col("game") == "PrisonersDilemma") & (pl.col("metric") == "Mean"))
+    letters = dict(zip(sub["agent"].to_list(), sub["tie_group"].to_list(), strict=True))
+    family = rows.filter((pl.col("scope") == "NoMechanism/PrisonersDilemma") & (pl.col("metric") == "Mean"))
+    for pair in family.iter_rows(named=True):
+        assert bool(set(letters[pair["a"]]) & set(letters[pair["b"]])) == (pair["p_adjusted"] >= 0.05)
+    spec = mean_fitness_chart(frame).to_dict()
+    assert [layer["mark"]["type"] for layer in spec["spec"]["layer"]] == ["bar", "text"]
+    assert with_tie_groups(mean_fitness_frame(bot_metrics()), None)["tie_group"].null_count() == frame.height
