@@ -80,6 +80,12 @@ def test_tables_gain_tie_groups_and_keep_their_values(rows: pl.DataFrame, tmp_pa
         assert share == (pair["p_adjusted"] >= 0.05), pair
     best = sub.sort("rank")["agent"][0]
     assert "a" in letters[best]
+    # the aggregate (normalised over the social dilemmas present) rows compare the aggregate table's values
+    agg = pl.read_csv(tmp_path / "a" / "aggregate.csv", schema=csv_schema("aggregate"))
+    value = {r["agent"]: r["mean"] for r in agg.filter((pl.col("mechanism") == "Repetition") & (pl.col("metric") == "Mean")).iter_rows(named=True)}
+    row = rows.filter((pl.col("scope") == "Repetition/All") & (pl.col("a") == AC) & (pl.col("b") == AD)).row(0, named=True)
+    assert row["delta"] == pytest.approx(value[AC] - value[AD], abs=1e-9)
+    assert agg["tie_group"].drop_nulls().len() > 0
     md = (tmp_path / "a" / "per_game.md").read_text(encoding="utf-8")
     assert "<sup>" in md and "holm-corrected" in md
     assert r"\textsuperscript{" in (tmp_path / "a" / "per_game.tex").read_text(encoding="utf-8")
