@@ -109,3 +109,19 @@ def test_fitness_comparison_uses_the_metrics_table(capsys: pytest.CaptureFixture
     assert result["delta"] == pytest.approx(by_agent[AD] - by_agent[AC], abs=1e-9)
     assert result["ci_low"] <= result["delta"] <= result["ci_high"]  # type: ignore[operator]
     assert not any(isinstance(v, float) and math.isnan(v) for v in result.values())
+
+
+def test_fitness_without_a_complete_tensor_reports_null_interval_with_a_reason() -> None:
+    from coopeval.studies.coopeval.comparisons import all_pair_rows, compare_fitness, select_cells
+    from coopeval.studies.coopeval.tables.metrics import observations_by_cell
+
+    scores = bot_scores().filter((pl.col("mechanism") == "NoMechanism") & (pl.col("game") == "PrisonersDilemma"))
+    # replicate r2 lost the (always-defect, always-defect) match-up: its tensor has an empty cell
+    lost = scores.filter((pl.col("run") == "r2") & (pl.col("agent") == AD)).group_by("matchup_id").len().filter(pl.col("len") == 2)
+    broken = scores.filter(~((pl.col("run") == "r2") & pl.col("matchup_id").is_in(lost["matchup_id"].to_list())))
+    cells = select_cells(observations_by_cell(broken))
+    estimate = compare_fitness(cells, bot_metrics(), AD, AC)
+    assert estimate.ci_low is None and estimate.p_value is None and "no Fitness bootstrap" in str(estimate.note)
+    rows = all_pair_rows(broken, bot_metrics())
+    assert {r["metric"] for r in rows} == {"Mean", "Fitness"}
+    assert all(r["p_adjusted"] is None for r in rows if r["metric"] == "Fitness")

@@ -179,10 +179,13 @@ def compare_fitness(
     :func:`fitness_replicates` of ``cells``), averaged over the (mechanism, game) groups with
     the weights of Δ (their share of the cells).
 
+    When a group has no Fitness replicates (a run's tensor has empty cells) the interval,
+    p-value and MDE are None and ``note`` says why.
+
     Raises
     ------
     ValueError
-        If no selected cell has a Fitness of both agents, or a group has no Fitness replicates.
+        If no selected cell has a Fitness of both agents.
     """
     ids = [k[0] for k in cells]
     fit = metrics.filter(pl.col("cell_id").is_in(ids) & (pl.col("metric") == "Fitness") & pl.col("agent").is_in([a, b]))
@@ -196,13 +199,15 @@ def compare_fitness(
     reps = replicates if replicates is not None else fitness_replicates(selected, n_resamples=n_resamples, seed=seed, steps=steps, lr=lr)
     share = wide.group_by(["mechanism", "game"]).len()
     diff: np.ndarray | None = None
+    strata = {(k[2], k[3], k[4], tuple(sorted(agents))) for k, obs in selected.items() for agents, _ in obs}
     for mech, game, count in share.iter_rows():
         rep = reps.get((mech, game))
-        if rep is None or rep.fitness is None:
-            raise ValueError(f"{scope_name(mech, game)}: no Fitness bootstrap (a run's payoff tensor has empty cells)")
+        if rep is None or rep.fitness is None or a not in rep.agents or b not in rep.agents:
+            return PairedEstimate(delta, None, None, None, None, None, wide.height, len(strata), "tables' bootstrap",
+                                  f"{scope_name(mech, game)}: no Fitness bootstrap (a run's payoff tensor has empty"
+                                  " cells): no interval, p-value or power")
         part = (count / wide.height) * (rep.fitness[:, rep.agents.index(a)] - rep.fitness[:, rep.agents.index(b)])
         diff = part if diff is None else diff + part
-    strata = {(k[2], k[3], k[4], tuple(sorted(agents))) for k, obs in selected.items() for agents, _ in obs}
     method = (f"paired bootstrap of the tables (runs, then matchups within equal-agent strata; {len(diff)}"  # type: ignore[arg-type]
               " resamples; percentile interval, p-value by interval inversion)")
     return replicate_test(delta, diff, n_pairs=wide.height, n_clusters=len(strata), method=method)  # type: ignore[arg-type]
@@ -231,8 +236,11 @@ def all_pair_rows(
             if metrics is not None and _has_fitness(metrics, selected):
                 if (mech, game) not in fitness_reps:
                     fitness_reps.update(fitness_replicates(selected, seed=seed, steps=steps, lr=lr))
-                rows.append(comparison_row("coopeval", scope_name(mech, game), "Fitness", a, b,
-                                           compare_fitness(selected, metrics, a, b, replicates=fitness_reps)))
+                try:
+                    fitness = compare_fitness(selected, metrics, a, b, replicates=fitness_reps)
+                except ValueError:  # one of the two has no Fitness here (e.g. excluded match-ups)
+                    continue
+                rows.append(comparison_row("coopeval", scope_name(mech, game), "Fitness", a, b, fitness))
     for mech in sorted({k[3] for k in cells}):
         selected = {k: v for k, v in select_cells(cells, mech).items() if k[4] in aggregate_games}
         for a, b in pairs_of(selected):
