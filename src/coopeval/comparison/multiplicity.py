@@ -13,10 +13,8 @@ written here (a cumulative maximum) and BH comes from scipy.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
-
-import numpy as np
-from scipy.stats import false_discovery_control
 
 __all__ = ["CORRECTIONS", "DEFAULT_CORRECTION", "adjust_p_values", "check_correction"]
 
@@ -60,20 +58,25 @@ def adjust_p_values(p_values: Sequence[float | None], correction: str = DEFAULT_
     """
     check_correction(correction)
     index = [i for i, p in enumerate(p_values) if p is not None]
-    raw = np.asarray([float(p) for p in p_values if p is not None], dtype=np.float64)
-    if np.any(~np.isfinite(raw)) or np.any((raw < 0) | (raw > 1)):
-        raise ValueError(f"p_values: {raw.tolist()} has a value outside [0, 1]")
+    raw = [float(p) for p in p_values if p is not None]
+    if any(not (math.isfinite(p) and 0.0 <= p <= 1.0) for p in raw):
+        raise ValueError(f"p_values: {raw} has a value outside [0, 1]")
     out: list[float | None] = [None] * len(p_values)
-    if len(raw) == 0:
+    if not raw:
         return out
+    m = len(raw)
     if correction == "bh":
-        adjusted = np.asarray(false_discovery_control(raw, method="bh"), dtype=float)
+        from scipy.stats import (
+            false_discovery_control,  # imported when used: `coopeval --help` stays fast
+        )
+
+        adjusted = [float(v) for v in false_discovery_control(raw, method="bh")]
     else:
-        m = len(raw)
-        order = np.argsort(raw, kind="stable")
-        stepped = np.minimum(1.0, (m - np.arange(m)) * raw[order])
-        adjusted = np.empty(m)
-        adjusted[order] = np.maximum.accumulate(stepped)
+        adjusted = [0.0] * m
+        running = 0.0
+        for rank, i in enumerate(sorted(range(m), key=lambda j: raw[j])):  # stable: ties keep input order
+            running = max(running, min(1.0, (m - rank) * raw[i]))
+            adjusted[i] = running
     for i, value in zip(index, adjusted, strict=True):
-        out[i] = float(min(1.0, max(value, 0.0)))
+        out[i] = min(1.0, max(value, 0.0))
     return out
