@@ -65,6 +65,6 @@ def store_comparison(
     finally:
         con.close()
     return select_and_compare(frame, a, b, metric, study="gossip",
-                              filters={"condition": ("--mechanism", mechanism), "testbed": ("--game", game)},
+                              filters={"testbed": ("--game", game), "condition": ("--mechanism", mechanism)},
                               scope_columns=SCOPE, population_column="model", replicate_column="replicate",
                               metrics=GOSSIP_METRICS, correction=correction, seed=seed)
