@@ -1,4 +1,4 @@
-"""Snakemake adapter: results/tables/comparisons.{csv,md,tex} from the store's comparisons table."""
+"""Snakemake adapter: the comparison tables (comparisons.{csv,md,tex}) from the store's comparisons table."""
 
 from coopeval.pipeline.joblog import start_job
 
