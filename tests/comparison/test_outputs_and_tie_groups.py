@@ -100,6 +100,8 @@ def test_comparison_tables_render_every_row_and_name_the_correction(rows: pl.Dat
     assert csv.height == rows.height and csv["correction"].to_list() == ["holm"] * rows.height
     md = (tmp_path / "t" / "comparisons.md").read_text(encoding="utf-8")
     assert "holm: Holm (1979)" in md and md.count("\n| coopeval |") == rows.height
+    tex = (tmp_path / "t" / "comparisons.tex").read_text(encoding="utf-8")
+    assert r"$\Delta$ = A $-$ B" in tex and "α" not in tex
 
 
 def test_headline_figure_prints_the_tables_tie_groups(rows: pl.DataFrame) -> None:

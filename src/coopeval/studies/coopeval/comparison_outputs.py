@@ -58,7 +58,7 @@ def _tex(text: str) -> str:
     for a, b in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("$", r"\$"), ("#", r"\#"), ("_", r"\_"),
                  ("{", r"\{"), ("}", r"\}"), ("~", r"\textasciitilde{}"), ("^", r"\textasciicircum{}")):
         text = text.replace(a, b)
-    return text.replace("–", "--").replace("−", "$-$")
+    return text.replace("–", "--").replace("−", "$-$").replace("Δ", r"$\Delta$").replace("α", r"$\alpha$")
 
 
 def _cells(row: dict[str, object]) -> list[str]:
