@@ -114,3 +114,19 @@ def test_headline_figure_prints_the_tables_tie_groups(rows: pl.DataFrame) -> Non
     spec = mean_fitness_chart(frame).to_dict()
     assert [layer["mark"]["type"] for layer in spec["spec"]["layer"]] == ["bar", "text"]
     assert with_tie_groups(mean_fitness_frame(bot_metrics()), None)["tie_group"].null_count() == frame.height
+
+
+def test_a_further_factor_splits_the_scopes() -> None:
+    from coopeval.studies.coopeval.comparisons import all_pair_rows
+
+    scores = bot_scores().filter((pl.col("mechanism") == "NoMechanism") & (pl.col("game") == "PrisonersDilemma"))
+    runs = dict(scores.select("cell_id", "run").unique().iter_rows())
+    rows = all_pair_rows(scores, factor={cell: f"p{run[-1]}" for cell, run in runs.items()})
+    by_scope = {(r["scope"], r["a"], r["b"]): r for r in rows}
+    assert {r["scope"] for r in rows} == {f"NoMechanism/{g}/p{k}" for g in ("PrisonersDilemma", "All") for k in (1, 2)}
+    metrics = bot_metrics()
+    for run in ("r1", "r2"):
+        cells = [c for c, r in runs.items() if r == run]
+        expected = (table_mean(metrics, AC, "NoMechanism", "PrisonersDilemma", cells)
+                    - table_mean(metrics, AD, "NoMechanism", "PrisonersDilemma", cells))
+        assert by_scope[(f"NoMechanism/PrisonersDilemma/p{run[-1]}", AC, AD)]["delta"] == pytest.approx(expected, abs=1e-9)

@@ -215,37 +215,48 @@ def compare_fitness(
 
 def all_pair_rows(
     scores: pl.DataFrame, metrics: pl.DataFrame | None = None, *, correction: str = DEFAULT_CORRECTION,
-    aggregate_games: Sequence[str] = SOCIAL_DILEMMA_TYPES, n_resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED, steps: int = REPLICATOR_STEPS, lr: float = REPLICATOR_LR,
+    aggregate_games: Sequence[str] = SOCIAL_DILEMMA_TYPES, factor: Mapping[str, str] | None = None,
+    n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED, steps: int = REPLICATOR_STEPS,
+    lr: float = REPLICATOR_LR,
 ) -> list[dict[str, Any]]:
     """Every pair of agents, per (mechanism, game) and per mechanism over ``aggregate_games``
     (normalised Mean, scope ``<mechanism>/All``), corrected per (scope, metric) family.
 
     Mean always; Fitness per (mechanism, game) when ``metrics`` is given and the cell has it.
-    Rows follow :data:`coopeval.comparison.record.COMPARISONS_SCHEMA` (study ``coopeval``).
+    ``factor`` (cell_id → level of a further design factor, e.g. a prompt variant) compares
+    each level on its own cells, scope ``<mechanism>/<game>/<level>``; cells it does not list
+    are left out. Rows follow :data:`coopeval.comparison.record.COMPARISONS_SCHEMA` (study
+    ``coopeval``).
     """
-    cells = observations_by_cell(scores)
+    every = observations_by_cell(scores)
+    levels: dict[str | None, Cells] = {}
+    for key, obs in every.items():
+        if factor is None or key[0] in factor:
+            levels.setdefault(None if factor is None else factor[key[0]], {})[key] = obs
     rows: list[dict[str, Any]] = []
-    pairs_of = pairs_in
-    fitness_reps: dict[tuple[str, str], CellReplicates] = {}
-    for mech, game in sorted({(k[3], k[4]) for k in cells}):
-        selected = select_cells(cells, mech, game)
-        for a, b in pairs_of(selected):
-            rows.append(comparison_row("coopeval", scope_name(mech, game), "Mean", a, b,
-                                       compare_mean(selected, a, b, n_resamples=n_resamples, seed=seed)))
-            if metrics is not None and _has_fitness(metrics, selected):
+    for level, cells in sorted(levels.items(), key=lambda item: str(item[0])):
+        suffix = "" if level is None else f"/{level}"
+        fitness_reps: dict[tuple[str, str], CellReplicates] = {}
+        for mech, game in sorted({(k[3], k[4]) for k in cells}):
+            selected = select_cells(cells, mech, game)
+            scope = scope_name(mech, game) + suffix
+            for a, b in pairs_in(selected):
+                rows.append(comparison_row("coopeval", scope, "Mean", a, b,
+                                           compare_mean(selected, a, b, n_resamples=n_resamples, seed=seed)))
+                if metrics is None or not _has_fitness(metrics, selected):
+                    continue
                 if (mech, game) not in fitness_reps:
                     fitness_reps.update(fitness_replicates(selected, seed=seed, steps=steps, lr=lr))
                 try:
                     fitness = compare_fitness(selected, metrics, a, b, replicates=fitness_reps)
                 except ValueError:  # one of the two has no Fitness here (e.g. excluded match-ups)
                     continue
-                rows.append(comparison_row("coopeval", scope_name(mech, game), "Fitness", a, b, fitness))
-    for mech in sorted({k[3] for k in cells}):
-        selected = {k: v for k, v in select_cells(cells, mech).items() if k[4] in aggregate_games}
-        for a, b in pairs_of(selected):
-            rows.append(comparison_row("coopeval", scope_name(mech, ALL_GAMES), "Mean", a, b,
-                                       compare_mean(selected, a, b, normalised=True, n_resamples=n_resamples, seed=seed)))
+                rows.append(comparison_row("coopeval", scope, "Fitness", a, b, fitness))
+        for mech in sorted({k[3] for k in cells}):
+            selected = {k: v for k, v in select_cells(cells, mech).items() if k[4] in aggregate_games}
+            for a, b in pairs_in(selected):
+                rows.append(comparison_row("coopeval", scope_name(mech, ALL_GAMES) + suffix, "Mean", a, b,
+                                           compare_mean(selected, a, b, normalised=True, n_resamples=n_resamples, seed=seed)))
     return corrected(rows, correction)
 
 
