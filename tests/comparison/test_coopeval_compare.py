@@ -125,3 +125,10 @@ def test_fitness_without_a_complete_tensor_reports_null_interval_with_a_reason()
     rows = all_pair_rows(broken, bot_metrics())
     assert {r["metric"] for r in rows} == {"Mean", "Fitness"}
     assert all(r["p_adjusted"] is None for r in rows if r["metric"] == "Fitness")
+
+
+def test_a_missing_store_or_the_same_agent_twice_is_refused(capsys: pytest.CaptureFixture[str], store: Path, tmp_path: Path) -> None:
+    code, _, err = _compare(capsys, tmp_path / "none.duckdb", "--a", AC, "--b", AD)
+    assert code == 2 and "is not a file" in err
+    code, _, err = _compare(capsys, store, "--a", AC, "--b", AC)
+    assert code == 2 and "compare two different agents" in err
