@@ -344,11 +344,18 @@ def _add_slurm_preflight_parser(subparsers: Any) -> None:
     add_slurm_preflight_parser(subparsers)
 
 
+def _add_compare_parser(subparsers: Any) -> None:
+    from coopeval.pipeline.compare_cli import add_compare_parser
+
+    add_compare_parser(subparsers, CliError)
+
+
 SUBCOMMANDS: list[Callable[[Any], None]] = [
     add_evaluate_parser,
     _add_reproduce_parser,
     add_check_answer_parser,
     _add_estimate_parser,
+    _add_compare_parser,
     _add_slurm_preflight_parser,
 ]
 """Functions that each add one subcommand to the ``coopeval`` parser."""

@@ -26,6 +26,7 @@ include: "coopeval/evaluate.smk"
 include: "coopeval/judge.smk"
 include: "coopeval/figures.smk"
 include: "coopeval/tables.smk"
+include: "coopeval/comparisons.smk"
 include: "coopeval/report.smk"
 
 
@@ -35,4 +36,5 @@ rule coopeval:
         "results/checks/failures.txt",
         CORE_FIGURES,
         TABLE_FILES,
+        COMPARISON_FILES,
         REPORT_FILES,

@@ -3,6 +3,7 @@
 # Target: `snakemake --cores 8 evolution`. Generations are checkpointed in results/.state/.
 
 from coopeval.studies.evolution.figures import OES_PAGE, figure_files
+from coopeval.studies.evolution.study import COMPARISONS_OUTPUT as EVOLUTION_COMPARISONS
 
 # every figure file; the report entries among them (EvolutionStudy.report_entries) are flagged
 EVOLUTION_FIGURES = reported(
@@ -12,6 +13,27 @@ EVOLUTION_FIGURES = reported(
     ).values()
     for path in paths
 )
+
+
+rule evolution_comparisons:
+    input:
+        generations=[
+            play_file(c["path"], "evo_generations")
+            for c in CELLS_BY_STUDY.get("evolution", [])
+        ],
+        invasions=[
+            play_file(c["path"], "invasion_tests")
+            for c in CELLS_BY_STUDY.get("evolution", [])
+        ],
+    output:
+        EVOLUTION_COMPARISONS,
+    log:
+        "results/logs/evolution_comparisons.log",
+    localrule: True
+    conda:
+        "../envs/coopeval.yaml"
+    script:
+        "../scripts/evolution_comparisons.py"
 
 
 rule evolution_figures:

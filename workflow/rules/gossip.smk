@@ -2,6 +2,7 @@
 # the round metrics come out of play), written into the store with every other study's tables
 # (GossipStudy.store_inputs), then figures and the Tables 1-2 layout. Target: `snakemake --cores 8 gossip`.
 
+from coopeval.studies.gossip.study import COMPARISONS_OUTPUT as GOSSIP_COMPARISONS
 from coopeval.studies.gossip.catalog import (
     FIGURES as GOSSIP_FIGURE_ENTRIES,
     TABLE_FORMATS as GOSSIP_TABLE_FORMATS,
@@ -34,6 +35,22 @@ if "gossip" in STUDIES:
             formats=config["figures"]["formats"],
         script:
             "../scripts/gossip_figures.py"
+
+    rule gossip_comparisons:
+        input:
+            [
+                play_file(c["path"], "gossip_run_metrics")
+                for c in CELLS_BY_STUDY["gossip"]
+            ],
+        output:
+            GOSSIP_COMPARISONS,
+        log:
+            "results/logs/gossip_comparisons.log",
+        localrule: True
+        conda:
+            "../envs/coopeval.yaml"
+        script:
+            "../scripts/gossip_comparisons.py"
 
     rule gossip_tables:
         input:

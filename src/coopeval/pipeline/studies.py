@@ -13,6 +13,7 @@ from typing import Any
 
 from coopeval.agents.registry import is_scripted, routing_error, uses_local_llm
 from coopeval.agents.registry import required_env as model_env
+from coopeval.comparison.record import COMPARISONS_TABLE
 from coopeval.core.schemas import SCHEMAS
 from coopeval.studies.base import ReportEntry, Study
 from coopeval.studies.coopeval.study import CoopEvalStudy
@@ -23,9 +24,10 @@ STUDIES: dict[str, Study] = {}
 """Name → study, in registry order (:attr:`Study.order`, then name): the order ``all``, the
 ``studies`` default and the rules files' includes follow. Filled by :func:`register_study`."""
 
-SHARED_TABLES = ("decisions", "llm_calls")
-"""The engine's tables, which every study (and the CoopEval judge) fills with its own rows; any
-other store table is declared by exactly one study."""
+SHARED_TABLES = ("decisions", "llm_calls", COMPARISONS_TABLE)
+"""The engine's tables, which every study (and the CoopEval judge) fills with its own rows
+(``comparisons``: :mod:`coopeval.comparison.record`); any other store table is declared by
+exactly one study."""
 
 CONTRACT = tuple(Study.__annotations__) + tuple(
     name for name, member in vars(Study).items() if not name.startswith("_") and (callable(member) or isinstance(member, property))

@@ -38,6 +38,9 @@ DESIGN_QUALITY_OUTPUTS = {
 JUDGE_OUTPUTS = {"judgements": "results/judge/judgements.parquet", "llm_calls": "results/judge/llm_calls.parquet"}
 """The ``judge`` rule's outputs (store tables ``judgements`` and ``llm_calls``)."""
 
+COMPARISONS_OUTPUT = "results/comparisons/coopeval.parquet"
+"""The ``comparisons`` rule's output (the store's ``comparisons`` table, CoopEval's rows)."""
+
 RUN_SUMMARY_PAGE = "results/report/run_summary.html"
 """The report's run summary page (the ``run_summary`` rule)."""
 
@@ -119,7 +122,7 @@ class CoopEvalStudy:
 
     def store_inputs(self, config: Mapping[str, Any], cells: Sequence[Mapping[str, Any]]) -> dict[str, list[str]]:
         """The play tables of every cell, its scores (``parse``), metrics and trajectories
-        (``evaluate``), the design quality tables and the judge's tables."""
+        (``evaluate``), the design quality tables, the judge's tables and the paired comparisons."""
         inputs = play_table_paths(self, cells)
         inputs["scores"] = [cell_file("parse", c, "scores") for c in cells]
         inputs["metrics"] = [cell_file("evaluate", c, "metrics") for c in cells]
@@ -128,6 +131,7 @@ class CoopEvalStudy:
         inputs["design_quality_summary"] = [DESIGN_QUALITY_OUTPUTS["summary"]]
         inputs["judgements"] = [JUDGE_OUTPUTS["judgements"]]
         inputs["llm_calls"] = [*inputs["llm_calls"], JUDGE_OUTPUTS["llm_calls"]]
+        inputs["comparisons"] = [COMPARISONS_OUTPUT]
         return inputs
 
     def report_entries(self, config: Mapping[str, Any]) -> list[ReportEntry]:

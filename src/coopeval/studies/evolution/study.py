@@ -111,6 +111,10 @@ MANIFEST_SCHEMA: dict[str, pl.DataType] = {
 register_tables({"evolution_cells": MANIFEST_SCHEMA})
 
 
+COMPARISONS_OUTPUT = "results/comparisons/evolution.parquet"
+"""The ``evolution_comparisons`` rule's output (the store's ``comparisons`` table, evolution's rows)."""
+
+
 class EvolutionStudy:
     """The third study of the benchmark (the :class:`~coopeval.studies.base.Study` contract).
 
@@ -154,8 +158,11 @@ class EvolutionStudy:
     # -- the Study contract: workflow -------------------------------------------------------------
 
     def store_inputs(self, config: Mapping[str, Any], cells: Sequence[Mapping[str, Any]]) -> dict[str, list[str]]:
-        """The play tables of every cell (generations are summarised in play)."""
-        return play_table_paths(self, cells)
+        """The play tables of every cell (generations are summarised in play) and the paired
+        comparisons of its models (rule ``evolution_comparisons``)."""
+        inputs = play_table_paths(self, cells)
+        inputs["comparisons"] = [COMPARISONS_OUTPUT]
+        return inputs
 
     def report_entries(self, config: Mapping[str, Any]) -> list[ReportEntry]:
         """Each figure's shown format, the interactive lineage view and the OES page

@@ -160,6 +160,10 @@ def population(testbed: Testbed, condition: Condition, seed: int, replicate: int
     return names, kinds, schedule
 
 
+COMPARISONS_OUTPUT = "results/comparisons/gossip.parquet"
+"""The ``gossip_comparisons`` rule's output (the store's ``comparisons`` table, gossip's rows)."""
+
+
 class GossipStudy:
     """The ALIGN gossip study (see the module docstring)."""
 
@@ -224,8 +228,11 @@ class GossipStudy:
         return "\n".join(lines) + "\n"
 
     def store_inputs(self, config: Mapping[str, Any], cells: Sequence[Mapping[str, Any]]) -> dict[str, list[str]]:
-        """The play tables of every cell (the round metrics come out of play)."""
-        return play_table_paths(self, cells)
+        """The play tables of every cell (the round metrics come out of play) and the paired
+        comparisons of its models (rule ``gossip_comparisons``)."""
+        inputs = play_table_paths(self, cells)
+        inputs["comparisons"] = [COMPARISONS_OUTPUT]
+        return inputs
 
     def report_entries(self, config: Mapping[str, Any]) -> list[ReportEntry]:
         """Every figure (the shown format) and the Tables 1-2 page of each configured testbed,

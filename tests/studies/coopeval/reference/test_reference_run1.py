@@ -206,7 +206,7 @@ def test_output_files_and_columns(result: Any) -> None:
         for ext in ("csv", "md", "tex"):
             assert (out / f"{name}.{ext}").is_file()
     per_game = pl.read_csv(out / "per_game.csv")
-    assert per_game.columns == ["mechanism", "game", "metric", "agent", "mean", "se", "rank", "ci_low", "ci_high"]
+    assert per_game.columns == ["mechanism", "game", "metric", "agent", "mean", "se", "rank", "ci_low", "ci_high", "tie_group"]
     assert set(per_game["game"]) == {"PrisonersDilemma", "PublicGoods", "TravellersDilemma", "TrustGame", "StagHunt", "MatchingPennies"}
     assert set(per_game["mechanism"]) == set(MECHANISMS)
     assert set(per_game["metric"]) == {"Mean", "Fitness", "DR", "DR_exact"}

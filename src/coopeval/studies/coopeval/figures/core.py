@@ -9,6 +9,9 @@ from typing import Any
 
 import polars as pl
 
+from coopeval.studies.coopeval.tables.ranks import descending, group_ranks
+from coopeval.studies.coopeval.tables.tie_groups import attach_tie_groups, tie_groups_from
+
 MAX_ROWS = 5000
 
 
@@ -28,6 +31,23 @@ def mean_fitness_frame(metrics: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+def with_tie_groups(frame: pl.DataFrame, comparisons: pl.DataFrame | None) -> pl.DataFrame:
+    """:func:`mean_fitness_frame` with a ``tie_group`` column: the letters the per-game table
+    shows (:mod:`coopeval.studies.coopeval.tables.tie_groups`; agents ranked by value with the
+    tables' 5 % grouping, rank ties in name order), null without comparisons."""
+    rows = frame.to_dicts()
+    by_subtable: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    for row in rows:
+        by_subtable.setdefault((row["mechanism"], row["game"], row["metric"]), []).append(row)
+    for (_, _, metric), members in by_subtable.items():
+        ranks = group_ranks({r["agent"]: r["value"] for r in members}, descending(metric))
+        for r in members:
+            r["rank"] = ranks.get(r["agent"])
+    attach_tie_groups(rows, tie_groups_from(comparisons), sorted({r["agent"] for r in rows}))
+    groups = [r["tie_group"] for r in rows]
+    return frame.with_columns(pl.Series("tie_group", groups, dtype=pl.String))
+
+
 def payoff_grid_frame(scores: pl.DataFrame, matchups: pl.DataFrame) -> pl.DataFrame:
     """2-player cells: mean score of the row agent (seat-pooled) against each column agent."""
     two = matchups.filter(pl.col("agents").list.len() == 2).select("cell_id", "matchup_id", "agents")
@@ -43,24 +63,23 @@ def payoff_grid_frame(scores: pl.DataFrame, matchups: pl.DataFrame) -> pl.DataFr
 
 
 def mean_fitness_chart(frame: pl.DataFrame) -> Any:
-    """Grouped bars: value per agent, one column per game, rows Mean/Fitness, colour = mechanism."""
+    """Grouped bars: value per agent, one column per game, rows Mean/Fitness, colour = agent;
+    a ``tie_group`` column (:func:`with_tie_groups`) is printed above each bar."""
     import altair as alt
 
     data = _check_rows(frame, "mean_fitness")
+    base = alt.Chart(data).encode(x=alt.X("mechanism:N", title=None), y=alt.Y("value:Q", title="payoff (points)"), xOffset="agent:N")
+    tooltip = ["mechanism", "game", "agent", "metric", alt.Tooltip("value:Q", format=".3f"), "runs"]
+    bars = base.mark_bar().encode(color=alt.Color("agent:N"), tooltip=tooltip + (["tie_group"] if "tie_group" in data.columns else []))
+    layers = [bars]
+    if "tie_group" in data.columns:
+        layers.append(base.mark_text(dy=-5, fontSize=8).encode(text=alt.Text("tie_group:N")))
     return (
-        alt.Chart(data)
-        .mark_bar()
-        .encode(
-            x=alt.X("mechanism:N", title=None),
-            y=alt.Y("value:Q", title="payoff (points)"),
-            color=alt.Color("agent:N"),
-            xOffset="agent:N",
-            tooltip=["mechanism", "game", "agent", "metric", alt.Tooltip("value:Q", format=".3f"), "runs"],
-        )
+        alt.layer(*layers, data=data)
         .properties(width=220, height=160)
         .facet(row=alt.Row("metric:N"), column=alt.Column("game:N"))
         .resolve_scale(y="independent")
-        .properties(title="Mean and replicator Fitness per agent (averaged over runs)")
+        .properties(title="Mean and replicator Fitness per agent (averaged over runs; letters: rank tie groups)")
     )
 
 

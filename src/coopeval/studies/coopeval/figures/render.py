@@ -18,6 +18,7 @@ from coopeval.studies.coopeval.figures.core import (
     payoff_grid_frame,
     payoff_heatmap_chart,
     trajectory_chart,
+    with_tie_groups,
 )
 
 
@@ -46,6 +47,8 @@ def render_core_figures(
             f"WHERE cell_id IN ({default_cells}) GROUP BY ALL ORDER BY step"
         ).pl()
         cells = con.sql("SELECT cell_id, mechanism, variant, mechanism_params FROM cells").pl()
+        present = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+        comparisons = con.sql("SELECT * FROM comparisons").pl() if "comparisons" in present else None
     finally:
         con.close()
     if ablation:
@@ -56,7 +59,8 @@ def render_core_figures(
     default_ids = cells.filter(pl.col("variant") == "default")["cell_id"]
     metrics = metrics.filter(pl.col("cell_id").is_in(default_ids))
     scores = scores.filter(pl.col("cell_id").is_in(default_ids))
-    written += save_chart(mean_fitness_chart(mean_fitness_frame(metrics)), out / "mean_fitness", formats)
+    headline = with_tie_groups(mean_fitness_frame(metrics), comparisons)
+    written += save_chart(mean_fitness_chart(headline), out / "mean_fitness", formats)
     grid = payoff_grid_frame(scores, matchups)
     for mechanism in mechanisms:
         for game_key in games:

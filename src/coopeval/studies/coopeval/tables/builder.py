@@ -57,6 +57,7 @@ from coopeval.studies.coopeval.tables.per_game import (
     per_run_values,
 )
 from coopeval.studies.coopeval.tables.stats import in_order, llm_average, standard_error
+from coopeval.studies.coopeval.tables.tie_groups import attach_tie_groups, tie_groups_from
 
 __all__ = [
     "DESIGN_COLUMNS",
@@ -101,6 +102,7 @@ def build_tables(
     released: pl.DataFrame | None = None,
     scores: pl.DataFrame | None = None,
     designs: pl.DataFrame | None = None,
+    comparisons: pl.DataFrame | None = None,
     dr_rule: str = "strictest",
     games: Mapping[str, Game] | None = None,
     per_game_games: Sequence[str] | None = None,
@@ -125,6 +127,9 @@ def build_tables(
         the ``DR`` metric of their cells.
     scores:
         Optional ``scores`` frame; enables the bootstrap intervals of Mean and Fitness.
+    comparisons:
+        Optional ``comparisons`` frame (:mod:`coopeval.comparison.record`); enables the rank
+        tie groups (column ``tie_group``, :mod:`coopeval.studies.coopeval.tables.tie_groups`).
     designs:
         Optional ``designs`` frame (NS/WD computed here, docs/protocol/design-checks.md#ns-wd) or ``design_quality`` frame
         (its ``ns``/``wd`` columns are used as they are); enables the design-quality table.
@@ -168,6 +173,8 @@ def build_tables(
     axes = _table_axes(values, per_game_games, columns)
     per_game, cell_stats = per_game_rows(values, dr_source, replicates, axes)
     aggregate = aggregate_rows(cell_stats, dr_source, axes, aggregate_games, game_of)
+    ties = tie_groups_from(comparisons)
+    corrections = attach_tie_groups(per_game, ties, axes.agents) | attach_tie_groups(aggregate, ties, axes.agents)
     designs_rows: list[TableCell] = []
     if designs is not None and designs.height:
         designs_rows = design_rows(designs, aggregate_games, game_of, axes.agents)
@@ -175,7 +182,8 @@ def build_tables(
         per_game=frame(per_game, with_rank=True),
         aggregate=frame(aggregate, with_rank=True),
         design_quality=frame(designs_rows, with_rank=False),
-        notes=_notes(dr_rule, n_bootstrap, seed, bool(replicates), aggregate_games),
+        notes={**_notes(dr_rule, n_bootstrap, seed, bool(replicates), aggregate_games),
+               **({"tie_groups": ",".join(sorted(corrections))} if corrections else {})},
         columns=columns,
     )
 

@@ -25,7 +25,9 @@ __all__ = [
 ]
 
 TABLE_METRICS = ("Mean", "Fitness", "DR", "DR_exact")
-PER_GAME_COLUMNS = ("mechanism", "game", "metric", "agent", "mean", "se", "rank", "ci_low", "ci_high")
+PER_GAME_COLUMNS = ("mechanism", "game", "metric", "agent", "mean", "se", "rank", "ci_low", "ci_high", "tie_group")
+"""CSV columns of the per-game and aggregate tables; ``tie_group`` (letters, docs/comparisons.md) is last
+so the earlier columns keep their positions."""
 DESIGN_COLUMNS = ("mechanism", "metric", "agent", "mean", "se")
 
 FRAME_SCHEMA: dict[str, pl.DataType] = {
@@ -43,6 +45,7 @@ FRAME_SCHEMA: dict[str, pl.DataType] = {
     "bold": pl.Boolean(),
     "grey": pl.Boolean(),
     "dr_source": pl.String(),
+    "tie_group": pl.String(),
 }
 """Columns of the built frames (CSV columns plus the rendering columns ``n``, ``bold``, ``grey``,
 ``dr_source``)."""
@@ -130,7 +133,7 @@ def frame(rows: list[dict[str, object]], with_rank: bool) -> pl.DataFrame:
     """Rows as a frame of :data:`FRAME_SCHEMA` (without ``ci_*``/``dr_source`` unless ``with_rank``)."""
     schema = dict(FRAME_SCHEMA)
     if not with_rank:
-        for key in ("ci_low", "ci_high", "dr_source"):
+        for key in ("ci_low", "ci_high", "dr_source", "tie_group"):
             schema.pop(key)
     clean = [{k: r.get(k) for k in schema} for r in rows]
     return pl.DataFrame(clean, schema=schema) if clean else pl.DataFrame(schema=schema)

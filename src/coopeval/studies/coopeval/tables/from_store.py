@@ -58,6 +58,7 @@ def tables_from_store(
 
     Only default-parameter cells enter the tables (ablation variants are plotted separately).
     Replicates are the runs of the tables (docs/protocol/tables.md: mean and s.e. over runs).
+    The rank tie groups come from the store's ``comparisons`` table, when it has one.
 
     Every setting is required: they come from the config (``evaluation.dr_rule``,
     ``tables.bootstrap``, ``seed``, ``evaluation.steps``, ``evaluation.lr``), and ``steps`` /
@@ -77,10 +78,12 @@ def tables_from_store(
         metrics = con.sql(f"SELECT * FROM metrics WHERE {default}").pl()
         scores = con.sql(f"SELECT * FROM scores WHERE {default}").pl()
         designs = con.sql(f"SELECT * FROM design_quality WHERE {default}").pl()
+        present = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+        comparisons = con.sql("SELECT * FROM comparisons").pl() if "comparisons" in present else None
     finally:
         con.close()
     tables = build_tables(
-        metrics, scores=scores, designs=designs, dr_rule=dr_rule, n_bootstrap=n_bootstrap, seed=seed, steps=steps, lr=lr,
+        metrics, scores=scores, designs=designs, comparisons=comparisons, dr_rule=dr_rule, n_bootstrap=n_bootstrap, seed=seed, steps=steps, lr=lr,
         columns=AgentColumns(tuple(agent_order), dict(agent_labels or {})),
     )
     return write_tables(tables, out_dir)

@@ -1,7 +1,8 @@
 """Write built tables as CSV (unrounded), Markdown and LaTeX (rounded as the paper prints them).
 
 Rounding (docs/protocol/tables.md): Mean and Fitness 3 decimals, DR ranks 1 decimal, NS/WD percentages 1
-decimal. Emphasis: bold for rank ≤ 2, grey for rank ≥ n − 1 with n ≥ 5 (LaTeX
+decimal. Rank tie groups (docs/comparisons.md), when the tables have them, follow a value as
+superscript letters. Emphasis: bold for rank ≤ 2, grey for rank ≥ n − 1 with n ≥ 5 (LaTeX
 ``\\textcolor{gray}``, which needs ``xcolor``; Markdown shows grey cells in italics). Every file
 is written to a temporary name and moved into place, so no partial file remains.
 """
@@ -149,6 +150,22 @@ def _caption_text(kind: str, metric: str, notes: dict[str, str], sub: pl.DataFra
     return f"{what}. Cells: mean over {n_text} game(s) ± standard error across games. {emphasis}"
 
 
+def _with_group_md(text: str, group: str | None) -> str:
+    return text if not group else f"{text} <sup>{group}</sup>"
+
+
+def _with_group_tex(text: str, group: str | None) -> str:
+    return text if not group else rf"{text}\textsuperscript{{{group}}}"
+
+
+def _tie_note(notes: dict[str, str]) -> str:
+    """The caption sentence on tie groups, when the tables have them."""
+    if not notes.get("tie_groups"):
+        return ""
+    return (" Letters: rank tie groups; two agents sharing a letter do not differ significantly (paired"
+            f" comparison, {notes['tie_groups']}-corrected, 5 % level; docs/comparisons.md).")
+
+
 def _style_md(text: str, bold: bool, grey: bool) -> str:
     if bold:
         return f"**{text}**"
@@ -188,7 +205,7 @@ def render_markdown(frame: pl.DataFrame, kind: str, notes: dict[str, str] | None
             lines += [f"## {section}", ""]
             last_section = section
         agents = _agents(sub, columns)
-        lines += [f"### {metric}", "", _caption(kind, metric, notes, sub), ""]
+        lines += [f"### {metric}", "", _caption(kind, metric, notes, sub) + _tie_note(notes), ""]
         header = ["Mechanism"] + [columns.label(a) for a in agents]
         lines.append("| " + " | ".join(header) + " |")
         lines.append("|" + "|".join(["---"] + ["---:"] * len(agents)) + "|")
@@ -200,7 +217,8 @@ def render_markdown(frame: pl.DataFrame, kind: str, notes: dict[str, str] | None
                 if r is None:
                     cells.append("–")
                 else:
-                    cells.append(_style_md(format_cell(r["mean"], r["se"], metric, _short(r)), bool(r["bold"]), bool(r["grey"])))
+                    styled = _style_md(format_cell(r["mean"], r["se"], metric, _short(r)), bool(r["bold"]), bool(r["grey"]))
+                    cells.append(_with_group_md(styled, r.get("tie_group")))
             lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
     return "\n".join(lines)
@@ -230,7 +248,7 @@ def render_latex(frame: pl.DataFrame, kind: str, notes: dict[str, str] | None = 
     parts = [f"% coopeval {kind} tables; needs \\usepackage{{booktabs,xcolor}}", ""]
     for section, metric, sub in _subtables(frame, kind):
         agents = _agents(sub, columns)
-        caption = _tex_escape(f"{section}: {metric}. " + _caption(kind, metric, notes, sub))
+        caption = _tex_escape(f"{section}: {metric}. " + _caption(kind, metric, notes, sub) + _tie_note(notes))
         lines = [r"\begin{table}[t]", r"\centering", r"\small", rf"\caption{{{caption}}}",
                  rf"\begin{{tabular}}{{l{'r' * len(agents)}}}", r"\toprule"]
         header = ["Mechanism"] + [_tex_escape(columns.label(a)) for a in agents]
@@ -241,7 +259,9 @@ def render_latex(frame: pl.DataFrame, kind: str, notes: dict[str, str] | None = 
             cells = [_mechanism_tex(mech)]
             for agent in agents:
                 r = rows.get(agent)
-                cells.append("--" if r is None else _style_tex(format_cell(r["mean"], r["se"], metric, _short(r)).replace("§", r"\S{}"), bool(r["bold"]), bool(r["grey"])))
+                cells.append("--" if r is None else _with_group_tex(
+                    _style_tex(format_cell(r["mean"], r["se"], metric, _short(r)).replace("§", r"\S{}"), bool(r["bold"]), bool(r["grey"])),
+                    r.get("tie_group")))
             lines.append(" & ".join(cells) + r" \\")
         lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}", ""]
         parts.extend(lines)
@@ -255,7 +275,7 @@ def _csv(frame: pl.DataFrame, columns: Sequence[str]) -> str:
 def write_tables(tables: TableSet, out_dir: str | Path) -> list[Path]:
     """Write ``per_game``, ``aggregate`` and ``design_quality`` as ``.csv``, ``.md`` and ``.tex``.
 
-    CSV columns are exactly ``mechanism,game,metric,agent,mean,se,rank,ci_low,ci_high``
+    CSV columns are exactly ``mechanism,game,metric,agent,mean,se,rank,ci_low,ci_high,tie_group``
     (per-game and aggregate) and ``mechanism,metric,agent,mean,se`` (design quality), with
     unrounded values and empty fields for missing values.
 
