@@ -84,9 +84,23 @@ def test_incomplete_contexts_are_left_out_and_missing_columns_refused() -> None:
     y = np.array([[[1, 3, 9], [2, 4, 9]], [[5, 7, 9], [4, 6, 9]]], dtype=float)
     values = frame(y).filter(~((pl.col("context") == "c2") & (pl.col("model") == "m1") & (pl.col("prompt_variant") == "v1")))
     result = prompt_sensitivity(values)
-    assert (result.contexts_used, result.contexts_dropped) == (2, 1)
+    assert (result.models, result.contexts_used, result.contexts_dropped) == (["m0", "m1"], 2, 1)
     assert result.shares["sum_sq"].to_list() == pytest.approx([18, 0, 2, 8, 0])  # as without context 2
+    # model 0's means use all three of its contexts: v0 (1 + 3 + 9) / 3, v1 (2 + 4 + 9) / 3
+    assert result.per_variant.filter(pl.col("model") == "m0")["value"].to_list() == pytest.approx([13 / 3, 5])
+    assert result.per_variant["n_contexts"].to_list() == [3, 3, 2, 2]
     with pytest.raises(ValueError, match="columns"):
         prompt_sensitivity(values.drop("context"))
     with pytest.raises(ValueError, match="no context has a value"):
-        prompt_sensitivity(values.filter(pl.col("model") == "m0").vstack(frame(y[1:, :1, :1]).with_columns(pl.lit("m1").alias("model"))))
+        prompt_sensitivity(values.filter(pl.col("prompt_variant") == "v0").vstack(frame(y[1:, :1, :1]).with_columns(pl.lit("v1").alias("prompt_variant"), pl.lit("cx").alias("context"))))
+
+
+def test_an_agent_playing_only_some_contexts_leaves_the_decomposition_but_keeps_its_means() -> None:
+    """As in config/config.yaml, where two agents play every mechanism and two only NoMechanism."""
+    y = np.array([[[1, 3, 5, 7], [2, 4, 6, 8]], [[5, 7, 1, 1], [4, 6, 1, 1]], [[0, 1, 0, 0], [2, 3, 0, 0]]], dtype=float)
+    values = frame(y).filter(~((pl.col("model") == "m2") & pl.col("context").is_in(["c2", "c3"])))
+    result = prompt_sensitivity(values)
+    assert (result.models, result.contexts_used, result.contexts_dropped) == (["m0", "m1"], 4, 0)
+    assert result.per_variant.filter(pl.col("model") == "m2")["value"].to_list() == pytest.approx([0.5, 2.5])
+    pair = result.orderings.filter((pl.col("a") == "m1") & (pl.col("b") == "m2"))
+    assert pair["delta"].to_list() == pytest.approx([5.5, 2.5]) and pair["n_contexts"].to_list() == [2, 2] and pair["holds"].all()

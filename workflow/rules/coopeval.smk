@@ -27,6 +27,7 @@ include: "coopeval/judge.smk"
 include: "coopeval/figures.smk"
 include: "coopeval/tables.smk"
 include: "coopeval/report.smk"
+include: "coopeval/sensitivity.smk"
 
 
 rule coopeval:
@@ -36,3 +37,4 @@ rule coopeval:
         CORE_FIGURES,
         TABLE_FILES,
         REPORT_FILES,
+        SENSITIVITY_FILES,

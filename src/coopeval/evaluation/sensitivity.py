@@ -16,8 +16,11 @@ same for every model and wording (e.g. a CoopEval mechanism × game × replicate
 * for every pair of models, the difference of their per-variant means under each variant and
   whether the ordering holds under every variant (same strict sign everywhere).
 
-Only contexts in which every model has a value under every variant enter (the design must be
-balanced for the decomposition to hold); the number left out is reported.
+The decomposition needs a balanced design: the models, taken in order of the number of contexts
+in which they have a value under every variant, and those shared contexts, such that models ×
+contexts is largest (two models or more where possible; a roster where some agents play only
+some mechanisms keeps the agents that play everywhere). The per-variant means of each model and
+the orderings of each pair use every context the model, or the pair, has under every variant.
 """
 
 from __future__ import annotations
@@ -41,36 +44,59 @@ class Sensitivity:
     Attributes
     ----------
     per_variant:
-        Columns ``model``, ``prompt_variant``, ``value`` (mean over the contexts), ``n_contexts``.
+        Columns ``model``, ``prompt_variant``, ``value`` (mean over the contexts in which the model
+        has a value under every variant), ``n_contexts`` (their number).
     shares:
         Columns ``source`` (:data:`SOURCES`), ``sum_sq``, ``df``, ``share`` (of the total sum of squares).
     orderings:
         Columns ``a``, ``b``, ``prompt_variant``, ``delta`` (mean of a − mean of b under that
-        variant) and ``holds`` (the sign of delta is the same and non-zero under every variant;
+        variant, over the contexts both have under every variant), ``n_contexts`` and ``holds`` (the sign of delta is the same and non-zero under every variant;
         repeated on each of the pair's rows).
+    models:
+        The models of the balanced design of :attr:`shares`.
     contexts_used, contexts_dropped:
-        Contexts in the balanced design, and those left out because a model or variant lacks a value.
+        Contexts in that design, and those left out.
     """
 
     per_variant: pl.DataFrame
     shares: pl.DataFrame
     orderings: pl.DataFrame
+    models: list[str]
     contexts_used: int
     contexts_dropped: int
 
 
-def _cube(values: pl.DataFrame) -> tuple[list[str], list[str], list[str], np.ndarray, int]:
-    models = list(dict.fromkeys(values["model"].to_list()))
-    variants = list(dict.fromkeys(values["prompt_variant"].to_list()))
-    means = values.group_by(["model", "prompt_variant", "context"]).agg(pl.col("value").mean())
-    counts = means.group_by("context").len()
-    complete = counts.filter(pl.col("len") == len(models) * len(variants))["context"].to_list()
-    contexts = [c for c in dict.fromkeys(values["context"].to_list()) if c in set(complete)]
+def _complete(values: pl.DataFrame, n_variants: int) -> dict[str, list[str]]:
+    """model → the contexts (first-appearance order) in which it has a value under every variant."""
+    counts = values.group_by(["model", "context"], maintain_order=True).agg(pl.col("prompt_variant").n_unique().alias("n"))
+    out: dict[str, list[str]] = {}
+    for row in counts.filter(pl.col("n") == n_variants).iter_rows(named=True):
+        out.setdefault(row["model"], []).append(row["context"])
+    return out
+
+
+def _design(models: list[str], complete: dict[str, list[str]]) -> tuple[list[str], list[str]]:
+    """The models and contexts of the balanced design: the models taken in order of coverage,
+    the set (of two or more models where possible) that maximises models × shared contexts."""
+    ranked = sorted((m for m in models if complete.get(m)), key=lambda m: -len(complete[m]))
+    best: tuple[tuple[bool, int, int], list[str], list[str]] = ((False, 0, 0), [], [])
+    for i in range(1, len(ranked) + 1):
+        chosen = ranked[:i]
+        shared = [c for c in complete[chosen[0]] if all(c in set(complete[m]) for m in chosen)]
+        score = (i >= 2 and bool(shared), i * len(shared), i)
+        if shared and score > best[0]:
+            best = (score, chosen, shared)
+    return best[1], best[2]
+
+
+def _means(values: pl.DataFrame, models: list[str], variants: list[str], contexts: list[str]) -> np.ndarray:
+    """The (model, variant, context) cube of means over ``contexts``."""
     cube = np.full((len(models), len(variants), len(contexts)), np.nan)
-    index = {c: k for k, c in enumerate(contexts)}
-    for row in means.filter(pl.col("context").is_in(contexts)).iter_rows(named=True):
-        cube[models.index(row["model"]), variants.index(row["prompt_variant"]), index[row["context"]]] = row["value"]
-    return models, variants, contexts, cube, counts.height - len(contexts)
+    where = {c: k for k, c in enumerate(contexts)}
+    subset = values.filter(pl.col("model").is_in(models) & pl.col("context").is_in(contexts))
+    for row in subset.iter_rows(named=True):
+        cube[models.index(row["model"]), variants.index(row["prompt_variant"]), where[row["context"]]] = row["value"]
+    return cube
 
 
 def prompt_sensitivity(values: pl.DataFrame) -> Sensitivity:
@@ -90,10 +116,16 @@ def prompt_sensitivity(values: pl.DataFrame) -> Sensitivity:
     missing = {"model", "prompt_variant", "context", "value"} - set(values.columns)
     if missing:
         raise ValueError(f"prompt_sensitivity needs the columns {sorted(missing)}")
-    values = values.drop_nulls("value").filter(pl.col("value").is_not_nan())
-    models, variants, contexts, y, dropped = _cube(values)
+    raw = values.drop_nulls("value").filter(pl.col("value").is_not_nan())
+    values = raw.group_by(["model", "prompt_variant", "context"], maintain_order=True).agg(pl.col("value").mean())
+    all_models = list(dict.fromkeys(values["model"].to_list()))
+    variants = list(dict.fromkeys(values["prompt_variant"].to_list()))
+    complete = _complete(values, len(variants))
+    models, contexts = _design(all_models, complete)
     if not contexts:
-        raise ValueError("no context has a value for every model under every prompt variant; nothing to compare")
+        raise ValueError("no context has a value for every prompt variant; nothing to compare")
+    y = _means(values, models, variants, contexts)
+    dropped = values["context"].n_unique() - len(contexts)
     n_m, n_v, n_c = y.shape
     grand = y.mean()
     m_mean, v_mean, c_mean = y.mean(axis=(1, 2)), y.mean(axis=(0, 2)), y.mean(axis=(0, 1))
@@ -116,22 +148,25 @@ def prompt_sensitivity(values: pl.DataFrame) -> Sensitivity:
             "share": [ss[s] / ss_total if ss_total > 0 else 0.0 for s in SOURCES],
         }
     )
-    per_variant = pl.DataFrame(
-        {
-            "model": [m for m in models for _ in variants],
-            "prompt_variant": variants * n_m,
-            "value": mv_mean.reshape(-1).tolist(),
-            "n_contexts": [n_c] * (n_m * n_v),
-        }
-    )
+    per_rows = []
+    for model in all_models:
+        own = complete.get(model, [])
+        if own:
+            means = _means(values, [model], variants, own)[0].mean(axis=1)
+            per_rows += [{"model": model, "prompt_variant": v, "value": float(x), "n_contexts": len(own)} for v, x in zip(variants, means, strict=True)]
+    per_variant = pl.DataFrame(per_rows, schema={"model": pl.String, "prompt_variant": pl.String, "value": pl.Float64, "n_contexts": pl.Int64})
     rows = []
-    for i, j in itertools.combinations(range(n_m), 2):
-        deltas = mv_mean[i] - mv_mean[j]
+    for a, b in itertools.combinations([m for m in all_models if complete.get(m)], 2):
+        shared = [c for c in complete[a] if c in set(complete[b])]
+        if not shared:
+            continue
+        pair = _means(values, [a, b], variants, shared).mean(axis=2)
+        deltas = pair[0] - pair[1]
         signs = set(np.sign(deltas).tolist())
         holds = len(signs) == 1 and 0.0 not in signs
         rows += [
-            {"a": models[i], "b": models[j], "prompt_variant": v, "delta": float(d), "holds": holds}
+            {"a": a, "b": b, "prompt_variant": v, "delta": float(d), "n_contexts": len(shared), "holds": holds}
             for v, d in zip(variants, deltas, strict=True)
         ]
-    schema = {"a": pl.String, "b": pl.String, "prompt_variant": pl.String, "delta": pl.Float64, "holds": pl.Boolean}
-    return Sensitivity(per_variant, shares, pl.DataFrame(rows, schema=schema), n_c, dropped)
+    schema = {"a": pl.String, "b": pl.String, "prompt_variant": pl.String, "delta": pl.Float64, "n_contexts": pl.Int64, "holds": pl.Boolean}
+    return Sensitivity(per_variant, shares, pl.DataFrame(rows, schema=schema), models, n_c, dropped)
