@@ -68,3 +68,18 @@ def test_bot_paraphrase_run_gives_the_sensitivity_report(tmp_path: Path, monkeyp
     text = paths["markdown"].read_text()
     assert "| agent | base | p1 | p2 |" in text and "ordering holds" in text
     assert (tmp_path / "prompt_sensitivity.svg").stat().st_size > 0 and "Pairwise orderings" in (tmp_path / "page.html").read_text()
+
+
+def test_manifest_marks_the_wording_so_paper_tables_keep_the_base_cells(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The paper tables and headline figures read the cells whose manifest variant is
+    ``default``: with variants configured, exactly the base-wording cells, whose manifest lines
+    are those of the run without variants."""
+    monkeypatch.chdir(REPO)
+    study = CoopEvalStudy()
+    varied = study.cells(load_config(CONFIGS))
+    plain = study.cells(load_config(CONFIGS[:1] + CONFIGS[2:]))
+    lines = study.manifest(varied).splitlines()
+    rows = [dict(zip(lines[0].split("\t"), line.split("\t"), strict=True)) for line in lines[1:]]
+    assert sorted(r["variant"] for r in rows) == sorted(["default"] * 6 + ["default@p1"] * 6 + ["default@p2"] * 6)
+    assert {r["cell_id"] for r in rows if r["variant"] == "default"} == {c["cell_id"] for c in plain}
+    assert set(study.manifest(plain).splitlines()) <= set(lines)

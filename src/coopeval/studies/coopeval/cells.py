@@ -124,11 +124,22 @@ MANIFEST_SCHEMA: dict[str, pl.DataType] = {
 register_tables({"cells": MANIFEST_SCHEMA})
 
 
+def manifest_variant(cell: Mapping[str, Any]) -> str:
+    """The manifest's ``variant`` of a cell: the mechanism variant (``default`` or an ablation's
+    name), followed by ``@<prompt variant>`` for a cell not in the base wording (e.g.
+    ``default@p1``). The paper tables and headline figures keep the cells whose variant is
+    ``default`` (base wording, default parameters); the prompt sensitivity report compares the
+    wordings (docs/paraphrases.md)."""
+    wording = cell.get("prompt_variant", BASE_VARIANT)
+    return str(cell["variant"]) if wording == BASE_VARIANT else f"{cell['variant']}@{wording}"
+
+
 def cells_tsv(cells: list[dict[str, Any]]) -> str:
-    """The cell manifest (``results/cells.tsv``): the columns of :data:`MANIFEST_SCHEMA`."""
+    """The cell manifest (``results/cells.tsv``): the columns of :data:`MANIFEST_SCHEMA`
+    (``variant`` as :func:`manifest_variant`)."""
     lines = ["\t".join(MANIFEST_SCHEMA)]
     for c in cells:
         names = ",".join(a.get("label", a["model"]) + ("" if is_scripted(a["model"]) else f"({a['style']})") for a in c["agents"])
         params = canonical_json(c["mechanism_params"])
-        lines.append(f"{c['cell_id']}\t{c['mechanism']}\t{c['variant']}\t{c['game']}\t{c['replicate']}\t{params}\t{names}")
+        lines.append(f"{c['cell_id']}\t{c['mechanism']}\t{manifest_variant(c)}\t{c['game']}\t{c['replicate']}\t{params}\t{names}")
     return "\n".join(lines) + "\n"
