@@ -66,7 +66,7 @@ def test_bot_paraphrase_run_gives_the_sensitivity_report(tmp_path: Path, monkeyp
     assert pl.read_csv(paths["per_variant"]).height == sum(r.per_variant.height for r in results.values())
     assert set(pl.read_csv(paths["shares"])["metric"]) == set(results)
     text = paths["markdown"].read_text()
-    assert "| agent | base | p1 | p2 |" in text and "ordering holds" in text
+    assert "| model | base | p1 | p2 |" in text and "ordering holds" in text
     assert (tmp_path / "prompt_sensitivity.svg").stat().st_size > 0 and "Pairwise orderings" in (tmp_path / "page.html").read_text()
 
 

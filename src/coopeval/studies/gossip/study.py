@@ -74,6 +74,7 @@ from coopeval.studies.gossip.schedules import (
     max_schedule,
     random_alternating,
 )
+from coopeval.studies.gossip.sensitivity import GOSSIP_SENSITIVITY_FIGURE, GOSSIP_SENSITIVITY_PAGE
 from coopeval.studies.gossip.templates import spec_templates
 from coopeval.studies.gossip.testbeds import Market, Testbed, make_testbed, testbed_entry
 
@@ -238,12 +239,16 @@ class GossipStudy:
 
     def report_entries(self, config: Mapping[str, Any]) -> list[ReportEntry]:
         """Every figure (the shown format) and the Tables 1-2 page of each configured testbed,
-        under the category :data:`.catalog.CATEGORY`."""
+        under the category :data:`.catalog.CATEGORY`; with more than one prompt variant also the
+        prompt sensitivity figure and page (docs/paraphrases.md)."""
         shown = report_format(config["figures"]["formats"])
         entries = [ReportEntry(figure_file(e.stem, shown), CATEGORY, e.subcategory, e.caption) for e in FIGURES]
         for stem in table_stems(config[STUDY]["testbeds"]):
             page = table_entry(stem)
             entries.append(ReportEntry(table_page_file(stem), CATEGORY, page.subcategory, page.caption))
+        if len(config.get("prompt_variants", [])) > 1:  # docs/paraphrases.md
+            entries.append(ReportEntry(figure_file(GOSSIP_SENSITIVITY_FIGURE, shown), CATEGORY, "Prompt sensitivity", "gossip_prompt_sensitivity.rst"))
+            entries.append(ReportEntry(GOSSIP_SENSITIVITY_PAGE, CATEGORY, "Prompt sensitivity", "gossip_prompt_sensitivity_tables.rst"))
         return entries
 
     # -- resources ---------------------------------------------------------------------------

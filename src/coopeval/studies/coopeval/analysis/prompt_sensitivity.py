@@ -11,7 +11,6 @@ every wording. Values are normalised per game, (x − NE) / (coop − NE)
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -91,42 +90,3 @@ def sensitivity_by_metric(metrics: pl.DataFrame, contexts: Mapping[str, Mapping[
         except ValueError:
             continue
     return out
-
-
-def sensitivity_tables(results: Mapping[str, Sensitivity]) -> dict[str, pl.DataFrame]:
-    """The three tables over every metric (a ``metric`` column first)."""
-    def stacked(part: str) -> pl.DataFrame:
-        frames = [getattr(r, part).select(pl.lit(m).alias("metric"), pl.all()) for m, r in results.items()]
-        return pl.concat(frames) if frames else pl.DataFrame({"metric": []}, schema={"metric": pl.String})
-
-    return {"per_variant": stacked("per_variant"), "shares": stacked("shares"), "orderings": stacked("orderings")}
-
-
-def markdown(results: Mapping[str, Sensitivity]) -> str:
-    """All three tables as Markdown: per metric, the agents × variants values, the variance
-    shares and, per pair, the deltas under each variant and whether the ordering holds."""
-    lines = ["# Prompt sensitivity", ""]
-    if not results:
-        return "\n".join([*lines, "No metric has a value for every agent under every prompt variant.", ""])
-    for metric, r in results.items():
-        variants = list(dict.fromkeys(r.per_variant["prompt_variant"].to_list()))
-        lines += [f"## {metric} (normalised)", "", f"Variance shares over {r.contexts_used} contexts ({r.contexts_dropped} left out) of {', '.join(r.models)}.", ""]
-        lines += ["| agent | " + " | ".join(variants) + " |", "|---|" + "---:|" * len(variants)]
-        for model, group in r.per_variant.group_by("model", maintain_order=True):
-            lines.append(f"| {model[0]} | " + " | ".join(f"{v:.4f}" for v in group["value"]) + " |")
-        lines += ["", "| source | sum of squares | df | share |", "|---|---:|---:|---:|"]
-        lines += [f"| {s} | {ss:.6g} | {df} | {share:.1%} |" for s, ss, df, share in r.shares.iter_rows()]
-        lines += ["", "| a | b | " + " | ".join(f"Δ {v}" for v in variants) + " | ordering holds |", "|---|---|" + "---:|" * len(variants) + "---|"]
-        for (a, b), group in r.orderings.group_by(["a", "b"], maintain_order=True):
-            holds = "yes" if group["holds"][0] else "no"
-            lines.append(f"| {a} | {b} | " + " | ".join(f"{d:+.4f}" for d in group["delta"]) + f" | {holds} |")
-        lines.append("")
-    return "\n".join(lines)
-
-
-def write_sensitivity_tables(results: Mapping[str, Sensitivity], paths: Mapping[str, str | Path]) -> None:
-    """Write :data:`SENSITIVITY_TABLES` (keys of ``paths``): three CSVs and the Markdown file."""
-    for name, frame in sensitivity_tables(results).items():
-        Path(paths[name]).parent.mkdir(parents=True, exist_ok=True)
-        frame.write_csv(paths[name])
-    Path(paths["markdown"]).write_text(markdown(results), encoding="utf-8")
