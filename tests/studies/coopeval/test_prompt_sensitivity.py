@@ -23,7 +23,7 @@ from coopeval.studies.coopeval.figures.sensitivity import render_prompt_sensitiv
 from coopeval.studies.coopeval.mechanisms.catalog import mechanism_info
 from coopeval.studies.coopeval.parse import matchup_scores
 from coopeval.studies.coopeval.study import CoopEvalStudy
-from tests.helpers import play_study_cell
+from tests.helpers import play_study_cell, study_cells
 from tests.shared_data import REPO
 
 CONFIGS = [REPO / "config" / name for name in ("config.yaml", "paraphrase.yaml", "paraphrase_bots.yaml")]
@@ -83,3 +83,29 @@ def test_manifest_marks_the_wording_so_paper_tables_keep_the_base_cells(monkeypa
     assert sorted(r["variant"] for r in rows) == sorted(["default"] * 6 + ["default@p1"] * 6 + ["default@p2"] * 6)
     assert {r["cell_id"] for r in rows if r["variant"] == "default"} == {c["cell_id"] for c in plain}
     assert set(study.manifest(plain).splitlines()) <= set(lines)
+
+
+def test_a_model_that_reads_the_wording_shows_a_variant_share(tmp_path: Path) -> None:
+    """The mock model answers from a digest of the prompt it is sent, so a rewording changes its
+    distributions: its Mean moves between wordings, while tit-for-tat, which reads the state, moves
+    only through what the mock plays against it. The report then shows a non-zero share of the
+    wording and of the interaction."""
+    raw = {"agents": [{"model": "mock/reader", "style": "IO"}, {"model": "bot/tit-for-tat"}, {"model": "bot/always-defect"}],
+           "games": ["prisoners_dilemma", "stag_hunt", "travellers_dilemma"], "mechanisms": ["NoMechanism"],
+           "prompt_variants": ["base", "p1", "p2"]}
+    cells = study_cells("coopeval", raw)
+    files = []
+    for cell in cells:
+        tables, _ = play_study_cell("coopeval", cell)
+        scores = matchup_scores(tables["decisions"], tables["matchups"])
+        ids = {"cell_id": cell["cell_id"], "source": "ours", "run": "r1", "mechanism": "NoMechanism", "game": tables["matchups"]["game"][0]}
+        files.append(tmp_path / f"{cell['cell_id']}.parquet")
+        evaluate_cell(scores, tables["matchups"], ids)[0].write_parquet(files[-1])
+    paths = {name: tmp_path / Path(path).name for name, path in SENSITIVITY_TABLES.items()}
+    mean = render_prompt_sensitivity(files, cell_contexts(cells), paths, tmp_path / "fig", tmp_path / "page.html", ["svg"])["Mean"]
+    reader = mean.per_variant.filter(pl.col("model") == "mock/reader(IO)")["value"]
+    assert reader.n_unique() == 3, reader.to_list()
+    defect = mean.per_variant.filter(pl.col("model") == "bot/always-defect")["value"]
+    shares = dict(zip(mean.shares["source"], mean.shares["share"], strict=True))
+    assert shares["prompt variant"] > 0 and shares["model × prompt variant"] > 0
+    assert defect.n_unique() > 1  # its payoff against the reader moves with the reader's play
