@@ -137,7 +137,8 @@ def prompt_sensitivity(values: pl.DataFrame) -> Sensitivity:
         "model × prompt variant": n_c * float(((mv_mean - m_mean[:, None] - v_mean[None, :] + grand) ** 2).sum()),
         "context": n_m * n_v * float(((c_mean - grand) ** 2).sum()),
     }
-    ss["residual"] = max(ss_total - sum(ss.values()), 0.0)
+    ss["residual"] = ss_total - sum(ss.values())
+    ss = {k: v if v > 1e-12 * ss_total else 0.0 for k, v in ss.items()}  # rounding noise of an exact 0
     dof = {"model": n_m - 1, "prompt variant": n_v - 1, "model × prompt variant": (n_m - 1) * (n_v - 1), "context": n_c - 1}
     dof["residual"] = n_m * n_v * n_c - 1 - sum(dof.values())
     shares = pl.DataFrame(
