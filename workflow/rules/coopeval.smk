@@ -28,6 +28,7 @@ include: "coopeval/figures.smk"
 include: "coopeval/tables.smk"
 include: "coopeval/comparisons.smk"
 include: "coopeval/report.smk"
+include: "coopeval/sensitivity.smk"
 
 
 rule coopeval:
@@ -38,3 +39,4 @@ rule coopeval:
         TABLE_FILES,
         COMPARISON_FILES,
         REPORT_FILES,
+        SENSITIVITY_FILES,

@@ -8,6 +8,13 @@ from coopeval.studies.gossip.catalog import (
     TABLE_FORMATS as GOSSIP_TABLE_FORMATS,
     table_stems as gossip_table_stems,
 )
+from coopeval.studies.gossip.sensitivity import (
+    GOSSIP_SENSITIVITY_FIGURE,
+    GOSSIP_SENSITIVITY_PAGE,
+    GOSSIP_SENSITIVITY_TABLES,
+    cell_contexts as gossip_cell_contexts,
+)
+from coopeval.studies.gossip.study import model_name as gossip_model_name
 
 if "gossip" in STUDIES:
     GOSSIP_STEMS = gossip_table_stems(config["gossip"]["testbeds"])
@@ -68,6 +75,38 @@ if "gossip" in STUDIES:
         script:
             "../scripts/gossip_tables.py"
 
+    # with more than one prompt variant: each model's metrics per wording (docs/paraphrases.md)
+    GOSSIP_SENSITIVITY_FILES = []
+    if len(config["prompt_variants"]) > 1:
+        GOSSIP_SENSITIVITY_FILES = [
+            *GOSSIP_SENSITIVITY_TABLES.values(),
+            *figure_paths([GOSSIP_SENSITIVITY_FIGURE]),
+            GOSSIP_SENSITIVITY_PAGE,
+        ]
+
+        rule gossip_prompt_sensitivity:
+            input:
+                run_metrics=[
+                    play_file(c["path"], "gossip_run_metrics")
+                    for c in CELLS_BY_STUDY["gossip"]
+                ],
+            output:
+                **GOSSIP_SENSITIVITY_TABLES,
+                figures=reported(figure_paths([GOSSIP_SENSITIVITY_FIGURE])),
+                page=reported([GOSSIP_SENSITIVITY_PAGE])[0],
+            log:
+                "results/logs/gossip_prompt_sensitivity.log",
+            conda:
+                "../envs/coopeval.yaml"
+            params:
+                contexts=gossip_cell_contexts(
+                    CELLS_BY_STUDY["gossip"], gossip_model_name
+                ),
+                figure_stem=f"results/figures/{GOSSIP_SENSITIVITY_FIGURE}",
+                formats=config["figures"]["formats"],
+            script:
+                "../scripts/gossip_sensitivity.py"
+
     rule gossip:
         input:
             "results/coopeval.duckdb",
@@ -75,3 +114,4 @@ if "gossip" in STUDIES:
             GOSSIP_FIGURES,
             GOSSIP_TABLE_FILES,
             GOSSIP_TABLE_PAGES,
+            GOSSIP_SENSITIVITY_FILES,

@@ -116,6 +116,10 @@ class DecisionMaker:
         higher budget loses nothing.
     retry_policy:
         Attempts and waits of the transport-retry loop (default :class:`RetryPolicy`).
+    position_extra:
+        Entries added to every decision's position, hence to its cache key and decision id
+        (the cell's prompt variant, :func:`coopeval.core.prompts.variant_position`); empty or
+        None leaves positions, keys and ids as they were.
     """
 
     def __init__(
@@ -128,8 +132,10 @@ class DecisionMaker:
         retry_failed: int = 0,
         max_usd: float = 0.0,
         retry_policy: RetryPolicy | None = None,
+        position_extra: Mapping[str, Any] | None = None,
     ) -> None:
         self.cache = cache
+        self.position_extra = dict(position_extra or {})
         self.journal = journal
         self.style_instructions = dict(style_instructions)
         self.stats = CallStats()
@@ -155,8 +161,11 @@ class DecisionMaker:
         """Ask ``agent`` one question until a valid answer or :data:`MAX_ATTEMPTS` attempts.
 
         ``body`` is the prompt without the style instruction; ``position`` identifies the
-        decision in the game (JSON-serialisable; part of the cache key).
+        decision in the game (JSON-serialisable; part of the cache key), extended by the
+        maker's ``position_extra`` (e.g. the cell's prompt variant) when that is not empty.
         """
+        if self.position_extra:
+            position = {**position, **self.position_extra}
         # Deterministic: a rerun of the same cell reproduces identical decision tables.
         decision_id = content_hash(dict(position), 16)
         style = self._style_text(agent)

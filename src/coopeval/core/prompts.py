@@ -7,14 +7,28 @@ its study declares for it), so editing a prompt gives new Snakemake targets for 
 read it while every other cell keeps its id and replays from the cache. A library restricted to a
 cell's declaration (:meth:`PromptLibrary.restricted`) refuses to render any other template, so the
 declaration cannot drift from what is played.
+
+Prompt variants (paraphrases, docs/paraphrases.md): a folder ``variants/<name>/`` beside the base
+templates holds reworded copies of some of them (same file names, same placeholders);
+:meth:`PromptLibrary.variant` overlays them on the base wording, so a template without a
+reworded copy reads as in the base. ``base`` names the base wording itself.
 """
 
 from __future__ import annotations
 
 import hashlib
 import string
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
+
+from coopeval.core.errors import ConfigError
+
+BASE_VARIANT = "base"
+"""The name of the base wording (the templates of the folder itself)."""
+
+VARIANTS_FOLDER = "variants"
+"""The sub-folder of a template folder that holds one folder of reworded templates per variant."""
 
 
 class UndeclaredTemplateError(KeyError):
@@ -49,6 +63,7 @@ class PromptLibrary:
             raise FileNotFoundError(f"no prompt templates (*.txt) in {self.directory}")
         self.templates = {f.stem: f.read_text(encoding="utf-8").rstrip("\n") for f in files}
         self.allowed: frozenset[str] | None = None if allowed is None else self._known(allowed)
+        self.variant_name = BASE_VARIANT
 
     def _known(self, names: Iterable[str]) -> frozenset[str]:
         chosen = frozenset(names)
@@ -67,6 +82,41 @@ class PromptLibrary:
         """
         view = object.__new__(PromptLibrary)
         view.directory, view.templates, view.allowed = self.directory, self.templates, self._known(names)
+        view.variant_name = self.variant_name
+        return view
+
+    def variant(self, name: str) -> PromptLibrary:
+        """This library read in the wording of variant ``name``: the templates of
+        ``<directory>/variants/<name>/`` replace the base templates of the same name, every other
+        template stays as in the base; ``base`` returns the library unchanged.
+
+        The restriction, if any, is kept; :meth:`content_hash` then hashes the variant's texts,
+        so a cell's prompt hash changes exactly when it renders a reworded template.
+
+        Raises
+        ------
+        ValueError
+            If the variant does not exist (naming the available ones, :func:`prompt_variants`),
+            if the library is already a variant, or if a reworded file has no base template
+            of the same name.
+        """
+        if name == BASE_VARIANT:
+            return self
+        if self.variant_name != BASE_VARIANT:
+            raise ValueError(f"prompt library is already variant {self.variant_name!r}; take variants of the base library")
+        available = prompt_variants(self.directory)
+        if name not in available:
+            raise ValueError(
+                f"unknown prompt variant {name!r} for the templates in {self.directory}; available: {', '.join(available)}"
+            )
+        folder = self.directory / VARIANTS_FOLDER / name
+        reworded = {f.stem: f.read_text(encoding="utf-8").rstrip("\n") for f in sorted(folder.glob("*.txt"))}
+        orphans = sorted(set(reworded) - set(self.templates))
+        if orphans:
+            raise ValueError(f"prompt variant {name!r} rewords {', '.join(orphans)}, which are not templates of {self.directory}")
+        view = object.__new__(PromptLibrary)
+        view.directory, view.templates, view.allowed = self.directory, {**self.templates, **reworded}, self.allowed
+        view.variant_name = name
         return view
 
     def render(self, name: str, /, **values: object) -> str:
@@ -105,6 +155,41 @@ class PromptLibrary:
         for name in sorted(self.templates if chosen is None else chosen):
             digest.update(name.encode() + b"\0" + self.templates[name].encode() + b"\0")
         return digest.hexdigest()[:16]
+
+
+def prompt_variants(directory: str | Path) -> tuple[str, ...]:
+    """The prompt variants of a template folder: ``base`` first, then the names of the folders
+    under ``<directory>/variants/`` that hold at least one ``*.txt`` template, sorted."""
+    root = Path(directory) / VARIANTS_FOLDER
+    found = sorted(d.name for d in root.iterdir() if d.is_dir() and any(d.glob("*.txt"))) if root.is_dir() else []
+    return (BASE_VARIANT, *found)
+
+
+def variant_position(spec: Mapping[str, Any]) -> dict[str, str]:
+    """What a cell's prompt variant adds to each decision's position (and so to its cache key,
+    :class:`~coopeval.agents.maker.DecisionMaker`): ``{"prompt_variant": name}``, or nothing for
+    a base-wording cell (its keys stay as they were before variants existed)."""
+    name = str(spec.get("prompt_variant", BASE_VARIANT))
+    return {} if name == BASE_VARIANT else {"prompt_variant": name}
+
+
+def check_prompt_variants(names: Sequence[str], directory: str | Path, study: str) -> None:
+    """Refuse a configured prompt variant (config key ``prompt_variants``) that ``study``'s
+    template folder ``directory`` does not have, before any model call.
+
+    Raises
+    ------
+    ConfigError
+        Naming the key, the unknown variant(s) and the available ones.
+    """
+    available = prompt_variants(directory)
+    unknown = [n for n in names if n not in available]
+    if unknown:
+        raise ConfigError(
+            f"config prompt_variants: {', '.join(map(repr, unknown))} is not a prompt variant of the {study} study "
+            f"(templates in {directory}); use one of {', '.join(available)}, or add the folder "
+            f"{Path(directory) / VARIANTS_FOLDER / unknown[0]} (docs/paraphrases.md)."
+        )
 
 
 def number_text(x: float) -> str:

@@ -2,8 +2,9 @@
 
 A cell is one (mechanism, game, replicate) with the full roster. Its spec holds everything
 that determines its results — game and mechanism parameters, agent configurations, the seed,
-the replicate, the content hash of exactly the prompt templates the cell can render
-(:mod:`.prompt_use`), the parser version, the compatibility
+the replicate, the prompt variant (docs/paraphrases.md; omitted for the base wording, so base
+cells keep their ids), the content hash of exactly the prompt templates the cell can render in
+that variant's wording (:mod:`.prompt_use`), the parser version, the compatibility
 flags and the cache schema version — and its id is a short sha256 of the spec's canonical
 JSON. A changed spec therefore gives a new Snakemake target; an unchanged spec maps to the
 same target, whose rerun replays from the response cache for free.
@@ -11,6 +12,7 @@ same target, whose rerun replays from the response cache for free.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -20,7 +22,7 @@ import polars as pl
 from coopeval.agents.registry import is_scripted
 from coopeval.cache.response_cache import CACHE_SCHEMA_VERSION
 from coopeval.core.hashing import canonical_json, cell_hash, content_hash
-from coopeval.core.prompts import PromptLibrary
+from coopeval.core.prompts import BASE_VARIANT, PromptLibrary
 from coopeval.core.schemas import register_tables
 from coopeval.decisions.parsing import PARSER_VERSION
 from coopeval.games import get_game
@@ -64,11 +66,13 @@ def play_cost(cell: Mapping[str, Any]) -> int:
 def build_cells(config: Mapping[str, Any], repo_root: Path | None = None) -> list[dict[str, Any]]:
     """All cells of a validated config, in mechanism → game → replicate order.
 
-    Each returned dict is the cell spec plus ``cell_id``.
+    Each returned dict is the cell spec plus ``cell_id``; a cell in a prompt variant other than
+    ``base`` (config ``prompt_variants``) also carries ``prompt_variant``.
     """
     root = repo_root or Path.cwd()
     prompts_dir = Path(config["prompts_dir"])
-    prompts = PromptLibrary(prompts_dir if prompts_dir.is_absolute() else root / prompts_dir)
+    base = PromptLibrary(prompts_dir if prompts_dir.is_absolute() else root / prompts_dir)
+    wordings = [(name, base.variant(name)) for name in config.get("prompt_variants", [BASE_VARIANT])]
     cells = []
     runs: list[tuple[str, str, dict[str, Any]]] = []
     for mechanism in config["mechanisms"]:
@@ -84,8 +88,8 @@ def build_cells(config: Mapping[str, Any], repo_root: Path | None = None) -> lis
         for game in config["games"]:
             game_params = dict(config.get("game_params", {}).get(game, {}))
             fingerprint = game_fingerprint(game, game_params)
-            for replicate in range(1, int(config["replicates"]) + 1):
-                spec = {
+            for (wording, prompts), replicate in itertools.product(wordings, range(1, int(config["replicates"]) + 1)):
+                spec: dict[str, Any] = {
                     "mechanism": mechanism,
                     "variant": variant_name,
                     "mechanism_params": params,
@@ -101,6 +105,8 @@ def build_cells(config: Mapping[str, Any], repo_root: Path | None = None) -> lis
                     "compat": dict(config.get("compat", {})),
                     "retry_failed": int(config.get("retry_failed", 0)),
                 }
+                if wording != BASE_VARIANT:
+                    spec["prompt_variant"] = wording
                 cells.append({**spec, "cell_id": cell_hash(spec)})
     return cells
 
@@ -118,11 +124,22 @@ MANIFEST_SCHEMA: dict[str, pl.DataType] = {
 register_tables({"cells": MANIFEST_SCHEMA})
 
 
+def manifest_variant(cell: Mapping[str, Any]) -> str:
+    """The manifest's ``variant`` of a cell: the mechanism variant (``default`` or an ablation's
+    name), followed by ``@<prompt variant>`` for a cell not in the base wording (e.g.
+    ``default@p1``). The paper tables and headline figures keep the cells whose variant is
+    ``default`` (base wording, default parameters); the prompt sensitivity report compares the
+    wordings (docs/paraphrases.md)."""
+    wording = cell.get("prompt_variant", BASE_VARIANT)
+    return str(cell["variant"]) if wording == BASE_VARIANT else f"{cell['variant']}@{wording}"
+
+
 def cells_tsv(cells: list[dict[str, Any]]) -> str:
-    """The cell manifest (``results/cells.tsv``): the columns of :data:`MANIFEST_SCHEMA`."""
+    """The cell manifest (``results/cells.tsv``): the columns of :data:`MANIFEST_SCHEMA`
+    (``variant`` as :func:`manifest_variant`)."""
     lines = ["\t".join(MANIFEST_SCHEMA)]
     for c in cells:
         names = ",".join(a.get("label", a["model"]) + ("" if is_scripted(a["model"]) else f"({a['style']})") for a in c["agents"])
         params = canonical_json(c["mechanism_params"])
-        lines.append(f"{c['cell_id']}\t{c['mechanism']}\t{c['variant']}\t{c['game']}\t{c['replicate']}\t{params}\t{names}")
+        lines.append(f"{c['cell_id']}\t{c['mechanism']}\t{manifest_variant(c)}\t{c['game']}\t{c['replicate']}\t{params}\t{names}")
     return "\n".join(lines) + "\n"

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from jsonschema import Draft202012Validator
 
 from coopeval.agents.registry import agent_name, entry_error, is_scripted
 from coopeval.core.errors import ConfigError
+from coopeval.core.prompts import BASE_VARIANT, check_prompt_variants
 from coopeval.studies.coopeval.mechanisms.catalog import mechanism_info
 
 SECRET_PARAM_KEYS = frozenset({"api_key", "apikey", "key", "token", "access_token", "secret", "authorization"})
@@ -17,7 +19,8 @@ SECRET_PARAM_KEYS = frozenset({"api_key", "apikey", "key", "token", "access_toke
 
 def check_config(config: Mapping[str, Any]) -> None:
     """What the schema cannot check: known models and valid agent options (provider registry),
-    no API key in params, unique agent names, variants of listed mechanisms with valid parameters.
+    no API key in params, unique agent names, variants of listed mechanisms with valid parameters,
+    configured prompt variants that exist in ``prompts_dir`` (relative to the working directory).
 
     Raises
     ------
@@ -49,6 +52,9 @@ def check_config(config: Mapping[str, Any]) -> None:
                 f"config agents[{index}]: duplicates agents[{names[name]}] ({name}); give one of them a distinct label."
             )
         names[name] = index
+    wordings = list(config.get("prompt_variants", [BASE_VARIANT]))
+    if wordings != [BASE_VARIANT]:
+        check_prompt_variants(wordings, Path(config["prompts_dir"]), "coopeval")
     seen: set[tuple[str, str]] = set()
     for index, variant in enumerate(config.get("variants", [])):
         mechanism, name = variant["mechanism"], variant["name"]

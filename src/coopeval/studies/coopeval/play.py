@@ -16,7 +16,7 @@ from coopeval.agents.protocol import Agent
 from coopeval.agents.registry import make_agent
 from coopeval.cache.response_cache import ResponseCache
 from coopeval.core.journal import Journal
-from coopeval.core.prompts import PromptLibrary
+from coopeval.core.prompts import BASE_VARIANT, PromptLibrary, variant_position
 from coopeval.core.schemas import conform
 from coopeval.games import get_game
 from coopeval.studies.coopeval import STUDY_NAME
@@ -61,9 +61,10 @@ def play_cell(
 ) -> tuple[dict[str, pl.DataFrame], CallStats]:
     """Play a cell and return its tables (conformed to the store schemas) and call counters.
 
-    ``prompts`` is restricted to the cell's declared templates (:mod:`.prompt_use`): rendering
-    another one raises :class:`~coopeval.core.prompts.UndeclaredTemplateError`."""
-    prompts = prompts.restricted(cell_templates(spec))
+    ``prompts`` (the base wording) is read in the cell's prompt variant (``prompt_variant``,
+    default ``base``) and restricted to the cell's declared templates (:mod:`.prompt_use`):
+    rendering another one raises :class:`~coopeval.core.prompts.UndeclaredTemplateError`."""
+    prompts = prompts.variant(str(spec.get("prompt_variant", BASE_VARIANT))).restricted(cell_templates(spec))
     maker = DecisionMaker(
         cache,
         style_instructions(prompts, agent_styles(spec) if agents is None else {a.style for a in agents if a.style != "scripted"}),
@@ -72,6 +73,7 @@ def play_cell(
         lenient_contract_ints=bool(spec.get("compat", {}).get("lenient_contract_ints", False)),
         retry_failed=int(spec.get("retry_failed", 0)),
         max_usd=max_usd,
+        position_extra=variant_position(spec),
     )
     ctx = build_context(spec, maker, prompts, agents)
     mechanism = get_mechanism(spec["mechanism"])

@@ -20,6 +20,10 @@ from coopeval.studies.base import (
     play_table_paths,
     table_page_file,
 )
+from coopeval.studies.coopeval.analysis.prompt_sensitivity import (
+    SENSITIVITY_FIGURE,
+    SENSITIVITY_PAGE,
+)
 from coopeval.studies.coopeval.cells import build_cells, cells_tsv, play_cost
 from coopeval.studies.coopeval.config_checks import check_config
 from coopeval.studies.coopeval.config_schema import config_schema_part
@@ -136,7 +140,8 @@ class CoopEvalStudy:
 
     def report_entries(self, config: Mapping[str, Any]) -> list[ReportEntry]:
         """Core and analysis figures (the shown format; category = mechanism, subcategory =
-        game), the run summary page and the paper tables' pages."""
+        game), the run summary page and the paper tables' pages; with more than one prompt
+        variant also the prompt sensitivity figure and page (docs/paraphrases.md)."""
         shown = report_format(config["figures"]["formats"])
         mechanisms, games = config["mechanisms"], config["games"]
         figures = [*core_figures(mechanisms, games, bool(config["variants"])), *analysis_figures(mechanisms, games)]
@@ -146,4 +151,7 @@ class CoopEvalStudy:
             ReportEntry(table_page_file(e.stem), e.category, e.subcategory, e.caption)
             for e in table_pages(REPORT_TABLES, mechanisms, games)
         ]
+        if len(config.get("prompt_variants", [])) > 1:  # docs/paraphrases.md
+            entries.append(ReportEntry(figure_file(SENSITIVITY_FIGURE, shown), "Prompt sensitivity", "Figure", "prompt_sensitivity.rst"))
+            entries.append(ReportEntry(SENSITIVITY_PAGE, "Prompt sensitivity", "Tables", "prompt_sensitivity_tables.rst"))
         return entries

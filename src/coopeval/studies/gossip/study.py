@@ -9,7 +9,8 @@ Usage::
 
 A cell is one (testbed × condition × model × replicate); its id is sha256[:12] of the canonical
 JSON of its spec (everything that determines its results, including the matching policy, the
-content hash of exactly the prompt templates the cell can render (:mod:`.templates`), the parser
+prompt variant (docs/paraphrases.md; omitted for the base wording), the content hash of exactly
+the prompt templates the cell can render (:mod:`.templates`), the parser
 and cache schema versions).
 """
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import itertools
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -30,7 +32,12 @@ from coopeval.agents.registry import agent_name, is_scripted, make_agent
 from coopeval.cache.response_cache import CACHE_SCHEMA_VERSION
 from coopeval.core.charts import report_format
 from coopeval.core.hashing import canonical_json
-from coopeval.core.prompts import PromptLibrary
+from coopeval.core.prompts import (
+    BASE_VARIANT,
+    PromptLibrary,
+    check_prompt_variants,
+    variant_position,
+)
 from coopeval.core.rng import rng_for
 from coopeval.core.schemas import conform, register_tables
 from coopeval.decisions.parsing import PARSER_VERSION
@@ -67,6 +74,7 @@ from coopeval.studies.gossip.schedules import (
     max_schedule,
     random_alternating,
 )
+from coopeval.studies.gossip.sensitivity import GOSSIP_SENSITIVITY_FIGURE, GOSSIP_SENSITIVITY_PAGE
 from coopeval.studies.gossip.templates import spec_templates
 from coopeval.studies.gossip.testbeds import Market, Testbed, make_testbed, testbed_entry
 
@@ -188,8 +196,10 @@ class GossipStudy:
         return {"properties": {STUDY: section}, "required": []}
 
     def check_config(self, config: Mapping[str, Any]) -> None:
-        """See :func:`~.config.validate_gossip_config` (raises a ``ConfigError`` naming the key)."""
+        """See :func:`~.config.validate_gossip_config` (raises a ``ConfigError`` naming the key),
+        and the configured ``prompt_variants`` exist in the study's ``prompts/variants/``."""
         validate_gossip_config(config.get(STUDY))
+        check_prompt_variants(config.get("prompt_variants", [BASE_VARIANT]), PROMPTS_DIR, STUDY)
 
     def models(self, config: Mapping[str, Any]) -> list[str]:
         """Every population model of the section (attackers and Max are built in, never called)."""
@@ -236,18 +246,23 @@ class GossipStudy:
 
     def report_entries(self, config: Mapping[str, Any]) -> list[ReportEntry]:
         """Every figure (the shown format) and the Tables 1-2 page of each configured testbed,
-        under the category :data:`.catalog.CATEGORY`."""
+        under the category :data:`.catalog.CATEGORY`; with more than one prompt variant also the
+        prompt sensitivity figure and page (docs/paraphrases.md)."""
         shown = report_format(config["figures"]["formats"])
         entries = [ReportEntry(figure_file(e.stem, shown), CATEGORY, e.subcategory, e.caption) for e in FIGURES]
         for stem in table_stems(config[STUDY]["testbeds"]):
             page = table_entry(stem)
             entries.append(ReportEntry(table_page_file(stem), CATEGORY, page.subcategory, page.caption))
+        if len(config.get("prompt_variants", [])) > 1:  # docs/paraphrases.md
+            entries.append(ReportEntry(figure_file(GOSSIP_SENSITIVITY_FIGURE, shown), CATEGORY, "Prompt sensitivity", "gossip_prompt_sensitivity.rst"))
+            entries.append(ReportEntry(GOSSIP_SENSITIVITY_PAGE, CATEGORY, "Prompt sensitivity", "gossip_prompt_sensitivity_tables.rst"))
         return entries
 
     # -- resources ---------------------------------------------------------------------------
     @staticmethod
     def prompt_library() -> PromptLibrary:
-        """The study's prompt templates (``studies/gossip/prompts/*.txt``)."""
+        """The study's prompt templates (``studies/gossip/prompts/*.txt``, base wording; its
+        variants under ``prompts/variants/``, :meth:`~coopeval.core.prompts.PromptLibrary.variant`)."""
         return PromptLibrary(PROMPTS_DIR)
 
     @staticmethod
@@ -268,7 +283,8 @@ class GossipStudy:
         """
         section = validate_gossip_config(config.get("gossip"))
         seed = int(section.get("seed", config.get("seed", 0)))
-        library = self.prompt_library()
+        base = self.prompt_library()
+        wordings = [(name, base.variant(name)) for name in config.get("prompt_variants", [BASE_VARIANT])]
         out = []
         for key in section["testbeds"]:
             params = dict(section["testbed_params"].get(key, {}))
@@ -276,9 +292,9 @@ class GossipStudy:
                 if not applies(cond, key):
                     continue
                 testbed = resolve_testbed(key, params, cond)
-                for entry in section["models"]:
+                for entry, (wording, library) in itertools.product(section["models"], wordings):
                     for replicate in range(1, int(section["replicates"]) + 1):
-                        spec = {
+                        spec: dict[str, Any] = {
                             "study": STUDY,
                             "testbed": key,
                             "testbed_params": dict(vars(testbed).items()),
@@ -294,6 +310,8 @@ class GossipStudy:
                             "parser_version": PARSER_VERSION,
                             "cache_schema_version": CACHE_SCHEMA_VERSION,
                         }
+                        if wording != BASE_VARIANT:  # base cells keep the ids they had before variants
+                            spec["prompt_variant"] = wording
                         spec["prompt_hash"] = library.content_hash(spec_templates(spec))
                         cell_id = cell_hash(spec)
                         out.append({**spec, "cell_id": cell_id, "path": f"{STUDY}/{key}/{cond.name}/{cell_id}"})
@@ -311,7 +329,7 @@ class GossipStudy:
 
         ``agents`` optionally maps the population's model name to a ready agent (tests).
         """
-        prompts = inputs.prompts.restricted(spec_templates(spec))
+        prompts = inputs.prompts.variant(str(spec.get("prompt_variant", BASE_VARIANT))).restricted(spec_templates(spec))
         style = None if is_scripted(str(spec["model"]["model"])) else str(spec["model"].get("style", "IO"))
         maker = DecisionMaker(
             inputs.cache,
@@ -319,6 +337,7 @@ class GossipStudy:
             journal=inputs.journal,
             max_concurrency=inputs.max_concurrency,
             max_usd=inputs.max_usd,
+            position_extra=variant_position(spec),
         )
         tables = asyncio.run(self.play_async(spec, maker, prompts, agents))
         return tables, maker.stats
@@ -335,7 +354,7 @@ class GossipStudy:
             If the run renders a template the cell does not declare.
         """
         if prompts.allowed is None:
-            prompts = prompts.restricted(spec_templates(spec))
+            prompts = prompts.variant(str(spec.get("prompt_variant", BASE_VARIANT))).restricted(spec_templates(spec))
         cond = Condition.from_json(spec["condition"])
         params = dict(spec["testbed_params"].items())
         testbed = make_testbed(spec["testbed"], **params)

@@ -1,0 +1,36 @@
+# prompt_sensitivity: with more than one prompt variant configured (config `prompt_variants`),
+# each agent's metric per wording, the variance shares and the pairwise orderings
+# (docs/paraphrases.md), read from the cells' metrics files.
+
+from coopeval.studies.coopeval.analysis.prompt_sensitivity import (
+    SENSITIVITY_FIGURE,
+    SENSITIVITY_PAGE,
+    SENSITIVITY_TABLES,
+    cell_contexts,
+)
+
+SENSITIVITY_FILES = []
+if len(config["prompt_variants"]) > 1:
+    SENSITIVITY_FILES = [
+        *SENSITIVITY_TABLES.values(),
+        *figure_paths([SENSITIVITY_FIGURE]),
+        SENSITIVITY_PAGE,
+    ]
+
+    rule prompt_sensitivity:
+        input:
+            metrics=[cell_file("evaluate", c, "metrics") for c in CELLS],
+        output:
+            **SENSITIVITY_TABLES,
+            figures=reported(figure_paths([SENSITIVITY_FIGURE])),
+            page=reported([SENSITIVITY_PAGE])[0],
+        log:
+            "results/logs/prompt_sensitivity.log",
+        conda:
+            "../../envs/coopeval.yaml"
+        params:
+            contexts=cell_contexts(CELLS),
+            figure_stem=f"results/figures/{SENSITIVITY_FIGURE}",
+            formats=config["figures"]["formats"],
+        script:
+            "../../scripts/prompt_sensitivity.py"
