@@ -1,0 +1,224 @@
+"""Build the explorer site from a store: ``index.html``, its assets and the data scripts.
+
+Layout of the output folder::
+
+    index.html  explorer.js  explorer.css
+    data/index.js                 run overview, leaderboards, list of cells
+    data/cell/<cell_id>.js        one cell: its episodes and the study's per-cell data
+    data/ep/<key>.<part>.js       one episode part: decisions with attempts and judge labels
+    data/dix/<bucket>.js          decision_id → (cell, episode, part), 256 buckets
+    data/flags/<n>.js             failed, re-asked and truncated decisions of the whole run
+
+The store is read with DuckDB queries filtered per cell, so memory holds one cell at a time
+(plus the decision index, a few dozen bytes per decision).
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+import shutil
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from coopeval.explorer.episodes import Episode, cell_episodes
+from coopeval.explorer.extras import EXTRAS
+from coopeval.explorer.overview import leaderboards, missing_tables, run_overview
+from coopeval.explorer.queries import CellStream, by_cell, rows, stream, table_names
+from coopeval.explorer.scripts import PART_BYTES, to_json, write_encoded, write_script
+
+ASSETS = ("index.html", "register.js", "explorer.js", "studies.js", "export.js", "explorer.css")
+BUCKETS = 256
+FLAG_CHUNK = 10_000
+PRIVACY_NOTE = (
+    "This site shows every prompt as sent and, unless built with --no-raw-replies, every raw reply"
+    " of the models. Check that you may publish them before you do."
+)
+
+
+def bucket(decision_id: str) -> int:
+    """Bucket of the decision index holding ``decision_id``: ``h = (31 h + code) mod 256`` over
+    its characters (the page computes the same over UTF-16 code units; ids are ASCII)."""
+    h = 0
+    for ch in decision_id:
+        h = (h * 31 + ord(ch)) % BUCKETS
+    return h
+
+
+@dataclass
+class BuildReport:
+    """What :func:`build_site` wrote: counts, the largest file (bytes) and the missing tables."""
+
+    out: Path
+    cells: int = 0
+    decisions: int = 0
+    files: int = 0
+    bytes: int = 0
+    largest: tuple[str, int] = ("", 0)
+    missing: dict[str, list[str]] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    def note(self, relative: str, size: int) -> None:
+        """Count one written file of ``size`` bytes."""
+        self.files += 1
+        self.bytes += size
+        if size > self.largest[1]:
+            self.largest = (relative, size)
+
+
+def _parts(episode: Episode) -> list[list[tuple[dict[str, Any], str]]]:
+    """The episode's decisions with their JSON, in parts of at most ``PART_BYTES`` (a single
+    larger decision forms a part alone)."""
+    parts: list[list[tuple[dict[str, Any], str]]] = [[]]
+    size = 0
+    for decision in episode.decisions:
+        encoded = to_json(decision)
+        if parts[-1] and size + len(encoded) > PART_BYTES:
+            parts.append([])
+            size = 0
+        parts[-1].append((decision, encoded))
+        size += len(encoded) + 1
+    return parts
+
+
+def _prepare(out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    data = out / "data"
+    if data.exists():
+        if not (data / "index.js").exists():
+            raise FileExistsError(f"{data} exists and is not an explorer's data folder; pass another --out")
+        shutil.rmtree(data)
+    assets = importlib.resources.files("coopeval.explorer") / "assets"
+    for name in ASSETS:
+        (out / name).write_bytes((assets / name).read_bytes())
+
+
+def build_site(store: str | Path, out: str | Path, *, raw_replies: bool = True) -> BuildReport:
+    """Write the explorer of ``store`` into ``out`` and return what was written.
+
+    Parameters
+    ----------
+    store:
+        A coopeval DuckDB store (``results/coopeval.duckdb``), opened read-only.
+    out:
+        Output folder (created; its ``data/`` is replaced).
+    raw_replies:
+        False leaves the models' raw reply texts and reasoning out (parsed answers stay).
+
+    Raises
+    ------
+    FileNotFoundError
+        ``store`` does not exist.
+    FileExistsError
+        ``out/data`` exists but is not an explorer's data folder.
+    """
+    started = time.perf_counter()
+    store_path, out_path = Path(store), Path(out)
+    if not store_path.is_file():
+        raise FileNotFoundError(f"store {store_path} not found: build it with `snakemake --cores 2 store` or pass another STORE")
+    _prepare(out_path)
+    report = BuildReport(out_path)
+    con = duckdb.connect(str(store_path), read_only=True)
+    try:
+        tables = table_names(con)
+        report.missing = missing_tables(tables)
+        index = _build_cells(con, tables, out_path, report, raw_replies)
+        index.update(
+            {
+                "built_utc": datetime.now(UTC).isoformat(timespec="seconds"),
+                "store": store_path.name,
+                "raw_replies": raw_replies,
+                "privacy": PRIVACY_NOTE,
+                "missing": report.missing,
+                "overview": run_overview(con, tables),
+                "leaderboards": leaderboards(con, tables),
+                "buckets": BUCKETS,
+            }
+        )
+    finally:
+        con.close()
+    report.note("data/index.js", write_script(out_path, "data/index.js", "index", index))
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _extra_streams(con: duckdb.DuckDBPyConnection, tables: set[str], missing: dict[str, list[str]]) -> dict[str, dict[str, CellStream]]:
+    out: dict[str, dict[str, CellStream]] = {}
+    for study, fields in EXTRAS.items():
+        if study in missing:
+            continue
+        out[study] = {name: CellStream(by_cell(stream(con.cursor(), sql))) for name, (table, sql) in fields.items() if table in tables}
+    return out
+
+
+def _extras(streams: dict[str, dict[str, CellStream]], study: str, cell_id: str) -> dict[str, Any]:
+    found = {name: s.take(cell_id) for name, s in streams.get(study, {}).items()}
+    for records in found.values():
+        for r in records:
+            r.pop("cell_id", None)
+            r.pop("source", None)
+    return found
+
+
+def _streams(con: duckdb.DuckDBPyConnection, tables: set[str]) -> tuple[CellStream, CellStream, CellStream]:
+    decisions = stream(con.cursor(), "SELECT * FROM decisions ORDER BY cell_id, matchup_id NULLS FIRST, round, seat, kind, decision_id")
+    calls: CellStream = CellStream(iter(()))
+    if "llm_calls" in tables:
+        sql = "SELECT * FROM llm_calls WHERE coalesce(kind, '') <> 'judge' ORDER BY cell_id, decision_id, attempt"
+        calls = CellStream(by_cell(stream(con.cursor(), sql)))
+    judgements: CellStream = CellStream(iter(()))
+    if "judgements" in tables:
+        judgements = CellStream(by_cell(stream(con.cursor(), "SELECT * FROM judgements ORDER BY cell_id")))
+    return CellStream(by_cell(decisions)), calls, judgements
+
+
+def _build_cells(con: duckdb.DuckDBPyConnection, tables: set[str], out: Path, report: BuildReport, raw_replies: bool) -> dict[str, Any]:
+    if "decisions" not in tables:
+        return {"cells": [], "flag_parts": 0, "flag_count": 0}
+    cells = rows(
+        con,
+        "SELECT cell_id, study, min(mechanism) AS mechanism, min(game) AS game, min(run) AS run,"
+        " count(*) AS decisions, count(*) FILTER (WHERE status = 'failed') AS failed,"
+        " count(*) FILTER (WHERE n_attempts > 1) AS reasked, count(*) FILTER (WHERE truncated) AS truncated,"
+        " list(DISTINCT agent ORDER BY agent) AS agents"
+        " FROM decisions GROUP BY cell_id, study ORDER BY cell_id, study",
+    )
+    decisions, calls, judgements = _streams(con, tables)
+    extra_streams = _extra_streams(con, tables, report.missing)
+    index: list[dict[str, str]] = [{} for _ in range(BUCKETS)]
+    flags: list[list[Any]] = []
+    for cell in cells:
+        cell_id, study = str(cell["cell_id"]), str(cell["study"])
+        found = decisions.take(cell_id)
+        summaries = []
+        for episode in cell_episodes(cell_id, found, calls.take(cell_id), judgements.take(cell_id), raw_replies=raw_replies):
+            parts = _parts(episode)
+            for number, part in enumerate(parts):
+                relative = f"data/ep/{episode.key}.{number}.js"
+                encoded = '{"decisions":[' + ",".join(e for _, e in part) + "]}"
+                report.note(relative, write_encoded(out, relative, f"ep:{episode.key}:{number}", encoded))
+                for d, _ in part:
+                    did = str(d["decision_id"])
+                    index[bucket(did)][did] = f"{cell_id}/{episode.key}/{number}"
+                    failed, reasked, cut = d["status"] == "failed", (d.get("n_attempts") or 0) > 1, bool(d.get("truncated"))
+                    if failed or reasked or cut:
+                        flags.append([did, study, cell_id, episode.key, number, d["agent"], d["kind"], d["status"], d.get("n_attempts"), cut, d.get("round")])
+            summaries.append(episode.summary(len(parts)))
+            report.decisions += len(episode.decisions)
+        payload = {**cell, "episodes": summaries, "extras": _extras(extra_streams, study, cell_id)}
+        relative = f"data/cell/{cell_id}.js"
+        report.note(relative, write_script(out, relative, f"cell:{cell_id}", payload))
+        report.cells += 1
+    for number, entries in enumerate(index):
+        relative = f"data/dix/{number}.js"
+        report.note(relative, write_script(out, relative, f"dix:{number}", entries))
+    chunks = [flags[i : i + FLAG_CHUNK] for i in range(0, len(flags), FLAG_CHUNK)]
+    for number, chunk in enumerate(chunks):
+        relative = f"data/flags/{number}.js"
+        report.note(relative, write_script(out, relative, f"flags:{number}", chunk))
+    cells.sort(key=lambda c: (str(c["study"]), str(c["mechanism"]), str(c["game"]), str(c["run"]), str(c["cell_id"])))
+    return {"cells": cells, "flag_parts": len(chunks), "flag_count": len(flags)}
