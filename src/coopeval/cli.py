@@ -332,7 +332,13 @@ def _add_reproduce_parser(subparsers: Any) -> None:
     add_reproduce_parser(subparsers)
 
 
-SUBCOMMANDS: list[Callable[[Any], None]] = [add_evaluate_parser, _add_reproduce_parser, add_check_answer_parser]
+def _add_explore_parser(subparsers: Any) -> None:
+    from coopeval.explorer.cli import add_explore_parser
+
+    add_explore_parser(subparsers)
+
+
+SUBCOMMANDS: list[Callable[[Any], None]] = [add_evaluate_parser, _add_reproduce_parser, add_check_answer_parser, _add_explore_parser]
 """Functions that each add one subcommand to the ``coopeval`` parser."""
 
 
