@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import importlib.resources
 import shutil
+import tempfile
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -34,6 +35,8 @@ from coopeval.explorer.scripts import PART_BYTES, to_json, write_encoded, write_
 ASSETS = ("index.html", "register.js", "explorer.js", "studies.js", "export.js", "explorer.css")
 BUCKETS = 256
 FLAG_CHUNK = 10_000
+MEMORY_LIMIT = "384MB"
+"""DuckDB's memory limit while building (sorts beyond it spill to a temporary folder)."""
 PRIVACY_NOTE = (
     "This site shows every prompt as sent and, unless built with --no-raw-replies, every raw reply"
     " of the models. Check that you may publish them before you do."
@@ -123,7 +126,12 @@ def build_site(store: str | Path, out: str | Path, *, raw_replies: bool = True) 
     _prepare(out_path)
     report = BuildReport(out_path)
     con = duckdb.connect(str(store_path), read_only=True)
+    spill = tempfile.TemporaryDirectory(prefix="explorer-spill-")
     try:
+        con.execute(f"SET memory_limit = '{MEMORY_LIMIT}'")
+        con.execute(f"SET temp_directory = '{spill.name}'")
+        con.execute("SET preserve_insertion_order = false")
+        con.execute("SET threads = 2")
         tables = table_names(con)
         report.missing = missing_tables(tables)
         index = _build_cells(con, tables, out_path, report, raw_replies)
@@ -141,6 +149,7 @@ def build_site(store: str | Path, out: str | Path, *, raw_replies: bool = True) 
         )
     finally:
         con.close()
+        spill.cleanup()
     report.note("data/index.js", write_script(out_path, "data/index.js", "index", index))
     report.seconds = time.perf_counter() - started
     return report
