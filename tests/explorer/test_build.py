@@ -113,3 +113,14 @@ def test_missing_store_and_foreign_output_folder_are_refused(tmp_path, store):
     (tmp_path / "other" / "data").mkdir(parents=True)
     with pytest.raises(FileExistsError, match="not an explorer's data folder"):
         build_site(store, tmp_path / "other")
+
+
+def test_the_runs_merged_config_beside_the_store_is_shown(store, tmp_path):
+    build_site(store, tmp_path / "a")  # the fixture's store has no config beside it
+    assert read_data(tmp_path / "a", "data/index.js")["config"] is None
+    copy = tmp_path / "run" / "coopeval.duckdb"
+    copy.parent.mkdir()
+    copy.write_bytes(store.read_bytes())
+    (copy.parent / "config.effective.yaml").write_text("seed: 7\nstudies: [coopeval]\n")
+    build_site(copy, tmp_path / "b")
+    assert read_data(tmp_path / "b", "data/index.js")["config"] == "seed: 7\nstudies: [coopeval]\n"

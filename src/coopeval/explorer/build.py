@@ -100,13 +100,23 @@ def _prepare(out: Path) -> None:
         (out / name).write_bytes((assets / name).read_bytes())
 
 
+CONFIG_NAME = "config.effective.yaml"
+"""The merged config a run writes beside its store (shown on the overview when present)."""
+
+
+def _config_text(store: Path) -> str | None:
+    path = store.parent / CONFIG_NAME
+    return path.read_text(encoding="utf-8") if path.is_file() else None
+
+
 def build_site(store: str | Path, out: str | Path, *, raw_replies: bool = True) -> BuildReport:
     """Write the explorer of ``store`` into ``out`` and return what was written.
 
     Parameters
     ----------
     store:
-        A coopeval DuckDB store (``results/coopeval.duckdb``), opened read-only.
+        A coopeval DuckDB store (``results/coopeval.duckdb``), opened read-only; the run's
+        merged config beside it (``config.effective.yaml``), if any, is shown on the overview.
     out:
         Output folder (created; its ``data/`` is replaced).
     raw_replies:
@@ -144,6 +154,7 @@ def build_site(store: str | Path, out: str | Path, *, raw_replies: bool = True) 
                 "missing": report.missing,
                 "overview": run_overview(con, tables),
                 "leaderboards": leaderboards(con, tables),
+                "config": _config_text(store_path),
                 "buckets": BUCKETS,
             }
         )

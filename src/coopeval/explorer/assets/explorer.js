@@ -105,7 +105,10 @@
     main.textContent = '';
     for (var i = 0; i < arguments.length; i++) add(main, arguments[i]);
   }
-  function cellLabel(c) { return c.study + ' · ' + c.mechanism + ' · ' + c.game + ' · ' + c.run; }
+  function cellLabel(c) {
+    var one = c.agents && c.agents.length === 1 ? ' · ' + c.agents[0] : '';
+    return c.study + ' · ' + c.mechanism + ' · ' + c.game + ' · ' + c.run + one;
+  }
   function findCell(id) {
     for (var i = 0; i < INDEX.cells.length; i++) if (INDEX.cells[i].cell_id === id) return INDEX.cells[i];
     return null;
@@ -135,7 +138,8 @@
       table(['study', 'model', 'decisions', 'attempts', 'attempt errors', 'prompt tokens', 'completion tokens', 'cost (USD)'], o.models.map(function (m) {
         return [m.study, m.model, m.decisions, m.attempts, m.attempt_errors, m.prompt_tokens, m.completion_tokens, m.cost_usd];
       })),
-      el('h3', {}, 'Provenance'), table(['key', 'value'], o.provenance));
+      el('h3', {}, 'Provenance'), table(['key', 'value'], o.provenance),
+      INDEX.config ? el('details', {}, el('summary', {}, 'Merged config of the run (config.effective.yaml)'), el('pre', { class: 'config' }, INDEX.config)) : null);
   }
   function boards() {
     show(el('h2', {}, 'Leaderboards'), Object.keys(INDEX.leaderboards).map(function (s) {
@@ -181,8 +185,8 @@
   function cells(study) {
     var list = INDEX.cells.filter(function (c) { return !study || c.study === study; });
     show(el('h2', {}, 'Cells' + (study ? ' of ' + study : '')),
-      table(['study', 'mechanism / condition / protocol', 'game / testbed', 'run', 'decisions', 'failed', 're-asked', 'truncated', 'cell'], list.map(function (c) {
-        return [c.study, c.mechanism, c.game, c.run, c.decisions, c.failed, c.reasked, c.truncated, link({ view: 'cell', cell: c.cell_id }, c.cell_id)];
+      table(['study', 'mechanism / condition / protocol', 'game / testbed', 'run', 'agents', 'decisions', 'failed', 're-asked', 'truncated', 'cell'], list.map(function (c) {
+        return [c.study, c.mechanism, c.game, c.run, c.agents.join(', '), c.decisions, c.failed, c.reasked, c.truncated, link({ view: 'cell', cell: c.cell_id }, c.cell_id)];
       })));
   }
   function cellPage(id, q) {
