@@ -124,3 +124,15 @@ def test_the_runs_merged_config_beside_the_store_is_shown(store, tmp_path):
     (copy.parent / "config.effective.yaml").write_text("seed: 7\nstudies: [coopeval]\n")
     build_site(copy, tmp_path / "b")
     assert read_data(tmp_path / "b", "data/index.js")["config"] == "seed: 7\nstudies: [coopeval]\n"
+
+
+def test_an_interrupted_build_is_replaced(store, tmp_path, monkeypatch):
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(build, "run_overview", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        build_site(store, tmp_path / "site")
+    assert not (tmp_path / "site" / "data" / "index.js").exists()
+    monkeypatch.undo()
+    assert build_site(store, tmp_path / "site").decisions == 12

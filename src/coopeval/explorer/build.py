@@ -92,13 +92,18 @@ def _prepare(out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     data = out / "data"
     if data.exists():
-        if not (data / "index.js").exists():
+        if not (data / MARKER).exists():
             raise FileExistsError(f"{data} exists and is not an explorer's data folder; pass another --out")
         shutil.rmtree(data)
+    data.mkdir()
+    (data / MARKER).write_text("written by coopeval.explorer; replaced by every build\n")
     assets = importlib.resources.files("coopeval.explorer") / "assets"
     for name in ASSETS:
         (out / name).write_bytes((assets / name).read_bytes())
 
+
+MARKER = "EXPLORER"
+"""The file that marks ``data/`` as an explorer's (written first, so an interrupted build is replaced too)."""
 
 CONFIG_NAME = "config.effective.yaml"
 """The merged config a run writes beside its store (shown on the overview when present)."""
