@@ -3,7 +3,7 @@
 Cells: CoopEval ``cellA`` (Repetition) and ``cellB`` (Mediation), both with match-up
 ``x|y`` over two rounds; gossip ``cellG``; evolution ``cellE``. Decision ``dA-r1-s1`` failed
 after two attempts whose replies are markup (:data:`SCRIPT_REPLY`) and 100 KB of text
-(:data:`BIG_REPLY`); ``dA-r2-s2`` was re-asked and accepted.
+(:data:`BIG_REPLY`); ``dA-r2-s2`` was re-asked and accepted; the judge labelled ``dA-r2-s1``.
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ SCRIPT_REPLY = '<script>window.PWNED = 1</script><img src=x onerror="window.PWNE
 BIG_REPLY = "We & they: 100% {sure} $5 #1 a_b ~ ^ \\ <b>bold</b>\n" * 2000  # 100 KB, every LaTeX special
 FAILED = "dA-r1-s1"
 REASKED = "dA-r2-s2"
+JUDGED = "dA-r2-s1"
+JUDGE_REASONING = "It mirrors what the partner did."
 
 
 def _prompt(text: str, *extra: tuple[str, str]) -> str:
@@ -91,6 +93,10 @@ def _extras() -> dict[str, list[dict[str, Any]]]:
             {"cell_id": c, "source": "ours", "run": "r1", "mechanism": "Repetition", "game": g, "agent": a, "metric": "Mean", "value": v}
             for c, g, a, v in (("cellA", "prisoners_dilemma", "model-x", 2.0), ("cellA", "prisoners_dilemma", "model-y", 1.0),
                                ("cellC", "stag_hunt", "model-x", 4.0), ("cellC", "stag_hunt", "model-y", 1.0))
+        ],
+        "judgements": [
+            {"cell_id": "cellA", "source": "ours", "run": "r1", "decision_id": JUDGED, "status": "ok", "labels": ["reciprocity", "fairness"],
+             "confidence": 0.9, "reasoning": JUDGE_REASONING, "judge_model": "judge-m"},
         ],
         "gossip_rounds": [
             {"cell_id": "cellG", "run": "r1", "testbed": "donation", "condition": "align", "model": "model-g", "round": 1, "donor": "John",

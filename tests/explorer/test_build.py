@@ -12,6 +12,8 @@ from coopeval.explorer.episodes import LEFT_OUT, episode_key
 from tests.explorer.fake_store import (
     BIG_REPLY,
     FAILED,
+    JUDGE_REASONING,
+    JUDGED,
     REASKED,
     SCRIPT_REPLY,
     make_store,
@@ -44,6 +46,8 @@ def test_every_decision_is_indexed_with_its_prompt_and_replies(store, tmp_path):
     assert d["attempts"][1]["added"] is True
     assert [m["role"] for m in d["attempts"][1]["messages"]] == ["assistant", "user"]
     assert d["status"] == "failed" and d["n_attempts"] == 2
+    judge = _decision(site, JUDGED)[2]["judge"]
+    assert (judge["labels"], judge["confidence"], judge["reasoning"]) == (["reciprocity", "fairness"], 0.9, JUDGE_REASONING)
     for decision_id, cell_id in (("dG-r2", "cellG"), ("dE-1", "cellE"), ("dB-r2-s1", "cellB")):
         assert _decision(site, decision_id)[0] == cell_id
     # no data file can be read as markup: every '<' is escaped in the scripts
@@ -78,7 +82,8 @@ def test_no_raw_replies_leaves_replies_out_and_keeps_prompts(store, tmp_path):
     build_site(store, tmp_path / "site", raw_replies=False)
     site = tmp_path / "site"
     text = "".join(p.read_text() for p in (site / "data").rglob("*.js"))
-    assert "PWNED" not in text and "bold" not in text and "I pick A0" not in text
+    assert "PWNED" not in text and "bold" not in text and "I pick A0" not in text and JUDGE_REASONING not in text
+    assert _decision(site, JUDGED)[2]["judge"]["labels"] == ["reciprocity", "fairness"]
     assert json.dumps(prompt_text("cellA", 1, 1))[1:-1] in text
     _, _, d = _decision(site, REASKED)
     assert d["attempts"][1]["response"] == LEFT_OUT and d["attempts"][1]["messages"][0]["content"] == LEFT_OUT

@@ -113,6 +113,9 @@ def cell_episodes(
     for call in calls:
         by_decision.setdefault(str(call["decision_id"]), []).append(call)
     labels = {str(j["decision_id"]): {k: j.get(k) for k in JUDGE_FIELDS} for j in judgements}
+    if not raw_replies:
+        for judged in labels.values():
+            judged["reasoning"] = LEFT_OUT if judged.get("reasoning") else judged.get("reasoning")
     episode: Episode | None = None
     for row in found:
         matchup = row.get("matchup_id") or PRE_PLAY
