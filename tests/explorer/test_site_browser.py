@@ -24,6 +24,8 @@ from tests.explorer.browser import CHROMIUM, REQUIRE_BROWSER, Chromium
 from tests.explorer.fake_store import (
     BIG_REPLY,
     FAILED,
+    JUDGE_REASONING,
+    JUDGED,
     REASKED,
     SCRIPT_REPLY,
     make_store,
@@ -160,6 +162,15 @@ def test_failed_filters_list_exactly_the_failed_decisions(site, browser):
     assert listed(browser) == [FAILED]  # text search over every attempt's reply, case-insensitive
 
 
+def test_judge_labels_are_shown_and_filter_decisions(site, browser):
+    go(browser, site, href(view="cell", cell="cellA", apply=1, label="reciprocity"))
+    assert listed(browser) == [JUDGED]
+    go(browser, site, href(decision=JUDGED))
+    browser.wait("document.querySelector('.judge')", "the judge's labels")
+    text = browser.evaluate("document.querySelector('.judge').textContent")
+    assert text.startswith("Judge: reciprocity, fairness (confidence 0.900, ok, judge-m)") and text.endswith(JUDGE_REASONING)
+
+
 SPECIALS = re.compile(r"[#$%&_^~<>]")
 COMMANDS = re.compile(r"\\(textbackslash|textasciitilde|textasciicircum|textless|textgreater)\{\}|\\[#$%&_{}]")
 
@@ -191,7 +202,7 @@ def test_exported_latex_parses_and_markdown_keeps_the_texts(site, browser):
     check_latex(latex)
     assert latex.startswith("\\documentclass{article}") and latex.rstrip().endswith("\\end{document}")
     assert "We \\& they: 100\\% \\{sure\\} \\$5 \\#1 a\\_b \\textasciitilde{} \\textasciicircum{} \\textbackslash{} \\textless{}b\\textgreater{}bold" in latex
-    assert BIG_REPLY in markdown and SCRIPT_REPLY in markdown and prompt_text("cellB", 2, 2) in markdown
+    assert BIG_REPLY in markdown and SCRIPT_REPLY in markdown and prompt_text("cellA", 2, 2) in markdown
 
 
 def test_check_latex_rejects_broken_documents():

@@ -195,7 +195,10 @@
         return [link({ view: 'ep', cell: id, m: e.matchup }, e.matchup), e.agents.join(', '), e.rounds ? e.rounds.join('–') : '', e.decisions, e.failed, e.reasked, e.truncated,
           link({ view: 'export', cell: id, m: e.matchup }, 'export')];
       }));
-      show(crumbs(cell), el('h2', {}, 'Cell ' + cellLabel(cell)), filterForm(cell, q), el('div', { id: 'results' }),
+      var manifest = cell.extras && cell.extras.manifest && cell.extras.manifest[0];
+      show(crumbs(cell), el('h2', {}, 'Cell ' + cellLabel(cell)),
+        manifest ? el('details', {}, el('summary', {}, 'Cell manifest'), table(['field', 'value'], Object.keys(manifest).map(function (k) { return [k, fmt(manifest[k])]; }))) : null,
+        filterForm(cell, q), el('div', { id: 'results' }),
         el('h3', {}, 'Episodes'), eps, CE.studyViews.cell(cell));
       if (q.get('apply')) runFilter(cell, q);
     }, fail);
