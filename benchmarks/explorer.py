@@ -80,43 +80,56 @@ def _hash(**params: object) -> str:
     return "#" + "&".join(quote(k, safe="") + "=" + quote(str(v), safe="-_.!~*'()") for k, v in params.items())
 
 
-def browse(site: Path, shots: Path) -> dict[str, Any]:
-    """Page-load times (s) in headless Chromium and the four screenshots."""
+def browse(site: Path, shots: Path, largest: str) -> dict[str, Any]:
+    """Page-load times (s) in headless Chromium and the four screenshots; ``largest`` is the
+    largest data file (the episode whose page is timed)."""
     from tests.explorer.browser import Chromium
 
     index = _payload(site, "data/index.js")
-    biggest = max(index["cells"], key=lambda c: c["decisions"])
-    episode = max(_payload(site, f"data/cell/{biggest['cell_id']}.js")["episodes"], key=lambda e: e["decisions"])
-    first = {}
+    largest_key = Path(largest).name.split(".")[0]  # data/ep/<key>.<part>.js
+    biggest, episode = next(
+        (c, e) for c in index["cells"] for e in _payload(site, f"data/cell/{c['cell_id']}.js")["episodes"] if e["key"] == largest_key
+    )
+    first: dict[str, Any] = {}
     for cell in index["cells"]:
         first.setdefault(cell["study"], cell)
-    url = (site / "index.html").as_uri()
+    for cell in index["cells"]:  # prefer a Repetition cell and a gossip cell with the most kinds of agents
+        if cell["study"] == "coopeval" and cell["mechanism"] == "Repetition" and first["coopeval"]["mechanism"] != "Repetition":
+            first["coopeval"] = cell
+        if cell["study"] == "gossip" and len(cell["agents"]) > len(first["gossip"]["agents"]):
+            first["gossip"] = cell
+    url = (site / "index.html").resolve().as_uri()
     out: dict[str, Any] = {}
     with Chromium(Path(tempfile.mkdtemp(prefix="explorer-profile-"))) as browser:
+
+        def go(hash_: str) -> None:  # empty the page first: no wait may match the previous page
+            browser.evaluate("document.getElementById('main') && (document.getElementById('main').textContent = '')")
+            browser.open(url + hash_)
+
         browser.open(url)
         out["landing_s"] = round(browser.wait("document.querySelector('main h2')", "the overview"), 2)
         browser.screenshot(shots / "landing.png")
-        browser.open(url + _hash(view="ep", cell=biggest["cell_id"], m=episode["matchup"]))
+        go(_hash(view="ep", cell=biggest["cell_id"], m=episode["matchup"]))
         out["largest_episode_s"] = round(browser.wait("document.querySelector('table.rounds')", "the episode"), 2)
-        out["largest_episode"] = {"cell": biggest["cell_id"], "matchup": episode["matchup"], "decisions": episode["decisions"]}
+        out["largest_episode"] = {"cell": biggest["cell_id"], "matchup": episode["matchup"], "decisions": episode["decisions"], "parts": episode["parts"]}
         decision = _payload(site, f"data/ep/{episode['key']}.0.js")["decisions"][-1]["decision_id"]
-        browser.open(url + _hash(decision=decision))
+        go(_hash(decision=decision))
         out["deep_link_s"] = round(browser.wait("document.querySelector('.decision')", "the decision"), 2)
         if "coopeval" in first:
             cell = _payload(site, f"data/cell/{first['coopeval']['cell_id']}.js")
             ep = cell["episodes"][-1]
-            browser.open(url + _hash(view="ep", cell=cell["cell_id"], m=ep["matchup"], round=ep["rounds"][0]))
+            go(_hash(view="ep", cell=cell["cell_id"], m=ep["matchup"], round=ep["rounds"][0]))
             browser.wait("document.querySelector('.decision')", "a CoopEval round")
             browser.screenshot(shots / "coopeval_round.png")
         if "gossip" in first:
-            browser.open(url + _hash(view="cell", cell=first["gossip"]["cell_id"]))
+            go(_hash(view="cell", cell=first["gossip"]["cell_id"]))
             browser.wait("document.querySelector('table.timeline')", "a gossip timeline")
-            browser.evaluate("document.querySelector('table.timeline').scrollIntoView()")
+            browser.evaluate("document.querySelector('table.timeline').previousElementSibling.previousElementSibling.scrollIntoView()")
             browser.screenshot(shots / "gossip_timeline.png")
         if "evolution" in first:
-            browser.open(url + _hash(view="cell", cell=first["evolution"]["cell_id"]))
+            go(_hash(view="cell", cell=first["evolution"]["cell_id"]))
             browser.wait("document.querySelector('ul.lineage')", "a lineage tree")
-            browser.evaluate("document.querySelector('ul.lineage').scrollIntoView()")
+            browser.evaluate("document.querySelector('ul.lineage').previousElementSibling.scrollIntoView()")
             browser.screenshot(shots / "lineage.png")
     out["screenshots"] = sorted(str(p) for p in shots.glob("*.png"))
     return out
@@ -138,7 +151,7 @@ def main() -> None:
     figures["copies"] = args.copies
     figures["site"] = str(out)
     if args.browser:
-        figures.update(browse(out, args.screenshots))
+        figures.update(browse(out, args.screenshots, figures["largest"][0]))
     print(json.dumps(figures, indent=2))
 
 

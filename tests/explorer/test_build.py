@@ -141,3 +141,17 @@ def test_an_interrupted_build_is_replaced(store, tmp_path, monkeypatch):
     assert not (tmp_path / "site" / "data" / "index.js").exists()
     monkeypatch.undo()
     assert build_site(store, tmp_path / "site").decisions == 12
+
+
+def test_reading_in_chunks_of_cells_writes_the_same_site(store, tmp_path, monkeypatch):
+    build_site(store, tmp_path / "whole")
+    monkeypatch.setattr(build, "CHUNK_DECISIONS", 3)  # every cell its own chunk (cells have 2-4 decisions)
+    assert list(build._chunks([{"decisions": 2}, {"decisions": 1}, {"decisions": 4}, {"decisions": 1}])) == [
+        [{"decisions": 2}, {"decisions": 1}],
+        [{"decisions": 4}],
+        [{"decisions": 1}],
+    ]
+    build_site(store, tmp_path / "chunked")
+    whole = {p.relative_to(tmp_path / "whole"): p.read_text() for p in (tmp_path / "whole" / "data").rglob("*.js") if p.name != "index.js"}
+    chunked = {p.relative_to(tmp_path / "chunked"): p.read_text() for p in (tmp_path / "chunked" / "data").rglob("*.js") if p.name != "index.js"}
+    assert len(whole) > 260 and whole == chunked

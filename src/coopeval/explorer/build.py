@@ -9,8 +9,9 @@ Layout of the output folder::
     data/dix/<bucket>.js          decision_id → (cell, episode, part), 256 buckets
     data/flags/<n>.js             failed, re-asked and truncated decisions of the whole run
 
-The store is read with DuckDB queries filtered per cell, so memory holds one cell at a time
-(plus the decision index, a few dozen bytes per decision).
+The store is read in chunks of cells (about ``CHUNK_DECISIONS`` decisions each), one DuckDB
+query per table and chunk, so memory holds one chunk at a time (plus the decision index, a few
+dozen bytes per decision).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import importlib.resources
 import shutil
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -29,12 +31,14 @@ import duckdb
 from coopeval.explorer.episodes import Episode, cell_episodes
 from coopeval.explorer.extras import EXTRAS
 from coopeval.explorer.overview import leaderboards, missing_tables, run_overview
-from coopeval.explorer.queries import CellStream, by_cell, rows, stream, table_names
+from coopeval.explorer.queries import grouped, rows, table_names
 from coopeval.explorer.scripts import PART_BYTES, to_json, write_encoded, write_script
 
 ASSETS = ("index.html", "register.js", "explorer.js", "studies.js", "export.js", "explorer.css")
 BUCKETS = 256
 FLAG_CHUNK = 10_000
+CHUNK_DECISIONS = 5_000
+"""Cells are read from the store in chunks of about this many decisions (memory: one chunk)."""
 MEMORY_LIMIT = "384MB"
 """DuckDB's memory limit while building (sorts beyond it spill to a temporary folder)."""
 PRIVACY_NOTE = (
@@ -171,35 +175,83 @@ def build_site(store: str | Path, out: str | Path, *, raw_replies: bool = True) 
     return report
 
 
-def _extra_streams(con: duckdb.DuckDBPyConnection, tables: set[str], missing: dict[str, list[str]]) -> dict[str, dict[str, CellStream]]:
-    out: dict[str, dict[str, CellStream]] = {}
+WHERE = "WHERE list_contains(?, cell_id)"
+"""The filter that restricts a query to one chunk of cells (their ids bound as a list)."""
+
+
+def _chunks(cells: list[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
+    """Consecutive cells with at most ``CHUNK_DECISIONS`` decisions together (a larger cell alone)."""
+    chunk: list[dict[str, Any]] = []
+    size = 0
+    for cell in cells:
+        if chunk and size + int(cell["decisions"]) > CHUNK_DECISIONS:
+            yield chunk
+            chunk, size = [], 0
+        chunk.append(cell)
+        size += int(cell["decisions"])
+    if chunk:
+        yield chunk
+
+
+def _chunk_rows(con: duckdb.DuckDBPyConnection, tables: set[str], missing: dict[str, list[str]], ids: list[str]) -> dict[str, dict[str, list[dict[str, Any]]]]:
+    """Query name → cell id → rows, for the cells ``ids``: decisions, attempts, judgements and each study's extras."""
+    queries = {"decisions": f"SELECT * FROM decisions {WHERE} ORDER BY cell_id, matchup_id NULLS FIRST, round, seat, kind, decision_id"}
+    if "llm_calls" in tables:
+        queries["llm_calls"] = f"SELECT * FROM llm_calls {WHERE} AND coalesce(kind, '') <> 'judge' ORDER BY cell_id, decision_id, attempt"
+    if "judgements" in tables:
+        queries["judgements"] = f"SELECT * FROM judgements {WHERE} ORDER BY cell_id, decision_id"
     for study, fields in EXTRAS.items():
-        if study in missing:
-            continue
-        out[study] = {name: CellStream(by_cell(stream(con.cursor(), sql))) for name, (table, sql) in fields.items() if table in tables}
-    return out
+        if study not in missing:
+            queries.update({f"{study}:{name}": sql.format(where=WHERE) for name, (table, sql) in fields.items() if table in tables})
+    return {name: grouped(con, sql, [ids]) for name, sql in queries.items()}
 
 
-def _extras(streams: dict[str, dict[str, CellStream]], study: str, cell_id: str) -> dict[str, Any]:
-    found = {name: s.take(cell_id) for name, s in streams.get(study, {}).items()}
-    for records in found.values():
+def _extras(found: dict[str, dict[str, list[dict[str, Any]]]], study: str, cell_id: str) -> dict[str, Any]:
+    out = {name.split(":", 1)[1]: rows_.get(cell_id, []) for name, rows_ in found.items() if name.startswith(f"{study}:")}
+    for records in out.values():
         for r in records:
             r.pop("cell_id", None)
             r.pop("source", None)
-    return found
+    return out
 
 
-def _streams(con: duckdb.DuckDBPyConnection, tables: set[str]) -> tuple[CellStream, CellStream, CellStream]:
-    decisions = stream(con.cursor(), "SELECT * FROM decisions ORDER BY cell_id, matchup_id NULLS FIRST, round, seat, kind, decision_id")
-    calls: CellStream = CellStream(iter(()))
-    if "llm_calls" in tables:
-        sql = "SELECT * FROM llm_calls WHERE coalesce(kind, '') <> 'judge' ORDER BY cell_id, decision_id, attempt"
-        calls = CellStream(by_cell(stream(con.cursor(), sql)))
-    judgements: CellStream = CellStream(iter(()))
-    if "judgements" in tables:
-        judgements = CellStream(by_cell(stream(con.cursor(), "SELECT * FROM judgements ORDER BY cell_id")))
-    return CellStream(by_cell(decisions)), calls, judgements
-
+def _write_cell(
+    cell: dict[str, Any],
+    found: dict[str, dict[str, list[dict[str, Any]]]],
+    out: Path,
+    report: BuildReport,
+    raw_replies: bool,
+    index: list[dict[str, str]],
+    flags: list[list[Any]],
+) -> None:
+    """Write one cell's episode parts and cell file; add its decisions to ``index`` and ``flags``."""
+    cell_id, study = str(cell["cell_id"]), str(cell["study"])
+    summaries = []
+    episodes = cell_episodes(
+        cell_id,
+        found["decisions"].get(cell_id, []),
+        found.get("llm_calls", {}).get(cell_id, []),
+        found.get("judgements", {}).get(cell_id, []),
+        raw_replies=raw_replies,
+    )
+    for episode in episodes:
+        parts = _parts(episode)
+        for number, part in enumerate(parts):
+            relative = f"data/ep/{episode.key}.{number}.js"
+            encoded = '{"decisions":[' + ",".join(e for _, e in part) + "]}"
+            report.note(relative, write_encoded(out, relative, f"ep:{episode.key}:{number}", encoded))
+            for d, _ in part:
+                did = str(d["decision_id"])
+                index[bucket(did)][did] = f"{cell_id}/{episode.key}/{number}"
+                failed, reasked, cut = d["status"] == "failed", (d.get("n_attempts") or 0) > 1, bool(d.get("truncated"))
+                if failed or reasked or cut:
+                    flags.append([did, study, cell_id, episode.key, number, d["agent"], d["kind"], d["status"], d.get("n_attempts"), cut, d.get("round")])
+        summaries.append(episode.summary(len(parts)))
+        report.decisions += len(episode.decisions)
+    payload = {**cell, "episodes": summaries, "extras": _extras(found, study, cell_id)}
+    relative = f"data/cell/{cell_id}.js"
+    report.note(relative, write_script(out, relative, f"cell:{cell_id}", payload))
+    report.cells += 1
 
 def _build_cells(con: duckdb.DuckDBPyConnection, tables: set[str], out: Path, report: BuildReport, raw_replies: bool) -> dict[str, Any]:
     if "decisions" not in tables:
@@ -212,38 +264,18 @@ def _build_cells(con: duckdb.DuckDBPyConnection, tables: set[str], out: Path, re
         " list(DISTINCT agent ORDER BY agent) AS agents"
         " FROM decisions GROUP BY cell_id, study ORDER BY cell_id, study",
     )
-    decisions, calls, judgements = _streams(con, tables)
-    extra_streams = _extra_streams(con, tables, report.missing)
     index: list[dict[str, str]] = [{} for _ in range(BUCKETS)]
     flags: list[list[Any]] = []
-    for cell in cells:
-        cell_id, study = str(cell["cell_id"]), str(cell["study"])
-        found = decisions.take(cell_id)
-        summaries = []
-        for episode in cell_episodes(cell_id, found, calls.take(cell_id), judgements.take(cell_id), raw_replies=raw_replies):
-            parts = _parts(episode)
-            for number, part in enumerate(parts):
-                relative = f"data/ep/{episode.key}.{number}.js"
-                encoded = '{"decisions":[' + ",".join(e for _, e in part) + "]}"
-                report.note(relative, write_encoded(out, relative, f"ep:{episode.key}:{number}", encoded))
-                for d, _ in part:
-                    did = str(d["decision_id"])
-                    index[bucket(did)][did] = f"{cell_id}/{episode.key}/{number}"
-                    failed, reasked, cut = d["status"] == "failed", (d.get("n_attempts") or 0) > 1, bool(d.get("truncated"))
-                    if failed or reasked or cut:
-                        flags.append([did, study, cell_id, episode.key, number, d["agent"], d["kind"], d["status"], d.get("n_attempts"), cut, d.get("round")])
-            summaries.append(episode.summary(len(parts)))
-            report.decisions += len(episode.decisions)
-        payload = {**cell, "episodes": summaries, "extras": _extras(extra_streams, study, cell_id)}
-        relative = f"data/cell/{cell_id}.js"
-        report.note(relative, write_script(out, relative, f"cell:{cell_id}", payload))
-        report.cells += 1
+    for chunk in _chunks(cells):
+        found = _chunk_rows(con, tables, report.missing, [str(c["cell_id"]) for c in chunk])
+        for cell in chunk:
+            _write_cell(cell, found, out, report, raw_replies, index, flags)
     for number, entries in enumerate(index):
         relative = f"data/dix/{number}.js"
         report.note(relative, write_script(out, relative, f"dix:{number}", entries))
-    chunks = [flags[i : i + FLAG_CHUNK] for i in range(0, len(flags), FLAG_CHUNK)]
-    for number, chunk in enumerate(chunks):
+    flag_chunks = [flags[i : i + FLAG_CHUNK] for i in range(0, len(flags), FLAG_CHUNK)]
+    for number, flag_chunk in enumerate(flag_chunks):
         relative = f"data/flags/{number}.js"
-        report.note(relative, write_script(out, relative, f"flags:{number}", chunk))
+        report.note(relative, write_script(out, relative, f"flags:{number}", flag_chunk))
     cells.sort(key=lambda c: (str(c["study"]), str(c["mechanism"]), str(c["game"]), str(c["run"]), str(c["cell_id"])))
-    return {"cells": cells, "flag_parts": len(chunks), "flag_count": len(flags)}
+    return {"cells": cells, "flag_parts": len(flag_chunks), "flag_count": len(flags)}
