@@ -61,7 +61,9 @@ def scaled_copy(store: Path, copies: int, out: Path) -> Path:
 def build(store: Path, out: Path) -> dict[str, Any]:
     """Build the site in a child process; its report plus wall time and peak RSS (MB)."""
     started = time.perf_counter()
-    result = subprocess.run([sys.executable, "-c", BUILD, str(store), str(out)], capture_output=True, text=True, check=True)
+    result = subprocess.run([sys.executable, "-c", BUILD, str(store), str(out)], capture_output=True, text=True)
+    if result.returncode:
+        raise SystemExit(f"build failed:\n{result.stderr[-3000:]}")
     wall = time.perf_counter() - started
     figures = json.loads(result.stdout.strip().splitlines()[-1])
     figures["build_s"] = round(wall, 2)

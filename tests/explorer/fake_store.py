@@ -104,8 +104,9 @@ def _extras() -> dict[str, list[dict[str, Any]]]:
              "action": "cooperate", "tone": "praising", "message": "John helped me.", "status": "ok"},
         ],
         "gossip_run_metrics": [
-            {"cell_id": c, "run": r, "testbed": "donation", "condition": "align", "model": "model-g", "cooperation_ratio_mean": v, "gini": 0.1}
-            for c, r, v in (("cellG", "r1", 0.5), ("cellG2", "r2", 0.7))
+            {"cell_id": c, "run": r, "testbed": "donation", "condition": "align", "model": "model-g", "cooperation_ratio_mean": v, "gini": 0.1,
+             "image_score_mean": image}
+            for c, r, v, image in (("cellG", "r1", 0.5, float("nan")), ("cellG2", "r2", 0.7, 2.0))
         ],
         "evo_strategies": [
             {**evo, "generation": 1, "agent_id": "1_1", "born_generation": 1, "parent_id": None, "text": "Donate half.", "score": 10.0, "rank": 1},

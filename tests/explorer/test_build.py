@@ -74,6 +74,7 @@ def test_leaderboards_are_means_with_normal_intervals(store, tmp_path):
     (gossip,) = boards["gossip"]["rows"]
     # 0.5 and 0.7: mean 0.6, sd 0.1414, interval 1.96 * 0.1414 / 1.4142 = 0.196
     assert gossip["coop"] == pytest.approx([0.6, 0.196])
+    assert gossip["image"] == [2.0, None]  # NaN (image score undefined in that run) is left out
     (evolution,) = boards["evolution"]["rows"]
     assert evolution["final"] == [30.0, None]  # the last generation's mean resources
 

@@ -2,7 +2,8 @@
 
 Leaderboard values are means over the store's cells; the interval is the normal 95 % interval
 of that mean, ``1.96 · sd / sqrt(n)`` over the n cells averaged (replicates, and games for
-CoopEval's "all games" rows), null when n < 2. The metrics are those each study's docs define:
+CoopEval's "all games" rows), null when n < 2. A non-finite value (NaN: the metric is undefined
+in that cell, e.g. an image score without interactions) is left out of mean and interval. The metrics are those each study's docs define:
 CoopEval Mean, Fitness and deviation rating (arXiv 2604.15267, docs/protocol/evaluation.md);
 gossip cooperation ratio, image score, discounted return and Gini (arXiv 2602.07777,
 docs/studies/gossip.md); evolution final resources, donation fraction and robustness to the
@@ -82,7 +83,7 @@ def _board(columns_: list[tuple[str, str]], metrics: list[tuple[str, str]], foun
 def _aliased(metrics: list[tuple[str, str]], source: dict[str, str]) -> str:
     parts = []
     for key, _ in metrics:
-        expr = source[key]
+        expr = f"(CASE WHEN isfinite({source[key]}) THEN {source[key]} END)"  # NaN: undefined in that cell
         parts.append(
             f"avg({expr}) AS {key}_mean, CASE WHEN count({expr}) > 1 THEN 1.96 * stddev_samp({expr}) / sqrt(count({expr})) END AS {key}_ci"
         )
