@@ -39,7 +39,7 @@ BUCKETS = 256
 FLAG_CHUNK = 10_000
 CHUNK_DECISIONS = 5_000
 """Cells are read from the store in chunks of about this many decisions (memory: one chunk)."""
-MEMORY_LIMIT = "384MB"
+MEMORY_LIMIT = "256MB"
 """DuckDB's memory limit while building (sorts beyond it spill to a temporary folder)."""
 PRIVACY_NOTE = (
     "This site shows every prompt as sent and, unless built with --no-raw-replies, every raw reply"
@@ -151,6 +151,7 @@ def build_site(store: str | Path, out: str | Path, *, raw_replies: bool = True) 
         con.execute(f"SET temp_directory = '{spill.name}'")
         con.execute("SET preserve_insertion_order = false")
         con.execute("SET threads = 2")
+        con.execute("SET enable_progress_bar = false")
         tables = table_names(con)
         report.missing = missing_tables(tables)
         index = _build_cells(con, tables, out_path, report, raw_replies)
