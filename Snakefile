@@ -21,6 +21,7 @@ include: "workflow/rules/common.smk"
 include: "workflow/rules/play.smk"
 include: "workflow/rules/store.smk"
 include: "workflow/rules/estimate.smk"
+include: "workflow/rules/explorer.smk"
 
 
 # Each registered study's rules file (coopeval.pipeline.studies, plugins included), in registry
@@ -46,6 +47,7 @@ rule all:
     default_target: True
     input:
         [getattr(rules, name).input for name in STUDIES],
+        rules.explorer.output,
 
 
 if _unflagged := unflagged_report_entries():

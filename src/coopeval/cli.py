@@ -350,12 +350,19 @@ def _add_compare_parser(subparsers: Any) -> None:
     add_compare_parser(subparsers, CliError)
 
 
+def _add_explore_parser(subparsers: Any) -> None:
+    from coopeval.explorer.cli import add_explore_parser
+
+    add_explore_parser(subparsers)
+
+
 SUBCOMMANDS: list[Callable[[Any], None]] = [
     add_evaluate_parser,
     _add_reproduce_parser,
     add_check_answer_parser,
     _add_estimate_parser,
     _add_compare_parser,
+    _add_explore_parser,
     _add_slurm_preflight_parser,
 ]
 """Functions that each add one subcommand to the ``coopeval`` parser."""

@@ -1,0 +1,453 @@
+/* coopeval explorer: hand-written, no dependencies. Every stored text enters the page through
+   text nodes (el() below), never as markup. Data arrives as script files that call
+   CE.register(key, data) (browsers refuse fetch() of file:// URLs). */
+(function () {
+  'use strict';
+  var CE = window.CE;
+  var INDEX = CE.store.index;
+  var main = document.getElementById('main');
+
+  // ---------------------------------------------------------------- data loading
+  CE.load = function (key, file) {
+    if (key in CE.store) return Promise.resolve(CE.store[key]);
+    return new Promise(function (resolve, reject) {
+      var list = CE.waiting[key];
+      if (list) { list.push([resolve, reject]); return; }
+      CE.waiting[key] = [[resolve, reject]];
+      var s = document.createElement('script');
+      s.src = file;
+      s.onload = function () {
+        var l = CE.waiting[key];
+        if (l) { delete CE.waiting[key]; l.forEach(function (f) { f[1](new Error(file + ' registered nothing')); }); }
+      };
+      s.onerror = function () {
+        var l = CE.waiting[key] || [];
+        delete CE.waiting[key];
+        l.forEach(function (f) { f[1](new Error('cannot load ' + file)); });
+      };
+      document.head.appendChild(s);
+    });
+  };
+  function loadCell(id) { return CE.load('cell:' + id, 'data/cell/' + encodeURIComponent(id) + '.js'); }
+  function loadEpisode(summary) {
+    var parts = [];
+    for (var i = 0; i < summary.parts; i++) parts.push(CE.load('ep:' + summary.key + ':' + i, 'data/ep/' + summary.key + '.' + i + '.js'));
+    return Promise.all(parts).then(function (ps) {
+      var out = [];
+      ps.forEach(function (p) { out = out.concat(p.decisions); });
+      return out;
+    });
+  }
+  function bucket(id) {
+    var h = 0;
+    for (var i = 0; i < id.length; i++) h = (h * 31 + id.charCodeAt(i)) % INDEX.buckets;
+    return h;
+  }
+  function locate(id) {
+    var b = bucket(id);
+    return CE.load('dix:' + b, 'data/dix/' + b + '.js').then(function (m) {
+      if (!Object.prototype.hasOwnProperty.call(m, id)) throw new Error('decision ' + id + ' is not in this site');
+      var p = m[id].split('/');
+      return { cell: p[0], key: p[1], part: +p[2] };
+    });
+  }
+  function episodeOf(cell, matchup) {
+    for (var i = 0; i < cell.episodes.length; i++) if (cell.episodes[i].matchup === matchup) return cell.episodes[i];
+    return null;
+  }
+  function episodeByKey(cell, key) {
+    for (var i = 0; i < cell.episodes.length; i++) if (cell.episodes[i].key === key) return cell.episodes[i];
+    return null;
+  }
+
+  // ---------------------------------------------------------------- DOM helpers
+  function el(tag, attrs) {
+    var e = document.createElement(tag);
+    attrs = attrs || {};
+    Object.keys(attrs).forEach(function (k) {
+      var v = attrs[k];
+      if (v === null || v === undefined) return;
+      if (k === 'class') e.className = v;
+      else if (k === 'on') Object.keys(v).forEach(function (ev) { e.addEventListener(ev, v[ev]); });
+      else if (k === 'style') Object.keys(v).forEach(function (p) { e.style[p] = v[p]; });
+      else e.setAttribute(k, v);
+    });
+    for (var i = 2; i < arguments.length; i++) add(e, arguments[i]);
+    return e;
+  }
+  function add(e, c) {
+    if (c === null || c === undefined || c === false) return;
+    if (Array.isArray(c)) { c.forEach(function (x) { add(e, x); }); return; }
+    if (c instanceof Node) { e.appendChild(c); return; }
+    e.appendChild(document.createTextNode(String(c)));
+  }
+  function hash(params) {
+    var parts = [];
+    Object.keys(params).forEach(function (k) {
+      if (params[k] !== null && params[k] !== undefined && params[k] !== '') parts.push(encodeURIComponent(k) + '=' + encodeURIComponent(params[k]));
+    });
+    return '#' + parts.join('&');
+  }
+  function link(params, text) { return el('a', { href: hash(params) }, text); }
+  function fmt(v) {
+    if (v === null || v === undefined) return '';
+    if (typeof v === 'number') return Number.isInteger(v) ? String(v) : v.toFixed(3);
+    if (typeof v === 'object') return JSON.stringify(v);
+    return String(v);
+  }
+  function table(headers, rowsData, numeric) {
+    return el('table', {}, el('tr', {}, headers.map(function (h) { return el('th', {}, h); })),
+      rowsData.map(function (r) {
+        return el('tr', {}, r.map(function (c) { return el('td', { class: typeof c === 'number' ? 'num' : null }, c instanceof Node ? c : fmt(c)); }));
+      }));
+  }
+  function show() {
+    main.textContent = '';
+    for (var i = 0; i < arguments.length; i++) add(main, arguments[i]);
+  }
+  function cellLabel(c) {
+    var one = c.agents && c.agents.length === 1 ? ' · ' + c.agents[0] : '';
+    return c.study + ' · ' + c.mechanism + ' · ' + c.game + ' · ' + c.run + one;
+  }
+  function findCell(id) {
+    for (var i = 0; i < INDEX.cells.length; i++) if (INDEX.cells[i].cell_id === id) return INDEX.cells[i];
+    return null;
+  }
+  function crumbs(cell, episode, round) {
+    var c = findCell(cell.cell_id) || cell;
+    return el('p', { class: 'crumbs' }, link({}, 'overview'), ' › ', link({ view: 'cells', study: c.study }, c.study), ' › ',
+      link({ view: 'cell', cell: cell.cell_id }, cellLabel(c)),
+      episode ? [' › ', link({ view: 'ep', cell: cell.cell_id, m: episode.matchup }, 'match-up ' + episode.matchup)] : null,
+      round !== undefined && round !== null ? [' › round ' + round] : null);
+  }
+
+  // ---------------------------------------------------------------- overview and leaderboards
+  function overview() {
+    var o = INDEX.overview;
+    var missing = Object.keys(INDEX.missing).map(function (s) {
+      return el('p', { class: 'warn' }, 'Study ' + s + ': the store lacks table(s) ' + INDEX.missing[s].join(', ') + '; its pages show what the other tables hold.');
+    });
+    show(el('h2', {}, 'Run overview'), missing,
+      el('p', {}, 'Store ' + INDEX.store + ', site built ' + INDEX.built_utc + (INDEX.raw_replies ? '' : ' without raw replies') + '.'),
+      el('h3', {}, 'Studies'),
+      table(['study', 'cells', 'decisions', 'failed', 're-asked', 'truncated', ''], o.studies.map(function (s) {
+        return [s.study, s.cells, s.decisions, s.failed, s.reasked, s.truncated,
+          el('span', {}, link({ view: 'cells', study: s.study }, 'cells'), ' ', link({ view: 'board', study: s.study }, 'leaderboard'))];
+      })),
+      el('h3', {}, 'Models: calls, tokens, cost'),
+      table(['study', 'model', 'decisions', 'attempts', 'attempt errors', 'prompt tokens', 'completion tokens', 'cost (USD)'], o.models.map(function (m) {
+        return [m.study, m.model, m.decisions, m.attempts, m.attempt_errors, m.prompt_tokens, m.completion_tokens, m.cost_usd];
+      })),
+      el('h3', {}, 'Provenance'), table(['key', 'value'], o.provenance),
+      INDEX.config ? el('details', {}, el('summary', {}, 'Merged config of the run (config.effective.yaml)'), el('pre', { class: 'config' }, INDEX.config)) : null);
+  }
+  function boards() {
+    show(el('h2', {}, 'Leaderboards'), Object.keys(INDEX.leaderboards).map(function (s) {
+      return el('p', {}, link({ view: 'board', study: s }, s));
+    }));
+  }
+  function board(study) {
+    var b = INDEX.leaderboards[study];
+    if (!b) { show(el('p', { class: 'warn' }, 'No leaderboard for ' + study + (INDEX.missing[study] ? ': missing ' + INDEX.missing[study].join(', ') : ''))); return; }
+    var state = { key: null, dir: 1 };
+    var holder = el('div');
+    function cellOf(col, r) {
+      var v = r[col.key];
+      if (col.metric) return v[0] === null ? '' : fmt(v[0]) + (v[1] === null ? '' : ' ± ' + fmt(v[1]));
+      return v;
+    }
+    function sortValue(col, r) { var v = r[col.key]; return col.metric ? v[0] : v; }
+    function render() {
+      var rs = b.rows.slice();
+      if (state.key) {
+        var col = b.columns.filter(function (c) { return c.key === state.key; })[0];
+        rs.sort(function (x, y) {
+          var a = sortValue(col, x), z = sortValue(col, y);
+          if (a === z) return 0;
+          if (a === null) return 1;
+          if (z === null) return -1;
+          return (a < z ? -1 : 1) * state.dir;
+        });
+      }
+      holder.textContent = '';
+      holder.appendChild(el('table', { class: 'board' },
+        el('tr', {}, b.columns.map(function (c) {
+          return el('th', { class: 'sortable', on: { click: function () { state.dir = state.key === c.key ? -state.dir : (c.metric ? -1 : 1); state.key = c.key; render(); } } },
+            c.label + (state.key === c.key ? (state.dir > 0 ? ' ▲' : ' ▼') : ''));
+        })),
+        rs.map(function (r) { return el('tr', {}, b.columns.map(function (c) { return el('td', { class: c.metric ? 'num' : null }, fmt(cellOf(c, r))); })); })));
+    }
+    render();
+    show(el('h2', {}, 'Leaderboard: ' + study), el('p', { class: 'note' }, b.note + ' Click a column to sort.'), holder);
+  }
+
+  // ---------------------------------------------------------------- cells and cell page
+  function cells(study) {
+    var list = INDEX.cells.filter(function (c) { return !study || c.study === study; });
+    show(el('h2', {}, 'Cells' + (study ? ' of ' + study : '')),
+      table(['study', 'mechanism / condition / protocol', 'game / testbed', 'run', 'agents', 'decisions', 'failed', 're-asked', 'truncated', 'cell'], list.map(function (c) {
+        return [c.study, c.mechanism, c.game, c.run, c.agents.join(', '), c.decisions, c.failed, c.reasked, c.truncated, link({ view: 'cell', cell: c.cell_id }, c.cell_id)];
+      })));
+  }
+  function cellPage(id, q) {
+    loadCell(id).then(function (cell) {
+      var eps = table(['match-up', 'agents', 'rounds', 'decisions', 'failed', 're-asked', 'truncated', ''], cell.episodes.map(function (e) {
+        return [link({ view: 'ep', cell: id, m: e.matchup }, e.matchup), e.agents.join(', '), e.rounds ? e.rounds.join('–') : '', e.decisions, e.failed, e.reasked, e.truncated,
+          link({ view: 'export', cell: id, m: e.matchup }, 'export')];
+      }));
+      var manifest = cell.extras && cell.extras.manifest && cell.extras.manifest[0];
+      show(crumbs(cell), el('h2', {}, 'Cell ' + cellLabel(cell)),
+        manifest ? el('details', {}, el('summary', {}, 'Cell manifest'), table(['field', 'value'], Object.keys(manifest).map(function (k) { return [k, fmt(manifest[k])]; }))) : null,
+        filterForm(cell, q), el('div', { id: 'results' }),
+        el('h3', {}, 'Episodes'), eps, CE.studyViews.cell(cell));
+      if (q.get('apply')) runFilter(cell, q);
+    }, fail);
+  }
+  function filterForm(cell, q) {
+    function sel(name, options) {
+      return el('label', {}, name + ' ', el('select', { name: name }, options.map(function (o) {
+        var opt = el('option', { value: o }, o || 'any');
+        if (q.get(name) === o) opt.selected = true;
+        return opt;
+      })));
+    }
+    function inp(name) { var i = el('input', { name: name, size: 14 }); i.value = q.get(name) || ''; return el('label', {}, name + ' ', i); }
+    var kinds = {};
+    cell.episodes.forEach(function (e) { e.kinds.forEach(function (k) { kinds[k] = 1; }); });
+    var form = el('form', { class: 'filters' }, sel('model', [''].concat(cell.agents)), sel('status', ['', 'failed', 'reasked', 'truncated']),
+      sel('kind', [''].concat(Object.keys(kinds).sort())), inp('action'), inp('label'), inp('text'), el('button', { type: 'submit' }, 'filter decisions'));
+    form.addEventListener('submit', function (ev) {
+      ev.preventDefault();
+      var p = { view: 'cell', cell: cell.cell_id, apply: '1' };
+      Array.prototype.forEach.call(form.elements, function (x) { if (x.name && x.value) p[x.name] = x.value; });
+      location.hash = hash(p);
+    });
+    return form;
+  }
+  function matches(d, q) {
+    var st = q.get('status');
+    if (q.get('model') && d.agent !== q.get('model')) return false;
+    if (st === 'failed' && d.status !== 'failed') return false;
+    if (st === 'reasked' && !(d.n_attempts > 1)) return false;
+    if (st === 'truncated' && !d.truncated) return false;
+    if (q.get('kind') && d.kind !== q.get('kind')) return false;
+    if (q.get('action') && String(d.action_token === null ? d.action : d.action_token) !== q.get('action')) return false;
+    if (q.get('label') && !(d.judge && d.judge.labels && d.judge.labels.indexOf(q.get('label')) >= 0)) return false;
+    var t = q.get('text');
+    if (t) {
+      t = t.toLowerCase();
+      var hit = (d.response || '').toLowerCase().indexOf(t) >= 0 || d.attempts.some(function (a) { return (a.response || '').toLowerCase().indexOf(t) >= 0; });
+      if (!hit) return false;
+    }
+    return true;
+  }
+  function runFilter(cell, q) {
+    var out = document.getElementById('results');
+    out.textContent = 'searching…';
+    Promise.all(cell.episodes.map(function (e) {
+      return loadEpisode(e).then(function (ds) { return ds.filter(function (d) { return matches(d, q); }).map(function (d) { return [e, d]; }); });
+    })).then(function (lists) {
+      var hits = [].concat.apply([], lists);
+      out.textContent = '';
+      add(out, [el('h3', {}, hits.length + ' matching decision(s)'), decisionList(hits.map(function (h) { return h[1]; }), function (d) { return d; })]);
+    }, fail);
+  }
+  function decisionList(items, get) {
+    return el('table', { class: 'hits' }, el('tr', {}, ['decision', 'round', 'seat', 'agent', 'kind', 'status', 'attempts'].map(function (h) { return el('th', {}, h); })),
+      items.map(function (x) {
+        var d = get(x);
+        return el('tr', {}, el('td', {}, link({ decision: d.decision_id }, d.decision_id)), el('td', {}, fmt(d.round)), el('td', {}, fmt(d.seat)), el('td', {}, d.agent),
+          el('td', {}, d.kind), el('td', { class: d.status === 'failed' ? 'failed' : null }, d.status), el('td', {}, fmt(d.n_attempts)));
+      }));
+  }
+
+  // ---------------------------------------------------------------- run-wide flagged decisions
+  function flags(q) {
+    var parts = [];
+    for (var i = 0; i < INDEX.flag_parts; i++) parts.push(CE.load('flags:' + i, 'data/flags/' + i + '.js'));
+    Promise.all(parts).then(function (ps) {
+      var all = [].concat.apply([], ps);
+      var st = q.get('status') || 'failed';
+      var hits = all.filter(function (f) {
+        if (q.get('model') && f[5] !== q.get('model')) return false;
+        if (st === 'failed') return f[7] === 'failed';
+        if (st === 'reasked') return f[8] > 1;
+        if (st === 'truncated') return f[9];
+        return true;
+      });
+      show(el('h2', {}, st + ' decisions of the run: ' + hits.length),
+        decisionList(hits, function (f) { return { decision_id: f[0], round: f[10], seat: null, agent: f[5], kind: f[6], status: f[7], n_attempts: f[8] }; }));
+    }, fail);
+  }
+
+  // ---------------------------------------------------------------- decisions
+  function verdict(a, d, last) {
+    if (a.error) return 'rejected: ' + a.error;
+    if (last) return d.status === 'ok' ? 'accepted' : 'failed: ' + (d.error || 'no valid answer');
+    return 'rejected';
+  }
+  function messagesView(ms) {
+    return ms.map(function (m) { return el('div', {}, el('span', { class: 'role' }, m.role), el('pre', { class: 'msg' }, m.content)); });
+  }
+  function distribution(parsed) {
+    var p;
+    try { p = JSON.parse(parsed); } catch (e) { return null; }
+    if (!p || typeof p !== 'object' || Array.isArray(p)) return null;
+    var keys = Object.keys(p).filter(function (k) { return typeof p[k] === 'number'; });
+    if (!keys.length) return null;
+    return table(keys, [keys.map(function (k) { return p[k]; })]);
+  }
+  function decisionCard(d, extra) {
+    var n = d.attempts.length;
+    return el('div', { class: 'card decision', 'data-decision': d.decision_id },
+      el('h4', {}, 'Round ' + fmt(d.round) + ' · seat ' + fmt(d.seat) + ' · ' + d.agent + ' · ' + d.kind + ' · ',
+        el('span', { class: d.status === 'failed' ? 'failed' : null }, d.status), ' · ', link({ decision: d.decision_id }, d.decision_id)),
+      extra || null,
+      d.parsed ? [el('div', {}, 'Parsed answer:'), el('pre', { class: 'parsed' }, d.parsed), distribution(d.parsed)] : null,
+      el('p', {}, 'Sampled action: ' + fmt(d.action_token !== null ? d.action_token : d.action) + (d.draw !== null ? ' (draw ' + fmt(d.draw) + ')' : '') +
+        ' · points ' + fmt(d.points) + (d.base_points !== null ? ' (base ' + fmt(d.base_points) + ')' : '') + (d.mediated ? ' · mediated' : '') +
+        (d.truncated ? ' · truncated' : '') + (d.error ? ' · error: ' + d.error : '')),
+      d.attempts.map(function (a, i) {
+        return el('div', { class: 'attempt' + (a.error ? ' rejected' : '') },
+          el('div', {}, el('b', {}, 'Attempt ' + (i + 1) + ' of ' + n), ' · ' + verdict(a, d, i === n - 1) + ' · ' + (a.model || '') +
+            ' · tokens ' + fmt(a.prompt_tokens) + '/' + fmt(a.completion_tokens) + (a.cost_usd ? ' · $' + fmt(a.cost_usd) : '') + (a.finish_reason ? ' · finish ' + a.finish_reason : '')),
+          el('div', {}, a.added ? 'Re-ask (messages added to the first prompt):' : 'Prompt as sent:'), el('div', { class: 'prompt' }, messagesView(a.messages)),
+          a.reasoning ? [el('div', {}, 'Reasoning:'), el('pre', {}, a.reasoning)] : null,
+          el('div', {}, 'Raw reply:'), el('pre', { class: 'reply' }, a.response === null ? '' : a.response));
+      }),
+      !n && d.response ? [el('div', {}, 'Reply:'), el('pre', { class: 'reply' }, d.response)] : null,
+      d.judge ? el('div', { class: 'judge' }, el('b', {}, 'Judge: '), (d.judge.labels || []).join(', ') + ' (confidence ' + fmt(d.judge.confidence) + ', ' + d.judge.status + ', ' + (d.judge.judge_model || '') + ')',
+        el('pre', {}, d.judge.reasoning || '')) : null);
+  }
+  function decisionPage(id) {
+    locate(id).then(function (loc) {
+      return loadCell(loc.cell).then(function (cell) {
+        var e = episodeByKey(cell, loc.key);
+        return CE.load('ep:' + loc.key + ':' + loc.part, 'data/ep/' + loc.key + '.' + loc.part + '.js').then(function (p) {
+          var d = p.decisions.filter(function (x) { return x.decision_id === id; })[0];
+          show(crumbs(cell, e, d.round), el('h2', {}, 'Decision ' + id),
+            el('p', {}, link({ view: 'ep', cell: cell.cell_id, m: e.matchup, round: d.round }, 'whole round ' + d.round)),
+            decisionCard(d, CE.studyViews.decisionExtra(cell, e, d)));
+        });
+      });
+    }).catch(fail);
+  }
+
+  // ---------------------------------------------------------------- episodes
+  function byRound(ds) {
+    var m = {};
+    ds.forEach(function (d) { var r = d.round === null ? -1 : d.round; (m[r] = m[r] || []).push(d); });
+    return m;
+  }
+  function compareChooser(cell, e) {
+    var s = el('select', { id: 'compare-with' }, el('option', { value: '' }, 'compare with…'));
+    cell.episodes.forEach(function (o) {
+      if (o.key !== e.key) s.appendChild(el('option', { value: cell.cell_id + '\n' + o.matchup }, 'this cell: ' + o.matchup));
+    });
+    INDEX.cells.forEach(function (c) {
+      if (c.cell_id !== cell.cell_id && c.study === cell.study && c.game === cell.game) s.appendChild(el('option', { value: c.cell_id + '\n' + e.matchup }, 'same match-up in ' + cellLabel(c)));
+    });
+    s.addEventListener('change', function () {
+      if (!s.value) return;
+      var p = s.value.split('\n');
+      location.hash = hash({ view: 'compare', a: cell.cell_id, am: e.matchup, b: p[0], bm: p[1] });
+    });
+    return s;
+  }
+  function episodePage(id, matchup, round) {
+    loadCell(id).then(function (cell) {
+      var e = episodeOf(cell, matchup);
+      if (!e) throw new Error('cell ' + id + ' has no match-up ' + matchup);
+      return loadEpisode(e).then(function (ds) {
+        var rounds = byRound(ds);
+        var keys = Object.keys(rounds).map(Number).sort(function (a, b) { return a - b; });
+        var head = [crumbs(cell, e, round), el('h2', {}, 'Match-up ' + matchup), el('p', {}, e.agents.join(' vs '), ' · ', link({ view: 'export', cell: id, m: matchup }, 'export Markdown / LaTeX'), ' · ', compareChooser(cell, e)),
+          CE.studyViews.episode(cell, e, ds)];
+        if (round !== null && round !== '') {
+          var r = +round;
+          show(head, el('p', {}, keys.map(function (k) { return [k === r ? el('b', {}, String(k)) : link({ view: 'ep', cell: id, m: matchup, round: k }, String(k)), ' ']; })),
+            el('h3', {}, 'Round ' + r), (rounds[r] || []).map(function (d) { return decisionCard(d, CE.studyViews.decisionExtra(cell, e, d)); }));
+          return;
+        }
+        show(head, el('h3', {}, 'Rounds'), el('table', { class: 'rounds' }, el('tr', {}, el('th', {}, 'round'), el('th', {}, 'decisions: seat agent kind → action (points)')),
+          keys.map(function (k) {
+            return el('tr', {}, el('td', {}, link({ view: 'ep', cell: id, m: matchup, round: k }, String(k))), el('td', {}, rounds[k].map(function (d) {
+              return [link({ decision: d.decision_id }, 'seat ' + fmt(d.seat) + ' ' + d.agent + ' ' + d.kind + ' → ' + fmt(d.action_token !== null ? d.action_token : d.action) + (d.points !== null ? ' (' + fmt(d.points) + ')' : '')),
+                d.status === 'failed' ? el('span', { class: 'failed' }, ' failed') : null, el('br')];
+            })));
+          })));
+      });
+    }).catch(fail);
+  }
+  function comparePage(q) {
+    var sides = [[q.get('a'), q.get('am')], [q.get('b'), q.get('bm')]];
+    Promise.all(sides.map(function (s) {
+      return loadCell(s[0]).then(function (cell) {
+        var e = episodeOf(cell, s[1]);
+        if (!e) throw new Error('cell ' + s[0] + ' has no match-up ' + s[1]);
+        return loadEpisode(e).then(function (ds) { return { cell: cell, e: e, rounds: byRound(ds) }; });
+      });
+    })).then(function (two) {
+      var keys = {};
+      two.forEach(function (t) { Object.keys(t.rounds).forEach(function (k) { keys[k] = 1; }); });
+      var grid = el('div', { class: 'side' }, el('div', {}, 'round'),
+        two.map(function (t, i) { return el('div', { class: 'side-head', id: 'side-' + i }, el('b', {}, cellLabel(t.cell)), el('br'), link({ view: 'ep', cell: t.cell.cell_id, m: t.e.matchup }, t.e.matchup)); }));
+      Object.keys(keys).map(Number).sort(function (a, b) { return a - b; }).forEach(function (k) {
+        grid.appendChild(el('div', {}, String(k)));
+        two.forEach(function (t) {
+          grid.appendChild(el('div', {}, (t.rounds[k] || []).map(function (d) {
+            var last = d.attempts.length ? d.attempts[d.attempts.length - 1].response : d.response;
+            return el('div', { class: 'card small', 'data-decision': d.decision_id }, link({ decision: d.decision_id }, 'seat ' + fmt(d.seat) + ' ' + d.agent + ' ' + d.kind),
+              ' → ' + fmt(d.action_token !== null ? d.action_token : d.action) + ' · points ' + fmt(d.points) + ' · ' + d.status, el('pre', { class: 'reply' }, last || ''));
+          })));
+        });
+      });
+      show(el('h2', {}, 'Side by side, aligned by round'), grid);
+    }).catch(fail);
+  }
+  function exportPage(id, matchup) {
+    loadCell(id).then(function (cell) {
+      var e = episodeOf(cell, matchup);
+      return loadEpisode(e).then(function (ds) {
+        var md = CE.exporters.markdown(cell, e, ds), tex = CE.exporters.latex(cell, e, ds);
+        function box(name, text, type) {
+          var ta = el('textarea', { id: 'export-' + name, rows: 16, cols: 100, readonly: 'readonly' });
+          ta.value = text;
+          return [el('h3', {}, name), el('a', { href: URL.createObjectURL(new Blob([text], { type: type })), download: 'episode-' + e.key + (name === 'Markdown' ? '.md' : '.tex') }, 'download'), el('br'), ta];
+        }
+        show(crumbs(cell, e), el('h2', {}, 'Export of match-up ' + matchup), box('Markdown', md, 'text/markdown'), box('LaTeX', tex, 'application/x-tex'));
+      });
+    }).catch(fail);
+  }
+  function fail(err) { show(el('p', { class: 'warn' }, String(err && err.message ? err.message : err))); }
+
+  // ---------------------------------------------------------------- routing
+  function route() {
+    var q = new URLSearchParams(location.hash.slice(1));
+    window.scrollTo(0, 0);
+    if (q.get('decision')) return decisionPage(q.get('decision'));
+    switch (q.get('view')) {
+      case 'boards': return boards();
+      case 'board': return board(q.get('study'));
+      case 'cells': return cells(q.get('study'));
+      case 'cell': return cellPage(q.get('cell'), q);
+      case 'ep': return episodePage(q.get('cell'), q.get('m'), q.get('round'));
+      case 'compare': return comparePage(q);
+      case 'export': return exportPage(q.get('cell'), q.get('m'));
+      case 'flags': return flags(q);
+      default: return overview();
+    }
+  }
+  CE.el = el; CE.link = link; CE.table = table; CE.fmt = fmt; CE.findCell = findCell;
+  CE.start = function () {
+    if (!INDEX) { show(el('p', { class: 'warn' }, 'data/index.js did not load')); return; }
+    document.getElementById('privacy').textContent = INDEX.privacy + (INDEX.raw_replies ? '' : ' Raw replies were left out of this build.');
+    document.getElementById('jump').addEventListener('submit', function (ev) {
+      ev.preventDefault();
+      location.hash = hash({ decision: document.getElementById('jump-id').value.trim() });
+    });
+    window.addEventListener('hashchange', route);
+    route();
+  };
+  document.addEventListener('DOMContentLoaded', function () { CE.start(); });
+}());

@@ -1,0 +1,282 @@
+"""Build the explorer site from a store: ``index.html``, its assets and the data scripts.
+
+Layout of the output folder::
+
+    index.html  explorer.js  explorer.css
+    data/index.js                 run overview, leaderboards, list of cells
+    data/cell/<cell_id>.js        one cell: its episodes and the study's per-cell data
+    data/ep/<key>.<part>.js       one episode part: decisions with attempts and judge labels
+    data/dix/<bucket>.js          decision_id → (cell, episode, part), 256 buckets
+    data/flags/<n>.js             failed, re-asked and truncated decisions of the whole run
+
+The store is read in chunks of cells (about ``CHUNK_DECISIONS`` decisions each), one DuckDB
+query per table and chunk, so memory holds one chunk at a time (plus the decision index, a few
+dozen bytes per decision).
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+import shutil
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from coopeval.explorer.episodes import Episode, cell_episodes
+from coopeval.explorer.extras import EXTRAS
+from coopeval.explorer.overview import leaderboards, missing_tables, run_overview
+from coopeval.explorer.queries import grouped, rows, table_names
+from coopeval.explorer.scripts import PART_BYTES, to_json, write_encoded, write_script
+
+ASSETS = ("index.html", "register.js", "explorer.js", "studies.js", "export.js", "explorer.css")
+BUCKETS = 256
+FLAG_CHUNK = 10_000
+CHUNK_DECISIONS = 5_000
+"""Cells are read from the store in chunks of about this many decisions (memory: one chunk)."""
+MEMORY_LIMIT = "256MB"
+"""DuckDB's memory limit while building (sorts beyond it spill to a temporary folder)."""
+PRIVACY_NOTE = (
+    "This site shows every prompt as sent and, unless built with --no-raw-replies, every raw reply"
+    " of the models. Check that you may publish them before you do."
+)
+
+
+def bucket(decision_id: str) -> int:
+    """Bucket of the decision index holding ``decision_id``: ``h = (31 h + code) mod 256`` over
+    its characters (the page computes the same over UTF-16 code units; ids are ASCII)."""
+    h = 0
+    for ch in decision_id:
+        h = (h * 31 + ord(ch)) % BUCKETS
+    return h
+
+
+@dataclass
+class BuildReport:
+    """What :func:`build_site` wrote: counts, the largest file (bytes) and the missing tables."""
+
+    out: Path
+    cells: int = 0
+    decisions: int = 0
+    files: int = 0
+    bytes: int = 0
+    largest: tuple[str, int] = ("", 0)
+    missing: dict[str, list[str]] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    def note(self, relative: str, size: int) -> None:
+        """Count one written file of ``size`` bytes."""
+        self.files += 1
+        self.bytes += size
+        if size > self.largest[1]:
+            self.largest = (relative, size)
+
+
+def _parts(episode: Episode) -> list[list[tuple[dict[str, Any], str]]]:
+    """The episode's decisions with their JSON, in parts of at most ``PART_BYTES`` (a single
+    larger decision forms a part alone)."""
+    parts: list[list[tuple[dict[str, Any], str]]] = [[]]
+    size = 0
+    for decision in episode.decisions:
+        encoded = to_json(decision)
+        if parts[-1] and size + len(encoded) > PART_BYTES:
+            parts.append([])
+            size = 0
+        parts[-1].append((decision, encoded))
+        size += len(encoded) + 1
+    return parts
+
+
+def _prepare(out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    data = out / "data"
+    if data.exists():
+        if not (data / MARKER).exists():
+            raise FileExistsError(f"{data} exists and is not an explorer's data folder; pass another --out")
+        shutil.rmtree(data)
+    data.mkdir()
+    (data / MARKER).write_text("written by coopeval.explorer; replaced by every build\n")
+    assets = importlib.resources.files("coopeval.explorer") / "assets"
+    for name in ASSETS:
+        (out / name).write_bytes((assets / name).read_bytes())
+
+
+MARKER = "EXPLORER"
+"""The file that marks ``data/`` as an explorer's (written first, so an interrupted build is replaced too)."""
+
+CONFIG_NAME = "config.effective.yaml"
+"""The merged config a run writes beside its store (shown on the overview when present)."""
+
+
+def _config_text(store: Path) -> str | None:
+    path = store.parent / CONFIG_NAME
+    return path.read_text(encoding="utf-8") if path.is_file() else None
+
+
+def build_site(store: str | Path, out: str | Path, *, raw_replies: bool = True) -> BuildReport:
+    """Write the explorer of ``store`` into ``out`` and return what was written.
+
+    Parameters
+    ----------
+    store:
+        A coopeval DuckDB store (``results/coopeval.duckdb``), opened read-only; the run's
+        merged config beside it (``config.effective.yaml``), if any, is shown on the overview.
+    out:
+        Output folder (created; its ``data/`` is replaced).
+    raw_replies:
+        False leaves the models' raw reply texts and reasoning out (parsed answers stay).
+
+    Raises
+    ------
+    FileNotFoundError
+        ``store`` does not exist.
+    FileExistsError
+        ``out/data`` exists but is not an explorer's data folder.
+    """
+    started = time.perf_counter()
+    store_path, out_path = Path(store), Path(out)
+    if not store_path.is_file():
+        raise FileNotFoundError(f"store {store_path} not found: build it with `snakemake --cores 2 store` or pass another STORE")
+    _prepare(out_path)
+    report = BuildReport(out_path)
+    con = duckdb.connect(str(store_path), read_only=True)
+    spill = tempfile.TemporaryDirectory(prefix="explorer-spill-")
+    try:
+        con.execute(f"SET memory_limit = '{MEMORY_LIMIT}'")
+        con.execute(f"SET temp_directory = '{spill.name}'")
+        con.execute("SET preserve_insertion_order = false")
+        con.execute("SET threads = 2")
+        con.execute("SET enable_progress_bar = false")
+        tables = table_names(con)
+        report.missing = missing_tables(tables)
+        index = _build_cells(con, tables, out_path, report, raw_replies)
+        index.update(
+            {
+                "built_utc": datetime.now(UTC).isoformat(timespec="seconds"),
+                "store": store_path.name,
+                "raw_replies": raw_replies,
+                "privacy": PRIVACY_NOTE,
+                "missing": report.missing,
+                "overview": run_overview(con, tables),
+                "leaderboards": leaderboards(con, tables),
+                "config": _config_text(store_path),
+                "buckets": BUCKETS,
+            }
+        )
+    finally:
+        con.close()
+        spill.cleanup()
+    report.note("data/index.js", write_script(out_path, "data/index.js", "index", index))
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+WHERE = "WHERE list_contains(?, cell_id)"
+"""The filter that restricts a query to one chunk of cells (their ids bound as a list)."""
+
+
+def _chunks(cells: list[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
+    """Consecutive cells with at most ``CHUNK_DECISIONS`` decisions together (a larger cell alone)."""
+    chunk: list[dict[str, Any]] = []
+    size = 0
+    for cell in cells:
+        if chunk and size + int(cell["decisions"]) > CHUNK_DECISIONS:
+            yield chunk
+            chunk, size = [], 0
+        chunk.append(cell)
+        size += int(cell["decisions"])
+    if chunk:
+        yield chunk
+
+
+def _chunk_rows(con: duckdb.DuckDBPyConnection, tables: set[str], missing: dict[str, list[str]], ids: list[str]) -> dict[str, dict[str, list[dict[str, Any]]]]:
+    """Query name → cell id → rows, for the cells ``ids``: decisions, attempts, judgements and each study's extras."""
+    queries = {"decisions": f"SELECT * FROM decisions {WHERE} ORDER BY cell_id, matchup_id NULLS FIRST, round, seat, kind, decision_id"}
+    if "llm_calls" in tables:
+        queries["llm_calls"] = f"SELECT * FROM llm_calls {WHERE} AND coalesce(kind, '') <> 'judge' ORDER BY cell_id, decision_id, attempt"
+    if "judgements" in tables:
+        queries["judgements"] = f"SELECT * FROM judgements {WHERE} ORDER BY cell_id, decision_id"
+    for study, fields in EXTRAS.items():
+        if study not in missing:
+            queries.update({f"{study}:{name}": sql.format(where=WHERE) for name, (table, sql) in fields.items() if table in tables})
+    return {name: grouped(con, sql, [ids]) for name, sql in queries.items()}
+
+
+def _extras(found: dict[str, dict[str, list[dict[str, Any]]]], study: str, cell_id: str) -> dict[str, Any]:
+    out = {name.split(":", 1)[1]: rows_.get(cell_id, []) for name, rows_ in found.items() if name.startswith(f"{study}:")}
+    for records in out.values():
+        for r in records:
+            r.pop("cell_id", None)
+            r.pop("source", None)
+    return out
+
+
+def _write_cell(
+    cell: dict[str, Any],
+    found: dict[str, dict[str, list[dict[str, Any]]]],
+    out: Path,
+    report: BuildReport,
+    raw_replies: bool,
+    index: list[dict[str, str]],
+    flags: list[list[Any]],
+) -> None:
+    """Write one cell's episode parts and cell file; add its decisions to ``index`` and ``flags``."""
+    cell_id, study = str(cell["cell_id"]), str(cell["study"])
+    summaries = []
+    episodes = cell_episodes(
+        cell_id,
+        found["decisions"].get(cell_id, []),
+        found.get("llm_calls", {}).get(cell_id, []),
+        found.get("judgements", {}).get(cell_id, []),
+        raw_replies=raw_replies,
+    )
+    for episode in episodes:
+        parts = _parts(episode)
+        for number, part in enumerate(parts):
+            relative = f"data/ep/{episode.key}.{number}.js"
+            encoded = '{"decisions":[' + ",".join(e for _, e in part) + "]}"
+            report.note(relative, write_encoded(out, relative, f"ep:{episode.key}:{number}", encoded))
+            for d, _ in part:
+                did = str(d["decision_id"])
+                index[bucket(did)][did] = f"{cell_id}/{episode.key}/{number}"
+                failed, reasked, cut = d["status"] == "failed", (d.get("n_attempts") or 0) > 1, bool(d.get("truncated"))
+                if failed or reasked or cut:
+                    flags.append([did, study, cell_id, episode.key, number, d["agent"], d["kind"], d["status"], d.get("n_attempts"), cut, d.get("round")])
+        summaries.append(episode.summary(len(parts)))
+        report.decisions += len(episode.decisions)
+    payload = {**cell, "episodes": summaries, "extras": _extras(found, study, cell_id)}
+    relative = f"data/cell/{cell_id}.js"
+    report.note(relative, write_script(out, relative, f"cell:{cell_id}", payload))
+    report.cells += 1
+
+def _build_cells(con: duckdb.DuckDBPyConnection, tables: set[str], out: Path, report: BuildReport, raw_replies: bool) -> dict[str, Any]:
+    if "decisions" not in tables:
+        return {"cells": [], "flag_parts": 0, "flag_count": 0}
+    cells = rows(
+        con,
+        "SELECT cell_id, study, min(mechanism) AS mechanism, min(game) AS game, min(run) AS run,"
+        " count(*) AS decisions, count(*) FILTER (WHERE status = 'failed') AS failed,"
+        " count(*) FILTER (WHERE n_attempts > 1) AS reasked, count(*) FILTER (WHERE truncated) AS truncated,"
+        " list(DISTINCT agent ORDER BY agent) AS agents"
+        " FROM decisions GROUP BY cell_id, study ORDER BY cell_id, study",
+    )
+    index: list[dict[str, str]] = [{} for _ in range(BUCKETS)]
+    flags: list[list[Any]] = []
+    for chunk in _chunks(cells):
+        found = _chunk_rows(con, tables, report.missing, [str(c["cell_id"]) for c in chunk])
+        for cell in chunk:
+            _write_cell(cell, found, out, report, raw_replies, index, flags)
+    for number, entries in enumerate(index):
+        relative = f"data/dix/{number}.js"
+        report.note(relative, write_script(out, relative, f"dix:{number}", entries))
+    flag_chunks = [flags[i : i + FLAG_CHUNK] for i in range(0, len(flags), FLAG_CHUNK)]
+    for number, flag_chunk in enumerate(flag_chunks):
+        relative = f"data/flags/{number}.js"
+        report.note(relative, write_script(out, relative, f"flags:{number}", flag_chunk))
+    cells.sort(key=lambda c: (str(c["study"]), str(c["mechanism"]), str(c["game"]), str(c["run"]), str(c["cell_id"])))
+    return {"cells": cells, "flag_parts": len(flag_chunks), "flag_count": len(flags)}

@@ -1,0 +1,158 @@
+"""The explorer's builder on a small store of every study (tests/explorer/fake_store.py)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from coopeval.explorer import build
+from coopeval.explorer.build import bucket, build_site
+from coopeval.explorer.episodes import LEFT_OUT, episode_key
+from tests.explorer.fake_store import (
+    BIG_REPLY,
+    FAILED,
+    JUDGE_REASONING,
+    JUDGED,
+    REASKED,
+    SCRIPT_REPLY,
+    make_store,
+    prompt_text,
+    read_data,
+)
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    return make_store(tmp_path_factory.mktemp("store") / "coopeval.duckdb")
+
+
+def _decision(site, decision_id):
+    cell, key, part = read_data(site, f"data/dix/{bucket(decision_id)}.js")[decision_id].split("/")
+    decisions = read_data(site, f"data/ep/{key}.{part}.js")["decisions"]
+    (found,) = [d for d in decisions if d["decision_id"] == decision_id]
+    return cell, key, found
+
+
+def test_every_decision_is_indexed_with_its_prompt_and_replies(store, tmp_path):
+    report = build_site(store, tmp_path / "site")
+    site = tmp_path / "site"
+    assert (report.cells, report.decisions, report.missing) == (4, 12, {})
+    cell, key, d = _decision(site, FAILED)
+    assert (cell, key) == ("cellA", episode_key("cellA", "x|y"))
+    assert [a["response"] for a in d["attempts"]] == [SCRIPT_REPLY, BIG_REPLY]
+    assert d["attempts"][0]["messages"] == [{"role": "user", "content": prompt_text("cellA", 1, 1)}]
+    # the re-ask keeps only what was added to the first prompt: the rejected reply and the re-ask text
+    assert d["attempts"][1]["added"] is True
+    assert [m["role"] for m in d["attempts"][1]["messages"]] == ["assistant", "user"]
+    assert d["status"] == "failed" and d["n_attempts"] == 2
+    judge = _decision(site, JUDGED)[2]["judge"]
+    assert (judge["labels"], judge["confidence"], judge["reasoning"]) == (["reciprocity", "fairness"], 0.9, JUDGE_REASONING)
+    for decision_id, cell_id in (("dG-r2", "cellG"), ("dE-1", "cellE"), ("dB-r2-s1", "cellB")):
+        assert _decision(site, decision_id)[0] == cell_id
+    # no data file can be read as markup: every '<' is escaped in the scripts
+    assert "<script>" not in (site / f"data/ep/{key}.0.js").read_text()
+
+
+def test_flags_list_exactly_the_failed_and_reasked_decisions(store, tmp_path):
+    build_site(store, tmp_path / "site")
+    index = read_data(tmp_path / "site", "data/index.js")
+    flags = read_data(tmp_path / "site", "data/flags/0.js")
+    assert index["flag_parts"] == 1
+    assert [f[0] for f in flags if f[7] == "failed"] == [FAILED]
+    assert sorted(f[0] for f in flags if f[8] > 1) == [FAILED, REASKED]
+
+
+def test_leaderboards_are_means_with_normal_intervals(store, tmp_path):
+    build_site(store, tmp_path / "site")
+    boards = read_data(tmp_path / "site", "data/index.js")["leaderboards"]
+    rows = {(r["game"], r["agent"]): r for r in boards["coopeval"]["rows"]}
+    assert rows[("prisoners_dilemma", "model-x")]["mean"] == [2.0, None]  # one cell: no interval
+    # all games: Mean 2 and 4 -> 3 ± 1.96 * sd(2, 4) / sqrt(2) = 3 ± 1.96
+    assert rows[("all games", "model-x")]["mean"] == pytest.approx([3.0, 1.96])
+    assert rows[("all games", "model-y")]["mean"] == pytest.approx([1.0, 0.0])
+    (gossip,) = boards["gossip"]["rows"]
+    # 0.5 and 0.7: mean 0.6, sd 0.1414, interval 1.96 * 0.1414 / 1.4142 = 0.196
+    assert gossip["coop"] == pytest.approx([0.6, 0.196])
+    assert gossip["image"] == [2.0, None]  # NaN (image score undefined in that run) is left out
+    (evolution,) = boards["evolution"]["rows"]
+    assert evolution["final"] == [30.0, None]  # the last generation's mean resources
+
+
+def test_no_raw_replies_leaves_replies_out_and_keeps_prompts(store, tmp_path):
+    build_site(store, tmp_path / "site", raw_replies=False)
+    site = tmp_path / "site"
+    text = "".join(p.read_text() for p in (site / "data").rglob("*.js"))
+    assert "PWNED" not in text and "bold" not in text and "I pick A0" not in text and JUDGE_REASONING not in text
+    assert _decision(site, JUDGED)[2]["judge"]["labels"] == ["reciprocity", "fairness"]
+    assert json.dumps(prompt_text("cellA", 1, 1))[1:-1] in text
+    _, _, d = _decision(site, REASKED)
+    assert d["attempts"][1]["response"] == LEFT_OUT and d["attempts"][1]["messages"][0]["content"] == LEFT_OUT
+    assert d["parsed"] == '{"A0": 100, "A1": 0}'
+    assert read_data(site, "data/index.js")["raw_replies"] is False
+
+
+def test_store_without_a_study_table_builds_the_others(store, tmp_path):
+    partial = make_store(tmp_path / "partial.duckdb", drop=["gossip_rounds", "gossip_run_metrics"])
+    report = build_site(partial, tmp_path / "site")
+    index = read_data(tmp_path / "site", "data/index.js")
+    assert report.missing == {"gossip": ["gossip_rounds", "gossip_run_metrics"]} == index["missing"]
+    assert sorted(index["leaderboards"]) == ["coopeval", "evolution"]
+    assert read_data(tmp_path / "site", "data/cell/cellE.js")["extras"]["strategies"][1]["parent_id"] == "1_1"
+    assert read_data(tmp_path / "site", "data/cell/cellG.js")["extras"] == {}
+
+
+def test_large_episodes_are_split_in_parts(store, tmp_path, monkeypatch):
+    monkeypatch.setattr(build, "PART_BYTES", 50_000)
+    report = build_site(store, tmp_path / "site")
+    cell = read_data(tmp_path / "site", "data/cell/cellA.js")
+    (episode,) = cell["episodes"]
+    # the failed decision (100 KB reply) stands alone: [dA-r1-s1] [dA-r1-s2 …]
+    assert episode["parts"] == 2
+    assert [d["decision_id"] for d in read_data(tmp_path / "site", f"data/ep/{episode['key']}.0.js")["decisions"]] == [FAILED]
+    assert report.largest[1] < 2 * len(BIG_REPLY)  # the reply is stored once, in its attempt
+
+
+def test_missing_store_and_foreign_output_folder_are_refused(tmp_path, store):
+    with pytest.raises(FileNotFoundError, match=r"store .* not found"):
+        build_site(tmp_path / "nope.duckdb", tmp_path / "site")
+    (tmp_path / "other" / "data").mkdir(parents=True)
+    with pytest.raises(FileExistsError, match="not an explorer's data folder"):
+        build_site(store, tmp_path / "other")
+
+
+def test_the_runs_merged_config_beside_the_store_is_shown(store, tmp_path):
+    build_site(store, tmp_path / "a")  # the fixture's store has no config beside it
+    assert read_data(tmp_path / "a", "data/index.js")["config"] is None
+    copy = tmp_path / "run" / "coopeval.duckdb"
+    copy.parent.mkdir()
+    copy.write_bytes(store.read_bytes())
+    (copy.parent / "config.effective.yaml").write_text("seed: 7\nstudies: [coopeval]\n")
+    build_site(copy, tmp_path / "b")
+    assert read_data(tmp_path / "b", "data/index.js")["config"] == "seed: 7\nstudies: [coopeval]\n"
+
+
+def test_an_interrupted_build_is_replaced(store, tmp_path, monkeypatch):
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(build, "run_overview", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        build_site(store, tmp_path / "site")
+    assert not (tmp_path / "site" / "data" / "index.js").exists()
+    monkeypatch.undo()
+    assert build_site(store, tmp_path / "site").decisions == 12
+
+
+def test_reading_in_chunks_of_cells_writes_the_same_site(store, tmp_path, monkeypatch):
+    build_site(store, tmp_path / "whole")
+    monkeypatch.setattr(build, "CHUNK_DECISIONS", 3)  # every cell its own chunk (cells have 2-4 decisions)
+    assert list(build._chunks([{"decisions": 2}, {"decisions": 1}, {"decisions": 4}, {"decisions": 1}])) == [
+        [{"decisions": 2}, {"decisions": 1}],
+        [{"decisions": 4}],
+        [{"decisions": 1}],
+    ]
+    build_site(store, tmp_path / "chunked")
+    whole = {p.relative_to(tmp_path / "whole"): p.read_text() for p in (tmp_path / "whole" / "data").rglob("*.js") if p.name != "index.js"}
+    chunked = {p.relative_to(tmp_path / "chunked"): p.read_text() for p in (tmp_path / "chunked" / "data").rglob("*.js") if p.name != "index.js"}
+    assert len(whole) > 260 and whole == chunked

@@ -1,0 +1,237 @@
+"""The explorer driven in a real headless Chromium (Debian's ``chromium``) from ``file://``.
+
+A reader's click path reaches a decision of each study and finds its prompt and replies exactly
+as stored; a deep link opens the same decision; the side-by-side view shows both episodes; the
+failed-decision filters list exactly the failed decision; a reply holding markup or 100 KB of
+text is shown as text and never run; the exported LaTeX parses. Screenshots of the landing page,
+a CoopEval round, a gossip timeline and a lineage tree are written to the test's folder.
+
+Skipped when ``/usr/bin/chromium`` is absent, except under ``COOPEVAL_REQUIRE_BROWSER=1``
+(set by ``.ci/run``), where its absence fails them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+
+from coopeval.explorer import build_site
+from tests.explorer.browser import CHROMIUM, REQUIRE_BROWSER, Chromium
+from tests.explorer.fake_store import (
+    BIG_REPLY,
+    FAILED,
+    JUDGE_REASONING,
+    JUDGED,
+    REASKED,
+    SCRIPT_REPLY,
+    make_store,
+    prompt_text,
+)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    if not CHROMIUM.exists():
+        if REQUIRE_BROWSER:
+            pytest.fail(f"COOPEVAL_REQUIRE_BROWSER=1 but {CHROMIUM} is missing: apt-get install -y chromium")
+        pytest.skip(f"{CHROMIUM} absent (Debian package chromium); .ci/run installs it and requires it")
+    root = tmp_path_factory.mktemp("explorer")
+    build_site(make_store(root / "coopeval.duckdb"), root / "site")
+    return root / "site"
+
+
+@pytest.fixture(scope="module")
+def browser(site, tmp_path_factory):
+    with Chromium(tmp_path_factory.mktemp("profile")) as chromium:
+        yield chromium
+
+
+def href(**params: object) -> str:
+    """The page's hash for ``params`` (as explorer.js builds it, encodeURIComponent)."""
+    keep = "-_.!~*'()"
+    return "#" + "&".join(quote(k, safe="") + "=" + quote(str(v), safe=keep) for k, v in params.items())
+
+
+def link(params: dict[str, object]) -> str:
+    return f'a[href="{href(**params)}"]'
+
+
+def card(browser: Chromium, decision_id: str) -> dict[str, list[str]]:
+    """Texts of a decision card: prompt messages and raw replies, in page order."""
+    selector = json.dumps(f'.decision[data-decision="{decision_id}"]')
+    browser.wait(f"document.querySelector({selector})", f"decision {decision_id}")
+    return browser.evaluate(
+        f"(function(){{var c=document.querySelector({selector});"
+        "function t(s){return Array.prototype.map.call(c.querySelectorAll(s),function(e){return e.textContent;});}"
+        "return {prompts: t('pre.msg'), replies: t('pre.reply')};})()"
+    )
+
+
+def go(browser: Chromium, site: Path, hash_: str) -> None:
+    """Open ``index.html<hash_>`` after emptying the page, so no wait can match the previous page."""
+    browser.evaluate("document.getElementById('main') && (document.getElementById('main').textContent = '')")
+    browser.open((site / "index.html").as_uri() + hash_)
+
+
+def landing(browser: Chromium, site: Path) -> None:
+    browser.open((site / "index.html").as_uri())
+    browser.wait("document.querySelector('main h2') && document.querySelector('main h2').textContent === 'Run overview'", "the overview")
+
+
+def click_to_round(browser: Chromium, study: str, cell: str, matchup: str, rnd: int) -> None:
+    """Landing page → study's cells → cell → episode → round, by clicking links."""
+    browser.click(link({"view": "cells", "study": study}))
+    browser.wait(f"document.querySelector('{link({'view': 'cell', 'cell': cell})}')", f"the cell list of {study}")
+    browser.click(link({"view": "cell", "cell": cell}))
+    episode = link({"view": "ep", "cell": cell, "m": matchup})
+    browser.wait(f"document.querySelector('{episode}')", f"the episodes of {cell}")
+    browser.click(episode)
+    round_link = link({"view": "ep", "cell": cell, "m": matchup, "round": rnd})
+    browser.wait(f"document.querySelector('{round_link}')", f"the rounds of {matchup}")
+    browser.click(round_link)
+
+
+def assert_inert(browser: Chromium) -> None:
+    assert browser.evaluate("typeof window.PWNED") == "undefined"
+    assert browser.evaluate("document.querySelectorAll('main script, main img').length") == 0
+
+
+def test_click_path_reaches_a_decision_of_each_study_as_stored(site, browser, tmp_path):
+    landing(browser, site)
+    browser.screenshot(tmp_path / "landing.png")
+    click_to_round(browser, "coopeval", "cellA", "x|y", 1)
+    texts = card(browser, FAILED)
+    assert texts["prompts"][0] == prompt_text("cellA", 1, 1)
+    assert texts["replies"] == [SCRIPT_REPLY, BIG_REPLY]  # markup and 100 KB shown as text
+    # the re-ask shows the messages added to the first prompt: the rejected reply and the re-ask
+    assert texts["prompts"][1:] == [SCRIPT_REPLY, "Your answer had no JSON object. Answer again."]
+    assert_inert(browser)
+    browser.screenshot(tmp_path / "coopeval_round.png")
+    for study, cell, matchup, rnd, decision in (("gossip", "cellG", "donation/align/r1", 2, "dG-r2"), ("evolution", "cellE", "g1/evolution/game0", 0, "dE-1")):
+        landing(browser, site)
+        click_to_round(browser, study, cell, matchup, rnd)
+        texts = card(browser, decision)
+        assert texts["prompts"] == [prompt_text(cell, rnd, 2)]  # both decisions sit in seat 2
+        expected = json.dumps({"tone": "praising", "gossip": "John helped me."}) if study == "gossip" else "Strategy 1_2: donate half."
+        assert texts["replies"] == [expected]
+
+
+def test_deep_link_opens_the_same_decision(site, browser):
+    go(browser, site, href(decision=REASKED))
+    texts = card(browser, REASKED)
+    assert texts["prompts"][0] == prompt_text("cellA", 2, 2)
+    assert texts["replies"] == ["I pick A0", '{"A0": 100, "A1": 0}']
+
+
+def test_side_by_side_shows_both_episodes_aligned_by_round(site, browser):
+    go(browser, site, href(view="ep", cell="cellA", m="x|y"))
+    browser.wait("document.getElementById('compare-with')", "the compare menu")
+    browser.evaluate(
+        "(function(){var s=document.getElementById('compare-with');"
+        "for (var i=0;i<s.options.length;i++) if (s.options[i].value.indexOf('cellB')===0) s.selectedIndex=i;"
+        "s.dispatchEvent(new Event('change'));})()"
+    )
+    browser.wait("document.querySelector('.side')", "the side-by-side grid")
+    heads = browser.evaluate("Array.prototype.map.call(document.querySelectorAll('.side-head b'), function(e){return e.textContent;})")
+    assert heads == ["coopeval · Repetition · prisoners_dilemma · r1", "coopeval · Mediation · prisoners_dilemma · r1"]
+    shown = browser.evaluate("Array.prototype.map.call(document.querySelectorAll('.side .card'), function(e){return e.getAttribute('data-decision');})")
+    # grid order: round 1 left (dA seats 1, 2), round 1 right (dB …), then round 2
+    assert shown == ["dA-r1-s1", "dA-r1-s2", "dB-r1-s1", "dB-r1-s2", "dA-r2-s1", "dA-r2-s2", "dB-r2-s1", "dB-r2-s2"]
+    assert_inert(browser)
+
+
+def listed(browser: Chromium) -> list[str]:
+    browser.wait("document.querySelector('table.hits')", "a list of decisions")
+    return browser.evaluate("Array.prototype.map.call(document.querySelectorAll('table.hits tr td:first-child a'), function(e){return e.textContent;})")
+
+
+def test_failed_filters_list_exactly_the_failed_decisions(site, browser):
+    browser.open((site / "index.html").as_uri())
+    browser.wait("document.querySelector('header a[href=\"#view=flags&status=failed\"]')", "the header")
+    browser.click('header a[href="#view=flags&status=failed"]')
+    assert listed(browser) == [FAILED]
+    go(browser, site, href(view="cell", cell="cellA", apply=1, status="reasked"))
+    assert sorted(listed(browser)) == [FAILED, REASKED]
+    go(browser, site, href(view="cell", cell="cellB", apply=1, status="failed", text="pwned"))
+    assert listed(browser) == []
+    go(browser, site, href(view="cell", cell="cellA", apply=1, text="pwned"))
+    assert listed(browser) == [FAILED]  # text search over every attempt's reply, case-insensitive
+
+
+def test_judge_labels_are_shown_and_filter_decisions(site, browser):
+    go(browser, site, href(view="cell", cell="cellA", apply=1, label="reciprocity"))
+    assert listed(browser) == [JUDGED]
+    go(browser, site, href(decision=JUDGED))
+    browser.wait("document.querySelector('.judge')", "the judge's labels")
+    text = browser.evaluate("document.querySelector('.judge').textContent")
+    assert text.startswith("Judge: reciprocity, fairness (confidence 0.900, ok, judge-m)") and text.endswith(JUDGE_REASONING)
+
+
+SPECIALS = re.compile(r"[#$%&_^~<>]")
+COMMANDS = re.compile(r"\\(textbackslash|textasciitilde|textasciicircum|textless|textgreater)\{\}|\\[#$%&_{}]")
+
+
+def check_latex(text: str) -> None:
+    """Balanced environments and braces, and no special character outside a command."""
+    stack: list[str] = []
+    for kind, name in re.findall(r"\\(begin|end)\{([^}]*)\}", text):
+        if kind == "begin":
+            stack.append(name)
+        else:
+            assert stack and stack.pop() == name, f"\\end{{{name}}} closes {stack}"
+    assert stack == []
+    plain = COMMANDS.sub("", text)
+    depth = 0
+    for ch in plain:
+        depth += {"{": 1, "}": -1}.get(ch, 0)
+        assert depth >= 0
+    assert depth == 0
+    body = re.sub(r"\\[a-zA-Z]+\*?", "", plain)
+    assert SPECIALS.findall(body) == []
+
+
+def test_exported_latex_parses_and_markdown_keeps_the_texts(site, browser):
+    go(browser, site, href(view="export", cell="cellA", m="x|y"))
+    browser.wait("document.getElementById('export-LaTeX')", "the export page")
+    latex = browser.evaluate("document.getElementById('export-LaTeX').value")
+    markdown = browser.evaluate("document.getElementById('export-Markdown').value")
+    check_latex(latex)
+    assert latex.startswith("\\documentclass{article}") and latex.rstrip().endswith("\\end{document}")
+    assert "We \\& they: 100\\% \\{sure\\} \\$5 \\#1 a\\_b \\textasciitilde{} \\textasciicircum{} \\textbackslash{} \\textless{}b\\textgreater{}bold" in latex
+    assert BIG_REPLY in markdown and SCRIPT_REPLY in markdown and prompt_text("cellA", 2, 2) in markdown
+
+
+def test_check_latex_rejects_broken_documents():
+    with pytest.raises(AssertionError):
+        check_latex("\\begin{document} 100% \\end{document}")
+    with pytest.raises(AssertionError):
+        check_latex("\\begin{document}\\begin{flushleft}\\end{document}")
+    with pytest.raises(AssertionError):
+        check_latex("\\begin{document} \\{ } \\end{document}")
+
+
+def test_study_views_gossip_timeline_and_lineage_tree(site, browser, tmp_path):
+    go(browser, site, href(view="cell", cell="cellG"))
+    browser.wait("document.querySelector('table.timeline')", "the gossip timeline")
+    attacker = browser.evaluate("document.querySelector('table.timeline .attacker').textContent")
+    assert attacker == "Kate [attacker]"
+    browser.screenshot(tmp_path / "gossip_timeline.png")
+    go(browser, site, href(view="cell", cell="cellE"))
+    browser.wait("document.querySelector('ul.lineage')", "the lineage tree")
+    tree = browser.evaluate("Array.prototype.map.call(document.querySelectorAll('ul.lineage li ul li > b'), function(e){return e.textContent;})")
+    assert tree == ["2_1"]  # 2_1 is drawn under its parent 1_1
+    cells = browser.evaluate("Array.prototype.map.call(document.querySelectorAll('table.heat td'), function(e){return e.textContent;})")
+    assert cells == ["20", "30", "30", "40"]  # 10 (i + j) for i, j in 1..2
+    browser.screenshot(tmp_path / "lineage.png")
+
+
+def test_leaderboard_sorts_by_a_clicked_column(site, browser):
+    go(browser, site, href(view="board", study="coopeval"))
+    browser.wait("document.querySelector('table.board')", "the leaderboard")
+    browser.evaluate("Array.prototype.filter.call(document.querySelectorAll('table.board th'), function(e){return e.textContent === 'Mean';})[0].click()")
+    first = browser.evaluate("Array.prototype.map.call(document.querySelectorAll('table.board tr:nth-child(2) td'), function(e){return e.textContent;})")
+    assert first[:4] == ["Repetition", "stag_hunt", "model-x", "4"]  # highest Mean first
