@@ -1,4 +1,4 @@
-"""The ``coopeval`` command line (``evaluate``, ``reproduce``, ``check-answer``).
+"""The ``coopeval`` command line (``evaluate``, ``reproduce``, ``check-answer``, ``estimate``, ``compare``, ``explore``, ``slurm-preflight``).
 
 Each subcommand registers itself through an ``add_*_parser(subparsers)`` function listed in
 :data:`SUBCOMMANDS`; handlers import the package lazily so ``coopeval --help`` stays fast.
