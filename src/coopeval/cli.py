@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from coopeval.core.environment import use_offline_litellm
+from coopeval.pipeline.answer_schemas import add_schemas_parser
 from coopeval.studies.coopeval.tables.defaults import REPLICATOR_LR, REPLICATOR_STEPS
 
 __all__ = ["SUBCOMMANDS", "CliError", "build_parser", "main"]
@@ -332,7 +333,7 @@ def _add_reproduce_parser(subparsers: Any) -> None:
     add_reproduce_parser(subparsers)
 
 
-SUBCOMMANDS: list[Callable[[Any], None]] = [add_evaluate_parser, _add_reproduce_parser, add_check_answer_parser]
+SUBCOMMANDS: list[Callable[[Any], None]] = [add_evaluate_parser, _add_reproduce_parser, add_check_answer_parser, add_schemas_parser]
 """Functions that each add one subcommand to the ``coopeval`` parser."""
 
 

@@ -35,6 +35,7 @@ from typing import Any
 
 from coopeval.agents.grammar import gbnf_for
 from coopeval.decisions.formats import AnswerFormat, TextAnswerFormat
+from coopeval.decisions.schema import check_enforced
 
 __all__ = [
     "DEFAULT_GRAMMAR_FIELD",
@@ -122,7 +123,8 @@ def structured_output_kwargs(
     Raises
     ------
     ValueError
-        ``auto`` or an unknown mode.
+        ``auto`` or an unknown mode; a format schema with a keyword the converter does not
+        enforce (:func:`coopeval.decisions.schema.check_enforced`).
     """
     if mode == "none":
         return {}
@@ -132,6 +134,7 @@ def structured_output_kwargs(
         schema = None if isinstance(fmt, TextAnswerFormat) else fmt.json_schema()
         if schema is None:
             return {}
+        check_enforced(schema, f"the answer format {fmt.kind!r}")
         if style == "CoT" and not isinstance(fmt, TextAnswerFormat):
             schema = {
                 "type": "object",
