@@ -14,13 +14,13 @@ from typing import Any
 
 import pytest
 
+from coopeval.agents.format_probes import format_probe_passed
 from coopeval.agents.llm_agent import LiteLLMAgent
 from coopeval.agents.maker import DecisionMaker
 from coopeval.agents.seats import seat_agent
 from coopeval.agents.structured import (
     StructuredOutputError,
     constraint_field,
-    format_probe_passed,
     structured_output_kwargs,
 )
 from coopeval.cache.response_cache import ResponseCache

@@ -35,6 +35,12 @@ from typing import Any
 from coopeval.agents import structured
 from coopeval.agents.endpoint import request_endpoint
 from coopeval.agents.errors import ProviderAuthError, classify_error, exception_chain, status_code
+from coopeval.agents.format_probes import (
+    format_probe_request,
+    probe_constraint,
+    probe_max_tokens,
+    warn_unconstrained,
+)
 from coopeval.agents.grammar import (
     COT_GRAMMAR_VERSION,
     DEFAULT_MAX_REASONING_CHARS,
@@ -65,9 +71,6 @@ from coopeval.decisions.formats import AnswerFormat
 
 __all__ = ["LiteLLMAgent"]
 
-_SCHEMA_PROBE_TOKENS = 200
-"""``max_tokens`` of a JSON Schema format probe when the agent sets none (a reply cut off there
-still passes if it opened the schema's object)."""
 
 
 class LiteLLMAgent:
@@ -195,6 +198,9 @@ class LiteLLMAgent:
             self.structured_output, answer_format, self.style, cap, self._grammar_field
         )
         if not constraint:  # nothing is sent (a free-text format under json_schema): counted per call
+            if f"unconstrained:{answer_format.kind}" not in self._probed:
+                self._probed.add(f"unconstrained:{answer_format.kind}")
+                warn_unconstrained(self.name, answer_format)
             return
         digest = content_hash(constraint, 16)
         if digest in self._probed:
@@ -222,32 +228,16 @@ class LiteLLMAgent:
         self, fmt: AnswerFormat, constraint: Mapping[str, Any], digest: str, cache: ResponseCache | None
     ) -> None:
         cap = int(self.params.get("max_reasoning_chars", DEFAULT_MAX_REASONING_CHARS))
-        if self.structured_output == "grammar":
-            budget = max_tokens_for(fmt, self.style, cap)  # the grammar's longest string: never cut
-        else:
-            budget = int(self.params.get("max_tokens") or _SCHEMA_PROBE_TOKENS)
-        request = structured.format_probe_request(constraint, budget)
+        budget = probe_max_tokens(self.structured_output, fmt, self.style, cap, self.params.get("max_tokens"))
+        messages = format_probe_request(constraint, budget)["messages"]
         probe_params = {"structured_output": self.structured_output, "constraint": digest, "max_tokens": budget}
-        key = call_key(self.model, request["messages"], probe_params, {"probe": str(fmt.kind)}, 0, self.endpoint)
-        cached = cache.get(key) if cache is not None else None
-        if cached is not None:
-            reply = Reply.from_json(cached)
-            text, finish = reply.text, reply.finish_reason
-        else:
-            response = await self._client().acompletion(model=self.model, num_retries=0, **self._transport_kwargs(), **request)
-            choice = response.choices[0]
-            text = getattr(choice.message, "content", None) or ""
-            finish = str(getattr(choice, "finish_reason", "") or "")
-        if not structured.format_probe_passed(text, finish, fmt, constraint):
-            raise structured.StructuredOutputError(
-                f"agent {self.name}: the {self.structured_output} constraint of the answer format "
-                f"'{fmt.kind}' is not applied by the server (asked to say hello under it, the model "
-                f"answered {text[:80]!r}, finish_reason {finish!r}); the server ignores or could not "
-                "compile it (look for a grammar or schema warning in its log). No decision of this "
-                "format was sent; `coopeval schemas` prints the constraint"
-            )
-        if cache is not None and cached is None:
-            cache.set(key, Reply(text=text, finish_reason=finish).to_json())
+        key = call_key(self.model, messages, probe_params, {"probe": str(fmt.kind)}, 0, self.endpoint)
+
+        async def send(request: dict[str, Any]) -> Any:
+            return await self._client().acompletion(model=self.model, num_retries=0, **self._transport_kwargs(), **request)
+
+        what = f"agent {self.name}: the {self.structured_output} constraint"
+        await probe_constraint(send, key, cache, fmt, constraint, budget, what)
 
     async def _probe(self, cache: ResponseCache | None) -> None:
         litellm = self._client()

@@ -25,7 +25,7 @@ schema does not compile. :func:`probe_request` / :func:`probe_passed` detect tha
 admits exactly one string (``{"probe": "zq-4817"}``) that a model asked to say "hello" does not
 write unless the constraint is applied. A simple schema compiling says nothing of the answer
 formats' own (issue 25, kind 1), so every distinct constraint a run sends is probed too, before
-its first call (:func:`format_probe_request` / :func:`format_probe_passed`): the same prompt
+its first call (:mod:`coopeval.agents.format_probes`): the same prompt
 under the format's exact schema or grammar must come back as an answer the constraint admits.
 
 Per call, :func:`constraint_field` names the request field that carried the constraint
@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -50,12 +49,11 @@ __all__ = [
     "DEFAULT_GRAMMAR_FIELD",
     "GRAMMAR_FIELDS",
     "MODES",
+    "PROBE_PROMPT",
     "RESPONSE_FORMAT_FIELD",
     "StructuredOutputError",
     "check_options",
     "constraint_field",
-    "format_probe_passed",
-    "format_probe_request",
     "probe_passed",
     "probe_request",
     "resolve_mode",
@@ -77,7 +75,8 @@ RESPONSE_FORMAT_FIELD = "response_format"
 
 log = logging.getLogger(__name__)
 
-_PROBE_PROMPT = "Reply with the single word hello."
+PROBE_PROMPT = "Reply with the single word hello."
+"""The prompt of every probe: no answer format admits the word."""
 _PROBE_ANSWER = {"probe": "zq-4817"}
 _PROBE_TEXT = json.dumps(_PROBE_ANSWER)
 
@@ -193,7 +192,7 @@ def probe_request(mode: str, grammar_field: str = DEFAULT_GRAMMAR_FIELD) -> dict
     The prompt asks for the word "hello"; the constraint admits only ``{"probe": "zq-4817"}``.
     """
     kwargs: dict[str, Any] = {
-        "messages": [{"role": "user", "content": _PROBE_PROMPT}],
+        "messages": [{"role": "user", "content": PROBE_PROMPT}],
         "temperature": 0.0,
         "max_tokens": 24,
     }
@@ -278,48 +277,3 @@ def constraint_field(mode: str, fmt: AnswerFormat, grammar_field: str = DEFAULT_
     if mode == "json_schema" and not isinstance(fmt, TextAnswerFormat) and fmt.json_schema() is not None:
         return RESPONSE_FORMAT_FIELD
     return "none"
-
-
-def format_probe_request(constraint: Mapping[str, Any], max_tokens: int) -> dict[str, Any]:
-    """Keyword arguments (without ``model``) of the probe of one format's constraint.
-
-    ``constraint`` is what :func:`structured_output_kwargs` returns for the format (sent as it
-    is); the prompt asks for the word "hello", which no answer format admits, so an answer the
-    constraint admits shows that the server compiled and applied it.
-    """
-    return {
-        "messages": [{"role": "user", "content": _PROBE_PROMPT}],
-        "temperature": 0.0,
-        "max_tokens": max_tokens,
-        **constraint,
-    }
-
-
-def format_probe_passed(text: str, finish_reason: str, fmt: AnswerFormat, constraint: Mapping[str, Any]) -> bool:
-    """Whether the probe reply is one the constraint admits.
-
-    Under a grammar the reply must parse as an answer to ``fmt`` (the probe's ``max_tokens``
-    covers the grammar's longest string, so a cut-off reply fails). Under a JSON Schema the reply
-    must validate against the schema sent; a reply cut off at ``max_tokens`` (a string the
-    schema leaves unbounded) passes if it opens the object with one of the schema's keys, which
-    free text does not.
-    """
-    from coopeval.decisions.errors import AnswerError
-
-    if "response_format" not in constraint:
-        try:
-            fmt.parse(text)
-        except AnswerError:
-            return False
-        return True
-    import jsonschema
-
-    schema = constraint["response_format"]["json_schema"]["schema"]
-    if finish_reason == "length":
-        opened = re.match(r'\s*\{\s*"([^"\\]*)"', text)
-        return opened is not None and opened.group(1) in schema.get("properties", {})
-    try:
-        obj = json.loads(text)
-    except ValueError:
-        return False
-    return bool(jsonschema.Draft202012Validator(schema).is_valid(obj))
