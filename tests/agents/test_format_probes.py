@@ -25,7 +25,7 @@ from coopeval.agents.structured import (
 )
 from coopeval.cache.response_cache import ResponseCache
 from coopeval.decisions.formats import ActionDistribution, JudgeLabels
-from coopeval.studies.evolution.formats import DonationFormat
+from coopeval.studies.evolution.formats import DonationFormat, StrategyFormat
 from coopeval.studies.gossip.formats import GOSSIP, investor_format
 
 PD = ActionDistribution(("A0", "A1"))
@@ -156,4 +156,9 @@ def test_the_grammar_probe_passes_only_parseable_answers() -> None:
     text_constraint = structured_output_kwargs("grammar", donation, "IO", 0)
     assert format_probe_passed("Justification: fair. Answer: 3", "stop", donation, text_constraint)
     assert not format_probe_passed("hello", "stop", donation, text_constraint)
+    strategy = StrategyFormat(protocol="horibe")
+    strategy_constraint = structured_output_kwargs("grammar", strategy, "IO", 0)
+    assert strategy.parse("Hello")  # the parser takes any text as the strategy: the forced marker decides
+    assert not format_probe_passed("Hello", "stop", strategy, strategy_constraint)
+    assert format_probe_passed("Strategy: cooperate first.", "stop", strategy, strategy_constraint)
     assert json.loads(VALID["judge"])["justification_type"] in JUDGE.label_lists()

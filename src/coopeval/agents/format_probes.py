@@ -72,7 +72,9 @@ def format_probe_passed(text: str, finish_reason: str, fmt: AnswerFormat, constr
     """Whether the probe reply is one the constraint admits.
 
     Under a grammar the reply must parse as an answer to ``fmt`` (the probe's ``max_tokens``
-    covers the grammar's longest string, so a cut-off reply fails). Under a JSON Schema the reply
+    covers the grammar's longest string, so a cut-off reply fails) and, for a format with a
+    ``marker`` its grammar forces (the evolution strategy's ``My strategy will be`` /
+    ``Strategy:``, whose parser accepts any text), contain it. Under a JSON Schema the reply
     must validate against the schema sent; a reply cut off at ``max_tokens`` (a string the
     schema leaves unbounded) passes if it opens the object with one of the schema's keys, which
     free text does not.
@@ -80,6 +82,9 @@ def format_probe_passed(text: str, finish_reason: str, fmt: AnswerFormat, constr
     from coopeval.decisions.errors import AnswerError
 
     if "response_format" not in constraint:
+        marker = getattr(fmt, "marker", None)
+        if isinstance(marker, str) and marker not in text:
+            return False
         try:
             fmt.parse(text)
         except AnswerError:

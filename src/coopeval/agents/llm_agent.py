@@ -72,7 +72,6 @@ from coopeval.decisions.formats import AnswerFormat
 __all__ = ["LiteLLMAgent"]
 
 
-
 class LiteLLMAgent:
     """An LLM player reached through ``litellm.acompletion``.
 
@@ -179,7 +178,7 @@ class LiteLLMAgent:
         Once per agent (job start): the simple probe of the mode, which resolves ``auto`` (then
         :attr:`params` holds the chosen mode, so cache keys carry the choice). Then, given the
         decision's ``answer_format``, once per distinct constraint: the probe of that format's
-        own schema or grammar (:func:`coopeval.agents.structured.format_probe_request`). Passing
+        own schema or grammar (:mod:`coopeval.agents.format_probes`). Passing
         probe replies are cached in ``cache`` (replays cost nothing); failing ones are not.
 
         Raises
