@@ -8,7 +8,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from coopeval.agents.grammar import DEFAULT_MAX_REASONING_CHARS, gbnf_for
+from coopeval.agents.grammar import gbnf_for
 from coopeval.cli import main
 from coopeval.decisions.formats import TextAnswerFormat
 from coopeval.decisions.schema import unenforced_keywords
@@ -33,7 +33,6 @@ def test_the_catalogue_covers_every_kind_of_the_three_studies() -> None:
     actions = {e.fmt.keys for e in ENTRIES if e.fmt.kind == "action"}
     # 2 actions, 2 + delegate, the Traveller's Dilemma's 4, 4 + delegate
     assert actions == {("A0", "A1"), ("A0", "A1", "A2"), ("A0", "A1", "A2", "A3"), ("A0", "A1", "A2", "A3", "A4")}
-    assert answer_schemas.DEFAULT_MAX_REASONING_CHARS == DEFAULT_MAX_REASONING_CHARS
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: f"{e.study}-{e.fmt.kind}-{len(getattr(e.fmt, 'keys', ()))}")
@@ -69,3 +68,11 @@ def test_cli_refuses_an_unknown_kind(capsys: pytest.CaptureFixture[str]) -> None
 
 def test_every_kind_is_printed_without_kind() -> None:
     assert {o["kind"] for o in kinds()} == {str(e.fmt.kind) for e in ENTRIES}
+
+
+def test_cli_fails_on_a_schema_keyword_the_converter_drops(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from coopeval.decisions.formats import Signature
+
+    monkeypatch.setattr(Signature, "value_schema", lambda self: {"type": "boolean", "format": "yes-no"})
+    assert main(["schemas", "--kind", "sign"]) == 1
+    assert "$.sign: format on a boolean" in capsys.readouterr().err

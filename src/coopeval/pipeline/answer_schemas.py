@@ -9,7 +9,7 @@ strategy and donation texts. For each format and style (``IO``, ``CoT``) it prin
 :func:`coopeval.agents.structured.structured_output_kwargs` sends: the ``response_format``
 schema under ``json_schema`` (``null`` for a free-text format, which no schema constrains) and
 the grammar under ``grammar``. A schema using a keyword the converter does not enforce
-(:data:`coopeval.decisions.schema.ENFORCED_KEYWORDS`) is an error, exit code 1.
+(:data:`coopeval.decisions.schema.ENFORCED_KEYWORDS`) is an error (exit code 1, naming it).
 
 The CI test ``tests/agents/test_answer_schemas_server.py`` compiles each of them on the pinned
 llama-server (docs/structured-outputs.md).
@@ -24,6 +24,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from coopeval.agents.grammar import DEFAULT_MAX_REASONING_CHARS
+
 if TYPE_CHECKING:  # the formats and studies are imported when the command runs (``coopeval --help`` stays fast)
     from coopeval.decisions.formats import AnswerFormat
 
@@ -31,8 +33,6 @@ __all__ = ["STYLES", "FormatEntry", "add_schemas_parser", "answer_formats", "emi
 
 STYLES = ("IO", "CoT")
 
-DEFAULT_MAX_REASONING_CHARS = 320
-"""The CoT cap printed by default: :data:`coopeval.agents.grammar.DEFAULT_MAX_REASONING_CHARS` (a test checks they agree)."""
 
 
 @dataclass(frozen=True)
@@ -179,7 +179,8 @@ def add_schemas_parser(subparsers: Any) -> None:
 
 
 def run_schemas(args: argparse.Namespace) -> int:
-    """Handle ``coopeval schemas``: print the objects; exit 0, or 2 for an unknown ``--kind``."""
+    """Handle ``coopeval schemas``: print the objects; exit 0, 1 for a schema with a keyword the
+    converter does not enforce, 2 for an unknown ``--kind``."""
     if args.max_reasoning_chars < 0:
         print(f"coopeval schemas: error: --max-reasoning-chars: {args.max_reasoning_chars} must be at least 0", file=sys.stderr)
         return 2
@@ -191,6 +192,11 @@ def run_schemas(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    for item in kinds(args.kind, args.max_reasoning_chars):
+    try:
+        items = kinds(args.kind, args.max_reasoning_chars)
+    except ValueError as exc:  # a schema keyword the converter does not enforce
+        print(f"coopeval schemas: error: {exc}", file=sys.stderr)
+        return 1
+    for item in items:
         print(json.dumps(item, ensure_ascii=False))
     return 0
