@@ -20,7 +20,12 @@ from coopeval.decisions.formats import (
     Signature,
 )
 from coopeval.decisions.schema import unenforced_keywords
-from coopeval.studies.gossip.formats import AmountFormat, ChoiceFormat, GossipFormat, investor_format
+from coopeval.studies.gossip.formats import (
+    AmountFormat,
+    ChoiceFormat,
+    GossipFormat,
+    investor_format,
+)
 
 tokens = st.integers(1, 6).map(lambda n: tuple(f"A{i}" for i in range(n)))
 labels = st.lists(st.text("abcdefghij -", min_size=1, max_size=12).map(str.strip).filter(bool), min_size=1, max_size=6, unique=True)
