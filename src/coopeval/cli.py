@@ -1,4 +1,4 @@
-"""The ``coopeval`` command line (``evaluate``, ``reproduce``, ``check-answer``, ``estimate``, ``compare``, ``explore``, ``slurm-preflight``).
+"""The ``coopeval`` command line (``evaluate``, ``reproduce``, ``check-answer``, ``estimate``, ``compare``, ``explore``, ``schemas``, ``slurm-preflight``).
 
 Each subcommand registers itself through an ``add_*_parser(subparsers)`` function listed in
 :data:`SUBCOMMANDS`; handlers import the package lazily so ``coopeval --help`` stays fast.
@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from coopeval.core.environment import use_offline_litellm
+from coopeval.pipeline.answer_schemas import add_schemas_parser
 from coopeval.studies.coopeval.tables.defaults import REPLICATOR_LR, REPLICATOR_STEPS
 
 __all__ = ["SUBCOMMANDS", "CliError", "build_parser", "main"]
@@ -363,6 +364,7 @@ SUBCOMMANDS: list[Callable[[Any], None]] = [
     _add_estimate_parser,
     _add_compare_parser,
     _add_explore_parser,
+    add_schemas_parser,
     _add_slurm_preflight_parser,
 ]
 """Functions that each add one subcommand to the ``coopeval`` parser."""

@@ -62,8 +62,10 @@ def serve(port: int) -> None:
 
 
 @contextmanager
-def running_server() -> Iterator[str]:
+def running_server(log_file: Path | None = None) -> Iterator[str]:
     """Start :func:`serve` in a child process; yield its ``api_base`` (``http://127.0.0.1:<port>/v1``).
+
+    The server's log goes to ``log_file`` if given, else to :data:`LOG_ENV`'s file, else nowhere.
 
     Raises
     ------
@@ -72,7 +74,7 @@ def running_server() -> Iterator[str]:
     """
     port = free_port()
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "src"), str(REPO)])}
-    log_path = env_value(LOG_ENV)
+    log_path = str(log_file) if log_file is not None else env_value(LOG_ENV)
     log = open(log_path, "ab") if log_path else None  # noqa: SIM115 - closed in the finally below
     proc = subprocess.Popen(
         [sys.executable, "-m", "tests.agents.llama_server", str(port)],

@@ -105,7 +105,7 @@ def _canaries() -> list[tuple[AnswerFormat, dict[str, object]]]:
     from coopeval.studies.gossip.formats import investor_format
 
     return [
-        (JUDGE, {"reasoning": "r", "confidence": 7.5, "justification_type": "Fairness"}),  # number range, pattern
+        (JUDGE, {"reasoning": "r", "confidence": 7.5, "justification_type": "Fairness"}),  # number grid, label enum
         (investor_format(10.0), {"justification": "j", "investor_action": 42.5}),  # number range
         (PD, {"A0": 300, "A1": -5}),  # integer range
         (ContractDesign(("A0", "A1")), {"A0": 99999, "A1": -99999}),  # integer range

@@ -23,7 +23,12 @@ from coopeval.decisions.formats import (
     MediatorVote,
     Signature,
 )
-from coopeval.decisions.schema import DECIMAL_ENUM_LIMIT, decimal_range
+from coopeval.decisions.schema import (
+    DECIMAL_ENUM_LIMIT,
+    check_enforced,
+    decimal_range,
+    unenforced_keywords,
+)
 from coopeval.studies.gossip.formats import (
     DONOR,
     GOSSIP,
@@ -113,3 +118,51 @@ def test_gossip_amount_schema_holds_the_range() -> None:
     for bad in (4293190889610536.42, 10.01, -1):  # the first is SmolLM2's reply under the old schema
         with pytest.raises(jsonschema.ValidationError):
             jsonschema.validate({**ok, "investor_action": bad}, schema)
+
+
+@pytest.mark.parametrize(
+    ("schema", "problem"),
+    [
+        ({"type": "string", "pattern": "^a$"}, "$: pattern on a string"),
+        ({"type": "string", "format": "date"}, "$: format on a string"),
+        ({"type": "number", "minimum": 0}, "$: minimum on a number"),
+        ({"type": "integer", "multipleOf": 2}, "$: multipleOf on a integer"),
+        ({"$ref": "#/defs/x"}, "$: type None"),
+        ({"type": ["string", "null"]}, "$: type ['string', 'null']"),
+        ({"anyOf": [{"type": "string"}]}, "$: type None"),
+        (
+            {"type": "object", "properties": {"a": {"type": "number", "maximum": 1}}, "required": ["a"], "additionalProperties": False},
+            "$.a: maximum on a number",
+        ),
+        ({"type": "object", "properties": {"a": {"type": "boolean"}}, "required": ["a"]}, "$: additionalProperties must be false"),
+    ],
+)
+def test_unenforced_keywords_names_each_keyword_the_converter_drops(schema: dict[str, Any], problem: str) -> None:
+    assert any(p.startswith(problem) for p in unenforced_keywords(schema)), unenforced_keywords(schema)
+    with pytest.raises(ValueError, match="does not enforce"):
+        check_enforced(schema, "x")
+
+
+def test_enforced_keywords_pass() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"n": {"type": "integer", "minimum": 0, "maximum": 3}, "s": {"type": "string", "maxLength": 4}},
+        "required": ["n", "s"],
+        "additionalProperties": False,
+    }
+    assert unenforced_keywords(schema) == []
+
+
+def test_judge_labels_are_an_enum_of_label_lists() -> None:
+    taxonomy_like = JudgeLabels(tuple(f"L{i}" for i in range(15)))  # 15 + Other = 16 labels
+    lists = taxonomy_like.json_schema()["properties"]["justification_type"]["enum"]
+    assert len(lists) == 16 + 16 * 15 // 2 + 16 * 15 * 14 // 6 == 696
+    assert len(set(lists)) == 696 and "L0, L14, Other" in lists and "Other" in lists
+    schema = JUDGE.json_schema()
+    ok = {"reasoning": "r", "confidence": 0.5}
+    for good in ("Reciprocity", "Reciprocity, Self-interest", "Self-interest, Other"):
+        jsonschema.validate({**ok, "justification_type": good}, schema)
+        assert JUDGE.validate({**ok, "justification_type": good})  # the validator accepts all of them
+    for bad in ("Fairness", "Reciprocity, Reciprocity", "", "Reciprocity, Self-interest, Other, Reciprocity"):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate({**ok, "justification_type": bad}, schema)

@@ -35,6 +35,12 @@ from typing import Any
 from coopeval.agents import structured
 from coopeval.agents.endpoint import request_endpoint
 from coopeval.agents.errors import ProviderAuthError, classify_error, exception_chain, status_code
+from coopeval.agents.format_probes import (
+    format_probe_request,
+    probe_constraint,
+    probe_max_tokens,
+    warn_unconstrained,
+)
 from coopeval.agents.grammar import (
     COT_GRAMMAR_VERSION,
     DEFAULT_MAX_REASONING_CHARS,
@@ -60,6 +66,8 @@ from coopeval.agents.protocol import (
     RequestRejectedError,
 )
 from coopeval.cache.response_cache import ResponseCache, call_key
+from coopeval.core.hashing import content_hash
+from coopeval.decisions.formats import AnswerFormat
 
 __all__ = ["LiteLLMAgent"]
 
@@ -126,6 +134,7 @@ class LiteLLMAgent:
         given.setdefault("temperature", 1.0)
         self.structured_output = self._structured_choice(given)
         self._prepare_lock = asyncio.Lock()
+        self._probed: set[str] = set()  # constraints probed (shared by the seat copies)
         if (self.is_local or self.structured_output != "none") and style == "CoT":
             given.setdefault("max_reasoning_chars", DEFAULT_MAX_REASONING_CHARS)
             given["cot_grammar"] = COT_GRAMMAR_VERSION
@@ -149,6 +158,7 @@ class LiteLLMAgent:
         embedded model always decodes under its grammar in-process (recorded as ``grammar``).
         """
         mode = given.get("structured_output", "none")
+        self.structured_requested = "grammar" if self.is_local else str(mode)
         self._grammar_field = given.get("grammar_field", structured.DEFAULT_GRAMMAR_FIELD)
         structured.check_options(mode, self._grammar_field)
         self._prepared = mode == "none" or self.is_local
@@ -162,23 +172,71 @@ class LiteLLMAgent:
             given.pop("grammar_field", None)
         return str(mode)
 
-    async def prepare(self, cache: ResponseCache | None = None) -> None:
-        """Probe the structured-output constraint once, before the first decision (job start).
+    async def prepare(self, cache: ResponseCache | None = None, answer_format: AnswerFormat | None = None) -> None:
+        """Probe the structured-output constraint before the first call that sends it.
 
-        Resolves ``auto`` (then :attr:`params` holds the chosen mode, so cache keys carry the
-        choice). A passing probe reply is cached in ``cache`` (replays cost nothing); a failing
-        one is not.
+        Once per agent (job start): the simple probe of the mode, which resolves ``auto`` (then
+        :attr:`params` holds the chosen mode, so cache keys carry the choice). Then, given the
+        decision's ``answer_format``, once per distinct constraint: the probe of that format's
+        own schema or grammar (:mod:`coopeval.agents.format_probes`). Passing
+        probe replies are cached in ``cache`` (replays cost nothing); failing ones are not.
 
         Raises
         ------
         coopeval.agents.structured.StructuredOutputError
-            The server does not apply the configured constraint.
+            The server does not apply the configured constraint, or not this format's.
         """
-        if self._prepared:
+        if not self._prepared:
+            async with self._prepare_lock:  # concurrent first decisions probe once
+                if not self._prepared:
+                    await self._probe(cache)
+        if answer_format is None or self.is_local or self.structured_output == "none":
             return
-        async with self._prepare_lock:  # concurrent first decisions probe once
-            if not self._prepared:
-                await self._probe(cache)
+        cap = int(self.params.get("max_reasoning_chars", DEFAULT_MAX_REASONING_CHARS))
+        constraint = structured.structured_output_kwargs(
+            self.structured_output, answer_format, self.style, cap, self._grammar_field
+        )
+        if not constraint:  # nothing is sent (a free-text format under json_schema): counted per call
+            if f"unconstrained:{answer_format.kind}" not in self._probed:
+                self._probed.add(f"unconstrained:{answer_format.kind}")
+                warn_unconstrained(self.name, answer_format)
+            return
+        digest = content_hash(constraint, 16)
+        if digest in self._probed:
+            return
+        async with self._prepare_lock:
+            if digest not in self._probed:
+                await self._probe_format(answer_format, constraint, digest, cache)
+                self._probed.add(digest)
+
+    def structured_constraint(self, answer_format: AnswerFormat) -> tuple[str, str]:
+        """``(mode, field)`` of one call of ``answer_format``, as recorded in ``llm_calls``.
+
+        ``mode`` is the resolved ``structured_output`` (``auto`` when ``auto`` found no
+        constraint the server applies), ``field`` the request field that carried the
+        constraint (:func:`coopeval.agents.structured.constraint_field`; ``grammar`` for the
+        embedded model, which decodes under the grammar in-process).
+        """
+        if self.is_local:
+            return "grammar", "grammar"
+        if self.structured_output == "none":
+            return self.structured_requested, "none"
+        return self.structured_output, structured.constraint_field(self.structured_output, answer_format, self._grammar_field)
+
+    async def _probe_format(
+        self, fmt: AnswerFormat, constraint: Mapping[str, Any], digest: str, cache: ResponseCache | None
+    ) -> None:
+        cap = int(self.params.get("max_reasoning_chars", DEFAULT_MAX_REASONING_CHARS))
+        budget = probe_max_tokens(self.structured_output, fmt, self.style, cap, self.params.get("max_tokens"))
+        messages = format_probe_request(constraint, budget)["messages"]
+        probe_params = {"structured_output": self.structured_output, "constraint": digest, "max_tokens": budget}
+        key = call_key(self.model, messages, probe_params, {"probe": str(fmt.kind)}, 0, self.endpoint)
+
+        async def send(request: dict[str, Any]) -> Any:
+            return await self._client().acompletion(model=self.model, num_retries=0, **self._transport_kwargs(), **request)
+
+        what = f"agent {self.name}: the {self.structured_output} constraint"
+        await probe_constraint(send, key, cache, fmt, constraint, budget, what)
 
     async def _probe(self, cache: ResponseCache | None) -> None:
         litellm = self._client()
@@ -190,7 +248,7 @@ class LiteLLMAgent:
             cached = cache.get(key) if cache is not None else None
             if cached is not None:
                 return Reply.from_json(cached).text
-            response = await litellm.acompletion(model=self.model, num_retries=0, **self._transport, **request)
+            response = await litellm.acompletion(model=self.model, num_retries=0, **self._transport_kwargs(), **request)
             text = getattr(response.choices[0].message, "content", None) or ""
             if cache is not None and structured.probe_passed(text):
                 cache.set(key, Reply(text=text).to_json())
@@ -210,6 +268,10 @@ class LiteLLMAgent:
             self.params = dict(sorted(params.items()))
             self.structured_output = chosen
         self._prepared = True
+
+    def _transport_kwargs(self) -> dict[str, Any]:
+        """The transport options litellm takes (``deadline_s`` is ours)."""
+        return {k: v for k, v in self._transport.items() if k != "deadline_s"}
 
     def __repr__(self) -> str:
         return f"LiteLLMAgent({self.model!r}, style={self.style!r}, params={dict(self.params)!r})"

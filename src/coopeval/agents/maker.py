@@ -222,7 +222,7 @@ class DecisionMaker:
                     "max_tokens": reply.max_tokens,
                     "reasoning_tokens": reply.reasoning_tokens,
                     "reasoning": reply.reasoning,
-                    "structured_output": str(getattr(agent, "structured_output", "none")),
+                    **_structured_columns(agent, answer_format),
                 }
                 attempts.append(record)
                 self.stats.attempts += 1
@@ -241,9 +241,9 @@ class DecisionMaker:
         return DecisionOutcome(decision_id, "failed", None, text, error, attempts)
 
     async def _ask(self, agent: Agent, request: DecisionRequest, attempt: int) -> tuple[Reply, str, bool]:
-        prepare = getattr(agent, "prepare", None)  # structured-output probe, once per agent
+        prepare = getattr(agent, "prepare", None)  # structured-output probes: per agent, per constraint
         if prepare is not None:
-            await prepare(self.cache)
+            await prepare(self.cache, request.answer_format)
         # endpoint: who answers (LiteLLMAgent.endpoint); absent for bots and mocks
         endpoint = getattr(agent, "endpoint", None)
         key = call_key(agent.model, request.messages, agent.params, request.position, attempt, endpoint)
@@ -279,6 +279,16 @@ class DecisionMaker:
                 "raise max_usd in the config to continue (answers so far are cached)"
             )
         return reply, key, False
+
+
+def _structured_columns(agent: Agent, answer_format: AnswerFormat) -> dict[str, str]:
+    """``structured_output`` (the mode) and ``structured_field`` (the request field that carried
+    the constraint, ``none`` if none did) of one call; bots and mocks send none."""
+    constraint = getattr(agent, "structured_constraint", None)
+    if constraint is None:
+        return {"structured_output": str(getattr(agent, "structured_output", "none")), "structured_field": "none"}
+    mode, field = constraint(answer_format)
+    return {"structured_output": mode, "structured_field": field}
 
 
 def _empty_reply(cached: Mapping[str, Any]) -> bool:

@@ -23,7 +23,15 @@ before it is parsed, cached and recorded.
 Servers that do not know a field answer 200 and ignore it; some decode unconstrained when a
 schema does not compile. :func:`probe_request` / :func:`probe_passed` detect that: the probe
 admits exactly one string (``{"probe": "zq-4817"}``) that a model asked to say "hello" does not
-write unless the constraint is applied.
+write unless the constraint is applied. A simple schema compiling says nothing of the answer
+formats' own (issue 25, kind 1), so every distinct constraint a run sends is probed too, before
+its first call (:mod:`coopeval.agents.format_probes`): the same prompt
+under the format's exact schema or grammar must come back as an answer the constraint admits.
+
+Per call, :func:`constraint_field` names the request field that carried the constraint
+(``response_format``, a grammar field, or ``none``); a configured constraint that no field
+carried (``auto`` that found none, a free-text format under ``json_schema``) is counted as
+"constraint not applied" in the run summary.
 """
 
 from __future__ import annotations
@@ -35,13 +43,17 @@ from typing import Any
 
 from coopeval.agents.grammar import gbnf_for
 from coopeval.decisions.formats import AnswerFormat, TextAnswerFormat
+from coopeval.decisions.schema import check_enforced
 
 __all__ = [
     "DEFAULT_GRAMMAR_FIELD",
     "GRAMMAR_FIELDS",
     "MODES",
+    "PROBE_PROMPT",
+    "RESPONSE_FORMAT_FIELD",
     "StructuredOutputError",
     "check_options",
+    "constraint_field",
     "probe_passed",
     "probe_request",
     "resolve_mode",
@@ -58,8 +70,13 @@ GRAMMAR_FIELDS = ("grammar", "structured_outputs.grammar", "guided_grammar")
 
 DEFAULT_GRAMMAR_FIELD = "grammar"
 
+RESPONSE_FORMAT_FIELD = "response_format"
+"""The request field of the ``json_schema`` mode (recorded per call in ``llm_calls.structured_field``)."""
+
 log = logging.getLogger(__name__)
 
+PROBE_PROMPT = "Reply with the single word hello."
+"""The prompt of every probe: no answer format admits the word."""
 _PROBE_ANSWER = {"probe": "zq-4817"}
 _PROBE_TEXT = json.dumps(_PROBE_ANSWER)
 
@@ -122,7 +139,8 @@ def structured_output_kwargs(
     Raises
     ------
     ValueError
-        ``auto`` or an unknown mode.
+        ``auto`` or an unknown mode; a format schema with a keyword the converter does not
+        enforce (:func:`coopeval.decisions.schema.check_enforced`).
     """
     if mode == "none":
         return {}
@@ -132,6 +150,7 @@ def structured_output_kwargs(
         schema = None if isinstance(fmt, TextAnswerFormat) else fmt.json_schema()
         if schema is None:
             return {}
+        check_enforced(schema, f"the answer format {fmt.kind!r}")
         if style == "CoT" and not isinstance(fmt, TextAnswerFormat):
             schema = {
                 "type": "object",
@@ -173,7 +192,7 @@ def probe_request(mode: str, grammar_field: str = DEFAULT_GRAMMAR_FIELD) -> dict
     The prompt asks for the word "hello"; the constraint admits only ``{"probe": "zq-4817"}``.
     """
     kwargs: dict[str, Any] = {
-        "messages": [{"role": "user", "content": "Reply with the single word hello."}],
+        "messages": [{"role": "user", "content": PROBE_PROMPT}],
         "temperature": 0.0,
         "max_tokens": 24,
     }
@@ -243,4 +262,18 @@ async def resolve_mode(
             log.info("agent %s: structured_output auto -> %s", agent, candidate)
             return candidate
     log.warning("agent %s: structured_output auto found no constraint the server applies; sending none", agent)
+    return "none"
+
+
+def constraint_field(mode: str, fmt: AnswerFormat, grammar_field: str = DEFAULT_GRAMMAR_FIELD) -> str:
+    """The request field that carries the constraint of one call of ``fmt`` under ``mode``.
+
+    ``response_format`` (``json_schema`` with a format that has a schema), the grammar field
+    (``grammar``), else ``none`` (mode ``none``, ``auto`` that found no constraint, or a
+    free-text format under ``json_schema``, which no schema describes).
+    """
+    if mode == "grammar":
+        return grammar_field
+    if mode == "json_schema" and not isinstance(fmt, TextAnswerFormat) and fmt.json_schema() is not None:
+        return RESPONSE_FORMAT_FIELD
     return "none"

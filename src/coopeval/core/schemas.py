@@ -93,7 +93,8 @@ SCHEMAS: dict[str, dict[str, pl.DataType]] = {
         "max_tokens": pl.Int64(),  # completion budget sent with the call (0 = none)
         "reasoning_tokens": pl.Int64(),  # provider-reported reasoning tokens (inside or outside completion)
         "reasoning": pl.String(),  # provider's separate reasoning text; never used as the answer
-        "structured_output": pl.String(),  # none | json_schema | grammar (the embedded model: grammar)
+        "structured_output": pl.String(),  # none | json_schema | grammar (the embedded model: grammar) | auto (found none)
+        "structured_field": pl.String(),  # request field of the constraint: response_format | grammar | structured_outputs.grammar | guided_grammar | none
     },
     # Mediator and contract designs (one per seated agent per cell).
     "designs": {

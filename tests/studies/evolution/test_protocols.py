@@ -185,8 +185,8 @@ def test_failed_strategy_is_recorded_and_not_analysed() -> None:
 
 def test_study_agent_is_probed_and_keyed_like_the_agent_it_wraps(monkeypatch, tmp_path) -> None:
     """``structured_output: auto`` on an evolution agent: the decision loop runs the wrapped
-    agent's probe (grammar passes here), then sends the grammar; the endpoint (api_base) that
-    enters the cache key is the wrapped agent's."""
+    agent's probe (grammar passes here) and the probe of the format's own grammar, then sends
+    the grammar; the endpoint (api_base) that enters the cache key is the wrapped agent's."""
     from types import SimpleNamespace
 
     from coopeval.agents.maker import DecisionMaker
@@ -200,7 +200,7 @@ def test_study_agent_is_probed_and_keyed_like_the_agent_it_wraps(monkeypatch, tm
 
     async def acompletion(**kwargs):
         sent.append(kwargs)
-        is_probe = kwargs["messages"][0]["content"] == "Reply with the single word hello."
+        is_probe = "zq-4817" in kwargs["extra_body"]["grammar"]  # the mode's probe; the format's probe gets an answer
         text = '{"probe": "zq-4817"}' if is_probe else '{"A0": 100, "A1": 0}'
         usage = SimpleNamespace(prompt_tokens=1, completion_tokens=1, total_tokens=2, completion_tokens_details=None)
         choice = SimpleNamespace(message=SimpleNamespace(content=text), finish_reason="stop")
@@ -212,8 +212,9 @@ def test_study_agent_is_probed_and_keyed_like_the_agent_it_wraps(monkeypatch, tm
     outcome = asyncio.run(DecisionMaker(cache, {"evolution": ""}).decide(agent, "Play.", ActionDistribution(("A0", "A1")), {"round": 1}))
 
     assert outcome.status == "ok" and outcome.parsed == {"A0": 100, "A1": 0}
-    assert len(sent) == 2 and "grammar" in sent[0]["extra_body"] and "grammar" in sent[1]["extra_body"]
+    assert len(sent) == 3 and all("grammar" in s["extra_body"] for s in sent)
+    assert sent[1]["extra_body"]["grammar"] == sent[2]["extra_body"]["grammar"]  # the format's grammar, probed first
     assert agent.params["structured_output"] == "grammar" and agent.params["temperature"] == 0.3
     assert agent.endpoint == agent.inner.endpoint and agent.endpoint["api_base"] == "http://127.0.0.1:9/v1"
-    messages = tuple(sent[1]["messages"])
+    messages = tuple(sent[2]["messages"])
     assert cache.get(call_key(agent.model, messages, agent.params, {"round": 1}, 0, agent.endpoint)) is not None

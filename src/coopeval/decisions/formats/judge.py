@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections.abc import Mapping
@@ -170,21 +171,38 @@ class JudgeLabels(AnswerFormat):
         """The grammar's object as a JSON Schema: ``reasoning`` 1..240 characters,
         ``confidence`` one of the grammar's numbers ``0.0, 0.01, …, 0.99, 1.0`` (an ``enum``:
         llama-server ignores ``minimum``/``maximum`` on numbers, see
-        :mod:`coopeval.decisions.schema`), ``justification_type`` 1..3 canonical labels (and
-        ``Other``) joined by ``", "`` (a ``pattern``)."""
-        if not self.values:
-            raise ValueError("a judge format needs the category labels as values")
-        label = "(" + "|".join(re.escape(v) for v in dict.fromkeys([*self.values, FALLBACK_LABEL])) + ")"
+        :mod:`coopeval.decisions.schema`), ``justification_type`` one of the label lists
+        :meth:`label_lists` (an ``enum``; a ``pattern`` is not enforced there)."""
         return {
             "type": "object",
             "properties": {
                 "reasoning": {"type": "string", "minLength": 1, "maxLength": DEFAULT_JUDGE_REASONING_CHARS},
                 "confidence": decimal_range(0, 1, 2),
-                "justification_type": {"type": "string", "pattern": f"^{label}(, {label}){{0,{JUDGE_MAX_LABELS - 1}}}$"},
+                "justification_type": {"type": "string", "enum": self.label_lists()},
             },
             "required": list(self.keys),
             "additionalProperties": False,
         }
+
+    def label_lists(self) -> list[str]:
+        """Every ``justification_type`` the schema admits: 1..:data:`JUDGE_MAX_LABELS` distinct
+        canonical labels (``values`` and ``Other``) in taxonomy order, joined by ``", "``
+        (16 labels: 16 + 120 + 560 = 696 strings). The validator accepts any order and sorts
+        the labels into taxonomy order, so the order carries no information.
+
+        Raises
+        ------
+        ValueError
+            No ``values``.
+        """
+        if not self.values:
+            raise ValueError("a judge format needs the category labels as values")
+        labels = list(dict.fromkeys([*self.values, FALLBACK_LABEL]))
+        return [
+            ", ".join(combo)
+            for n in range(1, min(JUDGE_MAX_LABELS, len(labels)) + 1)
+            for combo in itertools.combinations(labels, n)
+        ]
 
     def bot_default(self, state: Mapping[str, Any], *, cooperative: bool) -> dict[str, Any] | None:
         return None

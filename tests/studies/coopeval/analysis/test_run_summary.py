@@ -7,10 +7,12 @@ import polars as pl
 import pytest
 
 from coopeval.studies.coopeval.analysis.run_summary import (
+    constraint_not_applied,
     decision_counts,
     failed_decisions,
     judge_summary,
     model_usage,
+    structured_validity,
 )
 
 
@@ -92,3 +94,32 @@ def test_judge_summary():
         }
     )
     assert judge_summary(judgements).rows() == [("j", "NoMechanism", 3, 1, pytest.approx(0.7))]
+
+
+def test_first_attempt_validity_per_kind_mode_and_field():
+    calls = pl.DataFrame(
+        {
+            "kind": ["action", "action", "action", "action", "judge", "donation", "donation", "action"],
+            "attempt": [0, 1, 0, 0, 0, 0, 0, 0],
+            "error": ["sum", "", "", "", "", "no Answer:", "", "bad"],
+            "structured_output": ["json_schema", "json_schema", "json_schema", "grammar", "json_schema", "json_schema", "json_schema", "auto"],
+            "structured_field": ["response_format", "response_format", "response_format", "grammar", "response_format", "none", "none", "none"],
+        }
+    )
+    rows = structured_validity(calls).rows()
+    assert rows == [
+        ("action", "auto", "none", 1, 0, 0.0),
+        ("action", "grammar", "grammar", 1, 1, 1.0),
+        ("action", "json_schema", "response_format", 2, 1, 0.5),  # the re-ask (attempt 1) is not a first attempt
+        ("donation", "json_schema", "none", 2, 1, 0.5),
+        ("judge", "json_schema", "response_format", 1, 1, 1.0),
+    ]
+    assert constraint_not_applied(calls) == 3  # the two free-text donations under json_schema, the auto call
+
+
+def test_an_older_store_without_the_field_counts_nothing_as_not_applied():
+    calls = pl.DataFrame({"kind": ["action"], "attempt": [0], "error": [""], "structured_output": ["grammar"]})
+    assert structured_validity(calls).rows() == [("action", "grammar", "not recorded", 1, 1, 1.0)]
+    assert constraint_not_applied(calls) == 0
+    assert constraint_not_applied(calls.clear()) == 0
+    assert structured_validity(calls.clear()).height == 0

@@ -257,4 +257,5 @@ def test_render_from_a_small_store(tmp_path):
         "x(CoT)" in text
         and "6 decisions, 0 failed" in text
         and "a seeded sample of at most 50" in text
+        and "constraint not applied: 0 calls" in text
     )

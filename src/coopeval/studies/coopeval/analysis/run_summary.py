@@ -9,7 +9,14 @@ from typing import Any
 
 import polars as pl
 
-__all__ = ["decision_counts", "failed_decisions", "judge_summary", "model_usage"]
+__all__ = [
+    "constraint_not_applied",
+    "decision_counts",
+    "failed_decisions",
+    "judge_summary",
+    "model_usage",
+    "structured_validity",
+]
 
 _COUNT = pl.Int64
 
@@ -123,3 +130,42 @@ def judge_summary(judgements: pl.DataFrame) -> pl.DataFrame:
         (pl.col("status") == "failed").sum().cast(pl.Int64).alias("failed"),
         pl.col("confidence").filter(pl.col("status") == "ok").mean().alias("mean_confidence"),
     )
+
+
+def _with_structured(llm_calls: pl.DataFrame) -> pl.DataFrame:
+    """``llm_calls`` with ``structured_output`` / ``structured_field`` present (an older store
+    lacks the field: ``not recorded``, never counted as not applied)."""
+    defaults = {"structured_output": "none", "structured_field": "not recorded"}
+    return llm_calls.with_columns(
+        *(
+            (pl.col(name).fill_null(default) if name in llm_calls.columns else pl.lit(default)).alias(name)
+            for name, default in defaults.items()
+        )
+    )
+
+
+def structured_validity(llm_calls: pl.DataFrame) -> pl.DataFrame:
+    """Per (decision ``kind``, ``structured_output`` mode, ``structured_field``): first attempts
+    (``attempt`` 0), how many were valid (empty ``error``) and the share ``valid_share``
+    (docs/structured-outputs.md)."""
+    first = _with_structured(llm_calls)
+    if first.height:
+        first = first.filter(pl.col("attempt") == 0)
+    return _per_group(
+        first,
+        ("kind", "structured_output", "structured_field"),
+        {"first_attempts": _COUNT, "valid": _COUNT, "valid_share": pl.Float64},
+        pl.len().cast(pl.Int64).alias("first_attempts"),
+        (pl.col("error").fill_null("") == "").sum().cast(pl.Int64).alias("valid"),
+        (pl.col("error").fill_null("") == "").mean().cast(pl.Float64).alias("valid_share"),
+    )
+
+
+def constraint_not_applied(llm_calls: pl.DataFrame) -> int:
+    """Calls whose agent asked for a constraint (``structured_output`` not ``none``) that no
+    request field carried (``structured_field`` ``none``): ``auto`` that found none, or a
+    free-text format under ``json_schema``."""
+    if llm_calls.height == 0:
+        return 0
+    calls = _with_structured(llm_calls)
+    return int(calls.filter((pl.col("structured_output") != "none") & (pl.col("structured_field") == "none")).height)

@@ -16,10 +16,12 @@ from coopeval.core.duckdb_settings import open_duckdb
 from coopeval.core.io import read_delimited
 from coopeval.games import get_game
 from coopeval.studies.coopeval.analysis.run_summary import (
+    constraint_not_applied,
     decision_counts,
     failed_decisions,
     judge_summary,
     model_usage,
+    structured_validity,
 )
 from coopeval.studies.coopeval.figures.catalog import table_pages
 from coopeval.studies.coopeval.tables.builder import csv_schema
@@ -107,7 +109,7 @@ def render_table_pages(
 
 _CALL_COLUMNS = (
     "model", "kind", "cache_hit", "error", "truncated", "prompt_tokens", "completion_tokens",
-    "reasoning_tokens", "cost_usd",
+    "reasoning_tokens", "cost_usd", "attempt", "structured_output", "structured_field",
 )
 
 
@@ -189,6 +191,7 @@ def render_run_summary(
     )
     n_failed = int(counts["failed"].sum()) if counts.height else 0
     usage = model_usage(t["llm_calls"])
+    not_applied = constraint_not_applied(t["llm_calls"])
     judged = judge_summary(t["judgements"])
     n_judge_failed = int(judged["failed"].sum()) if judged.height else 0
     cells = t["cells"]
@@ -214,6 +217,11 @@ def render_run_summary(
         "<h2>Calls, tokens and cost per model</h2>",
         "<p>cost_usd prices every answer used (cached ones at their first price); new_cost_usd only answers received in this run.</p>",
         frame_to_html(usage, "no calls"),
+        "<h2>Structured output: first-attempt validity</h2>",
+        f"<p>constraint not applied: {not_applied:,} calls"
+        + (" (agents asked for a constraint that no request field carried: see docs/structured-outputs.md)" if not_applied else "")
+        + "</p>",
+        frame_to_html(structured_validity(t["llm_calls"]), "no calls"),
         f"<h2>Judge ({n_judge_failed} failed judgements)</h2>",
     ]
     if judge:
