@@ -1,4 +1,5 @@
-"""Wording helpers shared by the formats' error messages (the text is sent back to the model)."""
+"""Wording helpers shared by the formats' error messages (the text is sent back to the model;
+its wording is in the templates ``decisions/prompts/error_*.txt``, :mod:`coopeval.decisions.texts`)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,11 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from coopeval.decisions.errors import AnswerError
+from coopeval.decisions.texts import ENGINE_TEXTS
 
-__all__ = ["bad_values", "check_exact_keys", "is_int", "names", "plural_s", "quote", "show", "type_name"]
+__all__ = [
+    "bad_values", "check_exact_keys", "is_int", "missing_keys", "names", "plural_s", "quote", "show", "type_name", "value_problem",
+]
 
 MAX_SHOWN = 40
 """Longest value excerpt quoted back to the model."""
@@ -84,15 +88,24 @@ def check_exact_keys(obj: Mapping[str, Any], expected: Sequence[str]) -> None:
     extra = [k for k in obj if k not in wanted]
     parts = []
     if missing:
-        parts.append(f"missing key{plural_s(missing)} {names(missing)}")
+        parts.append(missing_keys(missing))
     if extra:
-        parts.append(f"unexpected key{plural_s(extra)} {names(extra)}")
-    raise AnswerError(
-        f"the JSON object must have exactly the keys {names(expected)}; " + "; ".join(parts),
-        code="keys",
-    )
+        parts.append(ENGINE_TEXTS.render("error_unexpected_keys", s=plural_s(extra), keys=names(extra)))
+    raise AnswerError(ENGINE_TEXTS.render("error_exact_keys", expected=names(expected), problems="; ".join(parts)), code="keys")
+
+
+def missing_keys(missing: Sequence[str]) -> str:
+    """``missing key(s) "a", "b"``."""
+    return ENGINE_TEXTS.render("error_missing_keys", s=plural_s(missing), keys=names(missing))
+
+
+def value_problem(key: str, value: Any, *, typed: bool = True) -> str:
+    """``'"k" is <value> (<type>)'`` (without the type unless ``typed``)."""
+    if typed:
+        return ENGINE_TEXTS.render("error_value_typed", key=quote(key), value=show(value), type=type_name(value))
+    return ENGINE_TEXTS.render("error_value", key=quote(key), value=show(value))
 
 
 def bad_values(obj: Mapping[str, Any], keys: Sequence[str], ok: Callable[[Any], bool]) -> list[str]:
     """``'"k" is <value> (<type>)'`` for every key whose value fails ``ok``."""
-    return [f"{quote(k)} is {show(obj[k])} ({type_name(obj[k])})" for k in keys if not ok(obj[k])]
+    return [value_problem(k, obj[k]) for k in keys if not ok(obj[k])]

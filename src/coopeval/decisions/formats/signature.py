@@ -11,6 +11,7 @@ from coopeval.decisions.formats.base import AnswerFormat, DecisionKind
 from coopeval.decisions.formats.messages import show, type_name
 from coopeval.decisions.formats.vote import BOOL_RULE
 from coopeval.decisions.gbnf import object_rule
+from coopeval.decisions.texts import ENGINE_TEXTS
 
 __all__ = ["Signature"]
 
@@ -34,10 +35,10 @@ class Signature(AnswerFormat):
 
     def check(self, obj: Mapping[str, Any], *, lenient: bool) -> dict[str, Any]:
         if "sign" not in obj:
-            raise AnswerError('the JSON object must have the key "sign"', code="keys")
+            raise AnswerError(ENGINE_TEXTS.render("error_sign_missing"), code="keys")
         value = obj["sign"]
         if not isinstance(value, bool):
-            raise AnswerError(f'"sign" must be true or false, not {show(value)} ({type_name(value)})', code="type")
+            raise AnswerError(ENGINE_TEXTS.render("error_sign_type", value=show(value), type=type_name(value)), code="type")
         return {"sign": value}
 
     def answer_rules(self) -> list[str]:

@@ -10,6 +10,7 @@ from coopeval.decisions.errors import AnswerError
 from coopeval.decisions.formats.base import AnswerFormat, DecisionKind
 from coopeval.decisions.formats.messages import bad_values, check_exact_keys
 from coopeval.decisions.gbnf import object_rule
+from coopeval.decisions.texts import ENGINE_TEXTS
 
 __all__ = ["ApprovalVote", "ContractVote", "MediatorVote"]
 
@@ -51,7 +52,7 @@ class ApprovalVote(AnswerFormat):
         check_exact_keys(obj, self.keys)
         bad = bad_values(obj, self.keys, lambda v: isinstance(v, bool))
         if bad:
-            raise AnswerError("every value must be true or false; " + "; ".join(bad), code="type")
+            raise AnswerError(ENGINE_TEXTS.render("error_vote_type", problems="; ".join(bad)), code="type")
         return {k: bool(obj[k]) for k in self.keys}
 
     def answer_rules(self) -> list[str]:

@@ -23,8 +23,10 @@ from coopeval.agents.registry import is_scripted
 from coopeval.cache.response_cache import CACHE_SCHEMA_VERSION
 from coopeval.core.hashing import canonical_json
 from coopeval.core.schemas import register_tables
+from coopeval.decisions.texts import answer_texts_hash
 from coopeval.studies.base import PlayInputs, ReportEntry, play_table_paths
 from coopeval.studies.evolution.agents import run_agents
+from coopeval.studies.evolution.amounts import ERRORS as ANSWER_ERRORS
 from coopeval.studies.evolution.checkpoint import Checkpoints, relabel
 from coopeval.studies.evolution.config import (
     config_schema_part,
@@ -218,7 +220,8 @@ class EvolutionStudy:
 
         Each spec: study, protocol, model (``{"model", "label"?, "params"}``), model_label,
         variant, replicate, seed, params (every :class:`EvolutionSettings` field, resolved),
-        prompt_hash, parser_version, cache_schema_version, cell_id (sha256[:12] of the rest),
+        prompt_hash, parser_version, answer_texts_hash (the re-ask and error texts,
+        :mod:`coopeval.decisions.texts`), cache_schema_version, cell_id (sha256[:12] of the rest),
         path (``evolution/<protocol>/<variant>/<model>/r<replicate>/<cell_id>``).
 
         Raises
@@ -229,6 +232,7 @@ class EvolutionStudy:
         section = validate_evolution_config(config)["evolution"]
         seed = section["seed"] if section["seed"] is not None else int(config.get("seed", 0) or 0)
         prompt_hash = self._library().content_hash()
+        answer_texts = answer_texts_hash(ANSWER_ERRORS)
         cells = []
         for protocol in section["protocols"]:
             for entry in section["models"]:
@@ -253,6 +257,7 @@ class EvolutionStudy:
                             "params": params,
                             "prompt_hash": prompt_hash,
                             "parser_version": EVOLUTION_PARSER_VERSION,
+                            "answer_texts_hash": answer_texts,
                             "cache_schema_version": CACHE_SCHEMA_VERSION,
                         }
                         cell_id = short_hash(spec)
