@@ -46,30 +46,24 @@ def show(value: Any) -> str:
         return repr(value) if math.isfinite(value) else str(value)
     if isinstance(value, int):
         digits = str(value)
-        return digits if len(digits) <= MAX_SHOWN else f"{digits[:12]}... ({len(digits)} digits)"
-    if isinstance(value, Mapping):
-        return "an object"
-    if isinstance(value, list):
-        return "a list"
+        return digits if len(digits) <= MAX_SHOWN else ENGINE_TEXTS.render("error_long_integer", head=digits[:12], digits=len(digits))
+    if isinstance(value, (Mapping, list)):
+        return type_name(value)
     return str(value)  # pragma: no cover - json only produces the types above
 
 
+_JSON_TYPES: tuple[tuple[type | tuple[type, ...], str], ...] = (
+    (type(None), "null"), (bool, "boolean"), (str, "string"), (float, "decimal"), (int, "integer"), (Mapping, "object"), (list, "list"),
+)
+"""JSON types in the order they are tested (bool before int) → template ``type_<name>``."""
+
+
 def type_name(value: Any) -> str:
-    """The JSON type of ``value`` with its article (``"an integer"``, ``"a boolean"``, …)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, float):
-        return "a decimal number"
-    if isinstance(value, int):
-        return "an integer"
-    if isinstance(value, Mapping):
-        return "an object"
-    if isinstance(value, list):
-        return "a list"
+    """The JSON type of ``value`` with its article (``"an integer"``, ``"a boolean"``, …;
+    templates ``type_*``)."""
+    for kind, name in _JSON_TYPES:
+        if isinstance(value, kind):
+            return ENGINE_TEXTS.render(f"type_{name}")
     return type(value).__name__  # pragma: no cover
 
 
