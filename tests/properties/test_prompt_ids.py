@@ -4,13 +4,13 @@ cells of ``config/config.yaml`` and ``config/smoke.yaml``.
 
 "Use" is each study's declaration: CoopEval :func:`~coopeval.studies.coopeval.prompt_use.cell_templates`
 (its mechanism's templates and its agents' style lines), gossip
-:func:`~coopeval.studies.gossip.templates.spec_templates`; the evolution study still hashes its
-whole template folder, so every evolution cell uses every evolution template. The decision
+:func:`~coopeval.studies.gossip.templates.spec_templates`, evolution
+:func:`~coopeval.studies.evolution.prompting.prompt_templates` of its settings. The decision
 loop's own texts (re-ask frame, the engine formats' error messages, :mod:`coopeval.decisions.texts`)
 are used by every cell; a study's error messages and the gossip bots' log messages by every cell
 of that study. A cell plays with a
 library restricted to its declaration, so the declarations cannot miss a template they render;
-``test_coopeval_declared_templates_are_the_rendered_ones`` and the gossip study's
+``test_coopeval_declared_templates_are_the_rendered_ones`` and the gossip and evolution studies'
 ``test_declared_templates_are_the_rendered_ones`` check they declare nothing more.
 """
 
@@ -34,6 +34,8 @@ from coopeval.pipeline.config import load_config
 from coopeval.studies.coopeval.cells import build_cells
 from coopeval.studies.coopeval.prompt_use import cell_templates
 from coopeval.studies.evolution.amounts import ERRORS as EVOLUTION_ERRORS
+from coopeval.studies.evolution.prompting import prompt_templates
+from coopeval.studies.evolution.settings import EvolutionSettings
 from coopeval.studies.evolution.study import EvolutionStudy
 from coopeval.studies.gossip.bots import BOT_TEXTS as GOSSIP_BOT_TEXTS
 from coopeval.studies.gossip.formats import ERRORS as GOSSIP_ERRORS
@@ -63,7 +65,6 @@ def _configs() -> tuple[dict[str, Any], ...]:
 
 def _all_cells() -> dict[str, tuple[frozenset[Template], Any]]:
     """``"<config>/<study>/<i>" -> (the templates the cell declares, its cell id)``."""
-    evolution_names = _every(EVOLUTION_PROMPTS)
     texts = {study: _every(*ENGINE_DIRS, *folders) for study, folders in STUDY_TEXT_DIRS.items()}
     out: dict[str, tuple[frozenset[Template], Any]] = {}
     for k, config in enumerate(_configs()):
@@ -72,7 +73,8 @@ def _all_cells() -> dict[str, tuple[frozenset[Template], Any]]:
         for i, c in enumerate(GossipStudy().cells(config)):
             out[f"{k}/gossip/{i}"] = (frozenset((GOSSIP_PROMPTS, n) for n in spec_templates(c)) | texts["gossip"], c["cell_id"])
         for i, c in enumerate(EVOLUTION.cells(config)):
-            out[f"{k}/evolution/{i}"] = (evolution_names | texts["evolution"], c["cell_id"])
+            declared = prompt_templates(EvolutionSettings.from_params(c["params"]))
+            out[f"{k}/evolution/{i}"] = (frozenset((EVOLUTION_PROMPTS, n) for n in declared) | texts["evolution"], c["cell_id"])
     return out
 
 
@@ -132,7 +134,10 @@ def test_every_template_is_used_by_some_cell_or_named_unused() -> None:
     belongs to a configuration the two configs leave out; listed here so none goes missing."""
     used = {(f.resolve(), n) for declared, _ in _baseline().values() for f, n in declared}
     unused = {name for folder, name in _templates() if (folder, name) not in used}
-    assert unused <= {"style_CoT", "attacker_gossip", "reflect_items_plain", "contracting_bounds_note"}, unused
+    # evo_advice: V&H advice without scores (compat.vh_no_scores); evo_percent_base_endowment:
+    # Horibe's percent_base: endowment.
+    assert unused <= {"style_CoT", "attacker_gossip", "reflect_items_plain", "contracting_bounds_note", "evo_advice",
+                      "evo_percent_base_endowment"}, unused
 
 
 def test_coopeval_declared_templates_are_the_rendered_ones() -> None:

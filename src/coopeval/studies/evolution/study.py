@@ -37,7 +37,12 @@ from coopeval.studies.evolution.config import (
     variant_protocols,
 )
 from coopeval.studies.evolution.figures import OES_PAGE, figure_files, is_reported
-from coopeval.studies.evolution.prompting import PROMPTS_DIR, EvolutionPrompts, evolution_prompts
+from coopeval.studies.evolution.prompting import (
+    PROMPTS_DIR,
+    EvolutionPrompts,
+    evolution_prompts,
+    prompt_templates,
+)
 from coopeval.studies.evolution.records import TABLES, frame
 from coopeval.studies.evolution.runner import EvolutionRun, Member, RunAgents
 from coopeval.studies.evolution.settings import EvolutionSettings
@@ -231,7 +236,7 @@ class EvolutionStudy:
         """
         section = validate_evolution_config(config)["evolution"]
         seed = section["seed"] if section["seed"] is not None else int(config.get("seed", 0) or 0)
-        prompt_hash = self._library().content_hash()
+        library = self._library()
         answer_texts = answer_texts_hash(ANSWER_ERRORS)
         cells = []
         for protocol in section["protocols"]:
@@ -244,7 +249,8 @@ class EvolutionStudy:
                 for variant in section["variants"]:
                     if protocol not in variant_protocols(variant):
                         continue
-                    params = EvolutionSettings.from_params(run_settings(section, protocol, variant)).as_dict()
+                    settings = EvolutionSettings.from_params(run_settings(section, protocol, variant))
+                    params, prompt_hash = settings.as_dict(), library.content_hash(prompt_templates(settings))
                     for replicate in range(1, replicates(section, protocol) + 1):
                         spec: dict[str, Any] = {
                             "study": "evolution",
@@ -285,7 +291,7 @@ class EvolutionStudy:
         """:meth:`play` inside a running event loop, with the decision loop ``maker``, the
         prompt templates ``library`` and per-generation checkpoints below ``checkpoint_root``."""
         settings = EvolutionSettings.from_params(spec["params"])
-        prompts = EvolutionPrompts(library, settings)
+        prompts = EvolutionPrompts(library.restricted(prompt_templates(settings)), settings)
         base = {
             "cell_id": spec["cell_id"],
             "source": "ours",
