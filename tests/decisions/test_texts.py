@@ -17,17 +17,9 @@ from typing import Any
 import pytest
 
 from coopeval.core.prompts import PromptLibrary
+from coopeval.decisions import formats
 from coopeval.decisions.errors import AnswerError
 from coopeval.decisions.extract import _decode
-from coopeval.decisions.formats import (
-    ActionDistribution,
-    ContractDesign,
-    ContractVote,
-    JudgeLabels,
-    MediatorDesign,
-    MediatorVote,
-    Signature,
-)
 from coopeval.decisions.parsing import check_answer, validate_answer
 from coopeval.decisions.reask import reask_messages
 from coopeval.decisions.texts import ENGINE_TEXTS, AnswerTexts, answer_texts_hash
@@ -46,21 +38,21 @@ from coopeval.studies.gossip.formats import (
 FOLDERS = {"engine": ENGINE_TEXTS, "gossip errors": GOSSIP_ERRORS, "gossip bots": BOT_TEXTS, "evolution errors": EVOLUTION_ERRORS}
 
 ENGINE_CASES: list[tuple[Any, str]] = [
-    (ActionDistribution(("A0", "A1")), text)
+    (formats.ActionDistribution(("A0", "A1")), text)
     for text in ("", "hello", '{"A0": 50', '{"A0": 50, "A1": 50,}', '{"A0": NaN, "A1": 1}', '{"A0": 50 "A1": 50}', '{"A0": 50 "A1"',
                  '{"A0": 50, "A1": 50, "A0": 1}', '{"A0": 10, "A1": 10, "A2": 5}', '{"A0": 100}', '{"A0": 50.0, "A1": "50"}',
                  '{"A0": 150, "A1": -50}', '{"A0": 40, "A1": 50}', '{"A0": true, "A1": null}', '{"A0": [1], "A1": {"x": 1}}',
                  '{"A0": 1' + '0' * 60 + ', "A1": 0}')
 ] + [
-    (ContractDesign(("A0", "A1"), (-5, 5)), '{"A0": 3.5, "A1": "4"}'),
-    (ContractDesign(("A0", "A1"), (-5, 5)), '{"A0": 3, "A1": -9}'),
-    (MediatorDesign.for_players(3, ("A0", "A1")), '{"1": "A0", " 2": "A1", "02": "A0", "5": "A0"}'),
-    (MediatorDesign.for_players(2, ("A0", "A1")), '{"1": "A0", "2": "A2"}'),
-    (Signature(), '{"x": 1}'),
-    (Signature(), '{"sign": "yes"}'),
-    (MediatorVote.over(2), '{"M1": 1, "M2": true}'),
-    (ContractVote.over(2), '{"C1": true}'),
-    *((JudgeLabels(("Fairness", "Self-interest")), '{{"reasoning": {}, "confidence": {}, "justification_type": {}}}'.format(*case))
+    (formats.ContractDesign(("A0", "A1"), (-5, 5)), '{"A0": 3.5, "A1": "4"}'),
+    (formats.ContractDesign(("A0", "A1"), (-5, 5)), '{"A0": 3, "A1": -9}'),
+    (formats.MediatorDesign.for_players(3, ("A0", "A1")), '{"1": "A0", " 2": "A1", "02": "A0", "5": "A0"}'),
+    (formats.MediatorDesign.for_players(2, ("A0", "A1")), '{"1": "A0", "2": "A2"}'),
+    (formats.Signature(), '{"x": 1}'),
+    (formats.Signature(), '{"sign": "yes"}'),
+    (formats.MediatorVote.over(2), '{"M1": 1, "M2": true}'),
+    (formats.ContractVote.over(2), '{"C1": true}'),
+    *((formats.JudgeLabels(("Fairness", "Self-interest")), '{{"reasoning": {}, "confidence": {}, "justification_type": {}}}'.format(*case))
       for case in (("1", "0.5", '"Fairness"'), ('"r"', '"high"', '"Fairness"'), ('"r"', "2", '"Fairness"'), ('"r"', "0.5", "3"),
                    ('"r"', "0.5", '"Greed, Lust"'), ('"r"', "0.5", '" , "'))),
 ]
@@ -102,7 +94,7 @@ def _exercise() -> None:
         check_answer(fmt, text, "length", 64)
         check_answer(fmt, text, "length", None)
     with pytest.raises(AnswerError, match="must be a JSON object"):
-        validate_answer(ActionDistribution(("A0", "A1")), [50, 50])  # type: ignore[arg-type]
+        validate_answer(formats.ActionDistribution(("A0", "A1")), [50, 50])  # type: ignore[arg-type]
     with pytest.raises(AnswerError, match="at its end"):  # a closed span always has its "}" left to show
         _decode('{"A0": 5', "last")
     for previous in ("", "x" * 30):
@@ -131,7 +123,7 @@ def test_an_edited_template_reaches_the_model(monkeypatch: pytest.MonkeyPatch) -
     library = PromptLibrary(ENGINE_TEXTS.directory)
     library.templates = {**library.templates, "reask_rejection": "Unusable ($error)", "error_action_sum": "sum $total != $expected"}
     monkeypatch.setattr(ENGINE_TEXTS, "_library", library)
-    error = check_answer(ActionDistribution(("A0", "A1")), '{"A0": 40, "A1": 50}').error
+    error = check_answer(formats.ActionDistribution(("A0", "A1")), '{"A0": 40, "A1": 50}').error
     assert error == "sum 90 != 100"
     user = reask_messages([{"role": "user", "content": "Pick."}], "x", error, "")[-1]["content"]
     assert "Unusable (sum 90 != 100)." in user.split("\n\n")
@@ -150,19 +142,19 @@ def test_the_hash_follows_each_folder(tmp_path: Path) -> None:
 
 
 REGRESSION = [  # (format, reply, finish reason, max_tokens) -> error, as main wrote it
-    (ActionDistribution(("A0", "A1")), '{"A0": 50.0, "A1": "50", "A2": 1}', None, None,
+    (formats.ActionDistribution(("A0", "A1")), '{"A0": 50.0, "A1": "50", "A2": 1}', None, None,
      'the JSON object must have exactly the keys "A0", "A1"; unexpected key "A2"'),
-    (ActionDistribution(("A0", "A1")), '{"A0": 40, "A1": 50}', None, None, "the probabilities sum to 90, not 100"),
-    (ActionDistribution(("A0", "A1")), 'x {"A0": 40, "A1": 50,}', None, None,
+    (formats.ActionDistribution(("A0", "A1")), '{"A0": 40, "A1": 50}', None, None, "the probabilities sum to 90, not 100"),
+    (formats.ActionDistribution(("A0", "A1")), 'x {"A0": 40, "A1": 50,}', None, None,
      "the last JSON object {\"A0\": 40, \"A1\": 50,} is not valid JSON: a trailing comma before '}' (write strict JSON: "
      "double-quoted keys, plain numbers without %, no trailing comma)"),
-    (ActionDistribution(("A0", "A1")), '{"A0": 4', "length", 64,
+    (formats.ActionDistribution(("A0", "A1")), '{"A0": 4', "length", 64,
      "the answer was cut off at max_tokens = 64 before it was complete (the last JSON object is not closed: {\"A0\": 4 has "
      "no matching '}'); give a shorter answer"),
-    (MediatorDesign.for_players(3, ("A0", "A1")), '{"1": "A0", " 2": "A1", "02": "A0", "5": "A0"}', None, None,
+    (formats.MediatorDesign.for_players(3, ("A0", "A1")), '{"1": "A0", " 2": "A1", "02": "A0", "5": "A0"}', None, None,
      'the JSON object must have exactly the keys "1", "2", "3" (one per number of delegating players); keys " 2" and "02" '
      'both mean 2; key "5" is outside 1..3; missing key "3"'),
-    (JudgeLabels(("Fairness", "Self-interest")), '{"reasoning": "r", "confidence": 0.5, "justification_type": "Greed, Lust"}',
+    (formats.JudgeLabels(("Fairness", "Self-interest")), '{"reasoning": "r", "confidence": 0.5, "justification_type": "Greed, Lust"}',
      None, None, 'unknown justification types "Greed", "Lust"; use only the category names listed (or "Other" when none '
      "fits), separated by commas"),
     (ChoiceFormat("donor", "donor_action", ("cooperate", "defect")), '{"justification": "j", "donor_action": "maybe", "x": 1}',
