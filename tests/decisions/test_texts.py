@@ -16,13 +16,13 @@ from typing import Any
 
 import pytest
 
-from coopeval.core.prompts import PromptLibrary
+from coopeval.core.prompts import PromptLibrary, TemplateFolder
 from coopeval.decisions import formats
 from coopeval.decisions.errors import AnswerError
 from coopeval.decisions.extract import _decode
 from coopeval.decisions.parsing import check_answer, validate_answer
 from coopeval.decisions.reask import reask_messages
-from coopeval.decisions.texts import ENGINE_TEXTS, AnswerTexts, answer_texts_hash
+from coopeval.decisions.texts import ENGINE_TEXTS, answer_texts_hash
 from coopeval.studies.evolution.amounts import ERRORS as EVOLUTION_ERRORS
 from coopeval.studies.evolution.formats import DonationFormat, StrategyFormat
 from coopeval.studies.gossip.bots import BOT_TEXTS, CollusiveAttacker, factual_message
@@ -133,7 +133,7 @@ def test_the_hash_follows_each_folder(tmp_path: Path) -> None:
     folder = tmp_path / "errors"
     folder.mkdir()
     (folder / "a.txt").write_text("one $x\n")
-    texts = AnswerTexts(folder)
+    texts = TemplateFolder(folder)
     before = answer_texts_hash(texts)
     assert answer_texts_hash(texts) == before != answer_texts_hash()
     assert texts.render("a", x=1) == "one 1"

@@ -8,7 +8,8 @@ cells of ``config/config.yaml`` and ``config/smoke.yaml``.
 :func:`~coopeval.studies.evolution.prompting.prompt_templates` of its settings. The decision
 loop's own texts (re-ask frame, the engine formats' error messages, :mod:`coopeval.decisions.texts`)
 are used by every cell; a study's error messages and the gossip bots' log messages by every cell
-of that study. A cell plays with a
+of that study. The games' payoff descriptions (``games/prompts``) enter a CoopEval cell id as
+rendered text, through its game fingerprint: ``tests/games/test_game_texts.py``. A cell plays with a
 library restricted to its declaration, so the declarations cannot miss a template they render;
 ``test_coopeval_declared_templates_are_the_rendered_ones`` and the gossip and evolution studies'
 ``test_declared_templates_are_the_rendered_ones`` check they declare nothing more.

@@ -3,7 +3,7 @@ error messages (docs/protocol/answers.md#re-asks), as templates like every promp
 
 The engine's own texts are ``decisions/prompts/*.txt`` (:data:`ENGINE_TEXTS`); a study whose
 answer formats write their own error messages keeps them in a folder of its own
-(``studies/<study>/prompts/errors/``) and wraps it in an :class:`AnswerTexts`. Every cell id
+(``studies/<study>/prompts/errors/``) and wraps it in a :class:`~coopeval.core.prompts.TemplateFolder`. Every cell id
 includes :func:`answer_texts_hash` over the engine's texts and its study's, so rewording an
 error message or the re-ask frame gives new Snakemake targets for the cells that can send it
 (every cell of that study: any decision can be re-asked).
@@ -14,46 +14,16 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from coopeval.core.prompts import PromptLibrary
+from coopeval.core.prompts import TemplateFolder
 
-__all__ = ["ENGINE_TEXTS", "AnswerTexts", "answer_texts_hash"]
-
-
-class AnswerTexts:
-    """The templates of one folder of answer texts, loaded on first use.
-
-    Parameters
-    ----------
-    directory:
-        A folder of ``<name>.txt`` :class:`string.Template` files (see :class:`PromptLibrary`).
-    """
-
-    def __init__(self, directory: Path) -> None:
-        self.directory = directory
-        self._library: PromptLibrary | None = None
-
-    def render(self, name: str, /, **values: object) -> str:
-        """Render template ``name``.
-
-        Raises
-        ------
-        KeyError
-            An unknown template or a missing placeholder value (naming it).
-        """
-        if self._library is None:
-            self._library = PromptLibrary(self.directory)
-        return self._library.render(name, **values)
-
-    def content_hash(self) -> str:
-        """:meth:`PromptLibrary.content_hash` of every template, read from disk now."""
-        return PromptLibrary(self.directory).content_hash()
+__all__ = ["ENGINE_TEXTS", "answer_texts_hash"]
 
 
-ENGINE_TEXTS = AnswerTexts(Path(__file__).resolve().parent / "prompts")
+ENGINE_TEXTS = TemplateFolder(Path(__file__).resolve().parent / "prompts")
 """The re-ask frame and the error messages of the engine's answer formats."""
 
 
-def answer_texts_hash(*study_texts: AnswerTexts) -> str:
+def answer_texts_hash(*study_texts: TemplateFolder) -> str:
     """The part of a cell id that covers what the decision loop may send back to the model: a
     sha256 (hex, first 16 chars) over the engine's texts and ``study_texts`` (the error messages
     of the study's own formats)."""

@@ -22,10 +22,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from coopeval.core.prompts import TemplateFolder
 from coopeval.decisions.errors import AnswerError
-from coopeval.decisions.texts import AnswerTexts
 
-ERRORS = AnswerTexts(Path(__file__).resolve().parent / "prompts" / "errors")
+ERRORS = TemplateFolder(Path(__file__).resolve().parent / "prompts" / "errors")
 """The error messages of the evolution formats (sent back to the model in a re-ask; part of
 every evolution cell id through :func:`~coopeval.decisions.texts.answer_texts_hash`)."""
 

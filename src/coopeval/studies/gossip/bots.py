@@ -36,7 +36,7 @@ from coopeval.agents.bots import (
     ScriptedAgent,
     register_answerer,
 )
-from coopeval.decisions.texts import AnswerTexts
+from coopeval.core.prompts import TemplateFolder
 from coopeval.studies.gossip.formats import (
     AmountFormat,
     ChoiceFormat,
@@ -46,7 +46,7 @@ from coopeval.studies.gossip.formats import (
 )
 from coopeval.studies.gossip.tones import NEGATIVE_TONES, honest_tone
 
-BOT_TEXTS = AnswerTexts(Path(__file__).resolve().parent / "prompts" / "bots")
+BOT_TEXTS = TemplateFolder(Path(__file__).resolve().parent / "prompts" / "bots")
 """What the scripted witnesses write in the public log (other agents read it): part of every
 gossip cell id through :func:`~coopeval.decisions.texts.answer_texts_hash`."""
 

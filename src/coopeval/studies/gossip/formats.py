@@ -31,16 +31,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from coopeval.core.prompts import TemplateFolder
 from coopeval.decisions.errors import AnswerError
 from coopeval.decisions.formats import AnswerFormat
 from coopeval.decisions.schema import decimal_range
-from coopeval.decisions.texts import ENGINE_TEXTS, AnswerTexts
+from coopeval.decisions.texts import ENGINE_TEXTS
 from coopeval.studies.gossip.tones import TONES
 
 # printable ASCII minus '"', '\', '{', '}': safe inside a JSON string without escapes
 _TEXT_CHAR = r"[\x20\x21\x23-\x5B\x5D-\x7A\x7C\x7E]"
 
-ERRORS = AnswerTexts(Path(__file__).resolve().parent / "prompts" / "errors")
+ERRORS = TemplateFolder(Path(__file__).resolve().parent / "prompts" / "errors")
 """The error messages of the gossip formats (sent back to the model in a re-ask; part of every
 gossip cell id through :func:`~coopeval.decisions.texts.answer_texts_hash`)."""
 
