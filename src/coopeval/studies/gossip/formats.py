@@ -42,8 +42,7 @@ from coopeval.studies.gossip.tones import TONES
 _TEXT_CHAR = r"[\x20\x21\x23-\x5B\x5D-\x7A\x7C\x7E]"
 
 ERRORS = TemplateFolder(Path(__file__).resolve().parent / "prompts" / "errors")
-"""The error messages of the gossip formats (sent back to the model in a re-ask; part of every
-gossip cell id through :func:`~coopeval.decisions.texts.answer_texts_hash`)."""
+"""The gossip formats' error messages (re-asks; in every gossip cell id: ``answer_texts_hash``)."""
 
 JUSTIFICATION_CHARS = 160
 """Grammar cap on the justification string (characters)."""
