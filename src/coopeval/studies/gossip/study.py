@@ -34,7 +34,6 @@ from coopeval.core.prompts import PromptLibrary
 from coopeval.core.rng import rng_for
 from coopeval.core.schemas import conform, register_tables
 from coopeval.decisions.parsing import PARSER_VERSION
-from coopeval.decisions.texts import answer_texts_hash
 from coopeval.studies.base import (
     PlayInputs,
     ReportEntry,
@@ -42,7 +41,7 @@ from coopeval.studies.base import (
     play_table_paths,
     table_page_file,
 )
-from coopeval.studies.gossip.bots import BOT_TEXTS, CollusiveAttacker, Max, make_gossip_bot
+from coopeval.studies.gossip.bots import CollusiveAttacker, Max, make_gossip_bot
 from coopeval.studies.gossip.catalog import CATEGORY, FIGURES, table_entry, table_stems
 from coopeval.studies.gossip.conditions import Condition
 from coopeval.studies.gossip.config import (
@@ -51,7 +50,6 @@ from coopeval.studies.gossip.config import (
     resolve_conditions,
     validate_gossip_config,
 )
-from coopeval.studies.gossip.formats import ERRORS as ANSWER_ERRORS
 from coopeval.studies.gossip.metrics import (
     agent_metrics,
     attack_metrics,
@@ -69,7 +67,7 @@ from coopeval.studies.gossip.schedules import (
     max_schedule,
     random_alternating,
 )
-from coopeval.studies.gossip.templates import spec_templates
+from coopeval.studies.gossip.templates import answer_texts, spec_templates
 from coopeval.studies.gossip.testbeds import Market, Testbed, make_testbed, testbed_entry
 
 PROMPTS_DIR = Path(__file__).with_name("prompts")
@@ -264,7 +262,7 @@ class GossipStudy:
         section = validate_gossip_config(config.get("gossip"))
         seed = int(section.get("seed", config.get("seed", 0)))
         library = self.prompt_library()
-        answer_texts = answer_texts_hash(ANSWER_ERRORS, BOT_TEXTS)
+        texts_hash = answer_texts()
         out = []
         for key in section["testbeds"]:
             params = dict(section["testbed_params"].get(key, {}))
@@ -288,7 +286,7 @@ class GossipStudy:
                             "log_cap": int(section["log_cap"]),
                             "prompt_hash": "",
                             "parser_version": PARSER_VERSION,
-                            "answer_texts_hash": answer_texts,
+                            "answer_texts_hash": texts_hash,
                             "cache_schema_version": CACHE_SCHEMA_VERSION,
                         }
                         spec["prompt_hash"] = library.content_hash(spec_templates(spec))
