@@ -4,10 +4,14 @@ cells of ``config/config.yaml`` and ``config/smoke.yaml``.
 
 "Use" is each study's declaration: CoopEval :func:`~coopeval.studies.coopeval.prompt_use.cell_templates`
 (its mechanism's templates and its agents' style lines), gossip
-:func:`~coopeval.studies.gossip.templates.spec_templates`; the evolution study still hashes its
-whole template folder, so every evolution cell uses every evolution template. A cell plays with a
+:func:`~coopeval.studies.gossip.templates.spec_templates`, evolution
+:func:`~coopeval.studies.evolution.prompting.prompt_templates` of its settings. The decision
+loop's own texts (re-ask frame, the engine formats' error messages, :mod:`coopeval.decisions.texts`)
+are used by every cell; a study's error messages and the gossip bots' log messages by every cell
+of that study. The games' payoff descriptions (``games/prompts``) enter a CoopEval cell id as
+rendered text, through its game fingerprint: ``tests/games/test_game_texts.py``. A cell plays with a
 library restricted to its declaration, so the declarations cannot miss a template they render;
-``test_coopeval_declared_templates_are_the_rendered_ones`` and the gossip study's
+``test_coopeval_declared_templates_are_the_rendered_ones`` and the gossip and evolution studies'
 ``test_declared_templates_are_the_rendered_ones`` check they declare nothing more.
 """
 
@@ -26,10 +30,16 @@ from hypothesis import strategies as st
 
 from coopeval.agents.mock import MockLLM
 from coopeval.core.prompts import PromptLibrary
+from coopeval.decisions.texts import ENGINE_TEXTS
 from coopeval.pipeline.config import load_config
 from coopeval.studies.coopeval.cells import build_cells
 from coopeval.studies.coopeval.prompt_use import cell_templates
+from coopeval.studies.evolution.amounts import ERRORS as EVOLUTION_ERRORS
+from coopeval.studies.evolution.prompting import prompt_templates
+from coopeval.studies.evolution.settings import EvolutionSettings
 from coopeval.studies.evolution.study import EvolutionStudy
+from coopeval.studies.gossip.bots import BOT_TEXTS as GOSSIP_BOT_TEXTS
+from coopeval.studies.gossip.formats import ERRORS as GOSSIP_ERRORS
 from coopeval.studies.gossip.study import PROMPTS_DIR as GOSSIP_PROMPTS
 from coopeval.studies.gossip.study import GossipStudy
 from coopeval.studies.gossip.templates import spec_templates
@@ -40,6 +50,12 @@ from tests.shared_data import REPO
 EVOLUTION = EvolutionStudy()
 EVOLUTION_PROMPTS = Path(EVOLUTION.prompts_dir)
 Template = tuple[Path, str]  # (folder, name)
+ENGINE_DIRS = (ENGINE_TEXTS.directory,)
+STUDY_TEXT_DIRS = {"coopeval": (), "gossip": (GOSSIP_ERRORS.directory, GOSSIP_BOT_TEXTS.directory), "evolution": (EVOLUTION_ERRORS.directory,)}
+
+
+def _every(*folders: Path) -> frozenset[Template]:
+    return frozenset((folder, name) for folder in folders for name in PromptLibrary(folder).templates)
 
 
 @functools.cache
@@ -50,15 +66,16 @@ def _configs() -> tuple[dict[str, Any], ...]:
 
 def _all_cells() -> dict[str, tuple[frozenset[Template], Any]]:
     """``"<config>/<study>/<i>" -> (the templates the cell declares, its cell id)``."""
-    evolution_names = frozenset((EVOLUTION_PROMPTS, n) for n in PromptLibrary(EVOLUTION_PROMPTS).templates)
+    texts = {study: _every(*ENGINE_DIRS, *folders) for study, folders in STUDY_TEXT_DIRS.items()}
     out: dict[str, tuple[frozenset[Template], Any]] = {}
     for k, config in enumerate(_configs()):
         for i, c in enumerate(build_cells(config, repo_root=REPO)):
-            out[f"{k}/coopeval/{i}"] = (frozenset((coopeval_prompts, n) for n in cell_templates(c)), c["cell_id"])
+            out[f"{k}/coopeval/{i}"] = (frozenset((coopeval_prompts, n) for n in cell_templates(c)) | texts["coopeval"], c["cell_id"])
         for i, c in enumerate(GossipStudy().cells(config)):
-            out[f"{k}/gossip/{i}"] = (frozenset((GOSSIP_PROMPTS, n) for n in spec_templates(c)), c["cell_id"])
+            out[f"{k}/gossip/{i}"] = (frozenset((GOSSIP_PROMPTS, n) for n in spec_templates(c)) | texts["gossip"], c["cell_id"])
         for i, c in enumerate(EVOLUTION.cells(config)):
-            out[f"{k}/evolution/{i}"] = (evolution_names, c["cell_id"])
+            declared = prompt_templates(EvolutionSettings.from_params(c["params"]))
+            out[f"{k}/evolution/{i}"] = (frozenset((EVOLUTION_PROMPTS, n) for n in declared) | texts["evolution"], c["cell_id"])
     return out
 
 
@@ -68,8 +85,8 @@ def _baseline() -> dict[str, tuple[frozenset[Template], Any]]:
 
 
 def _templates() -> list[Template]:
-    return sorted((folder.resolve(), name) for folder in (coopeval_prompts, GOSSIP_PROMPTS, EVOLUTION_PROMPTS)
-                  for name in PromptLibrary(folder).templates)
+    folders = (coopeval_prompts, GOSSIP_PROMPTS, EVOLUTION_PROMPTS, *ENGINE_DIRS, *(f for fs in STUDY_TEXT_DIRS.values() for f in fs))
+    return sorted((folder.resolve(), name) for folder in folders for name in PromptLibrary(folder).templates)
 
 
 @contextmanager
@@ -118,7 +135,10 @@ def test_every_template_is_used_by_some_cell_or_named_unused() -> None:
     belongs to a configuration the two configs leave out; listed here so none goes missing."""
     used = {(f.resolve(), n) for declared, _ in _baseline().values() for f, n in declared}
     unused = {name for folder, name in _templates() if (folder, name) not in used}
-    assert unused <= {"style_CoT", "attacker_gossip", "reflect_items_plain", "contracting_bounds_note"}, unused
+    # evo_advice: V&H advice without scores (compat.vh_no_scores); evo_percent_base_endowment:
+    # Horibe's percent_base: endowment.
+    assert unused <= {"style_CoT", "attacker_gossip", "reflect_items_plain", "contracting_bounds_note", "evo_advice",
+                      "evo_percent_base_endowment"}, unused
 
 
 def test_coopeval_declared_templates_are_the_rendered_ones() -> None:
@@ -128,7 +148,8 @@ def test_coopeval_declared_templates_are_the_rendered_ones() -> None:
     original = PromptLibrary.render
 
     def recording(self: PromptLibrary, name: str, **values: object) -> str:
-        rendered.add(name)
+        if self.directory.resolve() == coopeval_prompts.resolve():  # the decision loop's texts are in every cell id
+            rendered.add(name)
         return original(self, name, **values)
 
     declared: dict[str, set[str]] = defaultdict(set)

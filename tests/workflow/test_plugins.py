@@ -106,6 +106,9 @@ import toy_game, toy_mechanism, toy_provider
 props = config_schema()["properties"]
 assert props["games"]["items"]["enum"][-1] == "toy_dilemma"
 assert props["mechanisms"]["items"]["enum"][-1] == "ToyRounds"
+# Registered, but not played by a config that leaves the lists unset (defaults: the shipped ones).
+assert props["games"]["default"] == list(games.SHIPPED_GAMES) == props["games"]["items"]["enum"][:-1]
+assert props["mechanisms"]["default"] == list(catalog.SHIPPED_MECHANISMS) == props["mechanisms"]["items"]["enum"][:-1]
 assert props["mechanism_params"]["properties"]["ToyRounds"]["properties"]["num_rounds"]["default"] == 2
 constraints = CoopEvalStudy().wildcard_constraints
 assert constraints["game"].endswith("|toy_dilemma") and constraints["mechanism"].endswith("|ToyRounds")

@@ -192,6 +192,37 @@ def check_prompt_variants(names: Sequence[str], directory: str | Path, study: st
         )
 
 
+class TemplateFolder:
+    """The templates of one folder, loaded on first use (texts the engine writes itself: re-asks,
+    error messages, bot messages, payoff descriptions), hashed from disk on demand.
+
+    Parameters
+    ----------
+    directory:
+        A folder of ``<name>.txt`` :class:`string.Template` files (see :class:`PromptLibrary`).
+    """
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self._library: PromptLibrary | None = None
+
+    def render(self, name: str, /, **values: object) -> str:
+        """Render template ``name``.
+
+        Raises
+        ------
+        KeyError
+            An unknown template or a missing placeholder value (naming it).
+        """
+        if self._library is None:
+            self._library = PromptLibrary(self.directory)
+        return self._library.render(name, **values)
+
+    def content_hash(self) -> str:
+        """:meth:`PromptLibrary.content_hash` of every template, read from disk now."""
+        return PromptLibrary(self.directory).content_hash()
+
+
 def number_text(x: float) -> str:
     """A number as a prompt states it: the value the engine computes with, to 12 significant
     digits (relative error below 1e-12, so float noise such as ``3.3000000000000003`` reads

@@ -31,9 +31,9 @@ from typing import Any
 
 from coopeval.decisions.errors import AnswerError
 from coopeval.decisions.reasoning import mask_reasoning
+from coopeval.decisions.texts import ENGINE_TEXTS
 
 __all__ = [
-    "NO_JSON_MESSAGE",
     "JSONObject",
     "ObjectSpan",
     "extract_first_json_object",
@@ -43,7 +43,6 @@ __all__ = [
     "object_spans",
 ]
 
-NO_JSON_MESSAGE = "no JSON object found"
 
 
 class JSONObject(dict[str, Any]):
@@ -75,16 +74,13 @@ def excerpt(value: str, limit: int = 60) -> str:
 
 
 def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
+    raise ValueError(ENGINE_TEXTS.render("error_not_a_number", name=name))
 
 
 _DECODER = json.JSONDecoder(object_pairs_hook=_object_from_pairs, parse_constant=_reject_constant)
 
 _OBJECT_START = re.compile(r"\{\s*(?:[\"'}]|[A-Za-z0-9_$-]+\s*(?::|$)|$)")
 """What makes a ``{`` the start of an object-like span (see the module docstring)."""
-
-
-_STRICT_HINT = "write strict JSON: double-quoted keys, plain numbers without %, no trailing comma"
 
 
 @dataclass(frozen=True)
@@ -144,21 +140,28 @@ def _decode(span_text: str, which: str) -> JSONObject:
         value = _DECODER.decode(span_text)
     except json.JSONDecodeError as exc:
         if span_text[exc.pos : exc.pos + 1] in ("}", "]") and span_text[: exc.pos].rstrip().endswith(","):
-            problem = f"a trailing comma before '{span_text[exc.pos]}'"
+            problem = ENGINE_TEXTS.render("error_trailing_comma", bracket=span_text[exc.pos])
         else:
             near = excerpt(span_text[exc.pos :], 20)
-            problem = exc.msg[0].lower() + exc.msg[1:] + (f" at: {near}" if near else " at its end")
-        raise AnswerError(
-            f"the {which} JSON object {excerpt(span_text)} is not valid JSON: {problem} ({_STRICT_HINT})",
-            code="syntax",
-        ) from None
+            problem = exc.msg[0].lower() + exc.msg[1:]  # the decoder's own words
+            problem = ENGINE_TEXTS.render("error_json_problem_at", problem=problem, near=near) if near else (
+                ENGINE_TEXTS.render("error_json_problem_at_end", problem=problem)
+            )
+        raise _invalid_json(which, span_text, problem) from None
     except ValueError as exc:  # NaN/Infinity, or an integer too long to convert
-        raise AnswerError(
-            f"the {which} JSON object {excerpt(span_text)} is not valid JSON: {exc} ({_STRICT_HINT})", code="syntax"
-        ) from None
+        raise _invalid_json(which, span_text, str(exc)) from None
     if not isinstance(value, JSONObject):  # pragma: no cover - a span always starts with "{"
-        raise AnswerError(NO_JSON_MESSAGE, code="no_json")
+        raise AnswerError(ENGINE_TEXTS.render("error_no_json"), code="no_json")
     return value
+
+
+def _invalid_json(which: str, span_text: str, problem: str) -> AnswerError:
+    return AnswerError(
+        ENGINE_TEXTS.render(
+            "error_invalid_json", which=which, excerpt=excerpt(span_text), problem=problem, hint=ENGINE_TEXTS.render("error_strict_hint")
+        ),
+        code="syntax",
+    )
 
 
 def locate_answer_object(text: str, *, first: bool = False) -> tuple[JSONObject, int]:
@@ -180,12 +183,12 @@ def locate_answer_object(text: str, *, first: bool = False) -> tuple[JSONObject,
     visible = mask_reasoning(text)
     spans = object_spans(visible)
     if not spans:
-        raise AnswerError(NO_JSON_MESSAGE, code="no_json")
+        raise AnswerError(ENGINE_TEXTS.render("error_no_json"), code="no_json")
     span = spans[0] if first else spans[-1]
-    which = "first" if first else "last"
+    which = ENGINE_TEXTS.render("error_which_first" if first else "error_which_last")
     if not span.closed:
         raise AnswerError(
-            f"the {which} JSON object is not closed: {excerpt(visible[span.start :])} has no matching '}}'",
+            ENGINE_TEXTS.render("error_not_closed", which=which, excerpt=excerpt(visible[span.start :])),
             code="syntax",
             offset=span.start,
         )

@@ -31,6 +31,7 @@ from coopeval.decisions.formats import (
     normalise_label,
 )
 from coopeval.decisions.reasoning import strip_reasoning
+from coopeval.decisions.texts import ENGINE_TEXTS
 
 __all__ = [
     "FALLBACK_LABEL",
@@ -96,8 +97,10 @@ class AnswerCheck:
 
 def cut_off_message(max_tokens: int | None, error: str) -> str:
     """The re-ask message of a reply the token limit cut off: says where, then what is missing."""
-    limit = f"max_tokens = {max_tokens}" if max_tokens is not None else "the max_tokens limit"
-    return f"the answer was cut off at {limit} before it was complete ({error}); give a shorter answer"
+    limit = ENGINE_TEXTS.render("error_cut_off_at", max_tokens=max_tokens) if max_tokens is not None else (
+        ENGINE_TEXTS.render("error_cut_off_unknown")
+    )
+    return ENGINE_TEXTS.render("error_cut_off", limit=limit, error=error)
 
 
 def check_answer(
@@ -139,7 +142,7 @@ def check_answer(
         if isinstance(fmt, TextAnswerFormat):
             parsed = fmt.parse(strip_reasoning(text), lenient=lenient)
             if truncated:
-                raise AnswerError("the answer is incomplete", code="truncated")
+                raise AnswerError(ENGINE_TEXTS.render("error_truncated"), code="truncated")
         else:
             obj, offset = locate_answer_object(text, first=fmt.first_object)
             parsed = fmt.validate(obj, lenient=lenient)

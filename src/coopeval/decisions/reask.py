@@ -5,8 +5,8 @@ previous invalid response, the validator's error message, a request to answer ag
 the CoT/IO style instruction, exactly where the original prompt would carry it. Up to
 ``MAX_ATTEMPTS`` attempts are made per decision (the first ask plus 5 re-asks).
 
-Changing the wording below changes the re-ask prompts and therefore their cache keys; bump
-``coopeval.decisions.parsing.PARSER_VERSION`` together with it.
+The wording is in the templates ``decisions/prompts/reask*.txt`` (:mod:`coopeval.decisions.texts`):
+it is part of every cell id, and of the re-ask prompts' cache keys.
 """
 
 from __future__ import annotations
@@ -14,17 +14,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Literal
 
+from coopeval.decisions.texts import ENGINE_TEXTS
+
 __all__ = ["MAX_ATTEMPTS", "MAX_REASKS", "reask_messages"]
 
 MAX_ATTEMPTS = 6
 MAX_REASKS = MAX_ATTEMPTS - 1
 
 StylePosition = Literal["user", "system"]
-
-_PREVIOUS_HEADER = "Your previous answer to this request was:"
-_EMPTY_PREVIOUS = "(an empty answer)"
-_REJECTION = "That answer could not be used: {error}"
-_REQUEST = "Please answer the request above again, following its output format exactly."
 
 
 def _sentence(text: str) -> str:
@@ -80,9 +77,9 @@ def reask_messages(
     if max_response_chars is not None and len(quoted) > max_response_chars:
         omitted = len(quoted) - max_response_chars
         tail = quoted[-max_response_chars:] if max_response_chars > 0 else ""
-        quoted = f"[... the first {omitted} characters are left out ...]\n{tail}"
+        quoted = ENGINE_TEXTS.render("reask_cut", omitted=omitted, tail=tail)
     if not quoted.strip():
-        quoted = _EMPTY_PREVIOUS
+        quoted = ENGINE_TEXTS.render("reask_empty_answer")
 
     out: list[dict[str, str]] = []
     for message in original_messages:
@@ -91,15 +88,13 @@ def reask_messages(
             continue
         if style_instruction.strip() and style_position == "system":
             out.append({"role": "system", "content": style_instruction})
-        parts = [
-            message["content"].rstrip(),
-            "---",
-            f"{_PREVIOUS_HEADER}\n\n{quoted.strip()}",
-            "---",
-            _sentence(_REJECTION.format(error=error_message)),
-            _REQUEST,
-        ]
+        content = ENGINE_TEXTS.render(
+            "reask",
+            original=message["content"].rstrip(),
+            previous=quoted.strip(),
+            rejection=_sentence(ENGINE_TEXTS.render("reask_rejection", error=error_message)),
+        )
         if style_instruction.strip() and style_position == "user":
-            parts.append(style_instruction.strip())
-        out.append({"role": "user", "content": "\n\n".join(parts)})
+            content += "\n\n" + style_instruction.strip()
+        out.append({"role": "user", "content": content})
     return tuple(out)

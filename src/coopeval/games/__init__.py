@@ -97,6 +97,9 @@ SOCIAL_DILEMMA_TYPES: tuple[str, ...] = tuple(g.game.name for g in GAMES if g.so
 """Type names of the four social dilemmas (the games of every headline number)."""
 TYPE_NAMES: dict[str, str] = {g.game.name: g.game.key for g in GAMES}
 """Type name → config key."""
+SHIPPED_GAMES: tuple[str, ...] = tuple(GAME_FACTORIES)
+"""Config keys of the games this package ships: the config's default ``games``. A plugin's game
+joins every registry above but is played only where a config names it."""
 GAME_TITLES: dict[str, str] = {g.game.name: g.game.title for g in GAMES}
 """Type name → title (``Prisoner's Dilemma``)."""
 
@@ -150,6 +153,7 @@ __all__ = [
     "GAME_FACTORIES",
     "GAME_TITLES",
     "GAME_TYPES",
+    "SHIPPED_GAMES",
     "SOCIAL_DILEMMAS",
     "SOCIAL_DILEMMA_TYPES",
     "TYPE_NAMES",

@@ -2,11 +2,15 @@
 
 Each function returns a :class:`~coopeval.games.base.Game`. Payoff descriptions are rendered
 per seat from the payoff table, so every seat is told its own payoffs (docs/protocol/games.md#matching-pennies, our default).
+Their wording is in the templates ``games/prompts/*.txt`` (:data:`GAME_TEXTS`); the rendered
+texts are part of each cell's game fingerprint, so rewording one re-runs the cells of that game.
 """
 
 from __future__ import annotations
 
-from coopeval.core.prompts import number_text
+from pathlib import Path
+
+from coopeval.core.prompts import TemplateFolder, number_text
 from coopeval.games.base import (
     Game,
     Profile,
@@ -14,6 +18,9 @@ from coopeval.games.base import (
     symmetric_two_player_table,
     table_from_function,
 )
+
+GAME_TEXTS = TemplateFolder(Path(__file__).resolve().parent / "prompts")
+"""The payoff descriptions' wording (outcome lines, the Public Goods and Traveller's Dilemma rules)."""
 
 
 def _two_player_rules(table: dict[Profile, tuple[float, ...]], actions: tuple[str, ...]) -> tuple[str, ...]:
@@ -27,8 +34,10 @@ def _two_player_rules(table: dict[Profile, tuple[float, ...]], actions: tuple[st
                 profile = (mine, theirs) if seat == 0 else (theirs, mine)
                 pay = table[profile]
                 lines.append(
-                    f"- You {action_token(mine)}, other player {action_token(theirs)}: "
-                    f"you get {_fmt(pay[seat])} points, they get {_fmt(pay[other])}."
+                    GAME_TEXTS.render(
+                        "outcome_line", mine=action_token(mine), theirs=action_token(theirs), my_points=_fmt(pay[seat]),
+                        their_points=_fmt(pay[other]),
+                    )
                 )
         rules.append("\n".join(lines))
     return tuple(rules)
@@ -89,13 +98,13 @@ def public_goods(multiplier: float = 1.5, endowment: float = 1.0) -> Game:
     # contribute, base = a free-rider's payoff when nobody does (issue 13 kind 11b).
     share = payoff((0,) * n)[0]
     base = payoff((1,) * n)[0]
-    rule = (
-        f"There are two other players. Each player holds an endowment of {_fmt(endowment)} "
-        f"point{'' if endowment == 1 else 's'}. "
-        f"A0 (Contribute) puts your endowment into a common pot; A1 (Free-ride) keeps it. "
-        f"The pot is multiplied by {_fmt(multiplier)} and shared equally among all three players. "
-        f"If k players contribute (k counts you too), each contributor gets {_fmt(share)}·k/3 points "
-        f"and each free-rider gets {_fmt(base)} + {_fmt(share)}·k/3 points."
+    rule = GAME_TEXTS.render(
+        "public_goods_rules",
+        endowment=_fmt(endowment),
+        point_word=GAME_TEXTS.render("point_one" if endowment == 1 else "point_many"),
+        multiplier=_fmt(multiplier),
+        share=_fmt(share),
+        base=_fmt(base),
     )
     return Game(
         name="PublicGoods",
@@ -130,11 +139,7 @@ def travellers_dilemma(min_claim: int = 2, n_claims: int = 4, spacing: int = 1, 
         return (m + bonus, high) if x < y else (high, m + bonus)
 
     table = table_from_function(2, n_claims, payoff)
-    summary = (
-        f"Each player claims an amount. If both claims are equal, both get the claim. Otherwise, "
-        f"with m the lower claim, the lower claimant gets m + {bonus} and the higher claimant gets "
-        f"m {'-' if penalty else '+'} {bonus if penalty else 0}.\n"
-    )
+    summary = GAME_TEXTS.render("travellers_rules", bonus=bonus, sign="-" if penalty else "+", higher_change=bonus if penalty else 0) + "\n"
     return _two_player_game(
         "TravellersDilemma",
         "travellers_dilemma",

@@ -20,7 +20,7 @@ from typing import Any
 import yaml
 
 from coopeval.core.errors import ConfigError
-from coopeval.core.validation import field_path, validator_with_defaults
+from coopeval.core.validation import raise_config_errors, validator_with_defaults
 from coopeval.pipeline.plugins import load_plugins
 from coopeval.pipeline.studies import STUDIES, configured_studies
 
@@ -107,25 +107,20 @@ def validate_config(config: Mapping[str, Any]) -> dict[str, Any]:
     schema = config_schema()
     instance = copy.deepcopy(dict(config))
     validator = validator_with_defaults(schema)
-    errors = sorted(validator.iter_errors(instance), key=lambda e: list(e.absolute_path))
-    if errors:
-        lines = []
-        for error in errors[:10]:
-            where = field_path(error)
-            if error.validator == "additionalProperties":
-                allowed = ", ".join(sorted((error.schema.get("properties") or {}).keys()))
-                lines.append(f"config {where}: {error.message}. Allowed keys here: {allowed}.")
-            elif error.validator == "enum":
-                lines.append(f"config {where}: {error.instance!r} is not allowed; use one of {error.validator_value}.")
-            else:
-                lines.append(f"config {where}: {error.message}.")
-        raise ConfigError("invalid configuration:\n  " + "\n  ".join(lines))
+    raise_config_errors(sorted(validator.iter_errors(instance), key=lambda e: list(e.absolute_path)), _allowed_keys)
     for study in configured_studies(instance):
         study.check_config(instance)
     # A second pass fills defaults inside objects that were created by the first pass.
     for _ in validator.iter_errors(instance):
         pass
     return instance
+
+
+def _allowed_keys(error: Any, where: str) -> str | None:
+    if error.validator != "additionalProperties":
+        return None
+    allowed = ", ".join(sorted((error.schema.get("properties") or {}).keys()))
+    return f"config {where}: {error.message}. Allowed keys here: {allowed}."
 
 
 EFFECTIVE_CONFIG_PATH = "results/config.effective.yaml"

@@ -8,8 +8,9 @@ from typing import Any, ClassVar
 
 from coopeval.decisions.errors import AnswerError
 from coopeval.decisions.formats.base import AnswerFormat, DecisionKind
-from coopeval.decisions.formats.messages import bad_values, check_exact_keys, is_int, quote, show
+from coopeval.decisions.formats.messages import bad_values, check_exact_keys, is_int, value_problem
 from coopeval.decisions.gbnf import lit, number_trie
+from coopeval.decisions.texts import ENGINE_TEXTS
 
 __all__ = ["TOTAL_PERCENT", "ActionDistribution"]
 
@@ -53,20 +54,13 @@ class ActionDistribution(AnswerFormat):
         check_exact_keys(obj, keys)
         bad = bad_values(obj, keys, is_int)
         if bad:
-            raise AnswerError(
-                "every value must be a whole number of percentage points (an integer such as 50, "
-                "not 50.0 or \"50\"); " + "; ".join(bad),
-                code="type",
-            )
-        out_of_range = [f"{quote(k)} is {show(obj[k])}" for k in keys if not 0 <= obj[k] <= TOTAL_PERCENT]
+            raise AnswerError(ENGINE_TEXTS.render("error_action_type", problems="; ".join(bad)), code="type")
+        out_of_range = [value_problem(k, obj[k], typed=False) for k in keys if not 0 <= obj[k] <= TOTAL_PERCENT]
         if out_of_range:
-            raise AnswerError(
-                f"every value must be between 0 and {TOTAL_PERCENT}; " + "; ".join(out_of_range),
-                code="range",
-            )
+            raise AnswerError(ENGINE_TEXTS.render("error_range", low=0, high=TOTAL_PERCENT, problems="; ".join(out_of_range)), code="range")
         total = sum(obj[k] for k in keys)
         if total != TOTAL_PERCENT:
-            raise AnswerError(f"the probabilities sum to {total}, not {TOTAL_PERCENT}", code="sum")
+            raise AnswerError(ENGINE_TEXTS.render("error_action_sum", total=total, expected=TOTAL_PERCENT), code="sum")
         return {k: int(obj[k]) for k in keys}
 
     def answer_rules(self) -> list[str]:

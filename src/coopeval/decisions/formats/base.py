@@ -22,9 +22,10 @@ dataclass holding its parameters (at least ``keys``), a ``kind`` string (the val
 ``kind`` column of the decision tables) and the five methods below. Nothing else switches on the
 kind.
 
-Versioning: every change that can alter, for some input text, whether it is accepted, the
-normalised object returned or the text of an error message must bump
-``coopeval.decisions.parsing.PARSER_VERSION`` (error messages are sent back to the model).
+Versioning: every change that can alter, for some input text, whether it is accepted or the
+normalised object returned must bump ``coopeval.decisions.parsing.PARSER_VERSION``. Error
+messages are sent back to the model, so their wording is in templates
+(``decisions/prompts/error_*.txt``, :mod:`coopeval.decisions.texts`) hashed into every cell id.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from typing import Any, ClassVar
 from coopeval.decisions.errors import AnswerError
 from coopeval.decisions.extract import extract_first_json_object, extract_last_json_object
 from coopeval.decisions.formats.messages import names, plural_s
+from coopeval.decisions.texts import ENGINE_TEXTS
 
 __all__ = ["AnswerFormat", "DecisionKind"]
 
@@ -102,12 +104,12 @@ class AnswerFormat(ABC):
         ``lenient`` is passed on (only :class:`ContractDesign` reads it).
         """
         if not isinstance(obj, Mapping):
-            raise AnswerError("the answer must be a JSON object", code="type")
+            raise AnswerError(ENGINE_TEXTS.render("error_not_object"), code="type")
         duplicates = tuple(getattr(obj, "duplicate_keys", ()))
         if self.extra_keys_ignored:  # only a repeated key of the contract matters
             duplicates = tuple(k for k in duplicates if k in self.keys)
         if duplicates:
-            raise AnswerError(f"the JSON object repeats the key{plural_s(duplicates)} {names(duplicates)}", code="keys")
+            raise AnswerError(ENGINE_TEXTS.render("error_repeated_keys", s=plural_s(duplicates), keys=names(duplicates)), code="keys")
         return self.check(obj, lenient=lenient)
 
     @abstractmethod

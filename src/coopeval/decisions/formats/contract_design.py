@@ -10,8 +10,9 @@ from typing import Any, ClassVar
 
 from coopeval.decisions.errors import AnswerError
 from coopeval.decisions.formats.base import AnswerFormat, DecisionKind
-from coopeval.decisions.formats.messages import check_exact_keys, is_int, quote, show, type_name
+from coopeval.decisions.formats.messages import check_exact_keys, is_int, value_problem
 from coopeval.decisions.gbnf import int_range_expr, object_rule
+from coopeval.decisions.texts import ENGINE_TEXTS
 
 __all__ = ["DEFAULT_CONTRACT_BOUNDS", "ContractDesign"]
 
@@ -71,20 +72,16 @@ class ContractDesign(AnswerFormat):
         for k in keys:
             converted = _lenient_int(obj[k]) if lenient else (int(obj[k]) if is_int(obj[k]) else None)
             if converted is None:
-                bad.append(f"{quote(k)} is {show(obj[k])} ({type_name(obj[k])})")
+                bad.append(value_problem(k, obj[k]))
             else:
                 values[k] = converted
         if bad:
-            raise AnswerError(
-                "every value must be a whole number of points (an integer such as 3 or -2, "
-                "not 3.0 or \"3\"); " + "; ".join(bad),
-                code="type",
-            )
+            raise AnswerError(ENGINE_TEXTS.render("error_contract_type", problems="; ".join(bad)), code="type")
         if self.int_bounds is not None:
             low, high = self.int_bounds
-            outside = [f"{quote(k)} is {show(values[k])}" for k in keys if not low <= values[k] <= high]
+            outside = [value_problem(k, values[k], typed=False) for k in keys if not low <= values[k] <= high]
             if outside:
-                raise AnswerError(f"every value must be between {low} and {high}; " + "; ".join(outside), code="range")
+                raise AnswerError(ENGINE_TEXTS.render("error_range", low=low, high=high, problems="; ".join(outside)), code="range")
         return values
 
     def _bounds(self) -> tuple[int, int]:

@@ -23,6 +23,7 @@ from coopeval.decisions.formats.messages import (
 )
 from coopeval.decisions.gbnf import JSON_TEXT_CHAR, lit
 from coopeval.decisions.schema import decimal_range
+from coopeval.decisions.texts import ENGINE_TEXTS
 
 __all__ = [
     "DEFAULT_JUDGE_REASONING_CHARS",
@@ -94,21 +95,17 @@ class JudgeLabels(AnswerFormat):
         check_exact_keys(obj, self.keys)
         reasoning = obj["reasoning"]
         if not isinstance(reasoning, str):
-            raise AnswerError(f'"reasoning" must be a string, not {type_name(reasoning)}', code="type")
+            raise AnswerError(ENGINE_TEXTS.render("error_judge_reasoning", type=type_name(reasoning)), code="type")
         confidence = obj["confidence"]
         if not (is_int(confidence) or isinstance(confidence, float)):
             raise AnswerError(
-                f'"confidence" must be a number between 0 and 1, not {show(confidence)} ({type_name(confidence)})',
-                code="type",
+                ENGINE_TEXTS.render("error_judge_confidence_type", value=show(confidence), type=type_name(confidence)), code="type"
             )
         if not (math.isfinite(confidence) and 0 <= confidence <= 1):
-            raise AnswerError(f'"confidence" must be between 0 and 1, not {show(confidence)}', code="range")
+            raise AnswerError(ENGINE_TEXTS.render("error_judge_confidence_range", value=show(confidence)), code="range")
         raw = obj["justification_type"]
         if not isinstance(raw, str):
-            raise AnswerError(
-                f'"justification_type" must be one string of comma-separated category names, not {type_name(raw)}',
-                code="type",
-            )
+            raise AnswerError(ENGINE_TEXTS.render("error_judge_labels_type", type=type_name(raw)), code="type")
         labels, lookup = self._vocabulary()
         n_categories = len(self.values) if self.values else len(labels) - 1
         found: set[int] = set()
@@ -128,15 +125,11 @@ class JudgeLabels(AnswerFormat):
             unknown.append(piece)
         if unknown:
             raise AnswerError(
-                f"unknown justification type{plural_s(unknown)} {names(unknown)}; use only the category names "
-                f"listed (or {quote(FALLBACK_LABEL)} when none fits), separated by commas",
+                ENGINE_TEXTS.render("error_judge_unknown", s=plural_s(unknown), labels=names(unknown), fallback=quote(FALLBACK_LABEL)),
                 code="label",
             )
         if not found:
-            raise AnswerError(
-                f'"justification_type" names no category; give at least one (or {quote(FALLBACK_LABEL)})',
-                code="label",
-            )
+            raise AnswerError(ENGINE_TEXTS.render("error_judge_none", fallback=quote(FALLBACK_LABEL)), code="label")
         return {
             "reasoning": reasoning,
             "confidence": float(confidence),

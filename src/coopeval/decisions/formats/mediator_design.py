@@ -9,8 +9,9 @@ from typing import Any, ClassVar
 
 from coopeval.decisions.errors import AnswerError
 from coopeval.decisions.formats.base import AnswerFormat, DecisionKind
-from coopeval.decisions.formats.messages import names, plural_s, quote, show
+from coopeval.decisions.formats.messages import missing_keys, names, quote, value_problem
 from coopeval.decisions.gbnf import lit, object_rule
+from coopeval.decisions.texts import ENGINE_TEXTS
 
 __all__ = ["MediatorDesign"]
 
@@ -63,31 +64,24 @@ class MediatorDesign(AnswerFormat):
                 continue
             number = int(match.group(1))
             if not 1 <= number <= n:
-                problems.append(f"key {quote(key)} is outside 1..{n}")
+                problems.append(ENGINE_TEXTS.render("error_mediator_key_outside", key=quote(key), n=n))
             elif number in by_number:
-                problems.append(f"keys {quote(by_number[number])} and {quote(key)} both mean {number}")
+                problems.append(ENGINE_TEXTS.render("error_mediator_key_twice", first=quote(by_number[number]), second=quote(key), number=number))
             else:
                 by_number[number] = key
         missing = [str(d) for d in range(1, n + 1) if d not in by_number]
         if missing:
-            problems.append(f"missing key{plural_s(missing)} {names(missing)}")
+            problems.append(missing_keys(missing))
         if problems:
-            raise AnswerError(
-                f"the JSON object must have exactly the keys {names(expected)} (one per number of "
-                f"delegating players); " + "; ".join(problems),
-                code="keys",
-            )
+            raise AnswerError(ENGINE_TEXTS.render("error_mediator_keys", expected=names(expected), problems="; ".join(problems)), code="keys")
         allowed = set(self.values)
         bad = [
-            f"{quote(by_number[d])} is {show(obj[by_number[d]])}"
+            value_problem(by_number[d], obj[by_number[d]], typed=False)
             for d in range(1, n + 1)
             if not (isinstance(obj[by_number[d]], str) and obj[by_number[d]] in allowed)
         ]
         if bad:
-            raise AnswerError(
-                f"every value must be one of the base actions {names(self.values)}; " + "; ".join(bad),
-                code="type",
-            )
+            raise AnswerError(ENGINE_TEXTS.render("error_mediator_values", values=names(self.values), problems="; ".join(bad)), code="type")
         return {str(d): obj[by_number[d]] for d in range(1, n + 1)}
 
     def answer_rules(self) -> list[str]:

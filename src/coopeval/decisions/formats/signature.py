@@ -7,16 +7,16 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from coopeval.decisions.errors import AnswerError
-from coopeval.decisions.formats.base import AnswerFormat, DecisionKind
+from coopeval.decisions.formats.base import DecisionKind
 from coopeval.decisions.formats.messages import show, type_name
-from coopeval.decisions.formats.vote import BOOL_RULE
-from coopeval.decisions.gbnf import object_rule
+from coopeval.decisions.formats.vote import BooleanValues
+from coopeval.decisions.texts import ENGINE_TEXTS
 
 __all__ = ["Signature"]
 
 
 @dataclass(frozen=True)
-class Signature(AnswerFormat):
+class Signature(BooleanValues):
     """Whether to sign the selected contract.
 
     Validates (docs/protocol/answers.md#parsing): key ``sign`` holding a JSON boolean; other keys are tolerated (and
@@ -34,20 +34,11 @@ class Signature(AnswerFormat):
 
     def check(self, obj: Mapping[str, Any], *, lenient: bool) -> dict[str, Any]:
         if "sign" not in obj:
-            raise AnswerError('the JSON object must have the key "sign"', code="keys")
+            raise AnswerError(ENGINE_TEXTS.render("error_sign_missing"), code="keys")
         value = obj["sign"]
         if not isinstance(value, bool):
-            raise AnswerError(f'"sign" must be true or false, not {show(value)} ({type_name(value)})', code="type")
+            raise AnswerError(ENGINE_TEXTS.render("error_sign_type", value=show(value), type=type_name(value)), code="type")
         return {"sign": value}
-
-    def answer_rules(self) -> list[str]:
-        return [BOOL_RULE, object_rule(self.keys, "bool")]
-
-    def max_value_chars(self) -> int:
-        return 5 * len(self.keys)
-
-    def value_schema(self) -> dict[str, Any] | None:
-        return {"type": "boolean"}
 
     def bot_default(self, state: Mapping[str, Any], *, cooperative: bool) -> dict[str, Any] | None:
         return {"sign": bool(cooperative and state.get("contract") == state.get("enforcing_design"))}

@@ -10,14 +10,29 @@ from coopeval.decisions.errors import AnswerError
 from coopeval.decisions.formats.base import AnswerFormat, DecisionKind
 from coopeval.decisions.formats.messages import bad_values, check_exact_keys
 from coopeval.decisions.gbnf import object_rule
+from coopeval.decisions.texts import ENGINE_TEXTS
 
-__all__ = ["ApprovalVote", "ContractVote", "MediatorVote"]
+__all__ = ["ApprovalVote", "BooleanValues", "ContractVote", "MediatorVote"]
 
 BOOL_RULE = 'bool ::= "true" | "false"'
 
 
+class BooleanValues(AnswerFormat):
+    """The grammar, length bound and JSON Schema of a format whose every value is a JSON
+    boolean (votes, the signature); mixed in before :class:`AnswerFormat`."""
+
+    def answer_rules(self) -> list[str]:
+        return [BOOL_RULE, object_rule(self.keys, "bool")]
+
+    def max_value_chars(self) -> int:
+        return 5 * len(self.keys)  # "false"
+
+    def value_schema(self) -> dict[str, Any] | None:
+        return {"type": "boolean"}
+
+
 @dataclass(frozen=True)
-class ApprovalVote(AnswerFormat):
+class ApprovalVote(BooleanValues):
     """An approval vote over the N designs proposed in a matchup (one boolean per option).
 
     Validates (docs/protocol/answers.md#parsing): the key set equals ``keys`` exactly; every value is a JSON boolean →
@@ -51,17 +66,8 @@ class ApprovalVote(AnswerFormat):
         check_exact_keys(obj, self.keys)
         bad = bad_values(obj, self.keys, lambda v: isinstance(v, bool))
         if bad:
-            raise AnswerError("every value must be true or false; " + "; ".join(bad), code="type")
+            raise AnswerError(ENGINE_TEXTS.render("error_vote_type", problems="; ".join(bad)), code="type")
         return {k: bool(obj[k]) for k in self.keys}
-
-    def answer_rules(self) -> list[str]:
-        return [BOOL_RULE, object_rule(self.keys, "bool")]
-
-    def max_value_chars(self) -> int:
-        return 5 * len(self.keys)
-
-    def value_schema(self) -> dict[str, Any] | None:
-        return {"type": "boolean"}
 
     def bot_default(self, state: Mapping[str, Any], *, cooperative: bool) -> dict[str, Any] | None:
         options = state.get("options", [])

@@ -25,6 +25,7 @@ from coopeval.core.hashing import canonical_json, cell_hash, content_hash
 from coopeval.core.prompts import BASE_VARIANT, PromptLibrary
 from coopeval.core.schemas import register_tables
 from coopeval.decisions.parsing import PARSER_VERSION
+from coopeval.decisions.texts import answer_texts_hash
 from coopeval.games import get_game
 from coopeval.studies.coopeval.mechanisms.catalog import mechanism_info
 from coopeval.studies.coopeval.prompt_use import cell_templates
@@ -73,6 +74,7 @@ def build_cells(config: Mapping[str, Any], repo_root: Path | None = None) -> lis
     prompts_dir = Path(config["prompts_dir"])
     base = PromptLibrary(prompts_dir if prompts_dir.is_absolute() else root / prompts_dir)
     wordings = [(name, base.variant(name)) for name in config.get("prompt_variants", [BASE_VARIANT])]
+    answer_texts = answer_texts_hash()
     cells = []
     runs: list[tuple[str, str, dict[str, Any]]] = []
     for mechanism in config["mechanisms"]:
@@ -101,6 +103,7 @@ def build_cells(config: Mapping[str, Any], repo_root: Path | None = None) -> lis
                     "seed": int(config["seed"]),
                     "prompt_hash": prompts.content_hash(cell_templates({"mechanism": mechanism, "mechanism_params": params, "agents": agents})),
                     "parser_version": PARSER_VERSION,
+                    "answer_texts_hash": answer_texts,
                     "cache_schema_version": CACHE_SCHEMA_VERSION,
                     "compat": dict(config.get("compat", {})),
                     "retry_failed": int(config.get("retry_failed", 0)),

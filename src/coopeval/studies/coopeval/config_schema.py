@@ -26,12 +26,13 @@ def config_schema_part() -> dict[str, Any]:
     mechanisms, games = list(catalog.MECHANISM_INFO), list(game_registry.GAME_FACTORIES)
     props["agents"]["items"]["properties"]["mechanisms"]["items"]["enum"] = mechanisms
     props["mechanisms"]["items"]["enum"] = mechanisms
-    props["mechanisms"]["default"] = mechanisms
+    # Defaults are the shipped lists: a plugin's game or mechanism runs only where a config names it.
+    props["mechanisms"]["default"] = list(catalog.SHIPPED_MECHANISMS)
     props["variants"]["items"]["properties"]["mechanism"]["enum"] = mechanisms
     props["mechanism_params"]["properties"] = {m.name: m.params_schema() for m in catalog.MECHANISMS}
     props["games"]["items"]["enum"] = games
     props["game_params"]["properties"] = {g.game.key: g.params_schema() for g in game_registry.GAMES if g.params}
-    props["games"]["default"] = games
+    props["games"]["default"] = list(game_registry.SHIPPED_GAMES)
     props["judge"]["properties"]["include_games"]["items"]["enum"] = games
     props["judge"]["properties"]["include_games"]["default"] = games
     return part

@@ -20,8 +20,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
+from coopeval.core.prompts import TemplateFolder
 from coopeval.decisions.errors import AnswerError
+
+ERRORS = TemplateFolder(Path(__file__).resolve().parent / "prompts" / "errors")
+"""The error messages of the evolution formats (sent back to the model in a re-ask; part of
+every evolution cell id through :func:`~coopeval.decisions.texts.answer_texts_hash`)."""
 
 _TOKEN = re.compile(r"(?P<whole>[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?P<fraction>\.[0-9]+)?")
 
@@ -120,14 +126,14 @@ def read_number(text: str, start: int = 0, *, percent: bool = False) -> NumberTo
         i += 1
     match = _TOKEN.match(text, i)
     if match is None:
-        raise AnswerError("the answer must begin with a number written with digits, e.g. 12 or 12.5", code="invalid")
+        raise AnswerError(ERRORS.render("number_missing"), code="invalid")
     end = match.end()
     token = match.group(0)
     nxt = text[end] if end < len(text) else ""
     after = text[end + 1] if end + 1 < len(text) else ""
     if nxt == "%":
         if not percent:
-            raise AnswerError(f"the answer {token}% is a percentage; give a number of units, without a % sign", code="invalid")
+            raise AnswerError(ERRORS.render("percent_in_units", token=token), code="invalid")
         if after.isdigit():
             raise AnswerError(_ambiguous(text[match.start():].split()[0]), code="ambiguous")
         end += 1
@@ -138,7 +144,4 @@ def read_number(text: str, start: int = 0, *, percent: bool = False) -> NumberTo
 
 
 def _ambiguous(shown: str) -> str:
-    return (
-        f"the number '{shown}' cannot be read unambiguously; write it with digits and at most one decimal point "
-        "(e.g. 1.5 or 1250.5), with commas only between groups of three digits (e.g. 1,250.5)"
-    )
+    return ERRORS.render("ambiguous", shown=shown)

@@ -16,7 +16,7 @@ from typing import Any
 import yaml
 
 from coopeval.core.errors import ConfigError
-from coopeval.core.validation import field_path, first_duplicate, validator_with_defaults
+from coopeval.core.validation import first_duplicate, raise_config_errors, validator_with_defaults
 
 VH_ONLY_VARIANTS = ("costly_punishment", "partner_choice")
 
@@ -46,30 +46,23 @@ def validate_evolution_config(config: Mapping[str, Any]) -> dict[str, Any]:
     instance = {"evolution": copy.deepcopy(dict(config.get("evolution") or {}))}
     validator = validator_with_defaults(schema)
     for _ in range(2):  # the second pass fills defaults inside objects created by the first
-        errors = sorted(validator.iter_errors(instance), key=lambda e: list(e.absolute_path))
-        if errors:
-            lines = []
-            for error in errors[:10]:
-                where = field_path(error)
-                if error.validator == "enum":
-                    lines.append(f"config {where}: {error.instance!r} is not allowed; use one of {error.validator_value}.")
-                elif error.validator == "oneOf" and isinstance(error.instance, str):
-                    lines.append(
-                        f"config {where}: unknown variant {error.instance!r}; use none, costly_punishment, partner_choice "
-                        "or a mapping with a name."
-                    )
-                elif error.validator == "oneOf" and isinstance(error.instance, Mapping):
-                    detail = min(error.context or [], key=lambda e: len(list(e.absolute_path)) * -1, default=None)
-                    sub = f" ({detail.message})" if detail is not None else ""
-                    lines.append(f"config {where}: invalid variant{sub}.")
-                elif error.validator == "multipleOf":
-                    lines.append(f"config {where}: the population size must be even, got {error.instance}.")
-                else:
-                    lines.append(f"config {where}: {error.message}.")
-            raise ConfigError("invalid configuration:\n  " + "\n  ".join(lines))
+        raise_config_errors(sorted(validator.iter_errors(instance), key=lambda e: list(e.absolute_path)), _explain)
     section = instance["evolution"]
     _semantic_checks(section)
     return {**dict(config), "evolution": section}
+
+
+def _explain(error: Any, where: str) -> str | None:
+    """The section's own wording of a schema error (variants, the population size)."""
+    if error.validator == "oneOf" and isinstance(error.instance, str):
+        return f"config {where}: unknown variant {error.instance!r}; use none, costly_punishment, partner_choice or a mapping with a name."
+    if error.validator == "oneOf" and isinstance(error.instance, Mapping):
+        detail = min(error.context or [], key=lambda e: len(list(e.absolute_path)) * -1, default=None)
+        sub = f" ({detail.message})" if detail is not None else ""
+        return f"config {where}: invalid variant{sub}."
+    if error.validator == "multipleOf":
+        return f"config {where}: the population size must be even, got {error.instance}."
+    return None
 
 
 def _semantic_checks(section: Mapping[str, Any]) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from coopeval.agents.maker import DecisionOutcome
@@ -30,6 +31,16 @@ from coopeval.studies.evolution.game import Action, DonationContext, play_game
 from coopeval.studies.evolution.population import neutral_names
 from coopeval.studies.evolution.records import StepRecords
 from coopeval.studies.evolution.traces import Trace
+
+
+@dataclass(frozen=True)
+class Seating:
+    """A population in its seat order: each seat's strategy text, agent, display name and id."""
+
+    strategies: Sequence[str]
+    agents: Sequence[Agent]
+    names: Sequence[str]
+    ids: Sequence[str]
 
 
 class DonationPlayer(RunContext):
@@ -76,17 +87,9 @@ class DonationPlayer(RunContext):
         check = check_answer(fmt, outcome.response, outcome.reply_columns["finish_reason"] or None)
         return {"raw_answer": raw, "parse_status": check.code or "failed"}
 
-    def decider(
-        self,
-        records: StepRecords,
-        generation: int,
-        context: str,
-        strategies: Sequence[str],
-        agents: Sequence[Agent],
-        names: Sequence[str],
-        ids: Sequence[str],
-    ) -> Any:
-        """The ``decide`` callback of :func:`play_game` for one population."""
+    def decider(self, records: StepRecords, generation: int, context: str, seats: Seating) -> Any:
+        """The ``decide`` callback of :func:`play_game` for one population in its seat order."""
+        strategies, agents, names, ids = seats.strategies, seats.agents, seats.names, seats.ids
 
         async def one(ctx: DonationContext) -> Action:
             d = ctx.donor
@@ -163,9 +166,7 @@ class DonationPlayer(RunContext):
             names = ids_s
         else:
             names = neutral_names(n, (), self.prompts.player_name, self.rng(generation, "names", context))
-        decide = self.decider(
-            records, generation, context, [strategies[i] for i in order], [agents[i] for i in order], names, ids_s
-        )
+        decide = self.decider(records, generation, context, Seating([strategies[i] for i in order], [agents[i] for i in order], names, ids_s))
         finals: list[list[float]] = []
         for game in (1, 2):
             result = await play_game(names, self.rules, game, decide)

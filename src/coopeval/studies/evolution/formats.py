@@ -26,7 +26,7 @@ from typing import Any, ClassVar
 
 from coopeval.decisions.errors import AnswerError
 from coopeval.decisions.formats import TextAnswerFormat
-from coopeval.studies.evolution.amounts import read_number, shown_units
+from coopeval.studies.evolution.amounts import ERRORS, read_number, shown_units
 
 VH_MARKER = "My strategy will be"
 HORIBE_MARKER = "Strategy:"
@@ -85,7 +85,7 @@ class StrategyFormat(TextAnswerFormat):
             justification, strategy = before.strip(), after.strip()
         body = strategy[len(self.marker):] if strategy.startswith(VH_MARKER) and self.protocol == "vh" else strategy
         if not body.strip(" .\n"):
-            raise AnswerError(f"the strategy is empty; write it after '{self.marker}'", code="invalid")
+            raise AnswerError(ERRORS.render("strategy_empty", marker=self.marker), code="invalid")
         return {"strategy": strategy, "justification": justification, "words": word_count(strategy)}
 
     def complete_grammar(self) -> str:
@@ -163,12 +163,12 @@ class DonationFormat(TextAnswerFormat):
         return float(self.max_value)
 
     def _what(self) -> str:
-        return "percentage" if self.unit == "percent" else "number of units"
+        return ERRORS.render("what_percent" if self.unit == "percent" else "what_units")
 
     def parse(self, text: str, *, lenient: bool = False) -> dict[str, Any]:
         before, found, answer = text.partition(ANSWER_MARKER)
         if not found:
-            raise AnswerError("the reply has no 'Answer:' part; end with 'Answer:' followed by your answer", code="invalid")
+            raise AnswerError(ERRORS.render("no_answer"), code="invalid")
         justification = before.strip()
         if justification.lower().startswith("justification:"):
             justification = justification[len("justification:"):].strip()
@@ -179,7 +179,7 @@ class DonationFormat(TextAnswerFormat):
         if self.variant == "costly_punishment":
             match = _PUNISH_ANSWER.search(answer)
             if match is None:
-                raise AnswerError("the answer must be 'Donate, <amount>' or 'Punish, <amount>'", code="invalid")
+                raise AnswerError(ERRORS.render("punish_answer"), code="invalid")
             action = match.group(1).lower()
             number = read_number(answer, match.end(), percent=percent)
         else:
@@ -187,12 +187,12 @@ class DonationFormat(TextAnswerFormat):
                 number = read_number(answer, percent=percent)
             except AnswerError as exc:
                 if exc.code == "invalid" and self.variant == "partner_choice":
-                    raise AnswerError(f"{exc.message}, or 'Refuse to play'", code=exc.code) from None
+                    raise AnswerError(ERRORS.render("or_refuse", message=exc.message), code=exc.code) from None
                 raise
         value = number.value
         if not 0.0 <= value <= self.limit:
-            limit = shown_units(self.limit) if percent else f"{shown_units(self.limit)} (your units)"
-            raise AnswerError(f"the {self._what()} {number.text} is outside the allowed range 0 to {limit}", code="range")
+            limit = shown_units(self.limit) if percent else ERRORS.render("limit_units", limit=shown_units(self.limit))
+            raise AnswerError(ERRORS.render("range", what=self._what(), number=number.text, limit=limit), code="range")
         return {"action": action, "value": value, "justification": justification}
 
     def complete_grammar(self) -> str:

@@ -31,6 +31,33 @@ def _tidy(text: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", re.sub(r"\n\s*\n(?=- )", "\n", text)).strip()
 
 
+def prompt_templates(s: EvolutionSettings) -> frozenset[str]:
+    """The templates a cell with settings ``s`` can render (issue 20): its cell id hashes exactly
+    these, and it plays with a library restricted to them. Mirrors :class:`EvolutionPrompts`:
+    the protocol's strategy and donation prompts, the rules text unless ``no_system`` (with the
+    observation rule and its example unless Horibe leaves it unstated), the punishment variant's
+    rule and question, the plain donation question (the run's, or the strategy-matrix probes',
+    which always ask it), the V&H advice lines, the too-long re-ask under a word limit, and
+    every trace line (read when the prompts are set up)."""
+    names = {f"evo_strategy_first_{s.protocol}", f"evo_strategy_later_{s.protocol}", f"evo_donation_{s.protocol}",
+             "evo_player_name", "evo_no_strategy", *(f"evo_trace_{kind}" for kind in TRACE_KINDS)}
+    if not s.no_system:
+        names |= {f"evo_system_{s.protocol}", f"evo_rule_{s.punishment}"}
+        if not (s.protocol == "horibe" and s.horibe_observation_unstated):
+            names |= {"evo_rule_observation", "evo_example_names"}
+    if s.punishment != "none":
+        names.add(f"evo_question_{s.punishment}")
+    if s.amount_unit == "percent":
+        names |= {"evo_question_percent", f"evo_percent_base_{s.percent_base}"}
+    else:
+        names.add("evo_question_units")
+    if s.protocol == "vh":
+        names |= {"evo_advice_scored", "evo_with_scores"} if s.show_scores else {"evo_advice"}
+    if s.word_limit is not None:
+        names.add("evo_strategy_too_long")
+    return frozenset(names)
+
+
 EXAMPLE_PERCENTS = (20.0, 60.0, 10.0, 40.0, 80.0, 30.0, 0.0, 50.0, 90.0, 70.0)
 """The donations of the rules' example chain, most recent first (cycled)."""
 

@@ -2,8 +2,10 @@
 
 ``TABLES`` maps each table to its polars schema; importing this module registers them in
 :data:`coopeval.core.schemas.SCHEMAS` (so ``conform``, ``empty_frame`` and the store know them). Every row starts with :data:`BASE_COLUMNS`. The calls
-themselves go to the shared ``llm_calls`` and ``decisions`` tables, with ``mechanism`` =
-``evolution/<protocol>`` and ``game`` = ``donor_game``.
+themselves go to the shared ``llm_calls`` and ``decisions`` tables, with ``study`` =
+``evolution``, ``mechanism`` = ``evolution/<protocol>`` and ``game`` = ``donor_game``
+(:attr:`~coopeval.studies.evolution.calls.RunContext.shared_base`; why these values stay:
+docs/outputs.md, the evolution paragraph).
 
 Units: resources, amounts and scores in units; percentages 0–100; generations, games and rounds
 1-based (``round`` within a game); ``pair`` is the 0-based A-agent index of docs/protocol/evolution.md#schedule.

@@ -23,8 +23,10 @@ from coopeval.agents.registry import is_scripted
 from coopeval.cache.response_cache import CACHE_SCHEMA_VERSION
 from coopeval.core.hashing import canonical_json
 from coopeval.core.schemas import register_tables
+from coopeval.decisions.texts import answer_texts_hash
 from coopeval.studies.base import PlayInputs, ReportEntry, play_table_paths
 from coopeval.studies.evolution.agents import run_agents
+from coopeval.studies.evolution.amounts import ERRORS as ANSWER_ERRORS
 from coopeval.studies.evolution.checkpoint import Checkpoints, relabel
 from coopeval.studies.evolution.config import (
     config_schema_part,
@@ -35,7 +37,12 @@ from coopeval.studies.evolution.config import (
     variant_protocols,
 )
 from coopeval.studies.evolution.figures import OES_PAGE, figure_files, is_reported
-from coopeval.studies.evolution.prompting import PROMPTS_DIR, EvolutionPrompts, evolution_prompts
+from coopeval.studies.evolution.prompting import (
+    PROMPTS_DIR,
+    EvolutionPrompts,
+    evolution_prompts,
+    prompt_templates,
+)
 from coopeval.studies.evolution.records import TABLES, frame
 from coopeval.studies.evolution.runner import EvolutionRun, Member, RunAgents
 from coopeval.studies.evolution.settings import EvolutionSettings
@@ -225,7 +232,8 @@ class EvolutionStudy:
 
         Each spec: study, protocol, model (``{"model", "label"?, "params"}``), model_label,
         variant, replicate, seed, params (every :class:`EvolutionSettings` field, resolved),
-        prompt_hash, parser_version, cache_schema_version, cell_id (sha256[:12] of the rest),
+        prompt_hash, parser_version, answer_texts_hash (the re-ask and error texts,
+        :mod:`coopeval.decisions.texts`), cache_schema_version, cell_id (sha256[:12] of the rest),
         path (``evolution/<protocol>/<variant>/<model>/r<replicate>/<cell_id>``).
 
         Raises
@@ -235,7 +243,8 @@ class EvolutionStudy:
         """
         section = validate_evolution_config(config)["evolution"]
         seed = section["seed"] if section["seed"] is not None else int(config.get("seed", 0) or 0)
-        prompt_hash = self._library().content_hash()
+        library = self._library()
+        answer_texts = answer_texts_hash(ANSWER_ERRORS)
         cells = []
         for protocol in section["protocols"]:
             for entry in section["models"]:
@@ -247,7 +256,8 @@ class EvolutionStudy:
                 for variant in section["variants"]:
                     if protocol not in variant_protocols(variant):
                         continue
-                    params = EvolutionSettings.from_params(run_settings(section, protocol, variant)).as_dict()
+                    settings = EvolutionSettings.from_params(run_settings(section, protocol, variant))
+                    params, prompt_hash = settings.as_dict(), library.content_hash(prompt_templates(settings))
                     for replicate in range(1, replicates(section, protocol) + 1):
                         spec: dict[str, Any] = {
                             "study": "evolution",
@@ -260,6 +270,7 @@ class EvolutionStudy:
                             "params": params,
                             "prompt_hash": prompt_hash,
                             "parser_version": EVOLUTION_PARSER_VERSION,
+                            "answer_texts_hash": answer_texts,
                             "cache_schema_version": CACHE_SCHEMA_VERSION,
                         }
                         cell_id = short_hash(spec)
@@ -287,7 +298,7 @@ class EvolutionStudy:
         """:meth:`play` inside a running event loop, with the decision loop ``maker``, the
         prompt templates ``library`` and per-generation checkpoints below ``checkpoint_root``."""
         settings = EvolutionSettings.from_params(spec["params"])
-        prompts = EvolutionPrompts(library, settings)
+        prompts = EvolutionPrompts(library.restricted(prompt_templates(settings)), settings)
         base = {
             "cell_id": spec["cell_id"],
             "source": "ours",

@@ -25,6 +25,7 @@ I) / 0.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from coopeval.agents.bots import (
@@ -35,6 +36,7 @@ from coopeval.agents.bots import (
     ScriptedAgent,
     register_answerer,
 )
+from coopeval.core.prompts import TemplateFolder
 from coopeval.studies.gossip.formats import (
     AmountFormat,
     ChoiceFormat,
@@ -43,6 +45,10 @@ from coopeval.studies.gossip.formats import (
     SignalFormat,
 )
 from coopeval.studies.gossip.tones import NEGATIVE_TONES, honest_tone
+
+BOT_TEXTS = TemplateFolder(Path(__file__).resolve().parent / "prompts" / "bots")
+"""What the scripted witnesses write in the public log (other agents read it): part of every
+gossip cell id through :func:`~coopeval.decisions.texts.answer_texts_hash`."""
 
 _COOPERATIVE = {
     "donor_action": ("cooperate", "defect"),
@@ -71,9 +77,11 @@ class GossipBot(Bot):
 
 def factual_message(state: Mapping[str, Any]) -> str:
     """``<partner> cooperated with me.`` or ``<partner> did not cooperate with me.``"""
-    partner = state.get("partner", "they")
-    verb = "cooperated with me" if state.get("cooperated") else "did not cooperate with me"
-    return f"{partner} {verb}."
+    return BOT_TEXTS.render("factual_cooperated" if state.get("cooperated") else "factual_defected", partner=_partner(state))
+
+
+def _partner(state: Mapping[str, Any]) -> str:
+    return str(state["partner"]) if "partner" in state else BOT_TEXTS.render("partner_unknown")
 
 
 def gossip_answer(bot: ScriptedAgent, fmt: Any, state: Mapping[str, Any]) -> dict[str, Any]:
@@ -166,13 +174,13 @@ class CollusiveAttacker(GossipBot):
         return 1 if self.tone(state) == "praising" else 0
 
     def message(self, state: Mapping[str, Any], tone: str) -> str:
-        partner = state.get("partner", "they")
+        partner = _partner(state)
         if tone == "praising":
-            return f"{partner} was generous and fair with me. Completely trustworthy."
-        text = f"{partner} let me down and cannot be trusted."
+            return BOT_TEXTS.render("attacker_praise", partner=partner)
+        text = BOT_TEXTS.render("attacker_criticism", partner=partner)
         friends = [a for a in state.get("co_attackers") or [] if a != partner]
         if state.get("third_party_praise") and friends:
-            text += f" By contrast, {friends[0]} is the most reliable agent here."
+            text += BOT_TEXTS.render("attacker_third_party", friend=friends[0])
         return text
 
 

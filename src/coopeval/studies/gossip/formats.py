@@ -28,15 +28,21 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from coopeval.core.prompts import TemplateFolder
 from coopeval.decisions.errors import AnswerError
 from coopeval.decisions.formats import AnswerFormat
 from coopeval.decisions.schema import decimal_range
+from coopeval.decisions.texts import ENGINE_TEXTS
 from coopeval.studies.gossip.tones import TONES
 
 # printable ASCII minus '"', '\', '{', '}': safe inside a JSON string without escapes
 _TEXT_CHAR = r"[\x20\x21\x23-\x5B\x5D-\x7A\x7C\x7E]"
+
+ERRORS = TemplateFolder(Path(__file__).resolve().parent / "prompts" / "errors")
+"""The gossip formats' error messages (re-asks; in every gossip cell id: ``answer_texts_hash``)."""
 
 JUSTIFICATION_CHARS = 160
 """Grammar cap on the justification string (characters)."""
@@ -96,14 +102,14 @@ class _FormatBase(AnswerFormat):
         if missing or extra:
             parts = []
             if missing:
-                parts.append("missing " + ", ".join(f'"{k}"' for k in missing))
+                parts.append(ERRORS.render("missing", keys=", ".join(f'"{k}"' for k in missing)))
             if extra:
-                parts.append("unexpected " + ", ".join(f'"{k}"' for k in extra))
+                parts.append(ERRORS.render("unexpected", keys=", ".join(f'"{k}"' for k in extra)))
             wanted = ", ".join(f'"{k}"' for k in self.keys)
-            raise AnswerError(f"the JSON object must have exactly the keys {wanted}; " + "; ".join(parts), code="keys")
+            raise AnswerError(ENGINE_TEXTS.render("error_exact_keys", expected=wanted, problems="; ".join(parts)), code="keys")
         justification = obj["justification"]
         if not isinstance(justification, str):
-            raise AnswerError('"justification" must be a string', code="type")
+            raise AnswerError(ERRORS.render("justification_type"), code="type")
         return justification
 
     # -- grammar (wrapped with the CoT/IO head by coopeval.agents.grammar.gbnf_for) ----------
@@ -161,8 +167,8 @@ class ChoiceFormat(_FormatBase):
         value = obj[self.key]
         lookup = {_norm(o): o for o in self.options}
         if not isinstance(value, str) or _norm(value) not in lookup:
-            allowed = " or ".join(f'"{o}"' for o in self.options)
-            raise AnswerError(f'"{self.key}" must be {allowed}, not {_show(value)}', code="label")
+            allowed = ERRORS.render("choice_separator").join(f'"{o}"' for o in self.options)
+            raise AnswerError(ERRORS.render("choice", key=self.key, allowed=allowed, value=_show(value)), code="label")
         return {"justification": justification, self.key: lookup[_norm(value)]}
 
     def _value_rules(self) -> tuple[list[str], list[str]]:
@@ -209,10 +215,10 @@ class GossipFormat(_FormatBase):
         lookup = {_norm(t): t for t in self.tones}
         if not isinstance(tone, str) or _norm(tone) not in lookup:
             allowed = ", ".join(f'"{t}"' for t in self.tones)
-            raise AnswerError(f'"tone" must be one of {allowed}, not {_show(tone)}', code="label")
+            raise AnswerError(ERRORS.render("tone", allowed=allowed, value=_show(tone)), code="label")
         message = obj["gossip"]
         if not isinstance(message, str):
-            raise AnswerError('"gossip" must be a string (the public message)', code="type")
+            raise AnswerError(ERRORS.render("gossip_type"), code="type")
         words = word_count(message)
         return {
             "justification": justification,
@@ -266,7 +272,7 @@ class SignalFormat(_FormatBase):
         if isinstance(value, str) and value.strip() in ("0", "1"):
             value = int(value.strip())
         if isinstance(value, bool) or value not in (0, 1) or isinstance(value, float):
-            raise AnswerError(f'"signal" must be 1 or 0, not {_show(value)}', code="label")
+            raise AnswerError(ERRORS.render("signal", value=_show(value)), code="label")
         return {"justification": justification, "signal": int(value)}
 
     def _value_rules(self) -> tuple[list[str], list[str]]:
@@ -308,11 +314,10 @@ class AmountFormat(_FormatBase):
     def _check(self, obj: Mapping[str, Any], justification: str) -> dict[str, Any]:
         value = obj[self.key]
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise AnswerError(f'"{self.key}" must be a number, not {_show(value)}', code="type")
+            raise AnswerError(ERRORS.render("amount_type", key=self.key, value=_show(value)), code="type")
         if not self.low - 1e-9 <= value <= self.high + 1e-9:
-            raise AnswerError(
-                f'"{self.key}" must be between {self.low:g} and {self.high:g}, not {value:g}', code="range"
-            )
+            shown = {"low": f"{self.low:g}", "high": f"{self.high:g}", "value": f"{value:g}"}
+            raise AnswerError(ERRORS.render("amount_range", key=self.key, **shown), code="range")
         return {"justification": justification, self.key: float(min(max(value, self.low), self.high))}
 
     def _value_rules(self) -> tuple[list[str], list[str]]:
@@ -351,9 +356,9 @@ class ReflectionFormat(_FormatBase):
 
     def check(self, obj: Mapping[str, Any], *, lenient: bool = False) -> dict[str, Any]:
         if set(obj) != {"reflection"}:
-            raise AnswerError('the JSON object must have exactly the key "reflection"', code="keys")
+            raise AnswerError(ERRORS.render("reflection_keys"), code="keys")
         if not isinstance(obj["reflection"], str) or not obj["reflection"].strip():
-            raise AnswerError('"reflection" must be a non-empty string', code="type")
+            raise AnswerError(ERRORS.render("reflection_type"), code="type")
         return {"reflection": obj["reflection"]}
 
     def answer_rules(self) -> list[str]:

@@ -75,7 +75,7 @@ from coopeval.studies.gossip.schedules import (
     random_alternating,
 )
 from coopeval.studies.gossip.sensitivity import GOSSIP_SENSITIVITY_FIGURE, GOSSIP_SENSITIVITY_PAGE
-from coopeval.studies.gossip.templates import spec_templates
+from coopeval.studies.gossip.templates import answer_texts, spec_templates
 from coopeval.studies.gossip.testbeds import Market, Testbed, make_testbed, testbed_entry
 
 PROMPTS_DIR = Path(__file__).with_name("prompts")
@@ -285,6 +285,7 @@ class GossipStudy:
         seed = int(section.get("seed", config.get("seed", 0)))
         base = self.prompt_library()
         wordings = [(name, base.variant(name)) for name in config.get("prompt_variants", [BASE_VARIANT])]
+        texts_hash = answer_texts()
         out = []
         for key in section["testbeds"]:
             params = dict(section["testbed_params"].get(key, {}))
@@ -308,6 +309,7 @@ class GossipStudy:
                             "log_cap": int(section["log_cap"]),
                             "prompt_hash": "",
                             "parser_version": PARSER_VERSION,
+                            "answer_texts_hash": texts_hash,
                             "cache_schema_version": CACHE_SCHEMA_VERSION,
                         }
                         if wording != BASE_VARIANT:  # base cells keep the ids they had before variants

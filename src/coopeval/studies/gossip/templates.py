@@ -13,7 +13,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from coopeval.agents.registry import is_scripted
+from coopeval.decisions.texts import answer_texts_hash
+from coopeval.studies.gossip.bots import BOT_TEXTS
 from coopeval.studies.gossip.conditions import Condition
+from coopeval.studies.gossip.formats import ERRORS
 from coopeval.studies.gossip.testbeds import TestbedEntry, testbed_entry
 from coopeval.studies.gossip.tones import TONES
 
@@ -88,6 +91,12 @@ def cell_templates(
     if cond.attacker == "collusive" and cond.attacker_messages == "llm" and tone and style is not None:
         names.add("attacker_gossip")
     return frozenset(names)
+
+
+def answer_texts() -> str:
+    """The ``answer_texts_hash`` of every gossip cell: the engine's re-ask and error texts, the
+    gossip formats' error messages and the bots' log messages (:mod:`coopeval.decisions.texts`)."""
+    return answer_texts_hash(ERRORS, BOT_TEXTS)
 
 
 def spec_templates(spec: Mapping[str, Any]) -> frozenset[str]:

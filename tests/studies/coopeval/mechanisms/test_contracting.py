@@ -10,6 +10,7 @@ import polars as pl
 import pytest
 
 from coopeval.agents.bots import AlwaysDefect, Bot, make_bot
+from coopeval.core.prompts import PromptLibrary
 from coopeval.decisions.reask import MAX_ATTEMPTS
 from coopeval.games import get_game
 from coopeval.games.designs import contract_ns, contract_wd
@@ -20,6 +21,7 @@ from coopeval.studies.coopeval.mechanisms.contracting import (
     seat_list,
 )
 from coopeval.studies.coopeval.parse import matchup_scores
+from tests.shared_data import PROMPTS_DIR
 from tests.studies.coopeval.mechanisms.design_vote_helpers import (
     bots,
     moves,
@@ -94,9 +96,10 @@ def test_transfers_are_zero_sum() -> None:
 
 
 def test_seat_list() -> None:
-    assert seat_list([2]) == "Player 2"
-    assert seat_list([1, 3]) == "Players 1 and 3"
-    assert seat_list([1, 2, 3]) == "Players 1, 2 and 3"
+    prompts = PromptLibrary(PROMPTS_DIR)
+    assert seat_list(prompts, [2]) == "Player 2"
+    assert seat_list(prompts, [1, 3]) == "Players 1 and 3"
+    assert seat_list(prompts, [1, 2, 3]) == "Players 1, 2 and 3"
 
 
 # ------------------------------------------------------------------------------------------------

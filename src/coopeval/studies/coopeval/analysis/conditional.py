@@ -20,6 +20,7 @@ from collections.abc import Sequence
 
 import polars as pl
 
+from coopeval.studies.coopeval.analysis import AGENT_KEYS
 from coopeval.studies.coopeval.analysis.actions import action_label
 from coopeval.studies.coopeval.mechanisms import catalog
 
@@ -27,9 +28,7 @@ __all__ = ["conditional_action_frequencies"]
 
 
 _OUT_SCHEMA = {
-    "mechanism": pl.String,
-    "game": pl.String,
-    "agent": pl.String,
+    **AGENT_KEYS,
     "condition": pl.String,
     "action": pl.String,
     "count": pl.Int64,

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import polars as pl
 
+from coopeval.studies.coopeval.analysis import AGENT_KEYS
+
 __all__ = ["design_rate_frame"]
 
 _OUT_SCHEMA = {
-    "mechanism": pl.String,
-    "game": pl.String,
-    "agent": pl.String,
+    **AGENT_KEYS,
     "criterion": pl.String,
     "rate": pl.Float64,
     "se": pl.Float64,

@@ -9,11 +9,12 @@ are dropped by default from pooled frames (docs/protocol/design-checks.md#what-i
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import polars as pl
 
 from coopeval import games
-from coopeval.studies.coopeval.judge.aggregate import Denominator, label_shares
+from coopeval.studies.coopeval.judge.aggregate import label_shares
 
 __all__ = ["excluded_games", "justification_shares"]
 
@@ -24,35 +25,11 @@ def excluded_games() -> tuple[str, ...]:
     return tuple(g for g in games.GAME_TYPES if g not in games.SOCIAL_DILEMMA_TYPES)
 
 
-def justification_shares(
-    judgements: pl.DataFrame,
-    by: Sequence[str],
-    labels: Sequence[str],
-    denominator: Denominator = "judged",
-    exclude_games: Sequence[str] | None = None,
-) -> pl.DataFrame:
-    """Label shares per group (columns ``*by, label, count, n_judged, denominator, share``).
-
-    Parameters
-    ----------
-    judgements:
-        Rows of the ``judgements`` table.
-    by:
-        Group columns, e.g. ``["mechanism"]``, ``["agent"]``, ``["game"]`` or
-        ``["mechanism", "agent", "game"]``.
-    labels:
-        The taxonomy's labels in display order (every label gets a row).
-    denominator:
-        ``"judged"`` (correct, default) or ``"reference"`` (``compat.judge_share_denominator``).
-    exclude_games:
-        Game type names to drop first (default :func:`excluded_games`); pass ``()`` to keep
-        every game.
-    """
-    if exclude_games is None:
-        exclude_games = excluded_games()
-    rows = (
-        judgements.filter(~pl.col("game").is_in(list(exclude_games)))
-        if exclude_games
-        else judgements
-    )
-    return label_shares(rows, by, labels, denominator=denominator)
+def justification_shares(judgements: pl.DataFrame, by: Sequence[str], labels: Sequence[str], **options: Any) -> pl.DataFrame:
+    """:func:`~coopeval.studies.coopeval.judge.aggregate.label_shares` (columns ``*by, label,
+    count, n_judged, denominator, share``; ``options``: ``denominator``, ``exclude_games``)
+    leaving out :func:`excluded_games` unless ``exclude_games`` is given (``()`` keeps every
+    game). ``by`` is e.g. ``["mechanism"]``, ``["agent"]``, ``["game"]`` or
+    ``["mechanism", "agent", "game"]``; ``labels`` the taxonomy's labels in display order."""
+    options.setdefault("exclude_games", excluded_games())
+    return label_shares(judgements, by, labels, **options)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from coopeval.studies.coopeval.analysis import AGENT_KEYS
 from coopeval.studies.coopeval.mechanisms import catalog
 
 __all__ = ["MEASURES", "voting_adoption"]
@@ -25,9 +26,7 @@ __all__ = ["MEASURES", "voting_adoption"]
 MEASURES = ("approvals per proposal", "selected", "signed", "delegated")
 
 _OUT_SCHEMA = {
-    "mechanism": pl.String,
-    "game": pl.String,
-    "agent": pl.String,
+    **AGENT_KEYS,
     "measure": pl.String,
     "value": pl.Float64,
     "n": pl.Int64,

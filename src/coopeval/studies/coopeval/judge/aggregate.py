@@ -38,6 +38,7 @@ def label_shares(
     labels: Sequence[str],
     denominator: Denominator = "judged",
     subgroups: Sequence[str] | None = None,
+    exclude_games: Sequence[str] = (),
 ) -> pl.DataFrame:
     """Share of judged rows carrying each label, per group.
 
@@ -57,6 +58,8 @@ def label_shares(
     subgroups:
         Only for ``"reference"``: the columns defining the subgroups (default: ``by`` plus the
         other columns of :data:`DIMENSIONS` present in the frame).
+    exclude_games:
+        Game type names whose rows are dropped first.
 
     Returns
     -------
@@ -74,7 +77,7 @@ def label_shares(
     if denominator not in ("judged", "reference"):
         raise ValueError(f"denominator must be 'judged' or 'reference', not {denominator!r}")
     by = list(by)
-    rows = _ok_rows(judgements)
+    rows = _ok_rows(judgements.filter(~pl.col("game").is_in(list(exclude_games))) if exclude_games else judgements)
     group_cols = by or ["_all"]
     if not by:
         rows = rows.with_columns(pl.lit("all").alias("_all"))

@@ -183,6 +183,9 @@ MECHANISMS: tuple[MechanismInfo, ...] = (
 
 MECHANISM_INFO: dict[str, MechanismInfo] = {m.name: m for m in MECHANISMS}
 MECHANISM_ORDER: tuple[str, ...] = tuple(MECHANISM_INFO)
+SHIPPED_MECHANISMS: tuple[str, ...] = MECHANISM_ORDER
+"""The mechanisms this package ships: the config's default ``mechanisms``. A plugin's mechanism
+joins the tables above but plays only where a config names it."""
 MECHANISM_LABELS: dict[str, str] = {m.name: m.label for m in MECHANISMS}
 DESIGN_MECHANISMS: tuple[str, ...] = tuple(m.name for m in MECHANISMS if m.has_designs)
 POPULATION_MECHANISMS: frozenset[str] = frozenset(m.name for m in MECHANISMS if m.population_game)

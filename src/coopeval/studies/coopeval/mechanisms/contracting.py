@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from coopeval.agents.protocol import Agent
+from coopeval.core.prompts import PromptLibrary
 from coopeval.decisions.formats import (
     AnswerFormat,
     ApprovalVote,
@@ -121,7 +122,8 @@ class Contracting(DesignVoteMechanism):
     templates: ClassVar[tuple[str, ...]] = (
         "contracting_sign", "contracting_active", "contracting_inactive", "contracting_receive_from_plural",
         "contracting_receive_from_single", "contracting_pay_to_plural", "contracting_pay_to_single", "contracting_receives",
-        "contracting_pays", "contracting_no_payment", "contracting_term", "points_one", "points_many",
+        "contracting_pays", "contracting_no_payment", "contracting_term", "points_one", "points_many", "contracting_rejecter",
+        "contracting_rejecters",
     )
 
     @classmethod
@@ -217,7 +219,7 @@ class Contracting(DesignVoteMechanism):
         else:
             rejecting = [s + 1 for s, ok in enumerate(signatures) if not ok]
             section = ctx.prompts.render(
-                "contracting_inactive", proposer=proposer, contract=contract_text, rejecters=seat_list(rejecting)
+                "contracting_inactive", proposer=proposer, contract=contract_text, rejecters=seat_list(ctx.prompts, rejecting)
             )
         states = [
             bot_state(ctx, seat, [], enforcing_design=enforcing, contract=selection.design, contract_active=active)
@@ -235,8 +237,9 @@ class Contracting(DesignVoteMechanism):
         )
 
 
-def seat_list(seats: Sequence[int]) -> str:
-    """``Player 2`` / ``Players 1 and 3`` / ``Players 1, 2 and 3``."""
+def seat_list(prompts: PromptLibrary, seats: Sequence[int]) -> str:
+    """``Player 2`` / ``Players 1 and 3`` / ``Players 1, 2 and 3`` (templates
+    ``contracting_rejecter`` and ``contracting_rejecters``)."""
     if len(seats) == 1:
-        return f"Player {seats[0]}"
-    return "Players " + ", ".join(str(s) for s in seats[:-1]) + f" and {seats[-1]}"
+        return prompts.render("contracting_rejecter", seat=seats[0])
+    return prompts.render("contracting_rejecters", seats=", ".join(str(s) for s in seats[:-1]), last=seats[-1])

@@ -264,36 +264,6 @@ class ReputationFirstOrder(Mechanism):
     def recursion_depth(self, ctx: CellContext) -> int:
         return int(self.params(ctx).max_recursion_depth)
 
-    def section(
-        self,
-        ctx: CellContext,
-        population: Sequence[SeatedAgent],
-        matches_of: dict[int, list[Match]],
-        round_: int,
-        members: Sequence[int],
-        seat: int,
-    ) -> str:
-        """The mechanism section of the match member at 0-based ``seat`` (docs/protocol/mechanisms.md#reputation items 4–5)."""
-        reader = members[seat]
-        depth = self.recursion_depth(ctx)
-        k = self.lookup_depth(ctx)
-        view = HistoryView(ctx, population, matches_of, round_, reader, k, depth)
-        co_players = ", ".join(
-            ctx.prompts.render("reputation_co_player", label=view.agent_label(u), seat=s + 1) for s, u in enumerate(members) if u != reader
-        )
-        blocks = [view.block(reader)] + [view.block(u) for u in members if u != reader]
-        truncate = bool(ctx.compat.get("truncate_delta_percent", False))
-        return ctx.prompts.render(
-            "reputation",
-            partners=others_description(ctx),
-            continue_percent=continuation_percent(self.discount(ctx), truncate),
-            rounds_played=round_ - 1,
-            co_players=co_players,
-            lookup_depth=k,
-            nesting_note=ctx.prompts.render("reputation_nesting") if depth > 1 else "",
-            histories="\n\n".join(blocks),
-        )
-
     def prompt(
         self,
         ctx: CellContext,
@@ -303,14 +273,29 @@ class ReputationFirstOrder(Mechanism):
         members: Sequence[int],
         seat: int,
     ) -> str:
-        """The action prompt body (without the style instruction; docs/protocol/answers.md#prompt-content)."""
-        return "\n\n".join(
-            [
-                game_section(ctx, seat),
-                self.section(ctx, population, matches_of, round_, members, seat),
-                action_instruction(ctx, ctx.game.tokens),
-            ]
+        """The action prompt body of the match member at 0-based ``seat``: the game, the
+        mechanism section (docs/protocol/mechanisms.md#reputation items 4–5) and the action
+        instruction (without the style instruction; docs/protocol/answers.md#prompt-content)."""
+        reader = members[seat]
+        depth = self.recursion_depth(ctx)
+        k = self.lookup_depth(ctx)
+        view = HistoryView(ctx, population, matches_of, round_, reader, k, depth)
+        co_players = ", ".join(
+            ctx.prompts.render("reputation_co_player", label=view.agent_label(u), seat=s + 1) for s, u in enumerate(members) if u != reader
         )
+        blocks = [view.block(reader)] + [view.block(u) for u in members if u != reader]
+        truncate = bool(ctx.compat.get("truncate_delta_percent", False))
+        section = ctx.prompts.render(
+            "reputation",
+            partners=others_description(ctx),
+            continue_percent=continuation_percent(self.discount(ctx), truncate),
+            rounds_played=round_ - 1,
+            co_players=co_players,
+            lookup_depth=k,
+            nesting_note=ctx.prompts.render("reputation_nesting") if depth > 1 else "",
+            histories="\n\n".join(blocks),
+        )
+        return "\n\n".join([game_section(ctx, seat), section, action_instruction(ctx, ctx.game.tokens)])
 
     def bot_history(
         self, ctx: CellContext, matches_of: dict[int, list[Match]], round_: int, members: Sequence[int]
