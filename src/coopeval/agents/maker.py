@@ -7,7 +7,12 @@ the text by the current parser, never cached. After :data:`MAX_ATTEMPTS` invalid
 decision is recorded as failed with all its attempts; nothing is ever substituted. A request
 the model cannot take as sent (:class:`~coopeval.agents.protocol.RequestRejectedError`, e.g. a
 prompt that leaves no room for ``max_tokens`` in the context window) fails the decision at once
-with that message: no retry, no re-ask (it would only be longer), nothing cached.
+with that message: no retry, no re-ask (it would only be longer), nothing cached. A provider
+that asks for a longer wait than the retry policy honours
+(:class:`~coopeval.agents.protocol.ProviderRateLimitedError`) stops the decision and the job: the
+journal gets a ``rate_limited`` line with the requested wait, nothing is cached, and a rerun
+resumes from the cache (failing the decision instead would record no answer for a call the
+provider would have answered later).
 """
 
 from __future__ import annotations
@@ -19,7 +24,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from coopeval.agents.protocol import Agent, DecisionRequest, Reply, RequestRejectedError
+from coopeval.agents.protocol import (
+    Agent,
+    DecisionRequest,
+    ProviderRateLimitedError,
+    Reply,
+    RequestRejectedError,
+)
 from coopeval.agents.retry import RetryPolicy, generate_with_retry
 from coopeval.agents.slots import slots_from_env
 from coopeval.cache.response_cache import ResponseCache, call_key
@@ -181,6 +192,19 @@ class DecisionMaker:
                     reply, key, hit = await self._ask(agent, request, attempt)
                 except RequestRejectedError as exc:
                     reply, key, hit, rejected = Reply(text=""), "", False, str(exc)
+                except ProviderRateLimitedError as exc:  # the job stops; the journal keeps the wait
+                    if self.journal:
+                        self.journal(
+                            {
+                                "type": "rate_limited",
+                                "position": pos,
+                                "decision_id": decision_id,
+                                "model": agent.model,
+                                "requested_wait_s": exc.requested_wait_s,
+                                "max_wait_s": exc.max_wait_s,
+                            }
+                        )
+                    raise
                 text = reply.text
                 verdict = check_answer(
                     answer_format,
