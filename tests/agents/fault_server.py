@@ -6,7 +6,8 @@ repeats once the script runs out) and records the request. Ollama's native paths
 ``tokens`` in Ollama's body (``message``/``response``, ``prompt_eval_count``, ``eval_count``);
 every other behaviour is the same on all paths. Behaviours:
 
-* ``ok[:<content>]``: 200 with that content (default :data:`VALID_ANSWER`) and usage;
+* ``ok[:<content>]``: 200 with that content (default :data:`VALID_ANSWER`) and usage (prompt
+  tokens: the request's message characters / 4, at least 10, as a server counts them roughly);
 * ``tokens:<n>``: ``ok`` reporting ``n`` prompt tokens (a server that cut the prompt to ``n``);
 * ``status:<code>[:<retry-after>]``: an OpenAI-style error body with that status code and, if
   given, a ``Retry-After`` header (seconds or an HTTP date, sent verbatim);
@@ -152,7 +153,9 @@ def _handler(server: FaultServer) -> type[BaseHTTPRequestHandler]:
             kind, _, arg = behaviour.partition(":")
             if kind in ("ok", "tokens"):
                 content = arg if kind == "ok" and arg else VALID_ANSWER
-                prompt_tokens = int(arg) if kind == "tokens" else 10
+                chars = sum(len(str(m.get("content") or "")) for m in body.get("messages") or [] if isinstance(m, dict))
+                chars += len(str(body.get("prompt") or ""))  # ollama/'s /api/generate
+                prompt_tokens = int(arg) if kind == "tokens" else max(10, chars // 4)
                 if self.path.startswith("/api/"):
                     reply = ollama_body(content, prompt_tokens, generate=self.path == "/api/generate")
                 else:

@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from coopeval.agents.adaptive import AdaptiveLimit
 from coopeval.agents.protocol import (
     Agent,
     DecisionRequest,
@@ -31,7 +32,7 @@ from coopeval.agents.protocol import (
     Reply,
     RequestRejectedError,
 )
-from coopeval.agents.retry import RetryPolicy, generate_with_retry
+from coopeval.agents.retry import CallTally, RetryPolicy, generate_with_retry
 from coopeval.agents.slots import slots_from_env
 from coopeval.cache.response_cache import ResponseCache, call_key
 from coopeval.core.hashing import content_hash
@@ -115,7 +116,9 @@ class DecisionMaker:
     max_concurrency:
         Calls in flight at once in this job (one semaphore per job, docs/protocol/engineering.md#litellm). Remote
         calls also take a run-wide slot when ``COOPEVAL_PROVIDER_SLOTS`` is set
-        (:mod:`coopeval.agents.slots`).
+        (:mod:`coopeval.agents.slots`), and each of their attempts a place under their provider's
+        adaptive limit (:mod:`coopeval.agents.adaptive`, capped at ``max_concurrency``), which
+        halves after a 429 and grows back with answers.
     lenient_contract_ints:
         ``compat.lenient_contract_ints`` (docs/protocol/reference-data.md#compatibility-flags).
     retry_failed:
@@ -145,6 +148,8 @@ class DecisionMaker:
         self.style_instructions = dict(style_instructions)
         self.stats = CallStats()
         self.semaphore = asyncio.Semaphore(max_concurrency)
+        self.max_concurrency = max_concurrency
+        self.limits: dict[str, AdaptiveLimit] = {}  # provider and endpoint → its adaptive limit
         self.provider_slots = slots_from_env()  # the run-wide cap (COOPEVAL_PROVIDER_SLOTS)
         self.lenient_contract_ints = lenient_contract_ints
         self.retry_failed = retry_failed
@@ -188,8 +193,9 @@ class DecisionMaker:
                     position=pos,
                     seed=seed,
                 )
+                tally = CallTally()
                 try:
-                    reply, key, hit = await self._ask(agent, request, attempt)
+                    reply, key, hit = await self._ask(agent, request, attempt, tally)
                 except RequestRejectedError as exc:
                     reply, key, hit, rejected = Reply(text=""), "", False, str(exc)
                 except ProviderRateLimitedError as exc:  # the job stops; the journal keeps the wait
@@ -238,6 +244,11 @@ class DecisionMaker:
                     "reasoning_tokens": reply.reasoning_tokens,
                     "reasoning": reply.reasoning,
                     "structured_output": str(getattr(agent, "structured_output", "none")),
+                    "rate_limited": tally.rate_limited,
+                    "transport_retries": tally.retries,
+                    "in_flight": tally.in_flight,
+                    "in_flight_limit": tally.limit,
+                    "in_flight_cap": self.max_concurrency if tally.limit else 0,
                 }
                 attempts.append(record)
                 self.stats.attempts += 1
@@ -255,7 +266,15 @@ class DecisionMaker:
             self.journal({"type": "failed_decision", "position": dict(position), "decision_id": decision_id, "error": error})
         return DecisionOutcome(decision_id, "failed", None, text, error, attempts)
 
-    async def _ask(self, agent: Agent, request: DecisionRequest, attempt: int) -> tuple[Reply, str, bool]:
+    def _limit(self, agent: Agent) -> AdaptiveLimit:
+        """The adaptive limit of ``agent``'s provider and endpoint in this job."""
+        endpoint = getattr(agent, "endpoint", None) or {}
+        name = f"{agent.model.split('/', 1)[0]} {json.dumps(endpoint, sort_keys=True)}"
+        return self.limits.setdefault(name, AdaptiveLimit(self.max_concurrency))
+
+    async def _ask(
+        self, agent: Agent, request: DecisionRequest, attempt: int, tally: CallTally
+    ) -> tuple[Reply, str, bool]:
         prepare = getattr(agent, "prepare", None)  # structured-output probe, once per agent
         if prepare is not None:
             await prepare(self.cache)
@@ -272,11 +291,12 @@ class DecisionMaker:
         remote = agent.cacheable and not getattr(agent, "is_local", False)
         async with self.semaphore:
             started = time.perf_counter()
+            limit = self._limit(agent) if remote else None
             if remote and self.provider_slots is not None:
                 async with self.provider_slots.slot():
-                    reply = await generate_with_retry(agent, request, self.retry_policy)
+                    reply = await generate_with_retry(agent, request, self.retry_policy, limit=limit, tally=tally)
             else:
-                reply = await generate_with_retry(agent, request, self.retry_policy)
+                reply = await generate_with_retry(agent, request, self.retry_policy, limit=limit, tally=tally)
             if not reply.latency_s:
                 reply = Reply(**{**reply.to_json(), "latency_s": time.perf_counter() - started})
         if agent.cacheable:

@@ -26,6 +26,7 @@ from typing import Any
 
 from tenacity import AsyncRetrying, RetryCallState, wait_random_exponential
 
+from coopeval.agents.adaptive import AdaptiveLimit
 from coopeval.agents.errors import exception_chain
 from coopeval.agents.protocol import (
     Agent,
@@ -35,7 +36,7 @@ from coopeval.agents.protocol import (
     Reply,
 )
 
-__all__ = ["RetryPolicy", "generate_with_retry", "retry_after_seconds"]
+__all__ = ["CallTally", "RetryPolicy", "generate_with_retry", "retry_after_seconds"]
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +58,19 @@ class RetryPolicy:
     max_retry_after_s: float = 120.0
 
 
+@dataclass
+class CallTally:
+    """What one call's transport did (filled by :func:`generate_with_retry`; the ``llm_calls``
+    columns of its row): ``rate_limited`` attempts refused with 429, ``retries`` failed attempts
+    of any class, ``in_flight`` the most attempts of its provider in flight when one of them was
+    sent (itself included) and ``limit`` the adaptive limit then (0 without a limit)."""
+
+    rate_limited: int = 0
+    retries: int = 0
+    in_flight: int = 0
+    limit: int = 0
+
+
 async def generate_with_retry(
     agent: Agent,
     request: DecisionRequest,
@@ -66,6 +80,8 @@ async def generate_with_retry(
     max_attempts_rate_limit: int | None = None,
     max_wait_s: float | None = None,
     initial_wait_s: float | None = None,
+    limit: AdaptiveLimit | None = None,
+    tally: CallTally | None = None,
 ) -> Reply:
     """Call ``agent.generate(request)``, retrying transport errors by class.
 
@@ -92,6 +108,11 @@ async def generate_with_retry(
 
     The policy's ``max_retry_after_s`` bounds ``h``: a longer requested wait raises
     :class:`~coopeval.agents.protocol.ProviderRateLimitedError` at once.
+    limit:
+        The provider's adaptive in-flight limit (:mod:`coopeval.agents.adaptive`): each attempt
+        holds one of its places (waits are spent outside it) and reports a 429 or an answer.
+    tally:
+        Filled with the call's refused attempts, retries and in-flight counts.
 
     Returns
     -------
@@ -169,11 +190,30 @@ async def generate_with_retry(
     retrying = AsyncRetrying(
         retry=should_retry, stop=should_stop, wait=wait, before_sleep=before_sleep, reraise=True
     )
+    counts = tally if tally is not None else CallTally()
+
+    async def send() -> Reply:
+        if limit is None:
+            return await agent.generate(request)
+        async with limit.slot() as ticket:
+            counts.in_flight = max(counts.in_flight, ticket.in_flight)
+            counts.limit = ticket.limit
+            try:
+                reply = await agent.generate(request)
+            except Exception as exc:
+                if classify(exc) is ErrorClass.RATE_LIMIT:
+                    limit.refused_attempt(ticket)
+                raise
+            limit.answered_attempt()
+            return reply
+
     async def attempt_once() -> Reply:
         try:
-            return await agent.generate(request)
+            return await send()
         except Exception as exc:
+            counts.retries += 1
             if classify(exc) is ErrorClass.RATE_LIMIT:
+                counts.rate_limited += 1
                 hinted = retry_after_seconds(exc)
                 if hinted is not None and hinted > max_hint_s:
                     raise ProviderRateLimitedError(

@@ -94,6 +94,12 @@ SCHEMAS: dict[str, dict[str, pl.DataType]] = {
         "reasoning_tokens": pl.Int64(),  # provider-reported reasoning tokens (inside or outside completion)
         "reasoning": pl.String(),  # provider's separate reasoning text; never used as the answer
         "structured_output": pl.String(),  # none | json_schema | grammar (the embedded model: grammar)
+        # transport of a call made (0 for cache hits, bots, the embedded model): coopeval.agents.adaptive
+        "rate_limited": pl.Int64(),  # attempts refused with HTTP 429 before this answer
+        "transport_retries": pl.Int64(),  # failed attempts of any class before this answer
+        "in_flight": pl.Int64(),  # most of its provider's attempts in flight in the job when one was sent
+        "in_flight_limit": pl.Int64(),  # the adaptive limit then
+        "in_flight_cap": pl.Int64(),  # the configured cap (the job's max_concurrency)
     },
     # Mediator and contract designs (one per seated agent per cell).
     "designs": {

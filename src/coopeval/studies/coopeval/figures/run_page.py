@@ -19,6 +19,7 @@ from coopeval.studies.coopeval.analysis.run_summary import (
     failed_decisions,
     judge_summary,
     model_usage,
+    provider_traffic,
 )
 from coopeval.studies.coopeval.figures.catalog import table_pages
 from coopeval.studies.coopeval.tables.builder import csv_schema
@@ -106,7 +107,8 @@ def render_table_pages(
 
 _CALL_COLUMNS = (
     "model", "kind", "cache_hit", "error", "truncated", "prompt_tokens", "completion_tokens",
-    "reasoning_tokens", "cost_usd",
+    "reasoning_tokens", "cost_usd", "rate_limited", "transport_retries", "in_flight", "in_flight_limit",
+    "in_flight_cap",
 )
 
 
@@ -214,6 +216,9 @@ def render_run_summary(
         "<h2>Calls, tokens and cost per model</h2>",
         "<p>cost_usd prices every answer used (cached ones at their first price); new_cost_usd only answers received in this run.</p>",
         frame_to_html(usage, "no calls"),
+        "<h2>Provider traffic</h2>",
+        "<p>Calls made per provider: requests refused with 429, retries, the most in flight in one job, the configured cap and the lowest adaptive limit.</p>",
+        frame_to_html(provider_traffic(t["llm_calls"]), "no calls to a remote provider"),
         f"<h2>Judge ({n_judge_failed} failed judgements)</h2>",
     ]
     if judge:
