@@ -20,6 +20,11 @@ CELL_COLUMNS: dict[str, pl.DataType] = {
     "game": pl.String(),
 }
 
+TRANSPORT_COLUMNS: tuple[str, ...] = ("rate_limited", "transport_retries", "in_flight", "in_flight_limit", "in_flight_cap")
+"""``llm_calls`` columns describing how a call's transport went (429s, retries, calls in flight;
+:mod:`coopeval.agents.adaptive`): they depend on timing, like ``latency_s``, so comparisons of
+two runs leave them out."""
+
 SCHEMAS: dict[str, dict[str, pl.DataType]] = {
     # One row per played matchup (for reputation: one row per seated agent's 15-round history).
     "matchups": {

@@ -9,6 +9,8 @@ from typing import Any
 
 import polars as pl
 
+from coopeval.core.schemas import TRANSPORT_COLUMNS
+
 __all__ = ["decision_counts", "failed_decisions", "judge_summary", "model_usage", "provider_traffic"]
 
 _COUNT = pl.Int64
@@ -113,8 +115,6 @@ def model_usage(llm_calls: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-_TRAFFIC = ("rate_limited", "transport_retries", "in_flight", "in_flight_limit", "in_flight_cap")
-
 
 def provider_traffic(llm_calls: pl.DataFrame) -> pl.DataFrame:
     """Per provider (the model string's prefix: ``openai``, ``ollama_chat``, …), over the calls
@@ -140,7 +140,7 @@ def provider_traffic(llm_calls: pl.DataFrame) -> pl.DataFrame:
     if made.height == 0:
         return pl.DataFrame(schema=schema)
     frame = (
-        made.with_columns(pl.col("model").str.split("/").list.first().alias("provider"), *(pl.col(c).fill_null(0) for c in _TRAFFIC))
+        made.with_columns(pl.col("model").str.split("/").list.first().alias("provider"), *(pl.col(c).fill_null(0) for c in TRANSPORT_COLUMNS))
         .group_by("provider")
         .agg(
             pl.len().cast(pl.Int64).alias("calls"),

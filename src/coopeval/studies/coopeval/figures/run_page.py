@@ -13,6 +13,7 @@ import polars as pl
 
 from coopeval.agents.registry import agent_name, agent_style
 from coopeval.core.io import read_delimited
+from coopeval.core.schemas import TRANSPORT_COLUMNS
 from coopeval.games import get_game
 from coopeval.studies.coopeval.analysis.run_summary import (
     decision_counts,
@@ -107,8 +108,7 @@ def render_table_pages(
 
 _CALL_COLUMNS = (
     "model", "kind", "cache_hit", "error", "truncated", "prompt_tokens", "completion_tokens",
-    "reasoning_tokens", "cost_usd", "rate_limited", "transport_retries", "in_flight", "in_flight_limit",
-    "in_flight_cap",
+    "reasoning_tokens", "cost_usd", *TRANSPORT_COLUMNS,
 )
 
 
