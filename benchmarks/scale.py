@@ -66,12 +66,13 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
 from store_checksums import table_checksums  # noqa: E402
 
+from coopeval.core.schemas import TRANSPORT_COLUMNS  # noqa: E402
 from coopeval.simserver.process import free_port, start_server, stop_server  # noqa: E402
 from coopeval.simserver.server import response_id  # noqa: E402
 
 # Columns that legitimately differ between an interrupted and an uninterrupted run: wall-clock
 # values, and whether an attempt came from the cache (a rerun replays what the killed run paid).
-RESUME_VOLATILE = {"latency_s", "created_at", "value_version", "cache_hit"}
+RESUME_VOLATILE = {"latency_s", "created_at", "value_version", "cache_hit", *TRANSPORT_COLUMNS}
 # profiles: the workflow profile (rerun-incomplete, keep-going) applies as for a user
 COPIED = ("Snakefile", "workflow", "config", "resources", "src", "profiles")
 FAULTS = {"429": 0.05, "500": 0.01, "timeout": 0.005}

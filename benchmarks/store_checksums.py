@@ -2,7 +2,8 @@
 
 Usage: ``python benchmarks/store_checksums.py results/coopeval.duckdb > checksums.tsv``; compare
 two outputs with ``diff``. Each line is ``table  rows  sha256`` of the table's rows sorted by every
-column (as text), leaving out columns that hold wall-clock values (``latency_s``, ``created_at``)
+column (as text), leaving out columns that hold wall-clock values (``latency_s``, ``created_at``) or depend on timing
+(``coopeval.core.schemas.TRANSPORT_COLUMNS``: 429s, retries, calls in flight)
 and the ``provenance`` table.
 """
 
@@ -13,7 +14,9 @@ import sys
 
 import duckdb
 
-VOLATILE_COLUMNS = {"latency_s", "created_at", "value_version"}
+from coopeval.core.schemas import TRANSPORT_COLUMNS
+
+VOLATILE_COLUMNS = {"latency_s", "created_at", "value_version", *TRANSPORT_COLUMNS}
 SKIPPED_TABLES = {"provenance"}
 
 

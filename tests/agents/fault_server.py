@@ -1,9 +1,14 @@
 """A scripted OpenAI-compatible HTTP server on 127.0.0.1 for fault-injection tests.
 
 Every POST to ``/v1/chat/completions`` takes the next behaviour from a script (the last one
-repeats once the script runs out) and records the request. Behaviours:
+repeats once the script runs out) and records the request. Ollama's native paths
+(``/api/chat`` of litellm's ``ollama_chat/``, ``/api/generate`` of ``ollama/``) answer ``ok`` and
+``tokens`` in Ollama's body (``message``/``response``, ``prompt_eval_count``, ``eval_count``);
+every other behaviour is the same on all paths. Behaviours:
 
-* ``ok`` (or any text given with :func:`answer`): 200 with that content and usage;
+* ``ok[:<content>]``: 200 with that content (default :data:`VALID_ANSWER`) and usage (prompt
+  tokens: the request's message characters / 4, at least 10, as a server counts them roughly);
+* ``tokens:<n>``: ``ok`` reporting ``n`` prompt tokens (a server that cut the prompt to ``n``);
 * ``status:<code>[:<retry-after>]``: an OpenAI-style error body with that status code and, if
   given, a ``Retry-After`` header (seconds or an HTTP date, sent verbatim);
 * ``reset``: the connection is closed with a TCP RST before any response byte;
@@ -66,6 +71,23 @@ def completion_body(
     }
 
 
+def ollama_body(content: str, prompt_tokens: int, *, generate: bool = False) -> dict[str, Any]:
+    """An Ollama ``/api/chat`` (or, with ``generate``, ``/api/generate``) response body."""
+    body: dict[str, Any] = {
+        "model": "sim",
+        "created_at": "2026-01-01T00:00:00Z",
+        "done": True,
+        "done_reason": "stop",
+        "prompt_eval_count": prompt_tokens,
+        "eval_count": 5,
+    }
+    if generate:
+        body["response"] = content
+    else:
+        body["message"] = {"role": "assistant", "content": content}
+    return body
+
+
 def answer(body: dict[str, Any]) -> str:
     """The script entry that replies with ``body`` verbatim."""
     return "reply:" + json.dumps(body)
@@ -88,9 +110,18 @@ class FaultServer:
         """The ``api_base`` to give litellm."""
         return f"http://127.0.0.1:{self.port}/v1"
 
-    def next_behaviour(self, body: dict[str, Any]) -> str:
-        """Record one request and return its behaviour."""
+    def api_base_for(self, model: str) -> str:
+        """The ``api_base`` of litellm model string ``model``: Ollama's paths hang off the root."""
+        return f"http://127.0.0.1:{self.port}" if model.startswith("ollama") else self.api_base
+
+    paths: list[str] = field(default_factory=list)
+    times: list[float] = field(default_factory=list)  # time.monotonic() at each request's arrival
+
+    def next_behaviour(self, body: dict[str, Any], path: str = "/v1/chat/completions") -> str:
+        """Record one request (and its path) and return its behaviour."""
         with self._lock:
+            self.paths.append(path)
+            self.times.append(time.monotonic())
             index = len(self.requests)
             self.requests.append(body)
             behaviour = self.script[min(index, len(self.script) - 1)]
@@ -118,10 +149,18 @@ def _handler(server: FaultServer) -> type[BaseHTTPRequestHandler]:
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             body = json.loads(self.rfile.read(length) or b"{}")
-            behaviour = server.next_behaviour(body)
+            behaviour = server.next_behaviour(body, self.path)
             kind, _, arg = behaviour.partition(":")
-            if kind == "ok":
-                self._send(200, json.dumps(completion_body(arg or VALID_ANSWER)).encode())
+            if kind in ("ok", "tokens"):
+                content = arg if kind == "ok" and arg else VALID_ANSWER
+                chars = sum(len(str(m.get("content") or "")) for m in body.get("messages") or [] if isinstance(m, dict))
+                chars += len(str(body.get("prompt") or ""))  # ollama/'s /api/generate
+                prompt_tokens = int(arg) if kind == "tokens" else max(10, chars // 4)
+                if self.path.startswith("/api/"):
+                    reply = ollama_body(content, prompt_tokens, generate=self.path == "/api/generate")
+                else:
+                    reply = completion_body(content, prompt_tokens=prompt_tokens)
+                self._send(200, json.dumps(reply).encode())
             elif kind == "reply":
                 self._send(200, arg.encode())
             elif kind == "empty":

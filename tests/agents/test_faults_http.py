@@ -105,7 +105,7 @@ def test_transient_fault_is_retried_once_and_never_cached(fault: str, cache: Res
 
 @pytest.mark.parametrize("retry_after", ["0.3", "date"])
 def test_429_waits_for_retry_after(retry_after: str, cache: ResponseCache) -> None:
-    # A date 2 s ahead (HTTP dates have whole seconds): the wait is 1–2 s, capped at max_wait_s = 1.
+    # A date 2 s ahead (HTTP dates have whole seconds): the wait is 1–2 s, never cut to max_wait_s = 1.
     value = formatdate(time.time() + 2, usegmt=True) if retry_after == "date" else retry_after
     with serve([f"status:429:{value}", "ok"]) as server:
         started = time.perf_counter()

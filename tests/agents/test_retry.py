@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from coopeval.agents.protocol import DecisionRequest, ErrorClass, Reply
+from coopeval.agents.protocol import DecisionRequest, ErrorClass, ProviderRateLimitedError, Reply
 from coopeval.agents.retry import RetryPolicy, generate_with_retry, retry_after_seconds
 from coopeval.decisions.formats import ActionDistribution
 
@@ -109,14 +109,48 @@ def test_each_class_has_its_own_budget() -> None:
     assert agent.calls == 5  # the third transient failure ends it
 
 
-def test_retry_after_is_honoured_and_capped() -> None:
+def test_retry_after_is_honoured_and_a_longer_one_stops_the_call() -> None:
     agent = FakeAgent([RateLimited(retry_after=0.05)])
     run(agent, initial_wait_s=0.0, max_wait_s=1.0)
     assert agent.call_times[1] - agent.call_times[0] >= 0.045
-    agent = FakeAgent([RateLimited(retry_after=30.0)])
-    started = time.perf_counter()
+    # a hint above the backoff cap max_wait_s is still waited in full (never retried early)
+    agent = FakeAgent([RateLimited(retry_after=0.2)])
     run(agent, max_wait_s=0.02)
-    assert time.perf_counter() - started < 1.0
+    assert agent.call_times[1] - agent.call_times[0] >= 0.2
+    # above max_retry_after_s: no second call, the requested wait is in the error
+    agent = FakeAgent([RateLimited(retry_after=30.0)])
+    policy = RetryPolicy(initial_wait_s=0.001, max_wait_s=0.02, max_retry_after_s=10.0)
+    with pytest.raises(ProviderRateLimitedError) as info:
+        asyncio.run(generate_with_retry(agent, REQ, policy))
+    assert agent.calls == 1
+    assert (info.value.requested_wait_s, info.value.max_wait_s) == (30.0, 10.0)
+    assert isinstance(info.value.__cause__, RateLimited)
+
+
+def test_retry_after_is_found_anywhere_in_the_chain() -> None:
+    # litellm's hosted_vllm/ollama paths: the outer error carries litellm_response_headers, its
+    # response has no headers; the wrapped provider error holds them as well.
+    class Empty:
+        headers: ClassVar[dict[str, str]] = {}
+
+    class Outer(Exception):
+        response = Empty()
+        headers = None
+
+        def __init__(self, litellm_headers: dict[str, str] | None) -> None:
+            super().__init__("429")
+            self.litellm_response_headers = litellm_headers
+
+    class Inner(Exception):
+        def __init__(self) -> None:
+            super().__init__("inner")
+            self.headers = {"Retry-After": "4"}
+
+    assert retry_after_seconds(Outer({"retry-after": "3"})) == 3.0
+    wrapped = Outer(None)
+    wrapped.__cause__ = Inner()
+    assert retry_after_seconds(wrapped) == 4.0
+    assert retry_after_seconds(Outer(None)) is None
 
 
 def test_cancellation_is_not_retried() -> None:

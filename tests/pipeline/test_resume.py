@@ -8,9 +8,10 @@ import pytest
 
 from coopeval.agents.mock import MockLLM
 from coopeval.cache.response_cache import ResponseCache
+from coopeval.core.schemas import TRANSPORT_COLUMNS
 from tests.helpers import make_cell, play_spec
 
-VOLATILE = {"cache_hit", "latency_s"}
+VOLATILE = {"cache_hit", "latency_s", *TRANSPORT_COLUMNS}
 
 
 def _cell(rounds: int = 4) -> dict:

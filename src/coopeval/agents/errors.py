@@ -10,7 +10,12 @@ from __future__ import annotations
 import sys
 
 from coopeval.agents.local.errors import LocalProviderError
-from coopeval.agents.protocol import EmptyReplyError, ErrorClass, RequestRejectedError
+from coopeval.agents.protocol import (
+    EmptyReplyError,
+    ErrorClass,
+    ProviderRateLimitedError,
+    RequestRejectedError,
+)
 
 __all__ = [
     "FATAL_LITELLM_ERRORS",
@@ -58,15 +63,15 @@ def classify_error(exc: BaseException) -> ErrorClass:
       ``UnprocessableEntityError``, ``BudgetExceededError``, ``UnsupportedParamsError``, other
       HTTP 4xx, and the local provider's own errors (missing weights, invalid grammar, context
       window; found through the exception chain, since litellm wraps them) → ``FATAL``;
-    * :class:`ProviderAuthError`, :class:`~coopeval.agents.protocol.RequestRejectedError` →
-      ``FATAL``;
+    * :class:`ProviderAuthError`, :class:`~coopeval.agents.protocol.RequestRejectedError`,
+      :class:`~coopeval.agents.protocol.ProviderRateLimitedError` → ``FATAL``;
     * ``Timeout``, ``APIConnectionError``, ``ServiceUnavailableError``, ``InternalServerError``,
       ``BadGatewayError``, HTTP 5xx/408, builtin ``TimeoutError``/``ConnectionError``
       (:class:`~coopeval.agents.protocol.AttemptDeadlineError` included),
       :class:`~coopeval.agents.protocol.EmptyReplyError` → ``TRANSIENT``;
     * anything else → ``TRANSIENT`` (a few retries, then the error propagates).
     """
-    if isinstance(exc, ProviderAuthError | RequestRejectedError):
+    if isinstance(exc, ProviderAuthError | RequestRejectedError | ProviderRateLimitedError):
         return ErrorClass.FATAL
     if isinstance(exc, EmptyReplyError | TimeoutError):
         return ErrorClass.TRANSIENT

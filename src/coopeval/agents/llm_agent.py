@@ -32,7 +32,7 @@ from collections.abc import Mapping
 from types import ModuleType
 from typing import Any
 
-from coopeval.agents import structured
+from coopeval.agents import context_window, structured
 from coopeval.agents.endpoint import request_endpoint
 from coopeval.agents.errors import ProviderAuthError, classify_error, exception_chain, status_code
 from coopeval.agents.format_probes import (
@@ -293,8 +293,10 @@ class LiteLLMAgent:
             return None if self.is_local else DEFAULT_DEADLINE_S
         return float(given)
 
-    def call_kwargs(self, request: DecisionRequest) -> dict[str, Any]:
-        """The keyword arguments :meth:`generate` passes to ``litellm.acompletion``."""
+    def call_kwargs(self, request: DecisionRequest, prompt_estimate: int | None = None) -> dict[str, Any]:
+        """The keyword arguments :meth:`generate` passes to ``litellm.acompletion``; with
+        ``prompt_estimate`` (tokens), ``ollama/`` and ``ollama_chat/`` requests carry the window
+        they need as ``num_ctx`` (:mod:`coopeval.agents.context_window`)."""
         kwargs: dict[str, Any] = {
             "model": self.model,
             "messages": [dict(m) for m in request.messages],
@@ -318,6 +320,8 @@ class LiteLLMAgent:
                 kwargs.setdefault("max_tokens", max_tokens_for(request.answer_format, self.style, cap))
         if self._send_seed and request.seed is not None:
             kwargs["seed"] = int(request.seed)
+        if prompt_estimate is not None and context_window.states_window(self.model):
+            kwargs["num_ctx"] = context_window.request_window(self.model, kwargs, prompt_estimate)
         return kwargs
 
     async def generate(self, request: DecisionRequest) -> Reply:
@@ -342,6 +346,9 @@ class LiteLLMAgent:
             The call took longer than :attr:`deadline_s`.
         ProviderAuthError
             HTTP 401/403.
+        coopeval.agents.context_window.PromptCutError
+            The server's reported prompt tokens show it cut the prompt, or a configured
+            ``num_ctx`` cannot hold it (not sent) (:mod:`coopeval.agents.context_window`).
         RequestRejectedError
             The prompt does not fit the model's context window with its answer budget
             (litellm's ``ContextWindowExceededError``, or the embedded model's
@@ -351,7 +358,13 @@ class LiteLLMAgent:
             litellm's other transport exceptions, unchanged (see :meth:`classify_error`).
         """
         litellm = self._client()
-        kwargs = self.call_kwargs(request)
+        # the embedded model counts its own prompt and refuses one that does not fit: never cut
+        estimate = None if self.is_local else context_window.estimate_prompt_tokens(request.messages)
+        kwargs = self.call_kwargs(request, estimate)
+        window = None if estimate is None else context_window.request_window(self.model, kwargs, estimate)
+        tolerance = float(self.params.get("prompt_cut_tolerance", context_window.CUT_TOLERANCE))
+        if estimate is not None:
+            context_window.check_prompt(self.model, None, estimate, window, tolerance)
         deadline = self.deadline_s
         started = time.perf_counter()
         try:
@@ -396,6 +409,8 @@ class LiteLLMAgent:
                 f"{self.model}: the provider returned an empty reply (no content, no completion "
                 f"tokens, finish_reason {getattr(choice, 'finish_reason', None)!r}); retried"
             )
+        if estimate is not None:  # a prompt the server cut: PromptCutError, never an answer
+            context_window.check_prompt(self.model, prompt_tokens, estimate, window, tolerance)
         prices = load_prices()
         if not prices.known(self.model) and self.price_known:
             self.price_known = False

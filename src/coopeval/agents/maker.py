@@ -7,7 +7,12 @@ the text by the current parser, never cached. After :data:`MAX_ATTEMPTS` invalid
 decision is recorded as failed with all its attempts; nothing is ever substituted. A request
 the model cannot take as sent (:class:`~coopeval.agents.protocol.RequestRejectedError`, e.g. a
 prompt that leaves no room for ``max_tokens`` in the context window) fails the decision at once
-with that message: no retry, no re-ask (it would only be longer), nothing cached.
+with that message: no retry, no re-ask (it would only be longer), nothing cached. A provider
+that asks for a longer wait than the retry policy honours
+(:class:`~coopeval.agents.protocol.ProviderRateLimitedError`) stops the decision and the job: the
+journal gets a ``rate_limited`` line with the requested wait, nothing is cached, and a rerun
+resumes from the cache (failing the decision instead would record no answer for a call the
+provider would have answered later).
 """
 
 from __future__ import annotations
@@ -19,8 +24,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from coopeval.agents.protocol import Agent, DecisionRequest, Reply, RequestRejectedError
-from coopeval.agents.retry import RetryPolicy, generate_with_retry
+from coopeval.agents.adaptive import AdaptiveLimit
+from coopeval.agents.protocol import (
+    Agent,
+    DecisionRequest,
+    ProviderRateLimitedError,
+    Reply,
+    RequestRejectedError,
+)
+from coopeval.agents.retry import CallTally, RetryPolicy, generate_with_retry
 from coopeval.agents.slots import slots_from_env
 from coopeval.cache.response_cache import ResponseCache, call_key
 from coopeval.core.hashing import content_hash
@@ -104,7 +116,9 @@ class DecisionMaker:
     max_concurrency:
         Calls in flight at once in this job (one semaphore per job, docs/protocol/engineering.md#litellm). Remote
         calls also take a run-wide slot when ``COOPEVAL_PROVIDER_SLOTS`` is set
-        (:mod:`coopeval.agents.slots`).
+        (:mod:`coopeval.agents.slots`), and each of their attempts a place under their provider's
+        adaptive limit (:mod:`coopeval.agents.adaptive`, capped at ``max_concurrency``), which
+        halves after a 429 and grows back with answers.
     lenient_contract_ints:
         ``compat.lenient_contract_ints`` (docs/protocol/reference-data.md#compatibility-flags).
     retry_failed:
@@ -140,6 +154,8 @@ class DecisionMaker:
         self.style_instructions = dict(style_instructions)
         self.stats = CallStats()
         self.semaphore = asyncio.Semaphore(max_concurrency)
+        self.max_concurrency = max_concurrency
+        self.limits: dict[str, AdaptiveLimit] = {}  # provider and endpoint → its adaptive limit
         self.provider_slots = slots_from_env()  # the run-wide cap (COOPEVAL_PROVIDER_SLOTS)
         self.lenient_contract_ints = lenient_contract_ints
         self.retry_failed = retry_failed
@@ -186,10 +202,24 @@ class DecisionMaker:
                     position=pos,
                     seed=seed,
                 )
+                tally = CallTally()
                 try:
-                    reply, key, hit = await self._ask(agent, request, attempt)
+                    reply, key, hit = await self._ask(agent, request, attempt, tally)
                 except RequestRejectedError as exc:
                     reply, key, hit, rejected = Reply(text=""), "", False, str(exc)
+                except ProviderRateLimitedError as exc:  # the job stops; the journal keeps the wait
+                    if self.journal:
+                        self.journal(
+                            {
+                                "type": "rate_limited",
+                                "position": pos,
+                                "decision_id": decision_id,
+                                "model": agent.model,
+                                "requested_wait_s": exc.requested_wait_s,
+                                "max_wait_s": exc.max_wait_s,
+                            }
+                        )
+                    raise
                 text = reply.text
                 verdict = check_answer(
                     answer_format,
@@ -223,6 +253,11 @@ class DecisionMaker:
                     "reasoning_tokens": reply.reasoning_tokens,
                     "reasoning": reply.reasoning,
                     **_structured_columns(agent, answer_format),
+                    "rate_limited": tally.rate_limited,
+                    "transport_retries": tally.retries,
+                    "in_flight": tally.in_flight,
+                    "in_flight_limit": tally.limit,
+                    "in_flight_cap": self.max_concurrency if tally.limit else 0,
                 }
                 attempts.append(record)
                 self.stats.attempts += 1
@@ -240,7 +275,15 @@ class DecisionMaker:
             self.journal({"type": "failed_decision", "position": dict(position), "decision_id": decision_id, "error": error})
         return DecisionOutcome(decision_id, "failed", None, text, error, attempts)
 
-    async def _ask(self, agent: Agent, request: DecisionRequest, attempt: int) -> tuple[Reply, str, bool]:
+    def _limit(self, agent: Agent) -> AdaptiveLimit:
+        """The adaptive limit of ``agent``'s provider and endpoint in this job."""
+        endpoint = getattr(agent, "endpoint", None) or {}
+        name = f"{agent.model.split('/', 1)[0]} {json.dumps(endpoint, sort_keys=True)}"
+        return self.limits.setdefault(name, AdaptiveLimit(self.max_concurrency))
+
+    async def _ask(
+        self, agent: Agent, request: DecisionRequest, attempt: int, tally: CallTally
+    ) -> tuple[Reply, str, bool]:
         prepare = getattr(agent, "prepare", None)  # structured-output probes: per agent, per constraint
         if prepare is not None:
             await prepare(self.cache, request.answer_format)
@@ -257,11 +300,12 @@ class DecisionMaker:
         remote = agent.cacheable and not getattr(agent, "is_local", False)
         async with self.semaphore:
             started = time.perf_counter()
+            limit = self._limit(agent) if remote else None
             if remote and self.provider_slots is not None:
                 async with self.provider_slots.slot():
-                    reply = await generate_with_retry(agent, request, self.retry_policy)
+                    reply = await generate_with_retry(agent, request, self.retry_policy, limit=limit, tally=tally)
             else:
-                reply = await generate_with_retry(agent, request, self.retry_policy)
+                reply = await generate_with_retry(agent, request, self.retry_policy, limit=limit, tally=tally)
             if not reply.latency_s:
                 reply = Reply(**{**reply.to_json(), "latency_s": time.perf_counter() - started})
         if agent.cacheable:

@@ -13,7 +13,7 @@ __all__ = ["AGENT_OPTION_KEYS", "DEFAULT_DEADLINE_S", "TRANSPORT_KEYS", "option_
 
 
 AGENT_OPTION_KEYS = frozenset(
-    {"send_seed", "max_reasoning_chars", "cot_grammar", "structured_output", "grammar_field"}
+    {"send_seed", "max_reasoning_chars", "cot_grammar", "structured_output", "grammar_field", "prompt_cut_tolerance"}
 )
 """Keys of ``params`` read by the agent itself and never sent to litellm.
 
@@ -23,7 +23,10 @@ constrained remote one). ``cot_grammar`` (set by the agent, local CoT only): the
 CoT grammar's reasoning rule (:data:`~coopeval.agents.grammar.COT_GRAMMAR_VERSION`); in
 ``params``, hence in the cache key, so answers decoded under an older grammar are not replayed.
 ``structured_output`` (``none`` | ``json_schema`` | ``grammar`` | ``auto``, default ``none``) and
-``grammar_field``: constrained decoding by the provider (:mod:`coopeval.agents.structured`)."""
+``grammar_field``: constrained decoding by the provider (:mod:`coopeval.agents.structured`).
+``prompt_cut_tolerance`` (number in [0, 1), default 0.2): how far below the client's estimate
+the server's reported prompt tokens may fall before the prompt counts as cut
+(:mod:`coopeval.agents.context_window`)."""
 
 TRANSPORT_KEYS = frozenset(
     {"timeout", "api_base", "api_version", "extra_headers", "cache_prompt", "deadline_s"}
@@ -58,6 +61,14 @@ def option_error(params: Mapping[str, Any]) -> str | None:
     deadline = params.get("deadline_s")
     if deadline is not None and (isinstance(deadline, bool) or not isinstance(deadline, int | float) or deadline <= 0):
         return f"params.deadline_s is {deadline!r}; use a positive number of seconds (default {DEFAULT_DEADLINE_S:g})"
+    tolerance = params.get("prompt_cut_tolerance")
+    if tolerance is not None and (
+        isinstance(tolerance, bool) or not isinstance(tolerance, int | float) or not 0 <= tolerance < 1
+    ):
+        return f"params.prompt_cut_tolerance is {tolerance!r}; use a number in [0, 1) (default 0.2)"
+    window = params.get("num_ctx")
+    if window is not None and (isinstance(window, bool) or not isinstance(window, int) or window < 1):
+        return f"params.num_ctx is {window!r}; use a whole number of tokens (the model's context window)"
     if not isinstance(params.get("send_seed", False), bool):
         return f"params.send_seed is {params['send_seed']!r}; use true or false"
     return None

@@ -39,6 +39,26 @@ class RequestRejectedError(Exception):
     records the decision as failed with this message, caches nothing and goes on."""
 
 
+class ProviderRateLimitedError(Exception):
+    """The provider refused a call (HTTP 429) and asked for a longer wait than the retry policy
+    honours (:attr:`coopeval.agents.retry.RetryPolicy.max_retry_after_s`). Classified ``FATAL``:
+    the call is never retried before the requested time; the decision stops and the job with it
+    (a rerun resumes from the response cache).
+
+    Attributes
+    ----------
+    requested_wait_s:
+        The wait the provider asked for, seconds (``Retry-After``/``retry-after-ms``).
+    max_wait_s:
+        The longest wait the policy honours, seconds.
+    """
+
+    def __init__(self, message: str, requested_wait_s: float, max_wait_s: float) -> None:
+        super().__init__(message)
+        self.requested_wait_s = requested_wait_s
+        self.max_wait_s = max_wait_s
+
+
 class AttemptDeadlineError(TimeoutError):
     """One attempt ran past its wall-clock deadline (``deadline_s``); classified ``TRANSIENT``."""
 

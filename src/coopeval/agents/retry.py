@@ -1,10 +1,13 @@
 """Our own transport-retry loop (docs/protocol/engineering.md#litellm): litellm is always called with
 ``num_retries=0`` and the agent classifies each exception.
 
-* ``RATE_LIMIT``: wait what the server asks for (the exception's ``retry_after``, or a
-  ``retry-after-ms`` / ``Retry-After`` header in seconds or as an HTTP date) plus a jitter drawn
-  like the backoff below, so clients told the same time do not return at once; without a hint,
-  the backoff alone; many attempts.
+* ``RATE_LIMIT``: wait what the server asks for (:func:`retry_after_seconds`: a ``retry_after``
+  attribute, or a ``retry-after-ms`` / ``Retry-After`` header in seconds or as an HTTP date, looked
+  up on every exception of the chain and in every place litellm keeps the headers) plus a jitter
+  drawn like the backoff below, so clients told the same time do not return at once; never
+  sooner than asked. A requested wait above :attr:`RetryPolicy.max_retry_after_s` is not waited
+  and not cut short: :class:`~coopeval.agents.protocol.ProviderRateLimitedError` stops the call
+  with the requested wait. Without a hint, the backoff alone; many attempts.
 * ``TRANSIENT``: exponential backoff with full jitter; few attempts.
 * ``FATAL``: re-raised at once.
 
@@ -23,9 +26,17 @@ from typing import Any
 
 from tenacity import AsyncRetrying, RetryCallState, wait_random_exponential
 
-from coopeval.agents.protocol import Agent, DecisionRequest, ErrorClass, Reply
+from coopeval.agents.adaptive import AdaptiveLimit
+from coopeval.agents.errors import exception_chain
+from coopeval.agents.protocol import (
+    Agent,
+    DecisionRequest,
+    ErrorClass,
+    ProviderRateLimitedError,
+    Reply,
+)
 
-__all__ = ["RetryPolicy", "generate_with_retry", "retry_after_seconds"]
+__all__ = ["CallTally", "RetryPolicy", "generate_with_retry", "retry_after_seconds"]
 
 log = logging.getLogger(__name__)
 
@@ -33,12 +44,31 @@ log = logging.getLogger(__name__)
 @dataclass(frozen=True)
 class RetryPolicy:
     """Attempts and waits of :func:`generate_with_retry` (the keyword arguments, bundled so a
-    :class:`~coopeval.agents.maker.DecisionMaker` can carry one; tests use tiny waits)."""
+    :class:`~coopeval.agents.maker.DecisionMaker` can carry one; tests use tiny waits).
+
+    ``max_retry_after_s`` is the longest wait a provider may ask for (``Retry-After``) that is
+    waited; a longer one stops the call with
+    :class:`~coopeval.agents.protocol.ProviderRateLimitedError` (never retried early).
+    """
 
     max_attempts_transient: int = 4
     max_attempts_rate_limit: int = 10
     max_wait_s: float = 60.0
     initial_wait_s: float = 1.0
+    max_retry_after_s: float = 120.0
+
+
+@dataclass
+class CallTally:
+    """What one call's transport did (filled by :func:`generate_with_retry`; the ``llm_calls``
+    columns of its row): ``rate_limited`` attempts refused with 429, ``retries`` failed attempts
+    of any class, ``in_flight`` the most attempts of its provider in flight when one of them was
+    sent (itself included) and ``limit`` the adaptive limit then (0 without a limit)."""
+
+    rate_limited: int = 0
+    retries: int = 0
+    in_flight: int = 0
+    limit: int = 0
 
 
 async def generate_with_retry(
@@ -50,6 +80,8 @@ async def generate_with_retry(
     max_attempts_rate_limit: int | None = None,
     max_wait_s: float | None = None,
     initial_wait_s: float | None = None,
+    limit: AdaptiveLimit | None = None,
+    tally: CallTally | None = None,
 ) -> Reply:
     """Call ``agent.generate(request)``, retrying transport errors by class.
 
@@ -67,12 +99,20 @@ async def generate_with_retry(
         Attempts that may fail with ``RATE_LIMIT``, counted the same way. At most
         ``max_attempts_transient + max_attempts_rate_limit - 1`` attempts in all.
     max_wait_s:
-        Cap on any single wait, seconds (also caps a server's ``retry_after``).
+        Cap on any backoff wait, seconds (never shortens a server's requested wait).
     initial_wait_s:
         Backoff scale, seconds: the wait before attempt ``n + 1`` is uniform in
         ``[0, min(max_wait_s, initial_wait_s * 2 ** (n - 1))]`` (full jitter, tenacity's
         ``wait_random_exponential``). After a rate limit with a server hint ``h`` the wait is
-        ``min(max_wait_s, h + that jitter)``.
+        ``max(h, min(max_wait_s, h + that jitter))``: never less than ``h``.
+
+    The policy's ``max_retry_after_s`` bounds ``h``: a longer requested wait raises
+    :class:`~coopeval.agents.protocol.ProviderRateLimitedError` at once.
+    limit:
+        The provider's adaptive in-flight limit (:mod:`coopeval.agents.adaptive`): each attempt
+        holds one of its places (waits are spent outside it) and reports a 429 or an answer.
+    tally:
+        Filled with the call's refused attempts, retries and in-flight counts.
 
     Returns
     -------
@@ -81,6 +121,9 @@ async def generate_with_retry(
 
     Raises
     ------
+    ProviderRateLimitedError
+        A rate limit whose requested wait exceeds ``max_retry_after_s`` (chained to the
+        provider's exception; its attributes hold the requested wait and the maximum).
     BaseException
         A ``FATAL`` exception at once; otherwise the last exception once the attempts of its class
         are exhausted. ``asyncio.CancelledError`` and other non-``Exception`` errors are never
@@ -97,8 +140,10 @@ async def generate_with_retry(
         initial_wait_s = base.initial_wait_s
     backoff = wait_random_exponential(multiplier=initial_wait_s, max=max_wait_s)
 
+    max_hint_s = base.max_retry_after_s
+
     def classify(exc: BaseException | None) -> ErrorClass:
-        if exc is None or not isinstance(exc, Exception):
+        if exc is None or not isinstance(exc, Exception) or isinstance(exc, ProviderRateLimitedError):
             return ErrorClass.FATAL
         return agent.classify_error(exc)
 
@@ -126,7 +171,8 @@ async def generate_with_retry(
         if exc is not None and classify(exc) is ErrorClass.RATE_LIMIT:
             hinted = retry_after_seconds(exc)
             if hinted is not None:
-                return min(max_wait_s, max(hinted, 0.0) + jitter)
+                hinted = max(hinted, 0.0)
+                return max(hinted, min(max_wait_s, hinted + jitter))
         return jitter
 
     def before_sleep(state: RetryCallState) -> None:
@@ -144,40 +190,98 @@ async def generate_with_retry(
     retrying = AsyncRetrying(
         retry=should_retry, stop=should_stop, wait=wait, before_sleep=before_sleep, reraise=True
     )
+    counts = tally if tally is not None else CallTally()
+
+    async def send() -> Reply:
+        if limit is None:
+            return await agent.generate(request)
+        async with limit.slot() as ticket:
+            counts.in_flight = max(counts.in_flight, ticket.in_flight)
+            counts.limit = ticket.limit
+            try:
+                reply = await agent.generate(request)
+            except Exception as exc:
+                if classify(exc) is ErrorClass.RATE_LIMIT:
+                    limit.refused_attempt(ticket)
+                raise
+            limit.answered_attempt()
+            return reply
+
+    async def attempt_once() -> Reply:
+        try:
+            return await send()
+        except Exception as exc:
+            counts.retries += 1
+            if classify(exc) is ErrorClass.RATE_LIMIT:
+                counts.rate_limited += 1
+                hinted = retry_after_seconds(exc)
+                if hinted is not None and hinted > max_hint_s:
+                    raise ProviderRateLimitedError(
+                        f"{agent.name}: the provider refused the call (rate limit) and asked to wait "
+                        f"{hinted:g} s, more than the {max_hint_s:g} s the retry policy waits "
+                        "(RetryPolicy.max_retry_after_s); not retried early: the decision stops here, "
+                        "rerun later (answers so far are cached)",
+                        requested_wait_s=hinted,
+                        max_wait_s=max_hint_s,
+                    ) from exc
+            raise
+
     async for attempt in retrying:
         with attempt:
-            return await agent.generate(request)
+            return await attempt_once()
     raise AssertionError("unreachable: tenacity either returns or re-raises")  # pragma: no cover
 
 
 def retry_after_seconds(exc: BaseException) -> float | None:
     """The server's requested wait in seconds, if the exception carries one.
 
-    Looks at a ``retry_after`` attribute (number of seconds), then at the ``retry-after-ms`` /
-    ``Retry-After`` headers of the exception (``exc.headers``) or of its ``response``.
+    Every exception of the chain (:func:`~coopeval.agents.errors.exception_chain`: litellm wraps
+    the provider's error) is searched, outermost first, for a ``retry_after`` attribute (seconds)
+    and for ``retry-after-ms`` / ``Retry-After`` headers in each place litellm keeps them:
+    ``litellm_response_headers`` (where its ``hosted_vllm/``, ``ollama/`` and ``ollama_chat/``
+    paths put them, leaving ``response.headers`` empty), ``headers``, ``response.headers``.
     ``Retry-After`` is either delay-seconds or an HTTP date (RFC 9110 §10.2.3); a date gives the
     seconds from now until then, 0 for a date in the past. Unparsable values are ignored.
     """
-    value: Any = getattr(exc, "retry_after", None)
-    if value is not None:
+    for link in exception_chain(exc):
+        value: Any = getattr(link, "retry_after", None)
+        if value is not None:
+            try:
+                return float(value)
+            except (TypeError, ValueError):
+                pass
+        for headers in _header_sources(link):
+            hinted = _hint_of(headers)
+            if hinted is not None:
+                return hinted
+    return None
+
+
+def _header_sources(exc: BaseException) -> list[Any]:
+    """The header mappings ``exc`` carries (litellm's copy, its own, its response's)."""
+    found: list[Any] = []
+    for attr in ("litellm_response_headers", "headers", "response"):
         try:
-            return float(value)
-        except (TypeError, ValueError):
-            return None
-    for headers in (
-        getattr(exc, "headers", None),
-        getattr(getattr(exc, "response", None), "headers", None),
-    ):
-        if not headers:
+            value = getattr(exc, attr, None)
+            if attr == "response":
+                value = getattr(value, "headers", None)
+        except Exception:  # e.g. httpx's .request/.response properties raise when unset
             continue
-        try:
-            lowered = {str(k).lower(): v for k, v in dict(headers).items()}
-            if lowered.get("retry-after-ms") is not None:
-                return float(lowered["retry-after-ms"]) / 1000.0
-            if lowered.get("retry-after") is not None:
-                return _retry_after_value(str(lowered["retry-after"]))
-        except (TypeError, ValueError, AttributeError):
-            continue
+        if value:
+            found.append(value)
+    return found
+
+
+def _hint_of(headers: Any) -> float | None:
+    """Seconds of the ``retry-after-ms`` or ``Retry-After`` header in ``headers``, or None."""
+    try:
+        lowered = {str(k).lower(): v for k, v in dict(headers).items()}
+        if lowered.get("retry-after-ms") is not None:
+            return float(lowered["retry-after-ms"]) / 1000.0
+        if lowered.get("retry-after") is not None:
+            return _retry_after_value(str(lowered["retry-after"]))
+    except (TypeError, ValueError, AttributeError):
+        return None
     return None
 
 

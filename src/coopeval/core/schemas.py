@@ -20,6 +20,11 @@ CELL_COLUMNS: dict[str, pl.DataType] = {
     "game": pl.String(),
 }
 
+TRANSPORT_COLUMNS: tuple[str, ...] = ("rate_limited", "transport_retries", "in_flight", "in_flight_limit", "in_flight_cap")
+"""``llm_calls`` columns describing how a call's transport went (429s, retries, calls in flight;
+:mod:`coopeval.agents.adaptive`): they depend on timing, like ``latency_s``, so comparisons of
+two runs leave them out."""
+
 SCHEMAS: dict[str, dict[str, pl.DataType]] = {
     # One row per played matchup (for reputation: one row per seated agent's 15-round history).
     "matchups": {
@@ -95,6 +100,12 @@ SCHEMAS: dict[str, dict[str, pl.DataType]] = {
         "reasoning": pl.String(),  # provider's separate reasoning text; never used as the answer
         "structured_output": pl.String(),  # none | json_schema | grammar (the embedded model: grammar) | auto (found none)
         "structured_field": pl.String(),  # request field of the constraint: response_format | grammar | structured_outputs.grammar | guided_grammar | none
+        # transport of a call made (0 for cache hits, bots, the embedded model): coopeval.agents.adaptive
+        "rate_limited": pl.Int64(),  # attempts refused with HTTP 429 before this answer
+        "transport_retries": pl.Int64(),  # failed attempts of any class before this answer
+        "in_flight": pl.Int64(),  # most of its provider's attempts in flight in the job when one was sent
+        "in_flight_limit": pl.Int64(),  # the adaptive limit then
+        "in_flight_cap": pl.Int64(),  # the configured cap (the job's max_concurrency)
     },
     # Mediator and contract designs (one per seated agent per cell).
     "designs": {

@@ -34,7 +34,8 @@ def parse_args(argv: list[str] | None = None) -> tuple[SimConfig, str, int]:
     p.add_argument("--latency", type=float, default=0.0, help="mean seconds per answer")
     p.add_argument("--latency-dist", choices=LATENCY_DISTRIBUTIONS, default="constant")
     p.add_argument("--cap", type=int, default=0, help="requests in flight before 429 (0: none)")
-    p.add_argument("--retry-after", type=int, default=1, help="Retry-After seconds of a 429")
+    p.add_argument("--retry-after", type=float, default=1, help="Retry-After seconds of a 429")
+    p.add_argument("--prompt-window", type=int, default=0, help="prompt tokens kept (cut beyond; 0: none)")
     p.add_argument("--timeout-hang", type=float, default=30.0, help="seconds an injected timeout hangs")
     p.add_argument("--fault", action="append", default=[], metavar="NAME=RATE", help=f"NAME in {list(FAULTS)}")
     p.add_argument("--policy", action="append", default=[], metavar="MODEL=POLICY", help=f"POLICY in {list(POLICIES)}")
@@ -51,6 +52,7 @@ def parse_args(argv: list[str] | None = None) -> tuple[SimConfig, str, int]:
             latency_dist=a.latency_dist,
             cap=a.cap,
             retry_after_s=a.retry_after,
+            prompt_window=a.prompt_window,
             fault_rates=faults,
             timeout_hang_s=a.timeout_hang,
             policies=policies,

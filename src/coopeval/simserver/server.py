@@ -31,6 +31,7 @@ from typing import IO, Any
 
 from aiohttp import web
 
+from coopeval.agents.context_window import estimate_prompt_tokens
 from coopeval.simserver.policy import Policy, answer
 
 FAULTS = ("401", "429", "500", "timeout", "truncated")
@@ -51,7 +52,14 @@ class SimConfig:
     cap:
         Requests in flight at once; the next one gets 429 at once. 0 = no cap.
     retry_after_s:
-        The ``Retry-After`` header of every 429 (whole seconds, as HTTP wants).
+        The ``Retry-After`` header of every 429, seconds (HTTP wants whole ones; fractions, written
+        as they are, let tests scale waits down: litellm's clients read them).
+    prompt_window:
+        Context window in prompt tokens (0 = none): a longer prompt is answered as if cut to it,
+        the usage reporting ``prompt_window`` prompt tokens (Ollama's behaviour past ``num_ctx``).
+        Prompt tokens are counted like the client's estimate
+        (:func:`coopeval.agents.context_window.estimate_prompt_tokens`), so an uncut prompt is
+        never taken for a cut one.
     fault_rates:
         Fault name (:data:`FAULTS`) → probability per request; they must sum to at most 1.
     timeout_hang_s:
@@ -69,7 +77,8 @@ class SimConfig:
     latency_s: float = 0.0
     latency_dist: str = "constant"
     cap: int = 0
-    retry_after_s: int = 1
+    retry_after_s: float = 1
+    prompt_window: int = 0
     fault_rates: Mapping[str, float] = field(default_factory=dict)
     timeout_hang_s: float = 30.0
     policies: Mapping[str, Policy] = field(default_factory=dict)
@@ -83,8 +92,8 @@ class SimConfig:
             raise ValueError(f"fault_rates {dict(self.fault_rates)} must be >= 0 and sum to at most 1")
         if self.latency_dist not in LATENCY_DISTRIBUTIONS:
             raise ValueError(f"latency_dist {self.latency_dist!r}: use one of {list(LATENCY_DISTRIBUTIONS)}")
-        if self.latency_s < 0 or self.cap < 0 or self.retry_after_s < 0 or self.timeout_hang_s < 0:
-            raise ValueError("latency_s, cap, retry_after_s and timeout_hang_s must be >= 0")
+        if min(self.latency_s, self.cap, self.retry_after_s, self.timeout_hang_s, self.prompt_window) < 0:
+            raise ValueError("latency_s, cap, retry_after_s, timeout_hang_s and prompt_window must be >= 0")
 
     def policy_for(self, model: str) -> Policy:
         """The policy of ``model`` (exact name), else :attr:`default_policy`."""
@@ -108,6 +117,7 @@ class SimServer:
         self.config = config
         self.in_flight = 0
         self._rng = random.Random(config.seed)
+        estimate_prompt_tokens([{"role": "user", "content": "warm up"}])  # imports the tokenizer before serving
         path = Path(log_path)
         path.parent.mkdir(parents=True, exist_ok=True)
         self._log: IO[str] = path.open("a", encoding="utf-8")
@@ -160,13 +170,13 @@ class SimServer:
         cap = self.config.cap
         if cap and self.in_flight >= cap:
             self._record(digest, model, "429_cap", 0.0)
-            return _error(429, "too many requests in flight", {"Retry-After": str(self.config.retry_after_s)})
+            return _error(429, "too many requests in flight", {"Retry-After": f"{self.config.retry_after_s:g}"})
         self.in_flight += 1
         try:
             fault = self._fault()
             if fault == "429":
                 self._record(digest, model, "429", 0.0)
-                return _error(429, "rate limited (injected)", {"Retry-After": str(self.config.retry_after_s)})
+                return _error(429, "rate limited (injected)", {"Retry-After": f"{self.config.retry_after_s:g}"})
             if fault == "401":
                 self._record(digest, model, "401", 0.0)
                 return _error(401, "invalid API key (injected)")
@@ -180,7 +190,7 @@ class SimServer:
                 return _error(504, "gateway timeout (injected)")
             rng = random.Random(f"{self.config.seed}:{digest}")
             text = answer(messages, self.config.policy_for(model), rng)
-            payload = json.dumps(_completion(digest, model, text, messages)).encode("utf-8")
+            payload = json.dumps(_completion(digest, model, text, messages, self.config.prompt_window)).encode("utf-8")
             if fault == "truncated":
                 response = web.StreamResponse(status=200, headers={"Content-Type": "application/json"})
                 response.content_length = len(payload)
@@ -211,8 +221,13 @@ def response_id(digest: str) -> str:
     return f"sim-{digest[:24]}"
 
 
-def _completion(digest: str, model: str, text: str, messages: list[Any]) -> dict[str, Any]:
-    prompt_chars = sum(len(str(m.get("content") or "")) for m in messages if isinstance(m, dict))
+def _completion(digest: str, model: str, text: str, messages: list[Any], window: int = 0) -> dict[str, Any]:
+    try:
+        prompt = estimate_prompt_tokens([m for m in messages if isinstance(m, dict)])
+    except Exception:  # a message the tokenizer cannot read: 4 characters a token
+        prompt = sum(len(str(m.get("content") or "")) for m in messages if isinstance(m, dict)) // 4
+    if window:
+        prompt = min(prompt, window)  # the server kept only the window
     return {
         "id": response_id(digest),
         "object": "chat.completion",
@@ -220,9 +235,9 @@ def _completion(digest: str, model: str, text: str, messages: list[Any]) -> dict
         "model": model,
         "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
         "usage": {
-            "prompt_tokens": prompt_chars // 4,
+            "prompt_tokens": prompt,
             "completion_tokens": len(text) // 4,
-            "total_tokens": prompt_chars // 4 + len(text) // 4,
+            "total_tokens": prompt + len(text) // 4,
         },
     }
 

@@ -10,6 +10,7 @@ import pytest
 
 from coopeval.cache.response_cache import ResponseCache
 from coopeval.core.errors import ConfigError
+from coopeval.core.schemas import TRANSPORT_COLUMNS
 from coopeval.studies.evolution.config import validate_evolution_config
 from coopeval.studies.evolution.records import TABLES
 from coopeval.studies.evolution.study import EvolutionStudy, run_key
@@ -120,7 +121,7 @@ def _play(
 def _frames_equal(a: dict[str, pl.DataFrame], b: dict[str, pl.DataFrame], skip: tuple[str, ...] = ()) -> None:
     for name in a:
         left, right = a[name], b[name]
-        drop = [c for c in ("cell_id", "latency_s", "cache_hit", *skip) if c in left.columns]
+        drop = [c for c in ("cell_id", "latency_s", "cache_hit", *TRANSPORT_COLUMNS, *skip) if c in left.columns]
         assert left.drop(drop).equals(right.drop(drop)), name
 
 

@@ -223,10 +223,18 @@ def test_render_from_a_small_store(tmp_path):
             k: v for k, v in JUDGEMENT_SCHEMA.items() if k in ("labels", "confidence")
         },
     )
+    # two calls to one provider: 3 refusals before the first answer, under a cap of 4
+    calls = [
+        {"cell_id": "c1", "decision_id": f"d1{s}", "model": "openai/x", "kind": "action", "cache_hit": False,
+         "error": "", "rate_limited": refused, "transport_retries": refused + 1, "in_flight": 4 - s,
+         "in_flight_limit": 4 // (1 + refused), "in_flight_cap": 4}
+        for s, refused in ((1, 3), (2, 0))
+    ]
     tables = {}
     for name, frame in {
         "decisions": conform("decisions", pl.DataFrame(decisions)),
         "judgements": judgements,
+        "llm_calls": conform("llm_calls", pl.DataFrame(calls)),
     }.items():
         path = tmp_path / f"{name}.parquet"
         frame.write_parquet(path)
@@ -259,3 +267,7 @@ def test_render_from_a_small_store(tmp_path):
         and "a seeded sample of at most 50" in text
         and "constraint not applied: 0 calls" in text
     )
+    # the traffic table: calls 2, refused 3, retries 5, max in flight 3, cap 4, lowest limit 1
+    assert "<h2>Provider traffic</h2>" in text
+    assert "<tr><td>openai</td>" + "".join(f'<td class="num">{n}</td>' for n in (2, 3, 5, 3, 4, 1)) in text
+    assert "cap 4 is above what the provider accepts: 3 requests refused (429); the adaptive limit came down to 1" in text

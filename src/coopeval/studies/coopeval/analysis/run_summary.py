@@ -9,12 +9,15 @@ from typing import Any
 
 import polars as pl
 
+from coopeval.core.schemas import TRANSPORT_COLUMNS
+
 __all__ = [
     "constraint_not_applied",
     "decision_counts",
     "failed_decisions",
     "judge_summary",
     "model_usage",
+    "provider_traffic",
     "structured_validity",
 ]
 
@@ -118,6 +121,58 @@ def model_usage(llm_calls: pl.DataFrame) -> pl.DataFrame:
         .select(list(schema))
         .sort("role", "model")
     )
+
+
+
+def provider_traffic(llm_calls: pl.DataFrame) -> pl.DataFrame:
+    """Per provider (the model string's prefix: ``openai``, ``ollama_chat``, …), over the calls
+    made (cache misses): ``calls``, ``refused`` (attempts refused with HTTP 429), ``retries``
+    (failed attempts of any class), ``max_in_flight`` (the most attempts in flight in one job),
+    ``cap`` (the configured cap), ``lowest_limit`` (the lowest adaptive limit a call was sent
+    under; :mod:`coopeval.agents.adaptive`) and ``note``, which says when the cap is above what
+    the provider accepts (any refusal). Columns absent from older stores count 0; only rows
+    with a cap (calls under an adaptive limit) are counted."""
+    schema = {
+        "provider": pl.String,
+        "calls": pl.Int64,
+        "refused": pl.Int64,
+        "retries": pl.Int64,
+        "max_in_flight": pl.Int64,
+        "cap": pl.Int64,
+        "lowest_limit": pl.Int64,
+        "note": pl.String,
+    }
+    if llm_calls.height == 0 or "in_flight_cap" not in llm_calls.columns:
+        return pl.DataFrame(schema=schema)
+    made = llm_calls.filter(~pl.col("cache_hit").fill_null(False) & (pl.col("in_flight_cap").fill_null(0) > 0))
+    if made.height == 0:
+        return pl.DataFrame(schema=schema)
+    frame = (
+        made.with_columns(pl.col("model").str.split("/").list.first().alias("provider"), *(pl.col(c).fill_null(0) for c in TRANSPORT_COLUMNS))
+        .group_by("provider")
+        .agg(
+            pl.len().cast(pl.Int64).alias("calls"),
+            pl.col("rate_limited").sum().cast(pl.Int64).alias("refused"),
+            pl.col("transport_retries").sum().cast(pl.Int64).alias("retries"),
+            pl.col("in_flight").max().cast(pl.Int64).alias("max_in_flight"),
+            pl.col("in_flight_cap").max().cast(pl.Int64).alias("cap"),
+            pl.col("in_flight_limit").min().cast(pl.Int64).alias("lowest_limit"),
+        )
+    )
+    note = (
+        pl.when(pl.col("refused") > 0)
+        .then(
+            pl.format(
+                "cap {} is above what the provider accepts: {} requests refused (429); the adaptive limit came down to {}",
+                "cap",
+                "refused",
+                "lowest_limit",
+            )
+        )
+        .otherwise(pl.lit(""))
+        .alias("note")
+    )
+    return frame.with_columns(note).select(list(schema)).sort("provider")
 
 
 def judge_summary(judgements: pl.DataFrame) -> pl.DataFrame:

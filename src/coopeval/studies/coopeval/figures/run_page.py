@@ -14,6 +14,7 @@ import polars as pl
 from coopeval.agents.registry import agent_name, agent_style
 from coopeval.core.duckdb_settings import open_duckdb
 from coopeval.core.io import read_delimited
+from coopeval.core.schemas import TRANSPORT_COLUMNS
 from coopeval.games import get_game
 from coopeval.studies.coopeval.analysis.run_summary import (
     constraint_not_applied,
@@ -22,6 +23,7 @@ from coopeval.studies.coopeval.analysis.run_summary import (
     judge_summary,
     model_usage,
     structured_validity,
+    provider_traffic,
 )
 from coopeval.studies.coopeval.figures.catalog import table_pages
 from coopeval.studies.coopeval.tables.builder import csv_schema
@@ -109,7 +111,7 @@ def render_table_pages(
 
 _CALL_COLUMNS = (
     "model", "kind", "cache_hit", "error", "truncated", "prompt_tokens", "completion_tokens",
-    "reasoning_tokens", "cost_usd", "attempt", "structured_output", "structured_field",
+    "reasoning_tokens", "cost_usd", "attempt", "structured_output", "structured_field", *TRANSPORT_COLUMNS,
 )
 
 
@@ -222,6 +224,9 @@ def render_run_summary(
         + (" (agents asked for a constraint that no request field carried: see docs/structured-outputs.md)" if not_applied else "")
         + "</p>",
         frame_to_html(structured_validity(t["llm_calls"]), "no calls"),
+        "<h2>Provider traffic</h2>",
+        "<p>Calls made per provider: requests refused with 429, retries, the most in flight in one job, the configured cap and the lowest adaptive limit.</p>",
+        frame_to_html(provider_traffic(t["llm_calls"]), "no calls to a remote provider"),
         f"<h2>Judge ({n_judge_failed} failed judgements)</h2>",
     ]
     if judge:
