@@ -22,8 +22,8 @@ from coopeval.studies.coopeval.analysis.run_summary import (
     failed_decisions,
     judge_summary,
     model_usage,
-    structured_validity,
     provider_traffic,
+    structured_validity,
 )
 from coopeval.studies.coopeval.figures.catalog import table_pages
 from coopeval.studies.coopeval.tables.builder import csv_schema
