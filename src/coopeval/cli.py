@@ -244,6 +244,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
 def add_check_answer_parser(subparsers: Any) -> None:
     """Register ``coopeval check-answer``."""
     from coopeval.decisions.formats import DecisionKind
+    from coopeval.pipeline.study_answers import STUDY_KINDS
 
     parser = subparsers.add_parser(
         "check-answer",
@@ -252,11 +253,22 @@ def add_check_answer_parser(subparsers: Any) -> None:
             "Parse TEXT (or standard input for '-') exactly as the decision loop does and print one"
             " JSON object: valid, parsed (the normalised answer), error (the re-ask message),"
             " offset (character offset of the JSON object used) and truncated. Exit 0 if the"
-            " answer is valid, 1 if not, 2 on a usage error."
+            " answer is valid, 1 if not, 2 on a usage error. Every decision kind of the three"
+            " studies: CoopEval's (" + ", ".join(str(k) for k in DecisionKind) + ") and "
+            + "; ".join(f"{k} ({what})" for k, what in STUDY_KINDS.items()) + "."
         ),
     )
     parser.add_argument("text", metavar="TEXT", help="the answer text, or '-' to read standard input")
-    parser.add_argument("--kind", required=True, choices=[str(k) for k in DecisionKind], help="decision kind")
+    parser.add_argument(
+        "--kind", required=True, choices=[*(str(k) for k in DecisionKind), *STUDY_KINDS], help="decision kind"
+    )
+    parser.add_argument("--protocol", metavar="P", help="evolution kinds: vh or horibe")
+    parser.add_argument("--holdings", type=float, metavar="UNITS", help="donation, matrix_probe: the donor's holdings")
+    parser.add_argument("--variant", metavar="V", help="donation: none, costly_punishment or partner_choice (default none)")
+    parser.add_argument("--percent-base", metavar="B", help="donation (horibe): current or endowment (default current)")
+    parser.add_argument("--endowment", type=float, metavar="UNITS", help="donation: the endowment (default 10)")
+    parser.add_argument("--resources", type=float, metavar="UNITS", help="investor_action: the investor's holdings")
+    parser.add_argument("--received", type=float, metavar="UNITS", help="responder_action: the amount received (3 x investment)")
     parser.add_argument(
         "--actions",
         metavar="A0,A1",
@@ -316,10 +328,27 @@ def run_check_answer(args: argparse.Namespace) -> int:
 
     if args.max_tokens is not None and args.max_tokens < 1:
         raise CliError(f"--max-tokens: {args.max_tokens} must be at least 1")
-    fmt = _answer_format(args.kind, args.actions, args.n_options)
+    from coopeval.core.errors import ConfigError
+    from coopeval.pipeline.study_answers import (
+        STUDY_KINDS,
+        StudyAnswerContext,
+        donation_extras,
+        study_answer_format,
+    )
+
+    ctx = StudyAnswerContext(
+        args.protocol, args.holdings, args.variant, args.percent_base, args.endowment, args.resources, args.received
+    )
+    try:
+        fmt = study_answer_format(args.kind, ctx) if args.kind in STUDY_KINDS else _answer_format(args.kind, args.actions, args.n_options)
+    except ConfigError as exc:
+        raise CliError(str(exc)) from None
     text = sys.stdin.read() if args.text == "-" else args.text
     verdict = check_answer(fmt, text, args.finish_reason, args.max_tokens)
-    print(json.dumps(verdict.to_json(), ensure_ascii=False))
+    out = verdict.to_json()
+    if verdict.valid and out["parsed"] is not None:
+        out["parsed"] = {**out["parsed"], **donation_extras(args.kind, ctx, fmt, out["parsed"])}
+    print(json.dumps(out, ensure_ascii=False))
     return 0 if verdict.valid else 1
 
 

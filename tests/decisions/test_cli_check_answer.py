@@ -83,7 +83,7 @@ def test_usage_errors_exit_2(argv: list[str], message: str, capsys: pytest.Captu
 
 
 def test_unknown_kind_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run(["--kind", "gossip", "x"], capsys)
+    code, out, err = run(["--kind", "chess_move", "x"], capsys)
     assert code == 2 and out is None and "invalid choice" in err
 
 

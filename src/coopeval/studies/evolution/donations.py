@@ -30,7 +30,44 @@ from coopeval.studies.evolution.formats import ANSWER_MARKER, DonationFormat
 from coopeval.studies.evolution.game import Action, DonationContext, play_game
 from coopeval.studies.evolution.population import neutral_names
 from coopeval.studies.evolution.records import StepRecords
+from coopeval.studies.evolution.settings import EvolutionSettings
 from coopeval.studies.evolution.traces import Trace
+
+
+def percent_base_of(settings: EvolutionSettings, donor_units: float) -> float:
+    """The units a stated percentage is a share of: the donor's current holdings, or the
+    endowment under ``percent_base: endowment`` (docs/protocol/evolution.md#donation-game)."""
+    return donor_units if settings.percent_base == "current" else settings.endowment
+
+
+def donation_format_for(settings: EvolutionSettings, donor_units: float, variant: str | None = None) -> DonationFormat:
+    """The answer format of one donation by a donor holding ``donor_units``: percent under
+    Horibe's ``amount_unit: percent`` without punishment, else units; its limit is the one the
+    prompt shows (:func:`~coopeval.studies.evolution.amounts.stated_limit`,
+    :func:`~coopeval.studies.evolution.amounts.percent_limit`). ``variant`` defaults to the
+    run's ``punishment``."""
+    variant = settings.punishment if variant is None else variant
+    percent = settings.amount_unit == "percent" and variant == "none"
+    return DonationFormat(
+        unit="percent" if percent else "units",
+        max_value=percent_limit(donor_units, percent_base_of(settings, donor_units)) if percent else stated_limit(donor_units),
+        variant=variant,
+        max_justification_chars=settings.local_justification_chars,
+    )
+
+
+def resolve_donation(settings: EvolutionSettings, parsed: Mapping[str, Any], fmt: DonationFormat, donor_units: float) -> Action:
+    """A validated answer → the action and the units it gives (docs/protocol/evolution.md#donation-game).
+
+    Percent answers give p/100 of :func:`percent_base_of`; the shown limit means everything the
+    donor holds (:mod:`coopeval.studies.evolution.amounts`); nothing is clipped.
+    """
+    kind, value = str(parsed["action"]), float(parsed["value"])
+    if kind == "refuse":
+        return Action("refuse", 0.0)
+    if fmt.unit == "percent":
+        return Action(kind, units_for_percent(value, donor_units, percent_base_of(settings, donor_units)))
+    return Action(kind, units_given(value, donor_units))
 
 
 @dataclass(frozen=True)
@@ -47,33 +84,16 @@ class DonationPlayer(RunContext):
     """The gameplay side of a run: donation formats, answers, and whole populations' games."""
 
     def percent_base(self, donor_units: float) -> float:
-        """The units a stated percentage is a share of (docs/protocol/evolution.md#donation-game amounts, ``percent_base``)."""
-        return donor_units if self.s.percent_base == "current" else self.s.endowment
+        """The units a stated percentage is a share of (:func:`percent_base_of`)."""
+        return percent_base_of(self.s, donor_units)
 
     def donation_format(self, donor_units: float, variant: str | None = None) -> DonationFormat:
-        """The answer format of one donation: its limit is the one the prompt shows."""
-        variant = self.s.punishment if variant is None else variant
-        percent = self.s.amount_unit == "percent" and variant == "none"
-        return DonationFormat(
-            unit="percent" if percent else "units",
-            max_value=percent_limit(donor_units, self.percent_base(donor_units)) if percent else stated_limit(donor_units),
-            variant=variant,
-            max_justification_chars=self.s.local_justification_chars,
-        )
+        """The answer format of one donation (:func:`donation_format_for`)."""
+        return donation_format_for(self.s, donor_units, variant)
 
     def resolve(self, parsed: Mapping[str, Any], fmt: DonationFormat, donor_units: float) -> Action:
-        """A validated answer → the action and its units (docs/protocol/evolution.md#donation-game amounts, ``percent_base``).
-
-        Percent answers give p/100 of the current resources, or of the endowment under
-        ``percent_base: endowment``; the shown limit means everything the donor holds
-        (:mod:`coopeval.studies.evolution.amounts`); nothing is clipped.
-        """
-        kind, value = str(parsed["action"]), float(parsed["value"])
-        if kind == "refuse":
-            return Action("refuse", 0.0)
-        if fmt.unit == "percent":
-            return Action(kind, units_for_percent(value, donor_units, self.percent_base(donor_units)))
-        return Action(kind, units_given(value, donor_units))
+        """A validated answer → the action and its units (:func:`resolve_donation`)."""
+        return resolve_donation(self.s, parsed, fmt, donor_units)
 
     @staticmethod
     def final_verdict(outcome: DecisionOutcome, fmt: DonationFormat) -> dict[str, Any]:

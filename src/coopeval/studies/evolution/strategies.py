@@ -25,16 +25,22 @@ from coopeval.studies.evolution.selection import (
     roulette_is_uniform,
     truncation_survivors,
 )
+from coopeval.studies.evolution.settings import EvolutionSettings
+
+
+def strategy_format_for(settings: EvolutionSettings) -> StrategyFormat:
+    """The strategy answer format of a run with ``settings`` (V&H phrase or Horibe ``Strategy:``,
+    docs/protocol/evolution.md#vh-prompts, #horibe-prompts)."""
+    reasoning = settings.local_reasoning_chars if settings.protocol == "vh" else 0
+    return StrategyFormat(settings.protocol, settings.word_limit, settings.local_strategy_chars, reasoning)
 
 
 class StrategyWriter(RunContext):
     """The strategy side of a run: writing, naming and selecting members."""
 
     def strategy_format(self) -> StrategyFormat:
-        """The run's strategy answer format (V&H phrase or Horibe ``Strategy:``)."""
-        return StrategyFormat(
-            self.s.protocol, self.s.word_limit, self.s.local_strategy_chars, self.s.local_reasoning_chars if self.s.protocol == "vh" else 0
-        )
+        """The run's strategy answer format (:func:`strategy_format_for`)."""
+        return strategy_format_for(self.s)
 
     async def write_strategy(self, records: StepRecords, generation: int, index: int, body: str, member: Member) -> Member:
         """Ask for one strategy; enforce the word limit (one re-ask, then truncate, docs/protocol/evolution.md#horibe-changes)."""
