@@ -132,3 +132,16 @@ def test_a_missing_store_or_the_same_agent_twice_is_refused(capsys: pytest.Captu
     assert code == 2 and "is not a file" in err
     code, _, err = _compare(capsys, store, "--a", AC, "--b", AC)
     assert code == 2 and "compare two different agents" in err
+
+
+def test_a_file_that_is_no_store_is_a_usage_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    import duckdb
+
+    text = tmp_path / "text.duckdb"
+    text.write_text("not a database")
+    empty = tmp_path / "empty.duckdb"
+    duckdb.connect(str(empty)).close()
+    for path, reason in ((text, "not a valid DuckDB"), (empty, "scores does not exist")):
+        code = main(["compare", str(path), "--study", "coopeval", "--a", "x", "--b", "y"])
+        out, err = capsys.readouterr()
+        assert code == 2 and out == "" and reason in err and "STORE" in err

@@ -182,3 +182,29 @@ def test_one_simulated_cell_per_replicates_and_models_counts_as_every_cell(tmp_p
             c: row[c] for c in ("decisions_min", "decisions_max", "output_tokens")}, key
         assert keyed(fast)[key]["input_tokens"] == pytest.approx(row["input_tokens"], rel=0.05), key
     assert fast.models[LLM]["output_tokens"] is not None and fast.models["openai/gpt-4o"]["calls"] > 0
+
+
+@pytest.mark.parametrize(
+    ("overrides", "yaml_text", "named"),
+    [
+        ({"latency": float("nan")}, None, "--latency"),
+        ({"latency": float("inf")}, None, "--latency"),
+        ({"out": "DIR"}, None, "--out"),
+        ({}, "agents: [\n - model: x", "--configfile"),
+    ],
+)
+def test_bad_flags_and_unreadable_configs_are_usage_errors(tmp_path, capsys, monkeypatch, overrides, yaml_text, named):
+    """Refused with exit 2 and the flag named, before any cell is simulated (never a traceback,
+    never NaN or Infinity in the JSON)."""
+    import argparse
+
+    monkeypatch.chdir(REPO)
+    files = []
+    if yaml_text is not None:
+        (tmp_path / "broken.yaml").write_text(yaml_text, encoding="utf-8")
+        files = [tmp_path / "broken.yaml"]
+    values = {"configfile": files, "json": True, "latency": 1.0, "cap": None, "out": None, "every_replicate": False}
+    values.update({k: (tmp_path if v == "DIR" else v) for k, v in overrides.items()})
+    assert run_estimate(argparse.Namespace(**values)) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and named in err

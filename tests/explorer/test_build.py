@@ -117,8 +117,35 @@ def test_missing_store_and_foreign_output_folder_are_refused(tmp_path, store):
     with pytest.raises(FileNotFoundError, match=r"store .* not found"):
         build_site(tmp_path / "nope.duckdb", tmp_path / "site")
     (tmp_path / "other" / "data").mkdir(parents=True)
-    with pytest.raises(FileExistsError, match="not an explorer's data folder"):
+    with pytest.raises(FileExistsError, match="holds no explorer"):
         build_site(store, tmp_path / "other")
+
+
+def test_nothing_of_a_users_is_overwritten(tmp_path, store):
+    """A folder that is not an explorer's (another site), a file, the current folder, or a bad
+    store: refused before anything is written; a good site survives a failed rebuild."""
+    other = tmp_path / "mkdocs_site"
+    other.mkdir()
+    (other / "index.html").write_text("<p>my docs</p>")
+    with pytest.raises(FileExistsError, match="not empty"):
+        build_site(store, other)
+    assert [p.name for p in other.iterdir()] == ["index.html"]
+    (tmp_path / "afile").write_text("x")
+    with pytest.raises(FileExistsError, match="is a file"):
+        build_site(store, tmp_path / "afile")
+    with pytest.raises(FileExistsError, match="--out"):
+        build_site(store, "")
+    site = tmp_path / "site"
+    build_site(store, site)
+    before = sorted(p.relative_to(site) for p in site.rglob("*"))
+    not_duckdb = tmp_path / "text.duckdb"
+    not_duckdb.write_text("not a database")
+    with pytest.raises(FileNotFoundError, match="not a readable DuckDB"):
+        build_site(not_duckdb, site)
+    with pytest.raises(FileNotFoundError, match="is a folder"):
+        build_site(tmp_path, site)
+    assert sorted(p.relative_to(site) for p in site.rglob("*")) == before
+    build_site(store, site)  # an explorer's own folder is rebuilt in place
 
 
 def test_the_runs_merged_config_beside_the_store_is_shown(store, tmp_path):

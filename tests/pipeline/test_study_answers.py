@@ -93,6 +93,12 @@ def test_gossip_kinds_use_the_study_formats(capsys: pytest.CaptureFixture[str]) 
         (["--kind", "investor_action"], "--resources"),
         (["--kind", "donation", "--protocol", "xx", "--holdings", "3"], "--protocol"),
         (["--kind", "donation", "--protocol", "vh", "--variant", "bad", "--holdings", "3"], "--variant"),
+        (["--kind", "donation", "--protocol", "horibe", "--percent-base", "endowment", "--endowment", "-3", "--holdings", "10"], "--endowment"),
+        (["--kind", "donation", "--protocol", "vh", "--holdings", "inf"], "--holdings"),
+        (["--kind", "donation", "--protocol", "vh", "--holdings", "nan"], "--holdings"),
+        (["--kind", "investor_action", "--resources", "nan"], "--resources"),
+        (["--kind", "responder_action", "--received", "-1"], "--received"),
+        (["--kind", "matrix_probe", "--protocol", "vh", "--variant", "costly_punishment"], "--variant"),
     ],
 )
 def test_missing_or_bad_context_is_a_usage_error_naming_the_flag(

@@ -13,6 +13,7 @@ import argparse
 import contextlib
 import io
 import json
+import math
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -54,19 +55,29 @@ def run_estimate(args: argparse.Namespace) -> int:
     """Handler of ``coopeval estimate``: 0 when printed; 2 (the message on stderr, as
     ``coopeval``'s other bad-input errors) for a config that does not load or validate (the
     workflow's own message) or a non-positive ``--latency`` / ``--cap``."""
+    import yaml
+
+    from coopeval.core.environment import EnvironmentSettingError
     from coopeval.core.errors import ConfigError
     from coopeval.pipeline.config import load_config
 
-    if args.latency <= 0 or (args.cap is not None and args.cap < 1):
-        return _bad_input("--latency must be > 0 seconds and --cap a positive integer")
+    if not (math.isfinite(args.latency) and args.latency > 0) or (args.cap is not None and args.cap < 1):
+        return _bad_input("--latency must be a finite number of seconds > 0 and --cap a positive integer")
+    if args.out is not None and Path(args.out).is_dir():
+        return _bad_input(f"--out: {args.out} is a folder; pass a file name, e.g. {Path(args.out) / 'estimate.json'}")
     try:
         config = load_config([DEFAULT_CONFIG, *args.configfile])
     except ConfigError as exc:
         return _bad_input(str(exc))
+    except (yaml.YAMLError, OSError) as exc:
+        return _bad_input(f"--configfile: cannot read the config ({exc})")
     from coopeval.estimate.report import estimate_config, render_table
 
-    with contextlib.redirect_stderr(io.StringIO()):  # the simulated cells' progress lines
-        estimate = estimate_config(config, latency_s=args.latency, cap=args.cap, every_replicate=args.every_replicate)
+    try:
+        with contextlib.redirect_stderr(io.StringIO()):  # the simulated cells' progress lines
+            estimate = estimate_config(config, latency_s=args.latency, cap=args.cap, every_replicate=args.every_replicate)
+    except EnvironmentSettingError as exc:
+        return _bad_input(str(exc))
     payload = estimate.to_json()
     if args.out is not None:
         _write_json(payload, args.out)

@@ -92,12 +92,23 @@ def _parts(episode: Episode) -> list[list[tuple[dict[str, Any], str]]]:
     return parts
 
 
+def _check_out(out: Path) -> None:
+    """Refuse an output folder that is not empty and not an explorer's: nothing of a user's is
+    ever overwritten (a file, the current folder, another site)."""
+    if str(out).strip() in ("", "."):
+        raise FileExistsError("--out: give the folder to build the site in, e.g. results/explorer")
+    if out.exists() and not out.is_dir():
+        raise FileExistsError(f"--out: {out} is a file, not a folder; pass a folder for the site")
+    if out.is_dir() and any(out.iterdir()) and not (out / "data" / MARKER).exists():
+        raise FileExistsError(
+            f"--out: {out} is not empty and holds no explorer (no data/{MARKER}); pass an empty or new folder"
+        )
+
+
 def _prepare(out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     data = out / "data"
     if data.exists():
-        if not (data / MARKER).exists():
-            raise FileExistsError(f"{data} exists and is not an explorer's data folder; pass another --out")
         shutil.rmtree(data)
     data.mkdir()
     (data / MARKER).write_text("written by coopeval.explorer; replaced by every build\n")
@@ -134,17 +145,23 @@ def build_site(store: str | Path, out: str | Path, *, raw_replies: bool = True) 
     Raises
     ------
     FileNotFoundError
-        ``store`` does not exist.
+        ``store`` does not exist or is not a DuckDB database (nothing is written).
     FileExistsError
-        ``out/data`` exists but is not an explorer's data folder.
+        ``out`` is a file, or a non-empty folder that holds no explorer (nothing is written).
     """
     started = time.perf_counter()
     store_path, out_path = Path(store), Path(out)
+    if store_path.is_dir():
+        raise FileNotFoundError(f"store {store_path} is a folder; pass the DuckDB file, e.g. {store_path / 'coopeval.duckdb'}")
     if not store_path.is_file():
         raise FileNotFoundError(f"store {store_path} not found: build it with `snakemake --cores 2 store` or pass another STORE")
+    _check_out(out_path)
+    try:  # opened before anything is written, so a bad store leaves an existing site as it was
+        con = duckdb.connect(str(store_path), read_only=True)
+    except duckdb.Error as exc:
+        raise FileNotFoundError(f"store {store_path} is not a readable DuckDB database ({exc}); pass a coopeval store") from None
     _prepare(out_path)
     report = BuildReport(out_path)
-    con = duckdb.connect(str(store_path), read_only=True)
     spill = tempfile.TemporaryDirectory(prefix="explorer-spill-")
     try:
         con.execute(f"SET memory_limit = '{MEMORY_LIMIT}'")

@@ -68,6 +68,8 @@ def run_compare(args: argparse.Namespace, usage_error: type[Exception]) -> int:
         For an unknown study, agent, metric, mechanism or game (listing the valid names), a
         missing store, or two agents that cannot be compared.
     """
+    import duckdb
+
     from coopeval.comparison.errors import UnknownNameError
     from coopeval.comparison.record import to_json
 
@@ -84,5 +86,10 @@ def run_compare(args: argparse.Namespace, usage_error: type[Exception]) -> int:
         raise usage_error(str(exc)) from exc
     except ValueError as exc:
         raise usage_error(str(exc)) from exc
+    except duckdb.Error as exc:  # not a DuckDB file, or a store without the study's tables
+        raise usage_error(
+            f"STORE: {args.store} cannot be read as a store with the {args.study} study's tables ({str(exc).splitlines()[0]});"
+            " pass the DuckDB store of a run that played the study"
+        ) from None
     print(json.dumps(to_json(row), ensure_ascii=False, allow_nan=False))
     return 0

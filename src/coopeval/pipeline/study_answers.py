@@ -21,6 +21,7 @@ For donations the verdict's ``parsed`` also holds ``amount``, the units the answ
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -85,15 +86,25 @@ def _require(value: float | str | None, flag: str, kind: str, example: str) -> A
     return value
 
 
+def _units(value: float | None, flag: str, kind: str, example: str, *, positive: bool = False) -> float:
+    """A number of units from flag ``flag``: required, finite, >= 0 (> 0 with ``positive``)."""
+    units = float(_require(value, flag, kind, example))
+    if not (math.isfinite(units) and (units > 0 if positive else units >= 0)):
+        raise ConfigError(f"{flag}: {units} must be a finite number of units {'> 0' if positive else '>= 0'}, e.g. {flag} {example}")
+    return units
+
+
 def _settings(kind: str, ctx: StudyAnswerContext) -> Any:
     from coopeval.studies.evolution.settings import PROTOCOLS, EvolutionSettings
 
     protocol = _require(ctx.protocol, "--protocol", kind, "vh")
     if protocol not in PROTOCOLS:
         raise ConfigError(f"--protocol: {protocol!r} is not one of {', '.join(PROTOCOLS)}")
+    if kind == "matrix_probe" and ctx.variant not in (None, "none"):
+        raise ConfigError(f"--variant: a strategy-matrix probe has no punishment; leave --variant out (not {ctx.variant!r})")
     params: dict[str, Any] = {"protocol": protocol, "punishment": ctx.variant, "percent_base": ctx.percent_base}
     if ctx.endowment is not None:
-        params["endowment"] = ctx.endowment
+        params["endowment"] = _units(ctx.endowment, "--endowment", kind, "10", positive=True)
     try:
         return EvolutionSettings.from_params(params)
     except ValueError as exc:  # an unknown variant or percent base, named by the settings
@@ -102,10 +113,7 @@ def _settings(kind: str, ctx: StudyAnswerContext) -> Any:
 
 def _holdings(kind: str, ctx: StudyAnswerContext, settings: Any) -> float:
     holdings = settings.matrix_resources if kind == "matrix_probe" and ctx.holdings is None else ctx.holdings
-    holdings = float(_require(holdings, "--holdings", kind, "2414.797"))
-    if not holdings >= 0:
-        raise ConfigError(f"--holdings: {holdings} must be a number of units >= 0")
-    return holdings
+    return _units(holdings, "--holdings", kind, "2414.797")
 
 
 def study_answer_format(kind: str, ctx: StudyAnswerContext) -> Any:
@@ -132,9 +140,9 @@ def study_answer_format(kind: str, ctx: StudyAnswerContext) -> Any:
     from coopeval.studies.gossip import formats as gossip
 
     if kind == "investor_action":
-        return gossip.investor_format(float(_require(ctx.resources, "--resources", kind, "10")))
+        return gossip.investor_format(_units(ctx.resources, "--resources", kind, "10"))
     if kind == "responder_action":
-        return gossip.responder_format(float(_require(ctx.received, "--received", kind, "15")))
+        return gossip.responder_format(_units(ctx.received, "--received", kind, "15"))
     fixed = {
         "donor_action": gossip.DONOR,
         "player_action": gossip.PD_ACTION,
