@@ -42,6 +42,14 @@ def test_defaults_are_filled():
             r"agents\[0\]\.params\.structured_output is 'jsonschema'; use one of \['none', 'json_schema'",
         ),
         (
+            {"agents": [{"model": "openai/gpt-4o", "params": {"max_tokns": 100}}]},
+            r"agents\[0\]\.params\.max_tokns is not a parameter .*; did you mean params\.max_tokens\?",
+        ),
+        (
+            {"agents": [{"model": "openai/gpt-4o", "params": {"temprature": 0.5}}]},
+            r"did you mean params\.temperature\?",
+        ),
+        (
             {"agents": [{"model": "local/smollm2-135m", "params": {"max_reasoning_chars": -5}}]},
             r"agents\[0\]\.params\.max_reasoning_chars is -5; use a whole number of characters >= 0",
         ),

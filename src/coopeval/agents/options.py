@@ -3,13 +3,14 @@ transport, and their check (:func:`option_error`, run by the config checks befor
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 from typing import Any
 
 from coopeval.agents import structured
 from coopeval.agents.grammar import DEFAULT_MAX_REASONING_CHARS
 
-__all__ = ["AGENT_OPTION_KEYS", "DEFAULT_DEADLINE_S", "TRANSPORT_KEYS", "option_error"]
+__all__ = ["AGENT_OPTION_KEYS", "DEFAULT_DEADLINE_S", "SAMPLING_KEYS", "TRANSPORT_KEYS", "option_error"]
 
 
 AGENT_OPTION_KEYS = frozenset(
@@ -36,6 +37,19 @@ prompt-prefix reuse, default on; ``deadline_s``: the wall-clock deadline of one 
 sent). They are kept out of :attr:`LiteLLMAgent.params`; of them only ``api_base``/``api_version``
 enter the cache key, as :attr:`LiteLLMAgent.endpoint` (:mod:`coopeval.agents.endpoint`)."""
 
+SAMPLING_KEYS = frozenset(
+    {
+        "temperature", "top_p", "top_k", "min_p", "max_tokens", "max_completion_tokens", "seed", "stop",
+        "frequency_penalty", "presence_penalty", "repetition_penalty", "reasoning_effort", "extra_body",
+        "num_ctx", "logit_bias", "thinking",
+    }
+)
+"""Common sampling parameters sent to the provider. Other keys are sent as given (providers have
+their own); a key that is one typo away from one of these or of the agent's own keys is refused
+(``max_tokns``, ``temprature``), because the provider would ignore it silently."""
+
+_TYPO_CUTOFF = 0.85  # difflib ratio: catches one-letter slips, spares real keys like top_a or max_new_tokens
+
 DEFAULT_DEADLINE_S = 600.0
 """Wall-clock seconds one attempt of an API model may take unless ``params.deadline_s`` says
 otherwise. The embedded model has none by default: its llama.cpp call cannot be interrupted,
@@ -49,6 +63,10 @@ def option_error(params: Mapping[str, Any]) -> str | None:
     The config checks call it before any model call; :class:`LiteLLMAgent` raises it as a
     ``ValueError``. Sampling parameters are the provider's business and are not checked.
     """
+    known = AGENT_OPTION_KEYS | TRANSPORT_KEYS | SAMPLING_KEYS
+    for key in params:
+        if key not in known and (close := difflib.get_close_matches(key, sorted(known), n=1, cutoff=_TYPO_CUTOFF)):
+            return f"params.{key} is not a parameter this project or a provider knows; did you mean params.{close[0]}?"
     try:
         structured.check_options(
             params.get("structured_output", "none"), params.get("grammar_field", structured.DEFAULT_GRAMMAR_FIELD)
