@@ -1,4 +1,4 @@
-"""Snakemake adapter: the estimate of the run's config into results/estimate.json (coopeval.estimate)."""
+"""Snakemake adapter: the estimate of the run's config into the rule's output (coopeval.estimate)."""
 
 from coopeval.pipeline.joblog import start_job
 

@@ -26,6 +26,7 @@ def test_bot_paraphrase_run_gives_the_gossip_sensitivity_report(tmp_path: Path, 
     monkeypatch.chdir(REPO)
     config = load_config([REPO / "config" / name for name in ("config.yaml", "paraphrase.yaml", "paraphrase_bots.yaml")])
     config["gossip"]["models"] = [{"model": "bot/always-cooperate"}, {"model": "bot/always-defect"}]
+    config["gossip"]["conditions"] = ["align", "no_gossip", "max"]  # the three contexts asserted below
     cells = GossipStudy().cells(validate_config(config))
     assert len(cells) == 3 * 2 * 3  # conditions align, no_gossip, max × models × wordings
     files = []
