@@ -208,3 +208,33 @@ def test_bad_flags_and_unreadable_configs_are_usage_errors(tmp_path, capsys, mon
     assert run_estimate(argparse.Namespace(**values)) == 2
     out, err = capsys.readouterr()
     assert out == "" and named in err
+
+
+def test_ollama_models_are_estimated_without_asking_their_server(monkeypatch):
+    """litellm looks up an Ollama model's info on its server (POST /api/show); the estimate makes
+    no network call, so such a model is unpriced with no known output cap."""
+    import http.server
+    import threading
+
+    from coopeval.estimate.tokens import max_output_tokens, price_of
+
+    hits: list[str] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            hits.append(self.path)
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(b'{"model_info": {}}')
+
+        def log_message(self, *args: object) -> None:
+            return
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    monkeypatch.setenv("OLLAMA_API_BASE", f"http://127.0.0.1:{server.server_address[1]}")
+    try:
+        assert price_of("ollama_chat/llama3.1") is None and max_output_tokens("ollama/llama3.1") is None
+    finally:
+        server.shutdown()
+    assert hits == []

@@ -40,7 +40,14 @@ class Price:
         return input_tokens * self.input_usd + output_tokens * self.output_usd
 
 
+_ASKS_THE_SERVER = ("ollama/", "ollama_chat/")
+"""Providers whose model info litellm fetches from the model's server (``/api/show``): the
+estimate makes no network call, so they count as unknown to the map (unpriced, no output cap)."""
+
+
 def _litellm_info(model: str) -> dict[str, Any] | None:
+    if model.startswith(_ASKS_THE_SERVER):
+        return None
     litellm = import_litellm()
     try:
         info = litellm.get_model_info(model)
