@@ -339,15 +339,16 @@ def run_check_answer(args: argparse.Namespace) -> int:
     ctx = StudyAnswerContext(
         args.protocol, args.holdings, args.variant, args.percent_base, args.endowment, args.resources, args.received
     )
+    kind = str(args.kind)  # a name from the command line, mapped to its format's constructor
     try:
-        fmt = study_answer_format(args.kind, ctx) if args.kind in STUDY_KINDS else _answer_format(args.kind, args.actions, args.n_options)
+        fmt = study_answer_format(kind, ctx) if kind in STUDY_KINDS else _answer_format(kind, args.actions, args.n_options)
     except ConfigError as exc:
         raise CliError(str(exc)) from None
     text = sys.stdin.read() if args.text == "-" else args.text
     verdict = check_answer(fmt, text, args.finish_reason, args.max_tokens)
     out = verdict.to_json()
     if verdict.valid and out["parsed"] is not None:
-        out["parsed"] = {**out["parsed"], **donation_extras(args.kind, ctx, fmt, out["parsed"])}
+        out["parsed"] = {**out["parsed"], **donation_extras(kind, ctx, fmt, out["parsed"])}
     print(json.dumps(out, ensure_ascii=False))
     return 0 if verdict.valid else 1
 
