@@ -18,7 +18,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from coopeval.core.environment import use_offline_litellm
-from coopeval.pipeline.answer_schemas import add_schemas_parser
 from coopeval.studies.coopeval.tables.defaults import REPLICATOR_LR, REPLICATOR_STEPS
 
 __all__ = ["SUBCOMMANDS", "CliError", "build_parser", "main"]
@@ -381,6 +380,12 @@ def _add_compare_parser(subparsers: Any) -> None:
     add_compare_parser(subparsers, CliError)
 
 
+def _add_schemas_parser(subparsers: Any) -> None:
+    from coopeval.pipeline.answer_schemas import add_schemas_parser
+
+    add_schemas_parser(subparsers)
+
+
 def _add_explore_parser(subparsers: Any) -> None:
     from coopeval.explorer.cli import add_explore_parser
 
@@ -394,7 +399,7 @@ SUBCOMMANDS: list[Callable[[Any], None]] = [
     _add_estimate_parser,
     _add_compare_parser,
     _add_explore_parser,
-    add_schemas_parser,
+    _add_schemas_parser,
     _add_slurm_preflight_parser,
 ]
 """Functions that each add one subcommand to the ``coopeval`` parser."""
