@@ -11,23 +11,27 @@ before a run:
 
 1. reads that command from the profile and ``MinJobAge`` / ``AccountingStorageType`` from
    ``scontrol show config``;
-2. submits a test job (``sbatch --wait --wrap true``) and asks the status command about it, as
-   the plugin would;
+2. submits a test job (``sbatch --wait --wrap true``, output to /dev/null) and asks the status
+   command about it as the plugin would, a few times over :data:`STATUS_WAIT_S` seconds (the
+   accounting record of a job may arrive a moment after it ends; the plugin's first status check
+   comes 40 s after a submission);
 3. passes when the finished job is reported ``COMPLETED``; otherwise it stops naming slurmdbd (for
-   ``sacct``) or ``MinJobAge`` (for ``squeue``: it must be at least
-   :data:`MIN_JOB_AGE_S`, three of the plugin's 40 s status intervals) and the profile line to
-   change.
+   ``sacct``) or ``MinJobAge`` (for ``squeue``: it must be at least :data:`MIN_JOB_AGE_S`, three
+   of the plugin's 40 s status intervals) and the profile line to change. When ``sacct`` fails,
+   the message says whether ``squeue`` reports the same test job (and MinJobAge suffices), i.e.
+   whether ``slurm-status-command: squeue`` works on this cluster.
 
-Not tested on a real cluster yet (the Slurm smoke of ``benchmarks/slurm_smoke.sh`` does not run
-it); the decisions are tested on recorded command outputs.
+Tested on recorded command outputs (tests/pipeline/test_slurm_preflight.py) and on a real
+one-node Slurm by ``benchmarks/slurm_smoke.sh`` (passes with slurmdbd; with slurmdbd stopped the
+``sacct`` profile fails naming slurmdbd and a ``squeue`` profile passes).
 """
-
 from __future__ import annotations
 
 import argparse
 import re
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +42,7 @@ import yaml
 __all__ = [
     "MIN_JOB_AGE_S",
     "PROFILE",
+    "STATUS_WAIT_S",
     "PreflightResult",
     "add_slurm_preflight_parser",
     "check_status_source",
@@ -52,11 +57,23 @@ MIN_JOB_AGE_S = 120
 """Shortest MinJobAge (seconds) with which ``squeue`` still lists a job at the plugin's status
 check: 3 × its initial 40 s interval (the plugin's own threshold)."""
 
+STATUS_WAIT_S = 8
+"""Seconds over which the status command is asked again before the check fails."""
+STATUS_ATTEMPTS = 5
+COMMAND_TIMEOUT_S = 120
+"""Longest wait for one command, the test job included (a busy cluster may queue it longer:
+the check then fails saying so)."""
+
 Runner = Callable[[Sequence[str]], "subprocess.CompletedProcess[str]"]
 
 
 def _run(command: Sequence[str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(list(command), capture_output=True, text=True, timeout=120, check=False)
+    try:
+        return subprocess.run(list(command), capture_output=True, text=True, timeout=COMMAND_TIMEOUT_S, check=False)
+    except subprocess.TimeoutExpired:
+        return subprocess.CompletedProcess(list(command), 124, stdout="", stderr=f"no answer within {COMMAND_TIMEOUT_S} s")
+    except OSError as exc:  # e.g. the command is not installed on this host
+        return subprocess.CompletedProcess(list(command), 127, stdout="", stderr=str(exc))
 
 
 @dataclass(frozen=True)
@@ -114,10 +131,31 @@ def _state(output: str, job_id: str) -> str | None:
     return None
 
 
-def check_status_source(status_command: str, run: Runner = _run) -> PreflightResult:
+def _poll_state(query: Sequence[str], job_id: str, run: Runner, sleep: Callable[[float], None]) -> str | None:
+    """The job's state from ``query``, asked up to STATUS_ATTEMPTS times until it is final."""
+    state = None
+    for attempt in range(STATUS_ATTEMPTS):
+        if attempt:
+            sleep(STATUS_WAIT_S / (STATUS_ATTEMPTS - 1))
+        state = _state(run(query).stdout, job_id)
+        if state == "COMPLETED":
+            break
+    return state
+
+
+def _squeue_query(job_id: str) -> list[str]:
+    return ["squeue", "-h", "-t", "all", "-j", job_id, "-o", "%i %T"]
+
+
+def _sacct_query(job_id: str) -> list[str]:
+    return ["sacct", "-X", "--parsable2", "--noheader", "--format=JobIdRaw,State", "-j", job_id]
+
+
+def check_status_source(status_command: str, run: Runner = _run, sleep: Callable[[float], None] = time.sleep) -> PreflightResult:
     """Submit a finished test job and check that ``status_command`` reports it (see module doc).
 
-    ``run`` runs one command and returns its completed process (tests pass recorded outputs).
+    ``run`` runs one command and returns its completed process, ``sleep`` waits between status
+    queries (tests pass recorded outputs and no wait).
 
     Raises
     ------
@@ -129,35 +167,45 @@ def check_status_source(status_command: str, run: Runner = _run) -> PreflightRes
     config = scontrol_config(run(["scontrol", "show", "config"]).stdout)
     accounting = config.get("AccountingStorageType", "unknown")
     age = min_job_age(config)
-    submitted = run(["sbatch", "--parsable", "--wait", "-t", "1", "-J", "coopeval-preflight", "--wrap", "true"])
+    age_text = f"{age if age is not None else 'unknown'} s"
+    submitted = run(
+        ["sbatch", "--parsable", "--wait", "-t", "1", "-J", "coopeval-preflight", "-o", "/dev/null", "--wrap", "true"]
+    )
     if submitted.returncode != 0 or not submitted.stdout.strip():
-        return PreflightResult(False, f"the test job could not be submitted: {submitted.stderr.strip() or submitted.stdout.strip()}")
+        return PreflightResult(False, f"the test job could not be submitted or did not finish: {submitted.stderr.strip() or submitted.stdout.strip()}")
     job_id = submitted.stdout.strip().split(";")[0]
+    squeue_ok = age is not None and age >= MIN_JOB_AGE_S
     if status_command == "sacct":
-        query = run(["sacct", "-X", "--parsable2", "--noheader", "--format=JobIdRaw,State", "-j", job_id])
-        state = _state(query.stdout, job_id)
-        if state != "COMPLETED":
-            return PreflightResult(
-                False,
-                f"sacct does not report the finished test job {job_id} (state {state or 'none'}; "
-                f"AccountingStorageType = {accounting}): this cluster has no job accounting (slurmdbd), and "
-                "Snakemake would wait for ever for jobs that have finished. Either run slurmdbd, or set "
-                f"`{STATUS_KEY}: squeue` in {PROFILE} with MinJobAge >= {MIN_JOB_AGE_S} s in slurm.conf "
-                f"(now {age if age is not None else 'unknown'} s)",
+        state = _poll_state(_sacct_query(job_id), job_id, run, sleep)
+        if state == "COMPLETED":
+            return PreflightResult(True, f"sacct reports the finished test job {job_id} as COMPLETED (accounting: {accounting})")
+        if squeue_ok and _state(run(_squeue_query(job_id)).stdout, job_id) == "COMPLETED":
+            alternative = (
+                f"squeue does report it (MinJobAge {age_text}): set `{STATUS_KEY}: squeue` in {PROFILE}, "
+                "or run slurmdbd"
             )
-        return PreflightResult(True, f"sacct reports the finished test job {job_id} as COMPLETED (accounting: {accounting})")
-    if age is None or age < MIN_JOB_AGE_S:
+        else:
+            alternative = (
+                f"Either run slurmdbd, or set `{STATUS_KEY}: squeue` in {PROFILE} with MinJobAge >= "
+                f"{MIN_JOB_AGE_S} s in slurm.conf (now {age_text}; squeue does not report the test job)"
+            )
         return PreflightResult(
             False,
-            f"MinJobAge is {age if age is not None else 'unknown'} s: squeue forgets a finished job before the "
+            f"sacct does not report the finished test job {job_id} (state {state or 'none'}; "
+            f"AccountingStorageType = {accounting}): this cluster has no working job accounting (slurmdbd), "
+            f"and Snakemake would wait for ever for jobs that have finished. {alternative}",
+        )
+    if not squeue_ok:
+        return PreflightResult(
+            False,
+            f"MinJobAge is {age_text}: squeue forgets a finished job before the "
             f"plugin's status check; raise MinJobAge to >= {MIN_JOB_AGE_S} s in slurm.conf, or run slurmdbd and set "
             f"`{STATUS_KEY}: sacct` in {PROFILE}",
         )
-    query = run(["squeue", "-h", "-t", "all", "-j", job_id, "-o", "%i %T"])
-    state = _state(query.stdout, job_id)
+    state = _poll_state(_squeue_query(job_id), job_id, run, sleep)
     if state != "COMPLETED":
-        return PreflightResult(False, f"squeue does not report the finished test job {job_id} (state {state or 'none'}, MinJobAge {age} s)")
-    return PreflightResult(True, f"squeue reports the finished test job {job_id} as COMPLETED (MinJobAge {age} s)")
+        return PreflightResult(False, f"squeue does not report the finished test job {job_id} (state {state or 'none'}, MinJobAge {age_text})")
+    return PreflightResult(True, f"squeue reports the finished test job {job_id} as COMPLETED (MinJobAge {age_text})")
 
 
 def run_slurm_preflight(args: argparse.Namespace) -> int:
