@@ -90,6 +90,10 @@ if workflow.is_main_process:
 
 
 onstart:
+    # On a cluster, SIGTERM cancels the run's jobs as Ctrl-C does (coopeval.pipeline.sigterm).
+    from coopeval.pipeline.sigterm import sigterm_cancels_remote_jobs
+
+    sigterm_cancels_remote_jobs(workflow)
     # litellm's provider table costs its 1-4 s import: asked here, once per run before the
     # first job (a dry run skips it), not while every job process parses this file.
     _problems = run_start_errors(config)
