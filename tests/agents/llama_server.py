@@ -1,7 +1,11 @@
 """A real llama-server (the ``xllamacpp`` wheel) serving the embedded SmolLM2 on 127.0.0.1.
 
-``python -m tests.agents.llama_server PORT`` serves until killed; :func:`running_server` starts
-it in a child process, waits (bounded) until it answers and kills it by its pid afterwards.
+``python -m tests.agents.llama_server PORT [ALIAS]`` serves until killed; :func:`running_server`
+starts it in a child process, waits (bounded) until *it* answers and kills it by its pid
+afterwards. The port comes from :func:`free_port`, which frees it again before the child binds
+it, so another process may take it in between: the child's model is given a unique alias, and
+only a server listing that alias on ``/v1/models`` counts as started (not any server on the port);
+a child that exits before answering (its bind failed) is retried on a new port.
 One compute thread, one slot: the project machine has 2 shared cores.
 
 A seeded request is not reproducible across runs of a test module: the slot reuses the longest
@@ -22,14 +26,20 @@ import subprocess
 import sys
 import time
 import urllib.request
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import IO
 
 from coopeval.core.environment import env_value
 
 REPO = Path(__file__).resolve().parents[2]
 STARTUP_S = 60.0
+START_ATTEMPTS = 3
+"""Ports tried when the child exits before answering (its port was taken meanwhile)."""
+MODEL_NAME = "smollm2"
+"""The name the tests send (``openai/smollm2``); kept as an alias next to the unique one."""
 LOG_ENV = "COOPEVAL_LLAMA_SERVER_LOG"
 """Environment variable naming a file the server's stdout and stderr are appended to."""
 
@@ -41,16 +51,23 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def serve(port: int) -> None:
-    """Serve SmolLM2 on ``127.0.0.1:port`` (OpenAI-compatible ``/v1/chat/completions``) until killed."""
+def serve(port: int, alias: str = MODEL_NAME) -> None:
+    """Serve SmolLM2 on ``127.0.0.1:port`` (OpenAI-compatible ``/v1/chat/completions``) until
+    killed, its model listed on ``/v1/models`` under ``alias`` (and :data:`MODEL_NAME`).
+
+    Raises whatever ``xllamacpp.Server`` raises when it cannot bind the port (the process then
+    exits non-zero: :func:`running_server` retries on another port).
+    """
     import xllamacpp
 
     from coopeval.agents.local import local_model_path
 
     params = xllamacpp.CommonParams()
     params.model.path = str(local_model_path("smollm2-135m"))
+    params.model_alias = {MODEL_NAME, alias}
     params.hostnames = ["127.0.0.1"]
     params.port = port
+    params.reuse_port = False  # a port already in use fails the bind instead of being shared
     params.n_ctx = 4096
     params.n_parallel = 1
     params.cpuparams.n_threads = 1
@@ -59,6 +76,27 @@ def serve(port: int) -> None:
     print("serving", server.listening_address, flush=True)
     while True:
         time.sleep(3600)
+
+
+def serves_alias(port: int, alias: str) -> bool:
+    """Whether the server on ``127.0.0.1:port`` is up and lists ``alias`` on ``/v1/models``."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/models", timeout=2) as r:
+            return r.status == 200 and alias in r.read().decode("utf-8", "replace")
+    except OSError:  # refused, loading (503), or not an HTTP server
+        return False
+
+
+def _start(port: int, alias: str, log: IO[bytes] | None) -> subprocess.Popen[bytes]:
+    """Start :func:`serve` on ``port`` with ``alias`` in a child process."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "src"), str(REPO)])}
+    return subprocess.Popen(
+        [sys.executable, "-m", "tests.agents.llama_server", str(port), alias],
+        cwd=REPO,
+        env=env,
+        stdout=log or subprocess.DEVNULL,
+        stderr=subprocess.STDOUT if log else subprocess.DEVNULL,
+    )
 
 
 @contextmanager
@@ -70,38 +108,37 @@ def running_server(log_file: Path | None = None) -> Iterator[str]:
     Raises
     ------
     RuntimeError
-        The server did not answer ``/health`` within :data:`STARTUP_S` seconds.
+        The server did not list its alias within :data:`STARTUP_S` seconds, or exited before
+        answering on :data:`START_ATTEMPTS` ports in a row.
     """
-    port = free_port()
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "src"), str(REPO)])}
     log_path = str(log_file) if log_file is not None else env_value(LOG_ENV)
     log = open(log_path, "ab") if log_path else None  # noqa: SIM115 - closed in the finally below
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "tests.agents.llama_server", str(port)],
-        cwd=REPO,
-        env=env,
-        stdout=log or subprocess.DEVNULL,
-        stderr=subprocess.STDOUT if log else subprocess.DEVNULL,
-    )
+    proc: subprocess.Popen[bytes] | None = None
     try:
-        deadline = time.monotonic() + STARTUP_S
-        while True:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"llama-server on port {port} did not start (exit code {proc.poll()})")
-            time.sleep(0.25)
+        exits = []
+        for _ in range(START_ATTEMPTS):
+            port, alias = free_port(), f"coopeval-test-{uuid.uuid4().hex}"
+            proc = _start(port, alias, log)
+            deadline = time.monotonic() + STARTUP_S
+            while not serves_alias(port, alias):
+                if proc.poll() is not None:
+                    break
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"llama-server on port {port} did not answer within {STARTUP_S:g} s")
+                time.sleep(0.25)
+            else:
+                break
+            exits.append(f"port {port}: exit code {proc.returncode}")
+        else:
+            raise RuntimeError(f"llama-server did not start ({'; '.join(exits)})")
         yield f"http://127.0.0.1:{port}/v1"
     finally:
-        proc.kill()
-        proc.wait(timeout=10)
+        if proc is not None:
+            proc.kill()
+            proc.wait(timeout=10)
         if log is not None:
             log.close()
 
 
 if __name__ == "__main__":
-    serve(int(sys.argv[1]))
+    serve(int(sys.argv[1]), *sys.argv[2:3])
