@@ -117,8 +117,28 @@ def test_429_waits_for_retry_after(retry_after: str, cache: ResponseCache) -> No
     assert floor <= elapsed < floor + 1.5
 
 
+def _warm_up(model: str, tmp_path: Path) -> None:
+    """One answered call through ``model``'s litellm path, without a tight deadline.
+
+    The first successful call of a provider path in a process does one-time work inside the
+    attempt (litellm's lazy imports and set-up for that provider, the first response
+    conversion): in a fresh process, with a Slurm smoke sharing the 2 cores, the first answered
+    call took 3.1 s through ``hosted_vllm/`` and 6.8 s through ``openai/``, the next ones
+    0.01-0.12 s. Inside the measured attempts that work outlasts deadline_s = 0.6 s, so the
+    attempts after the drip were cut too (seen once for ``hosted_vllm/``: its first call in this
+    module is this test's). After this, an attempt costs only its own time."""
+    warm = ResponseCache(tmp_path / "warm-up")
+    try:
+        with serve(["ok"]) as server:
+            outcomes, _ = _decide(server, warm, model=model, deadline_s=60)
+        assert [o.status for o in outcomes] == ["ok"]
+    finally:
+        warm.close()
+
+
 @pytest.mark.parametrize("model", ["openai/sim", "hosted_vllm/sim"])
-def test_slow_drip_hits_the_attempt_deadline_and_is_retried(cache: ResponseCache, model: str) -> None:
+def test_slow_drip_hits_the_attempt_deadline_and_is_retried(cache: ResponseCache, model: str, tmp_path: Path) -> None:
+    _warm_up(model, tmp_path)
     # Headers, then one byte every 0.2 s: httpx's 2 s read timeout never fires; deadline_s = 0.6 does.
     with serve(["drip", "ok"], drip_s=0.2, drip_max=50) as server:
         started = time.perf_counter()
