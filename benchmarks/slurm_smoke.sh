@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The SLURM profile on a real one-node Slurm cluster (issue 12, item 6). Run by .ci/run (blocking).
+# The SLURM profile on a real one-node Slurm cluster (issue 12, item 6; issue 25 kind 6). Run by
+# .ci/run (blocking).
 #
 # Installs Debian's slurm-wlm, slurmdbd, munge and mariadb-server when missing, then, inside a
 # private network namespace (only a loopback interface: no daemon is reachable from outside) and a
@@ -11,25 +12,34 @@
 # while the real /etc/slurm is never written. Then:
 #   0. preflight: `sbatch --wait --wrap 'env -u SLURM_CONF srun -n1 true'` must run its job step
 #      (seconds; `--preflight-only` stops here and prints `slurm smoke: preflight PASS …`),
-#   1. runs the smoke config locally (--cores 2) and through
+#   1. `coopeval slurm-preflight` (the user-facing check of the profile's job-status command)
+#      passes with slurmdbd; with slurmdbd stopped it fails naming slurmdbd, and passes for a copy
+#      of the profile set to `slurm-status-command: squeue` (MinJobAge=3600 here); slurmdbd is
+#      then restarted and the check passes again,
+#   2. runs config/slurm_smoke.yaml (4 CoopEval, 2 gossip and 2 evolution cells of scripted bots:
+#      every rule of the three studies) locally (--cores 2) and through
 #      `snakemake --profile workflow/profiles/slurm` (snakemake-executor-plugin-slurm pinned in
 #      requirements/dev.in; jobs grouped with --groups/--group-components, --cores 1), from copies
 #      of the repository's tracked files, and checks that
-#   2. every job the run submitted appears in `sacct` as COMPLETED, and
-#   3. the store equals the local run's (benchmarks/store_checksums.py: per-table checksums
+#   3. every job the run submitted appears in `sacct` as COMPLETED, and
+#   4. the store equals the local run's (benchmarks/store_checksums.py: per-table checksums
 #      of the sorted rows), and
-#   4. the profile's `resources: local_llm: 50` is in effect (the auto-loaded profiles/default
-#      must not override it; the run prints `coopeval: local_llm = N`).
+#   5. the profile's `resources: local_llm: 50` is in effect (the auto-loaded profiles/default
+#      must not override it; the run prints `coopeval: local_llm = N`), and
+#   6. SIGTERM stops a Slurm run: the same run is started again from a fresh copy and sent SIGTERM
+#      while a Slurm job of it is RUNNING; its jobs must be CANCELLED in sacct, squeue must be
+#      empty within 30 s and snakemake must exit within 200 s
+#      (coopeval.pipeline.sigterm, installed by the workflow's onstart hook).
 # Prints one line `slurm smoke: PASS …` or `slurm smoke: FAIL …` and exits 0 / 1.
 # Idempotent (a fresh temporary directory every time), bounded (COOPEVAL_SLURM_TIMEOUT seconds,
-# default 2700, for the namespace part; apt-get at most 900 s) and the daemons are stopped on every
+# default 1800, for the namespace part; apt-get at most 900 s) and the daemons are stopped on every
 # exit. KEEP_SLURM_STATE=1 keeps the temporary directory (logs, both stores).
 # Usage: benchmarks/slurm_smoke.sh [--preflight-only]   (as root: apt-get, daemons as root in the
 #        namespaces). COOPEVAL_PYTHON: the Python with snakemake (default $repo/.venv/bin/python).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 py=${COOPEVAL_PYTHON:-$repo/.venv/bin/python}
-limit=${COOPEVAL_SLURM_TIMEOUT:-2700}
+limit=${COOPEVAL_SLURM_TIMEOUT:-1800}
 preflight_only=0
 for arg in "$@"; do
     case $arg in
@@ -174,9 +184,13 @@ EOF
 for _ in $(seq 50); do [ -S "$state/munge.sock" ] && break; sleep 0.2; done
 [ -S "$state/munge.sock" ] || fail "munged did not start: $(tail -3 "$state/munged.log" 2>/dev/null)"
 
-/usr/sbin/slurmdbd -D >"$state/slurmdbd.out" 2>&1 &
-pids+=($!)
-for _ in $(seq 60); do timeout 5 sacctmgr -n list cluster >/dev/null 2>&1 && break; sleep 1; done
+start_slurmdbd() {
+    /usr/sbin/slurmdbd -D >>"$state/slurmdbd.out" 2>&1 &
+    dbd_pid=$!
+    pids+=("$dbd_pid")
+    for _ in $(seq 60); do timeout 5 sacctmgr -n list cluster >/dev/null 2>&1 && break; sleep 1; done
+}
+start_slurmdbd
 timeout 10 sacctmgr -i add cluster coopeval >"$state/sacctmgr.log" 2>&1 \
     || fail "sacctmgr add cluster: $(tail -3 "$state/sacctmgr.log") $(tail -3 "$state/slurmdbd.log" 2>/dev/null)"
 /usr/sbin/slurmctld -D -i >"$state/slurmctld.out" 2>&1 &
@@ -205,39 +219,80 @@ if [ "$preflight_only" = 1 ]; then
     exit 0
 fi
 
-# --- the same smoke run, locally and through Slurm --------------------------------------------
 copy() {
     mkdir -p "$1"
     git -C "$repo" ls-files -z Snakefile workflow config resources src profiles | (cd "$repo" && xargs -0 cp --parents -t "$1")
 }
 PATH="$(dirname "$py"):$PATH"
 export PATH
-for side in local slurm; do
+for side in local slurm sigterm; do
     copy "$state/$side"
 done
-# shellcheck disable=SC2016  # $1 and $@ belong to the inner bash
-bounded bash -c 'cd "$1" && shift && exec "$@"' _ "$state/local" env PYTHONPATH="$state/local/src" "$py" -m snakemake --cores 2 all --configfile config/smoke.yaml -q \
-    >"$state/local.log" 2>&1 || fail "local smoke run failed: $(tail -5 "$state/local.log")"
-echo "local smoke run done ($(( $(date +%s) - started )) s)"
+smoke_config=config/slurm_smoke.yaml
 
-slurm_started=$(date +%s)
-# The smoke config has 308 jobs of a second or two each; one Slurm job per Snakemake job would
-# spend the run starting Python. Grouping (Snakemake --groups/--group-components) packs them
-# into 5 group jobs (plus 6 single ones); every job still runs on the cluster through the profile.
+# --- `coopeval slurm-preflight` with and without job accounting (issue 25 kind 6) --------------
+# shellcheck disable=SC2016  # $1 and $@ belong to the inner bash
+coopeval_cli() { bash -c 'cd "$1" && shift && exec env PYTHONPATH="$PWD/src" "$@"' _ "$state/slurm" \
+    "$py" -c 'import sys; from coopeval.cli import main; sys.exit(main())' "$@"; }
+coopeval_cli slurm-preflight >"$state/preflight-dbd.log" 2>&1 \
+    || fail "coopeval slurm-preflight with slurmdbd: $(tail -3 "$state/preflight-dbd.log")"
+echo "coopeval slurm-preflight with slurmdbd: $(tail -1 "$state/preflight-dbd.log")"
+kill "$dbd_pid"
+for _ in $(seq 50); do kill -0 "$dbd_pid" 2>/dev/null || break; sleep 0.2; done
+kill -0 "$dbd_pid" 2>/dev/null && fail "slurmdbd did not stop"
+if coopeval_cli slurm-preflight >"$state/preflight-nodbd.log" 2>&1; then
+    fail "coopeval slurm-preflight passed with slurmdbd stopped: $(tail -2 "$state/preflight-nodbd.log")"
+fi
+grep -q "FAIL: sacct does not report the finished test job .*slurmdbd" "$state/preflight-nodbd.log" \
+    || fail "coopeval slurm-preflight without slurmdbd did not name slurmdbd: $(tail -3 "$state/preflight-nodbd.log")"
+echo "coopeval slurm-preflight without slurmdbd: $(tail -1 "$state/preflight-nodbd.log")"
+sed 's/^slurm-status-command: sacct$/slurm-status-command: squeue/' "$state/slurm/workflow/profiles/slurm/config.yaml" \
+    >"$state/squeue-profile.yaml"
+grep -qx "slurm-status-command: squeue" "$state/squeue-profile.yaml" || fail "no slurm-status-command line in the profile"
+coopeval_cli slurm-preflight --profile "$state/squeue-profile.yaml" >"$state/preflight-squeue.log" 2>&1 \
+    || fail "coopeval slurm-preflight (squeue profile) without slurmdbd: $(tail -3 "$state/preflight-squeue.log")"
+echo "coopeval slurm-preflight without slurmdbd, squeue profile: $(tail -1 "$state/preflight-squeue.log")"
+start_slurmdbd
+# slurmctld sends the records it queued while slurmdbd was down once it has reconnected.
+nodbd_job=$(grep -oE 'test job [0-9]+' "$state/preflight-nodbd.log" | head -1 | grep -oE '[0-9]+$')
+for _ in $(seq 90); do
+    timeout 5 sacct -X -n -P -o State -j "$nodbd_job" 2>/dev/null | grep -qx COMPLETED && break
+    sleep 1
+done
+coopeval_cli slurm-preflight >"$state/preflight-dbd2.log" 2>&1 \
+    || fail "coopeval slurm-preflight after restarting slurmdbd: $(tail -3 "$state/preflight-dbd2.log")"
+echo "coopeval slurm-preflight after restarting slurmdbd: $(tail -1 "$state/preflight-dbd2.log")"
+
+# --- the same run, locally and through Slurm ----------------------------------------------------
+# shellcheck disable=SC2016
+bounded bash -c 'cd "$1" && shift && exec "$@"' _ "$state/local" env PYTHONPATH="$state/local/src" "$py" -m snakemake --cores 2 all --configfile "$smoke_config" -q \
+    >"$state/local.log" 2>&1 || fail "local run failed: $(tail -5 "$state/local.log")"
+echo "local run done ($(( $(date +%s) - started )) s)"
+
+# Grouping (Snakemake --groups/--group-components): one Slurm job per Snakemake job would spend
+# the run starting Python (config/smoke.yaml has ~310 jobs of a second or two), so the cells of
+# each study are packed into one group job (slurm_smoke.yaml: 4 CoopEval cells x play, parse,
+# evaluate; 2 gossip; 2 evolution); the judge and the figure and table jobs run as single jobs;
+# every job still runs on the cluster through the profile.
 # --cores 1 caps what a group job asks for to 1 CPU (without a cap Snakemake sums its members'
-# resources, 60 CPUs for 60 gossip cells, and Slurm never starts it). Inside a group job the
+# resources, e.g. 60 CPUs for 60 gossip cells, and Slurm never starts it). Inside a group job the
 # members run one at a time anyway: the jobstep plugin starts each with `srun` without --mem, so
 # each step takes the job's whole memory and the next waits ("step creation temporarily
 # disabled"; two `srun -c1 sleep 5` in a 2-CPU job took 10 s; snakemake issue 2060). With 1 CPU
-# each, Slurm runs two group jobs side by side on the 2-CPU node; with --cores 2 it ran the five
-# group jobs one after the other.
-# shellcheck disable=SC2016
-bounded bash -c 'cd "$1" && shift && exec "$@"' _ "$state/slurm" env PYTHONPATH="$state/slurm/src" "$py" -m snakemake --profile workflow/profiles/slurm \
-    --cores 1 --slurm-init-seconds-before-status-checks 5 \
-    --groups play_gossip=gossip play_evolution=evolution play_coopeval=cell parse=cell evaluate=cell \
-    --group-components gossip=60 evolution=12 cell=36 \
-    --configfile config/smoke.yaml -- all >"$state/slurm.log" 2>&1 || fail "slurm run failed: $(grep -m3 -i error "$state/slurm.log" || tail -5 "$state/slurm.log")"
-echo "slurm smoke run done ($(( $(date +%s) - slurm_started )) s)"
+# each, Slurm runs two group jobs side by side on the 2-CPU node.
+slurm_run() {  # slurm_run <work dir>: the profile run of the smoke config in that copy
+    # exec: run in the background, its process id is snakemake's (the signals below reach it)
+    # shellcheck disable=SC2016
+    exec bash -c 'cd "$1" && shift && exec "$@"' _ "$1" env PYTHONPATH="$1/src" "$py" -m snakemake --profile workflow/profiles/slurm \
+        --cores 1 --slurm-init-seconds-before-status-checks 5 \
+        --groups play_gossip=gossip play_evolution=evolution play_coopeval=cell parse=cell evaluate=cell \
+        --group-components gossip=2 evolution=2 cell=4 \
+        --configfile "$smoke_config" -- all
+}
+slurm_started=$(date +%s)
+bounded slurm_run "$state/slurm" >"$state/slurm.log" 2>&1 \
+    || fail "slurm run failed: $(grep -m3 -i error "$state/slurm.log" || tail -5 "$state/slurm.log")"
+echo "slurm run done ($(( $(date +%s) - slurm_started )) s)"
 
 # --- checks -------------------------------------------------------------------------------------
 # The profile's resources won over the auto-loaded workflow profile (issue 13, kind 10a).
@@ -258,4 +313,60 @@ echo "sacct: all $n_submitted submitted jobs COMPLETED"
 "$py" "$repo/benchmarks/store_checksums.py" "$state/local/results/coopeval.duckdb" >"$state/local.tsv"
 "$py" "$repo/benchmarks/store_checksums.py" "$state/slurm/results/coopeval.duckdb" >"$state/slurm.tsv"
 diff "$state/local.tsv" "$state/slurm.tsv" >"$state/store.diff" || fail "store differs from the local run: $(head -6 "$state/store.diff")"
-verdict="PASS: $n_submitted Slurm jobs COMPLETED in sacct; store identical to the local run ($(wc -l <"$state/local.tsv") tables)"
+echo "store identical to the local run ($(wc -l <"$state/local.tsv") tables)"
+
+# --- SIGTERM stops a Slurm run and cancels its jobs (issue 25 kind 6) --------------------------
+# The same run from a fresh copy; SIGTERM once one of its Slurm jobs is RUNNING. Snakemake's own
+# SIGTERM handling would wait for the running jobs to end (for ever without job accounting);
+# the workflow's onstart hook makes SIGTERM cancel them (coopeval.pipeline.sigterm). Cancelling
+# must be prompt; the exit waits for the plugin's current status-check pause (at most 180 s).
+cancel_bound=30
+exit_bound=200
+[ -z "$(timeout 5 squeue -h -o %i)" ] || fail "jobs left in squeue before the SIGTERM run: $(timeout 5 squeue -h)"
+slurm_run "$state/sigterm" >"$state/sigterm.log" 2>&1 &
+child=$!
+running=""
+for _ in $(seq 300); do
+    running=$(timeout 5 squeue -h -t RUNNING -o %i 2>/dev/null | head -1 || true)
+    [ -n "$running" ] && break
+    kill -0 "$child" 2>/dev/null || break
+    sleep 1
+done
+[ -n "$running" ] || fail "no Slurm job of the SIGTERM run reached RUNNING: $(tail -5 "$state/sigterm.log")"
+kill -TERM "$child" 2>/dev/null || true
+term_sent=$(date +%s)
+cancelled_after=""
+exited_after=""
+while [ $(( $(date +%s) - term_sent )) -le "$exit_bound" ]; do
+    if [ -z "$cancelled_after" ] && [ -z "$(timeout 5 squeue -h -o %i 2>/dev/null)" ]; then
+        cancelled_after=$(( $(date +%s) - term_sent ))
+    fi
+    if ! kill -0 "$child" 2>/dev/null; then exited_after=$(( $(date +%s) - term_sent )); break; fi
+    sleep 1
+done
+if [ -z "$exited_after" ]; then
+    kill -KILL "$child" 2>/dev/null || true
+    fail "snakemake still running ${exit_bound} s after SIGTERM (squeue: $(timeout 5 squeue -h | head -3))"
+fi
+sigterm_rc=0
+wait "$child" || sigterm_rc=$?
+child=""
+[ "$sigterm_rc" -ne 0 ] || fail "the SIGTERM run exited 0 (it finished before the signal?)"
+for _ in $(seq "$cancel_bound"); do
+    [ -n "$cancelled_after" ] && break
+    [ -z "$(timeout 5 squeue -h -o %i 2>/dev/null)" ] && cancelled_after=$(( $(date +%s) - term_sent ))
+    sleep 1
+done
+[ -n "$cancelled_after" ] && [ "$cancelled_after" -le "$cancel_bound" ] \
+    || fail "Slurm jobs left ${cancel_bound} s after SIGTERM: $(timeout 5 squeue -h | head -3)"
+term_jobs=$(grep -oE 'has been submitted with SLURM jobid [0-9]+' "$state/sigterm.log" | grep -oE '[0-9]+$' | sort -u | paste -sd, -)
+[ -n "$term_jobs" ] || fail "no Slurm job id in the SIGTERM run's log"
+for _ in $(seq 15); do  # (the accounting record of a cancel may come a moment later)
+    timeout 10 sacct -X -n -P -o JobID,State -j "$term_jobs" >"$state/sigterm-sacct.tsv" 2>&1 || fail "sacct: $(cat "$state/sigterm-sacct.tsv")"
+    grep -q '|CANCELLED' "$state/sigterm-sacct.tsv" && break
+    sleep 1
+done
+grep -q '|CANCELLED' "$state/sigterm-sacct.tsv" \
+    || fail "no job of the SIGTERM run was CANCELLED: $(tr '\n' ' ' <"$state/sigterm-sacct.tsv")"
+echo "SIGTERM: squeue empty after ${cancelled_after} s, snakemake exited after ${exited_after} s (rc $sigterm_rc); sacct: $(tr '\n' ' ' <"$state/sigterm-sacct.tsv")"
+verdict="PASS: slurm-preflight passes with slurmdbd and fails naming it without; $n_submitted Slurm jobs COMPLETED in sacct; store identical to the local run ($(wc -l <"$state/local.tsv") tables); SIGTERM cancelled the run's jobs (squeue empty after ${cancelled_after} s, exit after ${exited_after} s)"
