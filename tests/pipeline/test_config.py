@@ -76,7 +76,9 @@ def test_overlay_replaces_lists_and_merges_mappings():
 DEFAULT_CONFIG = "config.yaml"
 """The Snakefile's ``configfile:``; every other shipped config is an overlay on it."""
 
-SHIPPED_OVERLAYS = ("ablations.yaml", "paper.yaml", "paper_sim.yaml", "paraphrase.yaml", "paraphrase_bots.yaml", "smoke.yaml")
+SHIPPED_OVERLAYS = (
+    "ablations.yaml", "paper.yaml", "paper_sim.yaml", "paraphrase.yaml", "paraphrase_bots.yaml", "slurm_smoke.yaml", "smoke.yaml",
+)
 """Every overlay in config/, each run as ``snakemake all --configfile config/<name>``."""
 
 
