@@ -122,8 +122,9 @@ def estimate_config(
 
     ``latency_s`` is the assumed seconds per model call; ``cap`` the calls in flight over the
     run (default: ``COOPEVAL_PROVIDER_SLOTS`` when set, else the config's ``max_concurrency``);
-    ``every_replicate`` simulates every cell instead of one per group of replicates and models
-    (:func:`coopeval.estimate.simulate.representatives`).
+    ``every_replicate`` simulates every cell in full instead of one per group of replicates and
+    models (:func:`coopeval.estimate.simulate.representatives`), shrunk where it repeats a unit
+    (:mod:`coopeval.estimate.shrink`).
     """
     from coopeval.agents.slots import SLOTS_ENV
     from coopeval.core.environment import env_value
