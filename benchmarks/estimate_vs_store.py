@@ -21,6 +21,8 @@ The store must hold one run of the same config (the default main job's store for
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
 import shutil
 import sys
@@ -99,7 +101,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     from coopeval.pipeline.config import load_config
 
     config = load_config([DEFAULT_CONFIG, *args.configfile])
-    estimate = estimate_config(config).to_json()
+    with contextlib.redirect_stderr(io.StringIO()):  # the simulated cells' progress lines
+        estimate = estimate_config(config).to_json()
     rows = compare(estimate, recorded_decisions(args.store))
     if args.json:
         print(json.dumps({"configs": [str(p) for p in args.configfile], "store": str(args.store), "rows": rows}, indent=1))

@@ -40,7 +40,7 @@ from typing import Any
 
 import polars as pl
 
-__all__ = ["SHRINKERS", "WINDOWED_MECHANISMS", "Shrunk", "shrink"]
+__all__ = ["SHRINKERS", "WINDOWED_MECHANISMS", "Shrunk", "shrink", "validity_decides_counts"]
 
 
 @dataclass(frozen=True)
@@ -97,3 +97,23 @@ def shrink(study: str, spec: Mapping[str, Any]) -> Shrunk:
     docstring); the spec itself with weight 1 for a study without a shrinker."""
     shrinker = SHRINKERS.get(study)
     return shrinker(spec) if shrinker is not None else Shrunk(dict(spec), pl.lit(1.0))
+
+
+def validity_decides_counts(study: str, spec: Mapping[str, Any]) -> bool:
+    """Whether a cell asks the same decisions for any valid answers, its counts depending only on
+    which answers are valid: then the defecting stance asks what the cooperative one asks and
+    need not be simulated again (:func:`coopeval.estimate.simulate.simulate`'s ``borrow``).
+
+    True for CoopEval mechanisms without designs (NoMechanism, Repetition, the reputations: a
+    failed decision ends its match-up, whatever was chosen before) and for evolution cells
+    (every donation and probe is asked whatever is given; the strategy re-ask of Horibe's word
+    limit never comes up with stand-ins' strategies). False for design mechanisms (votes decide
+    whether a contract is signed and played), gossip and any other study.
+    """
+    if study == "evolution":
+        return True
+    if study == "coopeval":
+        from coopeval.studies.coopeval.mechanisms.catalog import mechanism_info
+
+        return mechanism_info(str(spec["mechanism"])).design_kind is None
+    return False

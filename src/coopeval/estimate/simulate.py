@@ -23,7 +23,7 @@ import polars as pl
 
 from coopeval.agents.registry import is_scripted
 from coopeval.core.prompts import PromptLibrary
-from coopeval.estimate.shrink import Shrunk, shrink
+from coopeval.estimate.shrink import Shrunk, shrink, validity_decides_counts
 from coopeval.estimate.standin import Stance, stand_ins
 from coopeval.games import get_game
 from coopeval.pipeline.studies import all_cells, configured_studies, prompts_dir
@@ -40,6 +40,11 @@ SAMPLE_PER_CELL = 2
 
 CALL_COLUMNS = ("study", "group", "cell_id", "model", "kind", "decision_id", "attempt", "round", "chars", "max_tokens", "cache_key", "weight")
 """The columns of :attr:`Simulation.calls`."""
+
+
+PlayedCell = tuple[pl.DataFrame, pl.DataFrame | None, int]
+"""One simulated cell: its :data:`CALL_COLUMNS` rows (weighted), its decisions for the judge
+(CoopEval; ``weight`` column) and its dependent steps."""
 
 
 @dataclass
@@ -64,6 +69,8 @@ class Simulation:
     largest: dict[tuple[str, str], str] = field(default_factory=dict)
     """(study, model) → its longest simulated prompt (JSON message list), the judge's under
     study ``coopeval``."""
+    played: dict[str, PlayedCell] = field(default_factory=dict)
+    """Representative cell id → what its simulation gave (rows, decisions for the judge, steps)."""
 
 
 def _note_largest(largest: dict[tuple[str, str], str], study: str, frame: pl.DataFrame, stands_for: Mapping[str, list[str]]) -> None:
@@ -117,8 +124,8 @@ def _judge_calls(
 ) -> pl.DataFrame | None:
     """The judge's calls over the simulated CoopEval ``decisions`` (a ``weight`` column: the
     cells each stands for), one attempt per judged decision, with its rendered prompt; the
-    weights are scaled down to ``judge.sample_size`` when a sample is judged. None when the
-    judge has nothing to do."""
+    weights are scaled down to ``judge.sample_size`` when a sample is judged; its longest prompt
+    goes into ``largest``. None when the judge has nothing to do."""
     from coopeval.decisions.taxonomy import load_taxonomy
     from coopeval.studies.coopeval.judge.prompt import JudgePrompt
     from coopeval.studies.coopeval.judge.selection import judge_has_work
@@ -241,17 +248,52 @@ def _spread(study: Study, frame: pl.DataFrame, played: Mapping[str, Any], member
     return pl.concat(parts)
 
 
-def simulate(config: Mapping[str, Any], stance: Stance, every_replicate: bool = False, studies: Collection[str] | None = None) -> Simulation:
+def _play(
+    study: Study,
+    spec: Mapping[str, Any],
+    members: list[dict[str, Any]],
+    library: PromptLibrary,
+    every_replicate: bool,
+    samples: dict[str, list[str]],
+    largest: dict[tuple[str, str], str],
+) -> PlayedCell:
+    """Play the representative ``spec`` of ``members`` (shrunk unless ``every_replicate``)."""
+    shrunk = Shrunk(dict(spec), pl.lit(1.0)) if every_replicate else shrink(study.name, spec)
+    tables, _stats = study.play(shrunk.spec, PlayInputs(None, library, None, max_concurrency=64))
+    kept = _keep(tables["llm_calls"], study.name, group_of(study, spec), samples, shrunk.weight)
+    single = _single_model(study, spec)
+    stands_for = {single: sorted({str(m["model"]["model"]) for m in members})} if single else {}
+    _note_largest(largest, study.name, tables["llm_calls"], stands_for)
+    decisions = tables["decisions"]
+    steps = decisions.select("round", "kind").unique().height + shrunk.extra_steps if decisions.height else 0
+    judged = None
+    if study.name == "coopeval" and decisions.height:
+        judged = decisions.with_columns((shrunk.weight * float(len(members))).alias("weight"))
+    return _spread(study, kept, spec, members, samples), judged, steps
+
+
+def simulate(
+    config: Mapping[str, Any],
+    stance: Stance,
+    every_replicate: bool = False,
+    studies: Collection[str] | None = None,
+    borrow: Simulation | None = None,
+) -> Simulation:
     """Play the cells of the validated ``config`` (:func:`representatives`) with
     :class:`~.standin.StandIn` agents of ``stance`` (bots as themselves), then the judge's
-    selection; see the module docstring. Nothing is cached, journalled or checkpointed, and
-    no model is called.
+    selection; see the module docstring. ``studies`` limits it to those configured studies
+    (default: all; the judge only with ``coopeval``); ``every_replicate`` plays every cell in
+    full (no representatives, nothing shrunk). A cell whose decision counts depend only on the
+    answers' validity (:func:`~.shrink.validity_decides_counts`) is taken from ``borrow`` (the
+    simulation of another valid stance) instead of played. Nothing is cached, journalled or
+    checkpointed, and no model is called.
     """
     samples: dict[str, list[str]] = {}
     frames: list[pl.DataFrame] = []
     steps: dict[str, int] = {}
     judged: list[pl.DataFrame] = []
     largest: dict[tuple[str, str], str] = {}
+    played: dict[str, PlayedCell] = {}
     cells = all_cells(config)
     wanted = set(cells) if studies is None else set(studies)
     with stand_ins(stance):
@@ -260,21 +302,18 @@ def simulate(config: Mapping[str, Any], stance: Stance, every_replicate: bool = 
                 continue
             library = PromptLibrary(prompts_dir(study, config))
             for spec, members in representatives(study, cells[study.name], every_replicate):
-                inputs = PlayInputs(None, library, None, max_concurrency=64)
-                shrunk = Shrunk(dict(spec), pl.lit(1.0)) if every_replicate else shrink(study.name, spec)
-                tables, _stats = study.play(shrunk.spec, inputs)
-                kept = _keep(tables["llm_calls"], study.name, group_of(study, spec), samples, shrunk.weight)
-                frames.append(_spread(study, kept, spec, members, samples))
-                single = _single_model(study, spec)
-                stands_for = {single: sorted({str(m["model"]["model"]) for m in members})} if single else {}
-                _note_largest(largest, study.name, tables["llm_calls"], stands_for)
-                decisions = tables["decisions"]
-                steps[str(spec["cell_id"])] = decisions.select("round", "kind").unique().height + shrunk.extra_steps if decisions.height else 0
-                if study.name == "coopeval" and decisions.height:
-                    judged.append(decisions.with_columns((shrunk.weight * float(len(members))).alias("weight")))
+                cell = str(spec["cell_id"])
+                if borrow is not None and cell in borrow.played and validity_decides_counts(study.name, spec):
+                    played[cell] = borrow.played[cell]
+                else:
+                    played[cell] = _play(study, spec, members, library, every_replicate, samples, largest)
+                frame, judged_part, steps[cell] = played[cell]
+                frames.append(frame)
+                if judged_part is not None:
+                    judged.append(judged_part)
     judge = _judge_calls(config, judged, samples, largest) if "coopeval" in cells and "coopeval" in wanted else None
     if judge is not None:
         frames.append(judge)
         steps["judge"] = 1
     calls = pl.concat([f for f in frames if f.height], how="vertical_relaxed") if any(f.height for f in frames) else _keep(pl.DataFrame(), "", "", {})
-    return Simulation(calls, steps, samples, largest)
+    return Simulation(calls, steps, samples, largest, played)

@@ -15,7 +15,7 @@ models with 0 and 0: they count as unpriced too) is *unpriced* (``None``), never
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,7 +23,7 @@ from coopeval.agents.litellm_client import import_litellm
 from coopeval.agents.prices import load_prices
 from coopeval.agents.registry import is_scripted, uses_local_llm
 
-__all__ = ["OPENAI_FAMILIES", "Price", "count_tokens", "litellm_model_info", "max_output_tokens", "price_of", "tokenizer_of", "tokens_per_char"]
+__all__ = ["OPENAI_FAMILIES", "FactsWorker", "ModelFacts", "Price", "count_tokens", "litellm_model_info", "max_output_tokens", "model_facts", "price_of", "tokenizer_of", "tokens_per_char"]
 
 
 @dataclass(frozen=True)
@@ -131,3 +131,54 @@ def tokens_per_char(model: str, prompts: Sequence[str]) -> float:
     if not chars:
         return 0.25
     return sum(count_tokens(model, p) for p in prompts) / chars
+
+
+@dataclass(frozen=True)
+class ModelFacts:
+    """What litellm tells the estimate about one model: ``tokens_per_char`` of its sampled
+    prompts (0 for bots), its ``price`` (None: unpriced), ``max_output`` tokens when a call sends
+    no ``max_tokens`` (None: unknown) and the ``tokenizer`` that counted it."""
+
+    tokens_per_char: float
+    price: Price | None
+    max_output: int | None
+    tokenizer: str
+
+
+def model_facts(samples: Mapping[str, Sequence[str]]) -> dict[str, ModelFacts]:
+    """:class:`ModelFacts` of every model of ``samples`` (model → its sampled prompts, JSON
+    message lists)."""
+    out = {}
+    for model, prompts in samples.items():
+        scripted = is_scripted(model)
+        out[model] = ModelFacts(
+            0.0 if scripted else tokens_per_char(model, prompts),
+            price_of(model),
+            max_output_tokens(model),
+            "none (scripted)" if scripted else tokenizer_of(model),
+        )
+    return out
+
+
+def _import_litellm_quietly() -> None:
+    import_litellm()
+
+
+class FactsWorker:
+    """:func:`model_facts` in a child process started at once, so that its import of litellm
+    (2-5 s) runs beside the simulation; for a process that has not imported litellm yet (the
+    ``coopeval estimate`` command)."""
+
+    def __init__(self) -> None:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        self.pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+        self.pool.submit(_import_litellm_quietly)
+
+    def facts(self, samples: Mapping[str, Sequence[str]]) -> dict[str, ModelFacts]:
+        """:func:`model_facts` of ``samples``, computed in the child (which then exits)."""
+        try:
+            return self.pool.submit(model_facts, {m: list(p) for m, p in samples.items()}).result()
+        finally:
+            self.pool.shutdown(wait=False, cancel_futures=True)
