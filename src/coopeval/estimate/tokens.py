@@ -99,23 +99,13 @@ def tokenizer_of(model: str) -> str:
 
 
 _COUNTED: dict[tuple[str, str], int] = {}
-"""(tokenizer, message-list JSON) → its token count: a prompt is counted once per tokenizer."""
-
-
-def _tokenizer_key(model: str) -> str:
-    """Models counted alike share a key: litellm's tokenizer object (cached per model) by
-    identity, plus its type."""
-    import_litellm()
-    from litellm.utils import _select_tokenizer
-
-    chosen = _select_tokenizer(model)
-    return f"{chosen['type']}:{id(chosen['tokenizer'])}"
+"""(model, message-list JSON) → its token count: a prompt is counted once per model."""
 
 
 def count_tokens(model: str, prompt: str) -> int:
     """Prompt tokens of ``prompt`` (a JSON message list, as in ``llm_calls.prompt``) for
-    ``model``, by ``litellm.token_counter``; memoized per tokenizer and prompt."""
-    key = (_tokenizer_key(model), prompt)
+    ``model``, by ``litellm.token_counter``; memoized per model and prompt."""
+    key = (model, prompt)
     if key not in _COUNTED:
         litellm = import_litellm()
         _COUNTED[key] = int(litellm.token_counter(model=model, messages=json.loads(prompt)))
