@@ -40,7 +40,7 @@ from typing import Any
 
 import polars as pl
 
-__all__ = ["SHRINKERS", "WINDOWED_MECHANISMS", "Shrunk", "shrink", "validity_decides_counts"]
+__all__ = ["SHRINKERS", "VALIDITY_MECHANISMS", "WINDOWED_MECHANISMS", "Shrunk", "shrink", "validity_decides_counts"]
 
 
 @dataclass(frozen=True)
@@ -56,6 +56,12 @@ class Shrunk:
 
 WINDOWED_MECHANISMS = ("Repetition", "ReputationFirstOrder", "Reputation")
 """CoopEval mechanisms that play ``num_rounds`` rounds and show the last ``lookup_depth`` of them."""
+
+
+VALIDITY_MECHANISMS = ("NoMechanism", *WINDOWED_MECHANISMS)
+"""CoopEval mechanisms whose decisions depend on the answers only through their validity (a
+failed decision ends its match-up or leaves the population game); a plugin mechanism is not
+assumed to be one."""
 
 
 def _coopeval(spec: Mapping[str, Any]) -> Shrunk:
@@ -104,7 +110,7 @@ def validity_decides_counts(study: str, spec: Mapping[str, Any]) -> bool:
     which answers are valid: then the defecting stance asks what the cooperative one asks and
     need not be simulated again (:func:`coopeval.estimate.simulate.simulate`'s ``borrow``).
 
-    True for CoopEval mechanisms without designs (NoMechanism, Repetition, the reputations: a
+    True for CoopEval's :data:`VALIDITY_MECHANISMS` (NoMechanism, Repetition, the reputations: a
     failed decision ends its match-up, whatever was chosen before) and for evolution cells
     (every donation and probe is asked whatever is given; the strategy re-ask of Horibe's word
     limit never comes up with stand-ins' strategies). False for design mechanisms (votes decide
@@ -113,7 +119,5 @@ def validity_decides_counts(study: str, spec: Mapping[str, Any]) -> bool:
     if study == "evolution":
         return True
     if study == "coopeval":
-        from coopeval.studies.coopeval.mechanisms.catalog import mechanism_info
-
-        return mechanism_info(str(spec["mechanism"])).design_kind is None
+        return spec.get("mechanism") in VALIDITY_MECHANISMS
     return False
