@@ -6,6 +6,7 @@ import io
 
 import yaml
 
+from coopeval.agents.litellm_client import import_litellm
 from coopeval.agents.local import DEFAULT_N_CTX
 from coopeval.estimate import windows
 from coopeval.estimate.tokens import count_tokens
@@ -54,8 +55,7 @@ def test_the_warned_prompt_is_the_longest_one_counted_with_the_models_tokenizer(
 
 
 def test_windows_come_from_num_ctx_the_embedded_model_and_litellms_map():
-    import litellm
-
+    litellm = import_litellm()
     assert model_window({"model": OLLAMA, "params": {"num_ctx": 8192}}) == windows.Window(8192, "params.num_ctx", True)
     assert model_window({"model": OLLAMA}) is None  # each request states the window it needs
     local = model_window({"model": "local/smollm2-135m"})
