@@ -76,7 +76,7 @@ def run_estimate(args: argparse.Namespace) -> int:
 
     try:
         with contextlib.redirect_stderr(io.StringIO()):  # the simulated cells' progress lines
-            estimate = estimate_config(config, latency_s=args.latency, cap=args.cap, every_replicate=args.every_replicate)
+            estimate = estimate_config(config, latency_s=args.latency, cap=args.cap, every_replicate=args.every_replicate, background=True)
     except EnvironmentSettingError as exc:
         return _bad_input(str(exc))
     payload = estimate.to_json()

@@ -142,7 +142,11 @@ def _prefetch_key_table(config: Mapping[str, Any]) -> threading.Thread | None:
 
 
 def estimate_config(
-    config: Mapping[str, Any], latency_s: float = 1.0, cap: int | None = None, every_replicate: bool = False
+    config: Mapping[str, Any],
+    latency_s: float = 1.0,
+    cap: int | None = None,
+    every_replicate: bool = False,
+    background: bool = False,
 ) -> Estimate:
     """Estimate the validated ``config`` (see the module docstring).
 
@@ -150,13 +154,17 @@ def estimate_config(
     run (default: ``COOPEVAL_PROVIDER_SLOTS`` when set, else the config's ``max_concurrency``);
     ``every_replicate`` simulates every cell in full instead of one per group of replicates and
     models (:func:`coopeval.estimate.simulate.representatives`), shrunk where it repeats a unit
-    (:mod:`coopeval.estimate.shrink`).
+    (:mod:`coopeval.estimate.shrink`). ``background``: litellm's facts of the models (its
+    import, token counts, prices) are computed in a spawned child process beside the simulation
+    (:class:`~coopeval.estimate.tokens.FactsWorker`), when this process has not imported litellm;
+    only for a process whose main module guards its entry point (the ``coopeval`` command: a
+    spawned child imports the main module again).
     """
     from coopeval.agents.slots import SLOTS_ENV
     from coopeval.core.environment import env_value
 
     keys = _prefetch_key_table(config)
-    worker = FactsWorker() if keys is not None and "litellm" not in sys.modules else None  # litellm's import beside the simulation
+    worker = FactsWorker() if background and keys is not None and "litellm" not in sys.modules else None
     first = simulate(config, Stance.COOPERATIVE, every_replicate)
     if all(is_scripted(m) for m in first.calls["model"].unique().to_list()):  # nothing to stand in for
         sims = dict.fromkeys(Stance, first)
