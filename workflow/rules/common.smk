@@ -105,6 +105,10 @@ onstart:
 
         if (_over_budget := budget_error(config)) is not None:
             raise WorkflowError(_over_budget)
+    # prompts that will outgrow a model's known context window (docs/estimate.md#context-windows)
+    from coopeval.estimate.windows import print_window_warnings
+
+    print_window_warnings(config)
     write_text_if_changed(
         EFFECTIVE_CONFIG_PATH, effective_config_yaml(config, _sources)
     )

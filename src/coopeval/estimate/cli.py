@@ -41,7 +41,8 @@ def add_estimate_parser(subparsers: Any) -> None:
     parser.add_argument("--cap", type=int, default=None, metavar="N",
                         help="model calls in flight over the run (default: COOPEVAL_PROVIDER_SLOTS, else max_concurrency)")
     parser.add_argument("--every-replicate", action="store_true",
-                        help="simulate every cell (default: one for all replicates, and for all models of a single-model cell)")
+                        help="simulate every cell in full (default: one for all replicates, and for all models of a single-model "
+                        "cell; evolution cells shrunk to their repeated units, docs/estimate.md)")
     parser.add_argument("--out", type=Path, default=None, metavar="FILE", help="also write the JSON to FILE")
     parser.set_defaults(handler=run_estimate)
 
@@ -75,7 +76,7 @@ def run_estimate(args: argparse.Namespace) -> int:
 
     try:
         with contextlib.redirect_stderr(io.StringIO()):  # the simulated cells' progress lines
-            estimate = estimate_config(config, latency_s=args.latency, cap=args.cap, every_replicate=args.every_replicate)
+            estimate = estimate_config(config, latency_s=args.latency, cap=args.cap, every_replicate=args.every_replicate, background=True)
     except EnvironmentSettingError as exc:
         return _bad_input(str(exc))
     payload = estimate.to_json()

@@ -21,7 +21,10 @@ model calls × latency / cap)``, the critical path being the longest cell's depe
 
 from __future__ import annotations
 
+import contextlib
 import math
+import sys
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,7 +36,7 @@ from coopeval.agents.registry import is_scripted, required_env, uses_local_llm
 from coopeval.decisions.reask import MAX_ATTEMPTS
 from coopeval.estimate.simulate import Simulation, simulate
 from coopeval.estimate.standin import Stance
-from coopeval.estimate.tokens import max_output_tokens, price_of, tokenizer_of, tokens_per_char
+from coopeval.estimate.tokens import FactsWorker, model_facts
 
 __all__ = ["ASSUMPTIONS", "Estimate", "budget_error", "estimate_config"]
 
@@ -49,6 +52,9 @@ ASSUMPTIONS = (
     "output tokens: max_tokens per call (upper bound); typical: the response cache's observed lengths",
     "usd: input + output tokens at one attempt per decision, from prices.yaml, else litellm's bundled map; "
     "null when a model is unpriced",
+    "repeated units are simulated once and multiplied (CoopEval rounds past the lookup window, evolution "
+    "generations past the second, one invasion test and one matrix per generation): decision counts exact, "
+    "their prompts sized as the simulated one's (--every-replicate simulates everything)",
     "cache hits: simulated requests already in the response cache (exact for prompts that depend on no "
     "earlier answer, a lower bound otherwise; the judge's requests are not looked up)",
 )
@@ -115,24 +121,60 @@ def _cache_observations(sim: Simulation, cache_dir: str | Path) -> pl.DataFrame:
     return pl.DataFrame(found).group_by("model").agg(pl.len().cast(pl.Int64).alias("cache_hits"), pl.col("observed").sum())
 
 
+def _prefetch_key_table(config: Mapping[str, Any]) -> threading.Thread | None:
+    """Start reading litellm's API-key table (:func:`coopeval.agents.litellm_client.litellm_key_table`:
+    a child process that imports litellm, 2-5 s) beside the simulation when the config calls an
+    API model; the thread to join before the table is used (it fills the table's cache)."""
+    from coopeval.agents.litellm_client import litellm_key_table
+    from coopeval.pipeline.studies import configured_studies
+
+    models = [m for study in configured_studies(config) for m in study.models(config)]  # the judge's included
+    if all(is_scripted(m) or uses_local_llm(m) for m in models) or litellm_key_table.cache_info().currsize:
+        return None
+
+    def read() -> None:
+        with contextlib.suppress(Exception):  # a failure is raised again where the table is used
+            litellm_key_table()
+
+    thread = threading.Thread(target=read, name="litellm-key-table", daemon=True)
+    thread.start()
+    return thread
+
+
 def estimate_config(
-    config: Mapping[str, Any], latency_s: float = 1.0, cap: int | None = None, every_replicate: bool = False
+    config: Mapping[str, Any],
+    latency_s: float = 1.0,
+    cap: int | None = None,
+    every_replicate: bool = False,
+    background: bool = False,
 ) -> Estimate:
     """Estimate the validated ``config`` (see the module docstring).
 
     ``latency_s`` is the assumed seconds per model call; ``cap`` the calls in flight over the
     run (default: ``COOPEVAL_PROVIDER_SLOTS`` when set, else the config's ``max_concurrency``);
-    ``every_replicate`` simulates every cell instead of one per group of replicates and models
-    (:func:`coopeval.estimate.simulate.representatives`).
+    ``every_replicate`` simulates every cell in full instead of one per group of replicates and
+    models (:func:`coopeval.estimate.simulate.representatives`), shrunk where it repeats a unit
+    (:mod:`coopeval.estimate.shrink`). ``background``: litellm's facts of the models (its
+    import, token counts, prices) are computed in a spawned child process beside the simulation
+    (:class:`~coopeval.estimate.tokens.FactsWorker`), when this process has not imported litellm;
+    only for a process whose main module guards its entry point (the ``coopeval`` command: a
+    spawned child imports the main module again).
     """
     from coopeval.agents.slots import SLOTS_ENV
     from coopeval.core.environment import env_value
 
+    keys = _prefetch_key_table(config)
+    worker = FactsWorker() if background and keys is not None and "litellm" not in sys.modules else None
     first = simulate(config, Stance.COOPERATIVE, every_replicate)
     if all(is_scripted(m) for m in first.calls["model"].unique().to_list()):  # nothing to stand in for
         sims = dict.fromkeys(Stance, first)
     else:
-        sims = {stance: first if stance is Stance.COOPERATIVE else simulate(config, stance, every_replicate) for stance in Stance}
+        borrow = None if every_replicate else first  # cells whose counts only validity decides: as the cooperative run
+        sims = {
+            Stance.COOPERATIVE: first,
+            Stance.DEFECTING: simulate(config, Stance.DEFECTING, every_replicate, borrow=borrow),
+            Stance.FAILING: simulate(config, Stance.FAILING, every_replicate),
+        }
     counts = {stance: _counts(sim) for stance, sim in sims.items()}
     merged = pl.concat([c.with_columns(pl.lit(str(s)).alias("stance")) for s, c in counts.items()])
     low = merged.group_by(KEYS).agg(pl.col("decisions").min().alias("decisions_min"), pl.len().alias("_stances"))
@@ -154,14 +196,16 @@ def estimate_config(
         for model, prompts in sim.samples.items():
             samples.setdefault(model, []).extend(prompts)
     attempts = MAX_ATTEMPTS * (int(config.get("retry_failed", 0)) + 1)
+    if keys is not None:
+        keys.join()
     observed = _cache_observations(main_sim, config["cache_dir"])
     hits = {r["model"]: r for r in observed.iter_rows(named=True)}
     rows: list[dict[str, Any]] = []
     models: dict[str, dict[str, Any]] = {}
-    for model in sorted(set(table["model"].to_list())):
-        ratio = 0.0 if is_scripted(model) else tokens_per_char(model, samples.get(model, [])[:400])
-        price = price_of(model)
-        default_out = max_output_tokens(model)
+    wanted = {model: samples.get(model, [])[:400] for model in sorted(set(table["model"].to_list()))}
+    facts = worker.facts(wanted) if worker is not None else model_facts(wanted)
+    for model in wanted:
+        ratio, price, default_out = facts[model].tokens_per_char, facts[model].price, facts[model].max_output
         seen = hits.get(model)
         typical_per_call = (seen["observed"] / seen["cache_hits"]) if seen else None
         entry = models.setdefault(
@@ -170,7 +214,7 @@ def estimate_config(
                 "calls": 0, "calls_max": 0, "input_tokens": 0, "output_tokens": 0, "output_tokens_typical": None,
                 "usd": 0.0, "usd_typical": None, "cache_hits": int(seen["cache_hits"]) if seen else 0,
                 "priced": price is not None, "price_source": price.source if price else None,
-                "tokenizer": "none (scripted)" if is_scripted(model) else tokenizer_of(model),
+                "tokenizer": facts[model].tokenizer,
                 "key_variables": required_env(model), "scripted": is_scripted(model), "local": uses_local_llm(model),
             },
         )

@@ -7,13 +7,14 @@ and logs growing as they would), then the CoopEval judge's selection
 with each selected decision's judge prompt rendered. Per call attempt it keeps the study,
 group (mechanism, condition or protocol), model, decision kind, decision id, prompt length in
 characters and response-cache key; the prompt texts themselves only as a sample for the token
-count (:mod:`.tokens`).
+count (:mod:`.tokens`) and the longest per study and model (:mod:`.windows`). Cells that repeat
+a unit of play are played shrunk and their rows weighted (:mod:`.shrink`).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ import polars as pl
 
 from coopeval.agents.registry import is_scripted
 from coopeval.core.prompts import PromptLibrary
+from coopeval.estimate.shrink import Shrunk, shrink, validity_decides_counts
 from coopeval.estimate.standin import Stance, stand_ins
 from coopeval.games import get_game
 from coopeval.pipeline.studies import all_cells, configured_studies, prompts_dir
@@ -38,6 +40,11 @@ SAMPLE_PER_CELL = 2
 
 CALL_COLUMNS = ("study", "group", "cell_id", "model", "kind", "decision_id", "attempt", "round", "chars", "max_tokens", "cache_key", "weight")
 """The columns of :attr:`Simulation.calls`."""
+
+
+PlayedCell = tuple[pl.DataFrame, pl.DataFrame | None, int]
+"""One simulated cell: its :data:`CALL_COLUMNS` rows (weighted), its decisions for the judge
+(CoopEval; ``weight`` column) and its dependent steps."""
 
 
 @dataclass
@@ -59,6 +66,23 @@ class Simulation:
     calls: pl.DataFrame
     steps: dict[str, int]
     samples: dict[str, list[str]] = field(default_factory=dict)
+    largest: dict[tuple[str, str], str] = field(default_factory=dict)
+    """(study, model) → its longest simulated prompt (JSON message list), the judge's under
+    study ``coopeval``."""
+    played: dict[str, PlayedCell] = field(default_factory=dict)
+    """Representative cell id → what its simulation gave (rows, decisions for the judge, steps)."""
+
+
+def _note_largest(largest: dict[tuple[str, str], str], study: str, frame: pl.DataFrame, stands_for: Mapping[str, list[str]]) -> None:
+    """Keep, per (``study``, model), the longest prompt of ``frame`` (``model`` and ``prompt``
+    columns); a played model's prompt counts for every model in ``stands_for[model]``."""
+    if frame.height == 0:
+        return
+    longest = frame.with_columns(pl.col("prompt").str.len_chars().alias("_n")).sort("_n", descending=True).unique("model", keep="first")
+    for model, prompt in longest.select("model", "prompt").iter_rows():
+        for each in stands_for.get(str(model), [str(model)]):
+            if len(prompt) > len(largest.get((study, each), "")):
+                largest[(study, each)] = str(prompt)
 
 
 def group_of(study: Study, spec: Mapping[str, Any]) -> str:
@@ -70,9 +94,9 @@ def group_of(study: Study, spec: Mapping[str, Any]) -> str:
     return study.name
 
 
-def _keep(frame: pl.DataFrame, study: str, group: str, samples: dict[str, list[str]]) -> pl.DataFrame:
-    """The :data:`CALL_COLUMNS` of an ``llm_calls`` frame (weight 1); its sampled prompts into
-    ``samples``."""
+def _keep(frame: pl.DataFrame, study: str, group: str, samples: dict[str, list[str]], weight: pl.Expr | None = None) -> pl.DataFrame:
+    """The :data:`CALL_COLUMNS` of an ``llm_calls`` frame (``weight`` an expression over its rows,
+    default 1: :mod:`.shrink`); its sampled prompts into ``samples``."""
     if frame.height == 0:
         return pl.DataFrame(schema={c: pl.String() for c in CALL_COLUMNS}).with_columns(
             pl.col("attempt", "round", "chars", "max_tokens").cast(pl.Int64), pl.col("weight").cast(pl.Float64)
@@ -91,15 +115,17 @@ def _keep(frame: pl.DataFrame, study: str, group: str, samples: dict[str, list[s
         pl.col("prompt").str.len_chars().cast(pl.Int64).alias("chars"),
         pl.col("max_tokens").cast(pl.Int64),
         pl.col("cache_key").cast(pl.String),
-        pl.lit(1.0).alias("weight"),
+        (pl.lit(1.0) if weight is None else weight).cast(pl.Float64).alias("weight"),
     )
 
 
-def _judge_calls(config: Mapping[str, Any], decisions: list[pl.DataFrame], samples: dict[str, list[str]]) -> pl.DataFrame | None:
+def _judge_calls(
+    config: Mapping[str, Any], decisions: list[pl.DataFrame], samples: dict[str, list[str]], largest: dict[tuple[str, str], str]
+) -> pl.DataFrame | None:
     """The judge's calls over the simulated CoopEval ``decisions`` (a ``weight`` column: the
     cells each stands for), one attempt per judged decision, with its rendered prompt; the
-    weights are scaled down to ``judge.sample_size`` when a sample is judged. None when the
-    judge has nothing to do."""
+    weights are scaled down to ``judge.sample_size`` when a sample is judged; its longest prompt
+    goes into ``largest``. None when the judge has nothing to do."""
     from coopeval.decisions.taxonomy import load_taxonomy
     from coopeval.studies.coopeval.judge.prompt import JudgePrompt
     from coopeval.studies.coopeval.judge.selection import judge_has_work
@@ -124,12 +150,20 @@ def _judge_calls(config: Mapping[str, Any], decisions: list[pl.DataFrame], sampl
     template = JudgePrompt(load_taxonomy(judge.get("taxonomy") or None), Path(config["prompts_dir"]) / "judge" / "judge.txt")
     style = style_instructions(library).get(str(judge.get("style", "IO")), "")
     titles = {g: get_game(g).title for g in set(selected["game"].to_list())}
-    prompts = [
-        json.dumps([{"role": "user", "content": f"{template.render(titles[g], r)}\n\n{style}".rstrip()}], ensure_ascii=False)
-        for g, r in zip(selected["game"], selected["response"], strict=True)
-    ]
+    rendered: dict[tuple[str, str], str] = {}  # stand-ins give few distinct answers: render each (game, answer) once
+
+    def render(game: str, response: str) -> str:
+        if (game, response) not in rendered:
+            content = f"{template.render(titles[game], response)}\n\n{style}".rstrip()
+            rendered[(game, response)] = json.dumps([{"role": "user", "content": content}], ensure_ascii=False)
+        return rendered[(game, response)]
+
+    prompts = [render(g, r) for g, r in zip(selected["game"], selected["response"], strict=True)]
     model = str(judge["model"])
     samples.setdefault(model, []).extend(prompts[:: max(1, len(prompts) // 400)][:400])
+    longest = max(rendered.values(), key=len)
+    if len(longest) > len(largest.get(("coopeval", model), "")):
+        largest[("coopeval", model)] = longest
     return pl.DataFrame(
         {
             "study": "coopeval",
@@ -194,9 +228,9 @@ def _spread(study: Study, frame: pl.DataFrame, played: Mapping[str, Any], member
     key where the model or its budget differs from the played one)."""
     single = _single_model(study, played)
     if single is None or frame.height == 0:
-        return frame.with_columns(pl.lit(float(len(members))).alias("weight"))
+        return frame.with_columns(pl.col("weight") * float(len(members)))
     own = pl.col("model") == single
-    parts = [frame.filter(~own).with_columns(pl.lit(float(len(members))).alias("weight"))]
+    parts = [frame.filter(~own).with_columns(pl.col("weight") * float(len(members)))]
     counts: dict[tuple[str, int], int] = {}
     for member in members:
         key = (str(member["model"]["model"]), _budget(member["model"]))
@@ -204,7 +238,7 @@ def _spread(study: Study, frame: pl.DataFrame, played: Mapping[str, Any], member
     same = (single, _budget(played["model"]))
     for (model, budget), n in counts.items():
         part = frame.filter(own).with_columns(
-            pl.lit(model).alias("model"), pl.lit(budget, dtype=pl.Int64).alias("max_tokens"), pl.lit(float(n)).alias("weight")
+            pl.lit(model).alias("model"), pl.lit(budget, dtype=pl.Int64).alias("max_tokens"), pl.col("weight") * float(n)
         )
         if (model, budget) != same:
             part = part.with_columns(pl.lit(None, dtype=pl.String).alias("cache_key"))
@@ -214,33 +248,72 @@ def _spread(study: Study, frame: pl.DataFrame, played: Mapping[str, Any], member
     return pl.concat(parts)
 
 
-def simulate(config: Mapping[str, Any], stance: Stance, every_replicate: bool = False) -> Simulation:
+def _play(
+    study: Study,
+    spec: Mapping[str, Any],
+    members: list[dict[str, Any]],
+    library: PromptLibrary,
+    every_replicate: bool,
+    samples: dict[str, list[str]],
+    largest: dict[tuple[str, str], str],
+) -> PlayedCell:
+    """Play the representative ``spec`` of ``members`` (shrunk unless ``every_replicate``)."""
+    shrunk = Shrunk(dict(spec), pl.lit(1.0)) if every_replicate else shrink(study.name, spec)
+    tables, _stats = study.play(shrunk.spec, PlayInputs(None, library, None, max_concurrency=64))
+    kept = _keep(tables["llm_calls"], study.name, group_of(study, spec), samples, shrunk.weight)
+    single = _single_model(study, spec)
+    stands_for = {single: sorted({str(m["model"]["model"]) for m in members})} if single else {}
+    _note_largest(largest, study.name, tables["llm_calls"], stands_for)
+    decisions = tables["decisions"]
+    steps = decisions.select("round", "kind").unique().height + shrunk.extra_steps if decisions.height else 0
+    judged = None
+    if study.name == "coopeval" and decisions.height:
+        judged = decisions.with_columns((shrunk.weight * float(len(members))).alias("weight"))
+    return _spread(study, kept, spec, members, samples), judged, steps
+
+
+def simulate(
+    config: Mapping[str, Any],
+    stance: Stance,
+    every_replicate: bool = False,
+    studies: Collection[str] | None = None,
+    borrow: Simulation | None = None,
+) -> Simulation:
     """Play the cells of the validated ``config`` (:func:`representatives`) with
     :class:`~.standin.StandIn` agents of ``stance`` (bots as themselves), then the judge's
-    selection; see the module docstring. Nothing is cached, journalled or checkpointed, and
-    no model is called.
+    selection; see the module docstring. ``studies`` limits it to those configured studies
+    (default: all; the judge only with ``coopeval``); ``every_replicate`` plays every cell in
+    full (no representatives, nothing shrunk). A cell whose decision counts depend only on the
+    answers' validity (:func:`~.shrink.validity_decides_counts`) is taken from ``borrow`` (the
+    simulation of another valid stance) instead of played. Nothing is cached, journalled or
+    checkpointed, and no model is called.
     """
     samples: dict[str, list[str]] = {}
     frames: list[pl.DataFrame] = []
     steps: dict[str, int] = {}
     judged: list[pl.DataFrame] = []
+    largest: dict[tuple[str, str], str] = {}
+    played: dict[str, PlayedCell] = {}
     cells = all_cells(config)
+    wanted = set(cells) if studies is None else set(studies)
     with stand_ins(stance):
         for study in configured_studies(config):
+            if study.name not in wanted:
+                continue
             library = PromptLibrary(prompts_dir(study, config))
             for spec, members in representatives(study, cells[study.name], every_replicate):
-                inputs = PlayInputs(None, library, None, max_concurrency=64)
-                tables, _stats = study.play(spec, inputs)
-                kept = _keep(tables["llm_calls"], study.name, group_of(study, spec), samples)
-                frames.append(_spread(study, kept, spec, members, samples))
-                weight = len(members)
-                decisions = tables["decisions"]
-                steps[str(spec["cell_id"])] = decisions.select("round", "kind").unique().height if decisions.height else 0
-                if study.name == "coopeval" and decisions.height:
-                    judged.append(decisions.with_columns(pl.lit(float(weight)).alias("weight")))
-    judge = _judge_calls(config, judged, samples) if "coopeval" in cells else None
+                cell = str(spec["cell_id"])
+                if borrow is not None and cell in borrow.played and validity_decides_counts(study.name, spec):
+                    played[cell] = borrow.played[cell]
+                else:
+                    played[cell] = _play(study, spec, members, library, every_replicate, samples, largest)
+                frame, judged_part, steps[cell] = played[cell]
+                frames.append(frame)
+                if judged_part is not None:
+                    judged.append(judged_part)
+    judge = _judge_calls(config, judged, samples, largest) if "coopeval" in cells and "coopeval" in wanted else None
     if judge is not None:
         frames.append(judge)
         steps["judge"] = 1
     calls = pl.concat([f for f in frames if f.height], how="vertical_relaxed") if any(f.height for f in frames) else _keep(pl.DataFrame(), "", "", {})
-    return Simulation(calls, steps, samples)
+    return Simulation(calls, steps, samples, largest, played)

@@ -15,7 +15,7 @@ models with 0 and 0: they count as unpriced too) is *unpriced* (``None``), never
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,7 +23,7 @@ from coopeval.agents.litellm_client import import_litellm
 from coopeval.agents.prices import load_prices
 from coopeval.agents.registry import is_scripted, uses_local_llm
 
-__all__ = ["OPENAI_FAMILIES", "Price", "max_output_tokens", "price_of", "tokenizer_of", "tokens_per_char"]
+__all__ = ["OPENAI_FAMILIES", "FactsWorker", "ModelFacts", "Price", "count_tokens", "litellm_model_info", "max_output_tokens", "model_facts", "price_of", "tokenizer_of", "tokens_per_char"]
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,9 @@ _ASKS_THE_SERVER = ("ollama/", "ollama_chat/")
 estimate makes no network call, so they count as unknown to the map (unpriced, no output cap)."""
 
 
-def _litellm_info(model: str) -> dict[str, Any] | None:
+def litellm_model_info(model: str) -> dict[str, Any] | None:
+    """litellm's bundled map entry of ``model`` (offline), None when unknown or an Ollama model
+    (litellm would ask its server)."""
     if model.startswith(_ASKS_THE_SERVER):
         return None
     litellm = import_litellm()
@@ -63,7 +65,7 @@ def price_of(model: str) -> Price | None:
     table = load_prices()
     if table.known(model):
         return Price(table.cost_usd(model, 1, 0), table.cost_usd(model, 0, 1), "prices.yaml")
-    info = _litellm_info(model) or {}
+    info = litellm_model_info(model) or {}
     per_in, per_out = float(info.get("input_cost_per_token") or 0), float(info.get("output_cost_per_token") or 0)
     if per_in > 0 or per_out > 0:  # litellm lists some models it cannot price at 0 and 0
         return Price(per_in, per_out, "litellm")
@@ -75,7 +77,7 @@ def max_output_tokens(model: str) -> int | None:
     when a call sends no ``max_tokens``; ``None`` if unknown."""
     if is_scripted(model):
         return 0
-    info = _litellm_info(model)
+    info = litellm_model_info(model)
     value = (info or {}).get("max_output_tokens") or (info or {}).get("max_tokens")
     return int(value) if value else None
 
@@ -96,13 +98,77 @@ def tokenizer_of(model: str) -> str:
     return "tiktoken" if model.rsplit("/", 1)[-1].startswith(OPENAI_FAMILIES) else "cl100k_base (approximation)"
 
 
+_COUNTED: dict[tuple[str, str], int] = {}
+"""(model, message-list JSON) → its token count: a prompt is counted once per model."""
+
+
+def count_tokens(model: str, prompt: str) -> int:
+    """Prompt tokens of ``prompt`` (a JSON message list, as in ``llm_calls.prompt``) for
+    ``model``, by ``litellm.token_counter``; memoized per model and prompt."""
+    key = (model, prompt)
+    if key not in _COUNTED:
+        litellm = import_litellm()
+        _COUNTED[key] = int(litellm.token_counter(model=model, messages=json.loads(prompt)))
+    return _COUNTED[key]
+
+
 def tokens_per_char(model: str, prompts: Sequence[str]) -> float:
     """Prompt tokens per character of JSON message-list text for ``model``, counted with
     ``litellm.token_counter`` over ``prompts`` (each a JSON message list, as recorded in
-    ``llm_calls.prompt``). 0.25 (4 characters per token) when ``prompts`` is empty."""
+    ``llm_calls.prompt``; each distinct prompt counted once, :func:`count_tokens`). 0.25 (4
+    characters per token) when ``prompts`` is empty."""
     chars = sum(len(p) for p in prompts)
     if not chars:
         return 0.25
-    litellm = import_litellm()
-    tokens = sum(int(litellm.token_counter(model=model, messages=json.loads(p))) for p in prompts)
-    return tokens / chars
+    return sum(count_tokens(model, p) for p in prompts) / chars
+
+
+@dataclass(frozen=True)
+class ModelFacts:
+    """What litellm tells the estimate about one model: ``tokens_per_char`` of its sampled
+    prompts (0 for bots), its ``price`` (None: unpriced), ``max_output`` tokens when a call sends
+    no ``max_tokens`` (None: unknown) and the ``tokenizer`` that counted it."""
+
+    tokens_per_char: float
+    price: Price | None
+    max_output: int | None
+    tokenizer: str
+
+
+def model_facts(samples: Mapping[str, Sequence[str]]) -> dict[str, ModelFacts]:
+    """:class:`ModelFacts` of every model of ``samples`` (model → its sampled prompts, JSON
+    message lists)."""
+    out = {}
+    for model, prompts in samples.items():
+        scripted = is_scripted(model)
+        out[model] = ModelFacts(
+            0.0 if scripted else tokens_per_char(model, prompts),
+            price_of(model),
+            max_output_tokens(model),
+            "none (scripted)" if scripted else tokenizer_of(model),
+        )
+    return out
+
+
+def _import_litellm_quietly() -> None:
+    import_litellm()
+
+
+class FactsWorker:
+    """:func:`model_facts` in a child process started at once, so that its import of litellm
+    (2-5 s) runs beside the simulation; for a process that has not imported litellm yet (the
+    ``coopeval estimate`` command)."""
+
+    def __init__(self) -> None:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        self.pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+        self.pool.submit(_import_litellm_quietly)
+
+    def facts(self, samples: Mapping[str, Sequence[str]]) -> dict[str, ModelFacts]:
+        """:func:`model_facts` of ``samples``, computed in the child (which then exits)."""
+        try:
+            return self.pool.submit(model_facts, {m: list(p) for m, p in samples.items()}).result()
+        finally:
+            self.pool.shutdown(wait=False, cancel_futures=True)

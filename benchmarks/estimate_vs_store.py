@@ -1,0 +1,117 @@
+"""The estimate of a config beside the decisions a run of it recorded in its store (issue 24).
+
+Usage::
+
+    python benchmarks/estimate_vs_store.py --store results/coopeval.duckdb [--configfile FILE]… [--json]
+
+Estimates ``config/config.yaml`` with the overlays in order (as ``coopeval estimate`` does,
+from the working directory of the workflow) and reads the store read-only (a copy in a
+temporary folder when another process holds it). Per study and per (study, decision kind) it
+prints the estimate's ``decisions_min`` and ``decisions_max``, the recorded decisions (rows of
+``decisions``; the CoopEval judge's are the ``judgements`` rows, kind ``judge``) and a verdict:
+
+* ``exact``: the protocol fixes the count (min = max) and the store holds exactly that many;
+* ``in range``: min ≤ recorded ≤ max where the count depends on answers;
+* ``OUTSIDE``: anything else (exit code 1).
+
+The store must hold one run of the same config (the default main job's store for
+``config/config.yaml``); cells of other configs in it make the counts disagree.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import shutil
+import sys
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+__all__ = ["compare", "main", "recorded_decisions"]
+
+
+def recorded_decisions(store: Path) -> dict[tuple[str, str], int]:
+    """(study, kind) → decisions recorded in ``store``; the judge's as (``coopeval``, ``judge``)."""
+
+    def read(path: Path) -> dict[tuple[str, str], int]:
+        con = duckdb.connect(str(path), read_only=True)
+        try:
+            rows = con.execute("SELECT study, kind, count(*) FROM decisions GROUP BY ALL").fetchall()
+            tables = {r[0] for r in con.execute("SHOW TABLES").fetchall()}
+            judged = con.execute("SELECT count(*) FROM judgements").fetchone() if "judgements" in tables else None
+        finally:
+            con.close()
+        counts = {(str(study), str(kind)): int(n) for study, kind, n in rows}
+        if judged and judged[0]:
+            counts[("coopeval", "judge")] = int(judged[0])
+        return counts
+
+    try:
+        return read(store)
+    except duckdb.IOException:  # held by a writer: read a copy
+        with tempfile.TemporaryDirectory() as folder:
+            copy = Path(folder) / store.name
+            shutil.copy2(store, copy)
+            return read(copy)
+
+
+def _verdict(low: int, high: int, recorded: int) -> str:
+    if low == high:
+        return "exact" if recorded == high else "OUTSIDE"
+    return "in range" if low <= recorded <= high else "OUTSIDE"
+
+
+def compare(estimate: Mapping[str, Any], recorded: Mapping[tuple[str, str], int]) -> list[dict[str, Any]]:
+    """One row per study (kind ``*``) and per (study, kind) of the estimate's JSON object or the
+    store: ``study``, ``kind``, ``decisions_min``, ``decisions_max``, ``recorded``, ``verdict``."""
+    ranges: dict[tuple[str, str], list[int]] = {}
+    for row in estimate["rows"]:
+        bounds = ranges.setdefault((row["study"], row["kind"]), [0, 0])
+        bounds[0] += int(row["decisions_min"])
+        bounds[1] += int(row["decisions_max"])
+    out = []
+    for study, bounds in sorted(estimate["studies"].items()):
+        total = sum(n for (s, _), n in recorded.items() if s == study)
+        low, high = int(bounds["decisions_min"]), int(bounds["decisions_max"])
+        out.append({"study": study, "kind": "*", "decisions_min": low, "decisions_max": high, "recorded": total,
+                    "verdict": _verdict(low, high, total)})
+    for key in sorted(set(ranges) | set(recorded)):
+        low, high = ranges.get(key, [0, 0])
+        n = int(recorded.get(key, 0))
+        out.append({"study": key[0], "kind": key[1], "decisions_min": low, "decisions_max": high, "recorded": n,
+                    "verdict": _verdict(low, high, n)})
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--store", type=Path, required=True, help="the run's DuckDB store (read only)")
+    parser.add_argument("--configfile", action="extend", nargs="+", default=[], type=Path, metavar="FILE",
+                        help="config overlays on config/config.yaml, as the run was given them")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args(argv)
+    from coopeval.estimate.cli import DEFAULT_CONFIG
+    from coopeval.estimate.report import estimate_config
+    from coopeval.pipeline.config import load_config
+
+    config = load_config([DEFAULT_CONFIG, *args.configfile])
+    with contextlib.redirect_stderr(io.StringIO()):  # the simulated cells' progress lines
+        estimate = estimate_config(config).to_json()
+    rows = compare(estimate, recorded_decisions(args.store))
+    if args.json:
+        print(json.dumps({"configs": [str(p) for p in args.configfile], "store": str(args.store), "rows": rows}, indent=1))
+    else:
+        print(f"{'study':<10} {'kind':<18} {'min':>8} {'max':>8} {'recorded':>9}  verdict")
+        for r in rows:
+            print(f"{r['study']:<10} {r['kind']:<18} {r['decisions_min']:>8,} {r['decisions_max']:>8,} {r['recorded']:>9,}  {r['verdict']}")
+    return 1 if any(r["verdict"] == "OUTSIDE" for r in rows) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
