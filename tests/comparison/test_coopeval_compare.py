@@ -87,7 +87,51 @@ def test_fewer_than_two_clusters_gives_null_intervals_with_a_reason(capsys: pyte
     assert "fewer than 2 clusters" in str(result["note"])
 
 
-@pytest.mark.parametrize(("flag", "value", "listed"), [("--a", "bot/nobody", AC), ("--metric", "Median", "Fitness"),
+def _without(scores: pl.DataFrame, agent: str, mechanism: str) -> pl.DataFrame:
+    """``scores`` less every match-up of ``agent`` in the cells of ``mechanism``."""
+    seated = scores.filter((pl.col("agent") == agent) & (pl.col("mechanism") == mechanism)).select("cell_id", "matchup_id").unique()
+    return scores.join(seated, on=["cell_id", "matchup_id"], how="anti")
+
+
+def test_no_shared_data_reports_null_numbers_with_a_reason(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    # always-defect plays no Repetition cell; always-cooperate plays no NoMechanism cell
+    scores = _without(_without(bot_scores(), AD, "Repetition"), AC, "NoMechanism")
+    store = write_store(tmp_path / "s.duckdb", scores)
+    cases = [(["--a", AC, "--b", AD, "--mechanism", "Repetition"], f"{AD} plays no cell of the selection Repetition/*"),
+             (["--a", AD, "--b", AC, "--mechanism", "Repetition", "--metric", "Fitness"], f"{AD} plays no cell"),
+             (["--a", AC, "--b", AD], f"{AC} and {AD} never sit in the same cell of the selection */*"),
+             (["--a", AD, "--b", AC, "--metric", "DR"], "never sit in the same cell")]
+    for args, reason in cases:
+        code, result, err = _compare(capsys, store, *args)
+        assert code == 0, err
+        assert result is not None and tuple(result) == JSON_FIELDS and result["a"] == args[1]
+        for key in ("delta", "ci_low", "ci_high", "p_value", "p_adjusted", "mde"):
+            assert result[key] is None, key
+        assert result["n_pairs"] == 0 and result["n_clusters"] == 0
+        assert "no shared data" in str(result["note"]) and reason in str(result["note"])
+    # the other pairs of the selection still compare
+    code, result, err = _compare(capsys, store, "--a", TFT, "--b", AD, "--mechanism", "NoMechanism")
+    assert code == 0 and result is not None and result["delta"] is not None and result["ci_low"] is not None
+
+
+def test_dr_comparison_is_the_difference_of_the_tables_dr_ranks(capsys: pytest.CaptureFixture[str], store: Path) -> None:
+    code, result, err = _compare(capsys, store, "--a", RND, "--b", AD, "--metric", "DR", "--mechanism", "NoMechanism",
+                                 "--game", "prisoners_dilemma")
+    assert code == 0, err
+    assert result is not None and result["metric"] == "DR"
+    ranks = bot_metrics().filter((pl.col("metric") == "DR_rank") & (pl.col("rule") == "strictest")
+                                 & (pl.col("mechanism") == "NoMechanism") & (pl.col("game") == "PrisonersDilemma"))
+    by_agent = {a: float(ranks.filter(pl.col("agent") == a)["value"].mean()) for a in (RND, AD)}  # type: ignore[arg-type]
+    assert result["delta"] == pytest.approx(by_agent[RND] - by_agent[AD], abs=1e-9)
+    assert result["ci_low"] <= result["delta"] <= result["ci_high"]  # type: ignore[operator]
+    assert 2 / 201 <= result["p_value"] <= result["p_adjusted"] <= 1.0  # type: ignore[operator]
+    assert "deviation ratings under rule strictest" in str(result["method"])
+    code, _, err = _compare(capsys, store, "--a", RND, "--b", AD, "--metric", "DR", "--dr-rule", "loosest")
+    assert code == 2 and "loosest" in err and "strictest" in err
+
+
+@pytest.mark.parametrize(("flag", "value", "listed"), [("--a", "bot/nobody", AC), ("--b", "bot/nobody", TFT),
+                                                       ("--metric", "Median", "Fitness"), ("--metric", "Median", "DR"),
                                                        ("--game", "chess", "PrisonersDilemma")])
 def test_unknown_names_are_refused_with_the_valid_ones(
     capsys: pytest.CaptureFixture[str], store: Path, flag: str, value: str, listed: str

@@ -80,6 +80,16 @@ def test_compare_cli_reads_gossip_from_the_store(capsys: pytest.CaptureFixture[s
     assert result["delta"] == pytest.approx(-0.3) and result["metric"] == "cooperation_ratio_mean"
     assert result["ci_low"] <= result["delta"] <= result["ci_high"]
     code = main(["compare", str(store), "--study", "gossip", "--a", "m1", "--b", "m9"])
-    assert code == 2 and "m9" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert code == 2 and "m9" in err and "m1, m2, m3" in err
+    # no attackers: no replicate has a utility gap; not an error but null numbers with the reason
+    code = main(["compare", str(store), "--study", "gossip", "--a", "m1", "--b", "m2", "--metric", "utility_gap"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    result = json.loads(out)
+    assert all(result[k] is None for k in ("delta", "ci_low", "ci_high", "p_value", "p_adjusted", "mde"))
+    assert result["n_clusters"] == 0 and "share no replicate with a finite utility_gap" in result["note"]
+    code = main(["compare", str(store), "--study", "gossip", "--a", "m1", "--b", "m2", "--dr-rule", "strictest"])
+    assert code == 2 and "only --study coopeval" in capsys.readouterr().err
     code = main(["compare", str(store), "--study", "chess", "--a", "m1", "--b", "m2"])
     assert code == 2 and "coopeval, evolution, gossip" in capsys.readouterr().err

@@ -7,7 +7,7 @@ import pytest
 
 from coopeval.comparison.letters import letter_groups
 from coopeval.comparison.multiplicity import adjust_p_values
-from coopeval.comparison.paired import paired_cluster_test, replicate_test
+from coopeval.comparison.paired import paired_cluster_test, replicate_test, resampling_p_value
 from coopeval.comparison.power import mde_multiplier, minimum_detectable_difference
 
 
@@ -68,9 +68,30 @@ def test_paired_test_point_estimate_standard_error_and_exact_p() -> None:
 def test_replicate_test_inverts_the_percentile_interval() -> None:
     reps = np.concatenate([np.full(90, 1.0), np.full(10, -1.0)])
     est = replicate_test(0.8, reps, n_pairs=5, n_clusters=5, method="m")
-    assert est.p_value == pytest.approx(2 * 0.10)
+    # 10 of B = 100 replicates ≤ 0, the observed data counted as one more: 2 · (10 + 1) / 101
+    assert est.p_value == pytest.approx(2 * 11 / 101)
     assert est.ci_low == -1.0 and est.ci_high == 1.0
     assert replicate_test(0.8, reps, n_pairs=1, n_clusters=1, method="m").ci_low is None
+
+
+def test_resampling_p_values_are_never_below_one_over_b_plus_one() -> None:
+    # every bootstrap replicate on one side of 0 gave p = 0 before (Phipson & Smyth 2010)
+    est = replicate_test(0.5, np.linspace(0.1, 0.9, 99), n_pairs=3, n_clusters=3, method="m")
+    assert est.p_value == pytest.approx(2 / 100)
+    assert resampling_p_value(0, 99, 99) == pytest.approx(2 / 100)
+    assert resampling_p_value(40, 60, 99) == pytest.approx(0.82)  # 2 · (40 + 1) / 100
+    assert resampling_p_value(60, 60, 99) == 1.0  # 2 · 61 / 100, capped
+    with pytest.raises(ValueError, match="n_extreme_low: 100"):
+        resampling_p_value(100, 0, 99)
+    with pytest.raises(ValueError, match="n_resamples: 0"):
+        resampling_p_value(0, 0, 0)
+    # random sign flips (2^20 patterns > 99 resamples): of 99 random patterns none reaches the
+    # all-positive observed sum of distinct differences (only the two constant-sign patterns
+    # do, 2 of 2^20), so p = 2 · (0 + 1) / (99 + 1)
+    d = np.arange(1.0, 21.0)
+    est = paired_cluster_test(d, np.zeros(20), n_resamples=99, seed=3)
+    assert "99 random sign patterns" in est.method
+    assert est.p_value == pytest.approx(2 / 100)
 
 
 def test_cluster_bootstrap_covers_a_known_difference() -> None:

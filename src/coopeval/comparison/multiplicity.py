@@ -16,24 +16,11 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-__all__ = ["CORRECTIONS", "DEFAULT_CORRECTION", "adjust_p_values", "check_correction"]
+__all__ = ["CORRECTIONS", "DEFAULT_CORRECTION", "adjust_p_values"]
 
 CORRECTIONS = {"holm": "Holm (1979) step-down, family-wise error rate", "bh": "Benjamini-Hochberg (1995), false discovery rate"}
 """Correction name → description (the names accepted by ``--correction``)."""
 DEFAULT_CORRECTION = "holm"
-
-
-def check_correction(correction: str) -> str:
-    """Return ``correction`` if known.
-
-    Raises
-    ------
-    ValueError
-        Naming the valid corrections.
-    """
-    if correction not in CORRECTIONS:
-        raise ValueError(f"correction: {correction!r} is not one of {sorted(CORRECTIONS)}")
-    return correction
 
 
 def adjust_p_values(p_values: Sequence[float | None], correction: str = DEFAULT_CORRECTION) -> list[float | None]:
@@ -56,7 +43,8 @@ def adjust_p_values(p_values: Sequence[float | None], correction: str = DEFAULT_
     ValueError
         On an unknown correction or a p-value outside [0, 1].
     """
-    check_correction(correction)
+    if correction not in CORRECTIONS:
+        raise ValueError(f"correction: {correction!r} is not one of {sorted(CORRECTIONS)}")
     index = [i for i, p in enumerate(p_values) if p is not None]
     raw = [float(p) for p in p_values if p is not None]
     if any(not (math.isfinite(p) and 0.0 <= p <= 1.0) for p in raw):

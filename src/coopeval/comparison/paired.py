@@ -15,6 +15,9 @@ cluster times the fixed weight the metric gives them), b_k the same for B on the
 * the p-value is the sign-flip permutation test of H0 "A and B are exchangeable within each
   cluster": each pair is swapped or not (:func:`scipy.stats.permutation_test` with
   ``permutation_type='samples'``; exact enumeration when 2^K does not exceed the resamples);
+  with B random sign patterns it counts the observed one, so it is never below 1/(B + 1)
+  (Phipson & Smyth 2010, "Permutation p-values should never be zero", Stat. Appl. Genet. Mol.
+  Biol. 9(1); :func:`resampling_p_value` for bootstrap replicates);
 * the minimum detectable difference at 80 % power is (z_{0.975} + z_{0.8}) · SE
   (:mod:`coopeval.comparison.power`).
 
@@ -34,7 +37,8 @@ from scipy.stats import bootstrap, permutation_test
 
 from coopeval.comparison.power import DEFAULT_ALPHA, DEFAULT_POWER, minimum_detectable_difference
 
-__all__ = ["DEFAULT_RESAMPLES", "DEFAULT_SEED", "PairedEstimate", "paired_cluster_test", "replicate_test"]
+__all__ = ["DEFAULT_RESAMPLES", "DEFAULT_SEED", "PairedEstimate", "no_shared_data", "paired_cluster_test", "replicate_test",
+           "resampling_p_value"]
 
 DEFAULT_RESAMPLES = 9999
 """Bootstrap and permutation resamples of each comparison."""
@@ -49,7 +53,8 @@ class PairedEstimate:
     Attributes
     ----------
     delta:
-        Point estimate of metric(A) − metric(B) (metric units).
+        Point estimate of metric(A) − metric(B) (metric units), or None when the two share no
+        data (``note`` says why).
     ci_low, ci_high:
         95 % interval, or None (``note`` says why).
     p_value:
@@ -68,7 +73,7 @@ class PairedEstimate:
         Why a field is None (or how the interval fell back), else None.
     """
 
-    delta: float
+    delta: float | None
     ci_low: float | None
     ci_high: float | None
     p_value: float | None
@@ -78,6 +83,41 @@ class PairedEstimate:
     n_clusters: int
     method: str
     note: str | None = None
+
+
+def no_shared_data(reason: str, method: str = "no comparison") -> PairedEstimate:
+    """The estimate of a pair with nothing to compare: every number None, ``note`` = ``reason``
+    (e.g. the two agents never sit in the same cell of the selection)."""
+    return PairedEstimate(None, None, None, None, None, None, 0, 0, method, reason)
+
+
+def resampling_p_value(n_extreme_low: int, n_extreme_high: int, n_resamples: int) -> float:
+    """Two-sided p-value from resample counts, never below 1/(B + 1).
+
+    p = min(1, 2 · min(1 + n_low, 1 + n_high) / (B + 1)): the observed data counts as one of
+    the B + 1 equally likely resamples (Phipson & Smyth 2010, "Permutation p-values should
+    never be zero", Stat. Appl. Genet. Mol. Biol. 9(1): p = (b + 1)/(m + 1) for b of m random
+    resamples at least as extreme; doubled for two sides).
+
+    Parameters
+    ----------
+    n_extreme_low, n_extreme_high:
+        Resamples at or below / at or above the null value (e.g. bootstrap differences ≤ 0
+        and ≥ 0).
+    n_resamples:
+        B, the number of resamples (≥ 1).
+
+    Raises
+    ------
+    ValueError
+        If B < 1 or a count is negative or exceeds B.
+    """
+    if n_resamples < 1:
+        raise ValueError(f"n_resamples: {n_resamples} must be at least 1")
+    for name, count in (("n_extreme_low", n_extreme_low), ("n_extreme_high", n_extreme_high)):
+        if not 0 <= count <= n_resamples:
+            raise ValueError(f"{name}: {count} is not between 0 and n_resamples = {n_resamples}")
+    return min(1.0, 2.0 * (1 + min(n_extreme_low, n_extreme_high)) / (n_resamples + 1))
 
 
 def _sum_difference(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
@@ -163,7 +203,9 @@ def paired_cluster_test(
     exact = 2**k <= n_resamples
     perm = permutation_test((x, y), _sum_difference, permutation_type="samples", vectorized=True,
                             n_resamples=n_resamples, alternative="two-sided", rng=rng)
-    p_value = min(1.0, float(perm.pvalue))
+    # random sign patterns: scipy counts the observed one ((count + 1) / (B + 1)); the floor
+    # keeps that guarantee explicit (exact enumeration includes the observed pattern anyway)
+    p_value = min(1.0, max(float(perm.pvalue), 1.0 / (2**k if exact else n_resamples + 1)))
     method = (
         f"{base} ({interval}); sign-flip permutation test"
         f" ({'exact, ' + str(2**k) + ' sign patterns' if exact else str(n_resamples) + ' random sign patterns'})"
@@ -190,8 +232,9 @@ def replicate_test(
     For statistics that are not sums over clusters (replicator Fitness): ``differences`` are
     metric(A) − metric(B) in each bootstrap resample, both computed on the same resample. The
     interval is the 2.5 / 97.5 % percentile; the p-value inverts it (the smallest level whose
-    percentile interval excludes 0: 2·min(P*(d ≤ 0), P*(d ≥ 0)), capped at 1; Efron &
-    Tibshirani 1993, §15.4); SE is the standard deviation of the replicates.
+    percentile interval excludes 0, about 2·min(P*(d ≤ 0), P*(d ≥ 0)); Efron & Tibshirani 1993,
+    §15.4) with the observed data counted as one resample, so it is never below 1/(B + 1)
+    (:func:`resampling_p_value`); SE is the standard deviation of the replicates.
 
     Raises
     ------
@@ -206,7 +249,7 @@ def replicate_test(
     if len(reps) == 0:
         raise ValueError("differences: no finite bootstrap replicate")
     low, high = (float(v) for v in np.percentile(reps, [2.5, 97.5]))
-    p_value = min(1.0, 2.0 * min(float(np.mean(reps <= 0.0)), float(np.mean(reps >= 0.0))))
+    p_value = resampling_p_value(int(np.sum(reps <= 0.0)), int(np.sum(reps >= 0.0)), len(reps))
     se = float(np.std(reps, ddof=1)) if len(reps) > 1 else None
     return PairedEstimate(float(delta), min(low, delta), max(high, delta), p_value, se,
                           minimum_detectable_difference(se, alpha, power), n_pairs, n_clusters, method)

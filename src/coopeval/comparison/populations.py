@@ -24,7 +24,12 @@ import polars as pl
 
 from coopeval.comparison.errors import UnknownNameError
 from coopeval.comparison.multiplicity import DEFAULT_CORRECTION
-from coopeval.comparison.paired import DEFAULT_SEED, PairedEstimate, paired_cluster_test
+from coopeval.comparison.paired import (
+    DEFAULT_SEED,
+    PairedEstimate,
+    no_shared_data,
+    paired_cluster_test,
+)
 from coopeval.comparison.record import comparison_row, corrected, swapped
 
 __all__ = ["REPLICATE_CLUSTERS", "compare_populations", "population_rows", "select_and_compare"]
@@ -96,15 +101,25 @@ def select_and_compare(
     replicate): a selection spanning several scopes pools their replicates. The p-value is
     adjusted over every pair of populations of the selection on ``metric``.
 
+    A pair with nothing to compare (one of the two has no run in the selection, or they share
+    no replicate with a finite value) gets a row whose numbers are None and whose ``note`` says
+    why.
+
     Raises
     ------
     UnknownNameError
         For an unknown metric, filter value or population (listing the valid names).
     ValueError
-        If ``a`` equals ``b`` or they share no replicate with a finite value.
+        If ``a`` equals ``b``.
     """
     if metric not in metrics:
         raise UnknownNameError("--metric", metric, metrics)
+    every = sorted(set(frame[population_column].drop_nulls().to_list()))
+    for option, name in (("--a", a), ("--b", b)):
+        if name not in every:
+            raise UnknownNameError(option, name, every)
+    if a == b:
+        raise ValueError(f"--a and --b: both are {a!r}; compare two different populations")
     for column, (option, value) in filters.items():
         if value is not None:
             present = set(frame[column].drop_nulls().cast(pl.String).to_list())
@@ -112,11 +127,6 @@ def select_and_compare(
                 raise UnknownNameError(option, value, present)
             frame = frame.filter(pl.col(column).cast(pl.String) == value)
     populations = sorted(set(frame[population_column].drop_nulls().to_list()))
-    for option, name in (("--a", a), ("--b", b)):
-        if name not in populations:
-            raise UnknownNameError(option, name, populations)
-    if a == b:
-        raise ValueError(f"--a and --b: both are {a!r}; compare two different populations")
     scope = "/".join(value or "*" for _, value in filters.values())
     clusters = [*scope_columns, replicate_column]
     rows = []
@@ -127,4 +137,7 @@ def select_and_compare(
     for row in corrected(rows, correction):
         if (row["a"], row["b"]) in ((a, b), (b, a)):
             return row if row["a"] == a else swapped(row)
-    raise ValueError(f"{a!r} and {b!r} share no replicate with a finite {metric} in the selection {scope}")
+    absent = [name for name in (a, b) if name not in populations]
+    reason = (f"{' and '.join(absent)} ha{'s' if len(absent) == 1 else 've'} no run in the selection {scope}" if absent
+              else f"{a} and {b} share no replicate with a finite {metric} in the selection {scope}")
+    return corrected([comparison_row(study, scope, metric, a, b, no_shared_data(f"no shared data: {reason}"))], correction)[0]

@@ -103,7 +103,7 @@ def to_json(row: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def swapped(row: Mapping[str, Any]) -> dict[str, Any]:
-    """The row of (b, a) as a row of (a, b): Δ and the interval change sign."""
-    low, high = row["ci_low"], row["ci_high"]
-    return {**row, "a": row["b"], "b": row["a"], "delta": -row["delta"],
+    """The row of (b, a) as a row of (a, b): Δ and the interval change sign (None stays None)."""
+    low, high, delta = row["ci_low"], row["ci_high"], row["delta"]
+    return {**row, "a": row["b"], "b": row["a"], "delta": None if delta is None else -delta,
             "ci_low": None if high is None else -high, "ci_high": None if low is None else -low}

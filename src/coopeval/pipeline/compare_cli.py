@@ -49,12 +49,14 @@ def add_compare_parser(subparsers: Any, usage_error: type[Exception]) -> None:
     parser.add_argument("--study", required=True, help=f"study ({', '.join(STUDY_COMPARISONS)})")
     parser.add_argument("--a", required=True, metavar="A", help="first agent or model (delta = metric(A) − metric(B))")
     parser.add_argument("--b", required=True, metavar="B", help="second agent")
-    parser.add_argument("--metric", default=None, help="metric (default: the study's first; coopeval: Mean, Fitness; gossip: cooperation_ratio_mean,"
+    parser.add_argument("--metric", default=None, help="metric (default: the study's first; coopeval: Mean, Fitness, DR; gossip: cooperation_ratio_mean,"
                         " discounted_return_mean, gini, utility_gap; evolution: donation_fraction, mean_final, robustness)")
     parser.add_argument("--game", default=None, help="only this game (gossip: testbed; evolution: variant; default: every one, pooled)")
     parser.add_argument("--mechanism", default=None, help="only this mechanism (gossip: condition; evolution: protocol; default: every one, pooled)")
     parser.add_argument("--correction", default=DEFAULT_CORRECTION, choices=sorted(CORRECTIONS),
                         help=f"multiplicity correction over all pairs of the selection (default {DEFAULT_CORRECTION})")
+    parser.add_argument("--dr-rule", default=None, help="coopeval --metric DR: the deviation-rating rule of the table's DR ranks"
+                        " (strictest, reference-vertex; default strictest)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and permutation resamples (default 0)")
     parser.set_defaults(handler=lambda args: run_compare(args, usage_error))
 
@@ -65,8 +67,10 @@ def run_compare(args: argparse.Namespace, usage_error: type[Exception]) -> int:
     Raises
     ------
     usage_error
-        For an unknown study, agent, metric, mechanism or game (listing the valid names), a
-        missing store, or two agents that cannot be compared.
+        For an unknown study, agent, metric, mechanism, game or DR rule (listing the valid
+        names), a missing store, or the same agent twice. Two agents with nothing to compare
+        (no shared cell or replicate, fewer than 2 clusters) are not an error: their numbers
+        are null and ``note`` says why.
     """
     import duckdb
 
@@ -80,6 +84,10 @@ def run_compare(args: argparse.Namespace, usage_error: type[Exception]) -> int:
     options: dict[str, Any] = {"mechanism": args.mechanism, "game": args.game, "correction": args.correction, "seed": args.seed}
     if args.metric is not None:
         options["metric"] = args.metric
+    if args.dr_rule is not None:
+        if args.study != "coopeval":
+            raise usage_error(f"--dr-rule: only --study coopeval has deviation ratings, not {args.study!r}; drop --dr-rule")
+        options["dr_rule"] = args.dr_rule
     try:
         row = _comparison_function(args.study)(args.store, args.a, args.b, **options)
     except UnknownNameError as exc:

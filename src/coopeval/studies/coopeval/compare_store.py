@@ -16,14 +16,17 @@ import polars as pl
 
 from coopeval.comparison.errors import UnknownNameError
 from coopeval.comparison.multiplicity import DEFAULT_CORRECTION
-from coopeval.comparison.paired import DEFAULT_SEED
+from coopeval.comparison.paired import DEFAULT_SEED, PairedEstimate, no_shared_data
 from coopeval.comparison.record import comparison_row, corrected, swapped
+from coopeval.evaluation.deviation import canonical_rule
 from coopeval.games import TYPE_NAMES
 from coopeval.studies.coopeval.comparisons import (
     METRICS,
     Cells,
+    compare_dr,
     compare_fitness,
     compare_mean,
+    dr_replicates,
     fitness_replicates,
     pairs_in,
     scope_name,
@@ -56,45 +59,68 @@ def _choose(field: str, value: str | None, present: set[str], aliases: dict[str,
 
 def store_comparison(
     store: str | Path, a: str, b: str, *, metric: str = "Mean", mechanism: str | None = None, game: str | None = None,
-    correction: str = DEFAULT_CORRECTION, seed: int = DEFAULT_SEED,
+    correction: str = DEFAULT_CORRECTION, seed: int = DEFAULT_SEED, dr_rule: str = "strictest",
 ) -> dict[str, Any]:
     """The ``comparisons`` row of A vs B on ``metric`` over the selected cells of a store.
 
     ``game`` accepts the config key (``prisoners_dilemma``) or the type name; None pools every
-    game (raw points), None ``mechanism`` every mechanism. The p-value is adjusted over every
-    pair of agents of the same selection and metric.
+    game (raw points), None ``mechanism`` every mechanism. ``dr_rule`` is the deviation-rating
+    rule of ``metric="DR"``. The p-value is adjusted over every pair of agents of the same
+    selection and metric. A pair with nothing to compare (one of the two plays no cell of the
+    selection, they never sit in the same cell, or they have no ``metric`` there) gets a row
+    whose numbers are None and whose ``note`` says why.
 
     Raises
     ------
     UnknownNameError
-        For an agent, metric, mechanism or game not in the store (listing the valid names).
+        For an agent, metric, mechanism, game or DR rule not in the store (listing the valid
+        names).
     ValueError
-        If A and B are the same agent, never share a cell, or (Fitness) have no Fitness.
+        If A and B are the same agent or ``dr_rule`` is unknown.
     """
     if metric not in METRICS:
         raise UnknownNameError("--metric", metric, METRICS)
+    rule = canonical_rule(dr_rule)
     scores, metrics = _read(store)
+    if metric == "DR":
+        _choose("--dr-rule", rule, set(metrics.filter(pl.col("metric") == "DR_rank")["rule"].drop_nulls().to_list()))
     cells: Cells = observations_by_cell(scores)
     mechanism = _choose("--mechanism", mechanism, {k[3] for k in cells})
     game = _choose("--game", game, {k[4] for k in cells}, {key: name for name, key in TYPE_NAMES.items()})
-    selected = select_cells(cells, mechanism, game)
-    agents = {name for obs in selected.values() for seats, _ in obs for name in seats}
-    _choose("--a", a, agents)
-    _choose("--b", b, agents)
+    _choose("--a", a, _agents(cells))
+    _choose("--b", b, _agents(cells))
     if a == b:
         raise ValueError(f"--a and --b: both are {a!r}; compare two different agents")
+    selected = select_cells(cells, mechanism, game)
     scope = scope_name(mechanism, game)
-    reps = fitness_replicates(selected, seed=seed) if metric == "Fitness" else None
-    rows = []
-    for x, y in pairs_in(selected):
-        if metric == "Mean":
-            estimate = compare_mean(selected, x, y, seed=seed)
-        else:
-            estimate = compare_fitness(selected, metrics, x, y, replicates=reps)
-        rows.append(comparison_row("coopeval", scope, metric, x, y, estimate))
-    for row in corrected(rows, correction):
-        if (row["a"], row["b"]) == (a, b):
-            return row
-        if (row["a"], row["b"]) == (b, a):
-            return swapped(row)
-    raise ValueError(f"agents {a!r} and {b!r} never sit in the same cell of the selection {scope}")
+    pairs = pairs_in(selected)
+    if (a, b) not in pairs and (b, a) not in pairs:
+        absent = [name for name in (a, b) if name not in _agents(selected)]
+        reason = (f"{' and '.join(absent)} play{'s' if len(absent) == 1 else ''} no cell of the selection {scope}" if absent
+                  else f"{a} and {b} never sit in the same cell of the selection {scope}")
+        return corrected([comparison_row("coopeval", scope, metric, a, b, no_shared_data(f"no shared data: {reason}"))],
+                         correction)[0]
+    reps = (fitness_replicates(selected, seed=seed) if metric == "Fitness"
+            else dr_replicates(selected, rule=rule, seed=seed) if metric == "DR" else None)
+    rows = [comparison_row("coopeval", scope, metric, x, y, _compare(selected, metrics, x, y, metric, rule, seed, reps))
+            for x, y in pairs]
+    row = next(r for r in corrected(rows, correction) if {r["a"], r["b"]} == {a, b})
+    return row if row["a"] == a else swapped(row)
+
+
+def _agents(cells: Cells) -> set[str]:
+    return {name for obs in cells.values() for seats, _ in obs for name in seats}
+
+
+def _compare(
+    cells: Cells, metrics: pl.DataFrame, a: str, b: str, metric: str, rule: str, seed: int, replicates: Any
+) -> PairedEstimate:
+    """One pair's estimate; a pair with no value of both under ``metric`` gets a null one."""
+    if metric == "Mean":
+        return compare_mean(cells, a, b, seed=seed)
+    try:
+        if metric == "Fitness":
+            return compare_fitness(cells, metrics, a, b, replicates=replicates)
+        return compare_dr(cells, metrics, a, b, rule=rule, replicates=replicates)
+    except ValueError as exc:
+        return no_shared_data(f"no shared data: {exc}")

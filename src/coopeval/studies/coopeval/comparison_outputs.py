@@ -31,16 +31,18 @@ COMPARISON_TABLE_FILES = tuple(f"comparisons.{ext}" for ext in ("csv", "md", "te
 
 def write_comparisons(
     scores: Sequence[str | Path], metrics: Sequence[str | Path], out: str | Path, *,
-    correction: str = DEFAULT_CORRECTION, steps: int, lr: float,
+    correction: str = DEFAULT_CORRECTION, steps: int, lr: float, dr_rule: str | None = None,
 ) -> pl.DataFrame:
     """Compare every pair of agents of the given cells and write the rows as Parquet.
 
     ``steps`` / ``lr`` are the replicator settings the metrics were computed with (the
-    Fitness bootstrap reruns the replicator). Returns the written frame.
+    Fitness bootstrap reruns the replicator); ``dr_rule`` (the tables' deviation-rating rule)
+    adds the DR rank rows. Returns the written frame.
     """
     score_frame = pl.concat([conform("scores", pl.read_parquet(p)) for p in scores], how="vertical") if scores else None
     metric_frame = pl.concat([conform("metrics", pl.read_parquet(p)) for p in metrics], how="vertical") if metrics else None
-    rows = [] if score_frame is None else all_pair_rows(score_frame, metric_frame, correction=correction, steps=steps, lr=lr)
+    rows = [] if score_frame is None else all_pair_rows(score_frame, metric_frame, correction=correction, steps=steps, lr=lr,
+                                                                dr_rule=dr_rule)
     frame = comparisons_frame(rows)
     write_parquet_atomic(frame, out)
     return frame

@@ -16,9 +16,10 @@ the NE offsets cancelling in the difference. Clusters (co-player profile, replic
 :func:`coopeval.comparison.paired.paired_cluster_test` resamples; the reputation format (one
 row per seated agent, no co-players recorded) has one cluster per run.
 
-Fitness differences reuse the tables' bootstrap (runs, then matchups within strata of equal
-agent multisets; :mod:`coopeval.studies.coopeval.tables.bootstrap`): A's and B's Fitness come
-from the same resampled tensors, so their difference is paired, and
+Fitness and deviation-rating (DR rank) differences reuse the tables' bootstrap (runs, then
+matchups within strata of equal agent multisets; :mod:`coopeval.studies.coopeval.tables.bootstrap`,
+:mod:`coopeval.studies.coopeval.tables.dr_bootstrap`): A's and B's values come from the same
+resampled tensors, so their difference is paired, and
 :func:`coopeval.comparison.paired.replicate_test` gives its interval and p-value.
 """
 
@@ -45,6 +46,7 @@ from coopeval.evaluation.tensor import Observation
 from coopeval.games import SOCIAL_DILEMMA_TYPES, get_game
 from coopeval.studies.coopeval.tables.bootstrap import CellReplicates, bootstrap_groups, group_rng
 from coopeval.studies.coopeval.tables.defaults import REPLICATOR_LR, REPLICATOR_STEPS
+from coopeval.studies.coopeval.tables.dr_bootstrap import DR_RESAMPLES, dr_replicates_by_group
 from coopeval.studies.coopeval.tables.metrics import LLM_AVERAGE, observations_by_cell
 
 __all__ = [
@@ -53,8 +55,10 @@ __all__ = [
     "METRICS",
     "Cells",
     "all_pair_rows",
+    "compare_dr",
     "compare_fitness",
     "compare_mean",
+    "dr_replicates",
     "fitness_replicates",
     "mean_contributions",
     "pairs_in",
@@ -62,8 +66,9 @@ __all__ = [
     "select_cells",
 ]
 
-METRICS = ("Mean", "Fitness")
-"""Metrics ``coopeval compare --study coopeval`` accepts."""
+METRICS = ("Mean", "Fitness", "DR")
+"""Metrics ``coopeval compare --study coopeval`` accepts (DR: the tables' deviation-rating rank,
+1 = best, so a positive Δ means A ranks worse)."""
 ALL_GAMES = "All"
 """Game part of the scope of the aggregate (normalised, four social dilemmas) comparisons."""
 CLUSTERS = "(co-player profile, replicate) clusters"
@@ -154,17 +159,67 @@ def compare_mean(
     return paired_cluster_test(x, y, n_pairs=n_pairs, clusters=CLUSTERS, n_resamples=n_resamples, seed=seed)
 
 
+def _runs_by_group(cells: Cells) -> dict[tuple[str, str], list[list[Observation]]]:
+    """(mechanism, game) → one observation list per run (runs in sorted order)."""
+    groups: dict[tuple[str, str], dict[str, list[Observation]]] = defaultdict(dict)
+    for key, obs in cells.items():
+        groups[(key[3], key[4])].setdefault(key[2], []).extend(obs)
+    return {g: [runs[r] for r in sorted(runs)] for g, runs in groups.items()}
+
+
 def fitness_replicates(
     cells: Cells, *, n_resamples: int = FITNESS_RESAMPLES, seed: int = DEFAULT_SEED,
     steps: int = REPLICATOR_STEPS, lr: float = REPLICATOR_LR,
 ) -> dict[tuple[str, str], CellReplicates]:
     """The tables' bootstrap replicates per (mechanism, game) of ``cells`` (one stream per group
     from ``seed``; :func:`coopeval.studies.coopeval.tables.bootstrap.bootstrap_groups`)."""
-    groups: dict[tuple[str, str], dict[str, list[Observation]]] = defaultdict(dict)
-    for key, obs in cells.items():
-        groups[(key[3], key[4])].setdefault(key[2], []).extend(obs)
-    work = {g: ([runs[r] for r in sorted(runs)], group_rng(seed, *g)) for g, runs in groups.items()}
+    work = {g: (runs, group_rng(seed, *g)) for g, runs in _runs_by_group(cells).items()}
     return bootstrap_groups(work, n_resamples, steps, lr)  # type: ignore[arg-type, return-value]
+
+
+def dr_replicates(
+    cells: Cells, *, rule: str = "strictest", n_resamples: int = DR_RESAMPLES, seed: int = DEFAULT_SEED,
+) -> dict[tuple[str, str], tuple[tuple[str, ...], np.ndarray | None]]:
+    """DR rank replicates per (mechanism, game) of ``cells`` (same resampling and streams as
+    :func:`fitness_replicates`; :mod:`coopeval.studies.coopeval.tables.dr_bootstrap`):
+    group → (agents, ranks of shape (B, S) or None)."""
+    reps = dr_replicates_by_group(_runs_by_group(cells), seed=seed, n_resamples=n_resamples, rule=rule)
+    return {g: (r.agents, r.ranks) for g, r in reps.items()}
+
+
+def _table_difference(cells: Cells, rows: pl.DataFrame, a: str, b: str, what: str) -> tuple[float, pl.DataFrame]:
+    """Mean over the selected cells of the ``metrics`` rows' value(A) − value(B), and the cells
+    (``cell_id``, ``mechanism``, ``game``, A, B columns) where both have a value."""
+    ids = [k[0] for k in cells]
+    mine = rows.filter(pl.col("cell_id").is_in(ids) & pl.col("agent").is_in([a, b]))
+    wide = mine.pivot(on="agent", index=["cell_id", "mechanism", "game"], values="value") if mine.height else mine
+    if a in wide.columns and b in wide.columns:
+        wide = wide.drop_nulls([a, b])
+    if not mine.height or a not in wide.columns or b not in wide.columns or not wide.height:
+        raise ValueError(f"agents {a!r} and {b!r} have no {what} in the same cell of the selection (Reputation has none)")
+    return float((wide[a] - wide[b]).mean()), wide  # type: ignore[arg-type]
+
+
+def _replicate_comparison(
+    delta: float, wide: pl.DataFrame, cells: Cells, a: str, b: str,
+    replicates: Mapping[tuple[str, str], tuple[tuple[str, ...], np.ndarray | None]], what: str, method: str,
+) -> PairedEstimate:
+    """Interval and p-value of Δ from per-(mechanism, game) replicates, averaged with the
+    weights of Δ (each group's share of the cells in ``wide``)."""
+    used = set(wide["cell_id"].to_list())
+    strata = {(k[2], k[3], k[4], tuple(sorted(agents))) for k, obs in cells.items() if k[0] in used for agents, _ in obs}
+    diff = np.zeros(0)
+    for mech, game, count in wide.group_by(["mechanism", "game"]).len().iter_rows():
+        agents, values = replicates.get((mech, game), ((), None))
+        if values is None or a not in agents or b not in agents:
+            return PairedEstimate(delta, None, None, None, None, None, wide.height, len(strata), "tables' bootstrap",
+                                  f"{scope_name(mech, game)}: no {what} bootstrap (a run's payoff tensor has empty"
+                                  " cells): no interval, p-value or power")
+        part = (count / wide.height) * (values[:, agents.index(a)] - values[:, agents.index(b)])
+        diff = part if not len(diff) else diff + part
+    method = (f"paired bootstrap of the tables (runs, then matchups within equal-agent strata; {len(diff)}"
+              f" resamples{method}; percentile interval, p-value by interval inversion)")
+    return replicate_test(delta, diff, n_pairs=wide.height, n_clusters=len(strata), method=method)
 
 
 def compare_fitness(
@@ -187,42 +242,51 @@ def compare_fitness(
     ValueError
         If no selected cell has a Fitness of both agents.
     """
-    ids = [k[0] for k in cells]
-    fit = metrics.filter(pl.col("cell_id").is_in(ids) & (pl.col("metric") == "Fitness") & pl.col("agent").is_in([a, b]))
-    wide = fit.pivot(on="agent", index=["cell_id", "mechanism", "game"], values="value") if fit.height else fit
-    if not fit.height or a not in wide.columns or b not in wide.columns:
-        raise ValueError(f"agents {a!r} and {b!r} have no Fitness in the same cell of the selection (Reputation has none)")
-    wide = wide.drop_nulls([a, b])
-    delta = float((wide[a] - wide[b]).mean())  # type: ignore[arg-type]
+    delta, wide = _table_difference(cells, metrics.filter(pl.col("metric") == "Fitness"), a, b, "Fitness")
     used = set(wide["cell_id"].to_list())
     selected = {k: v for k, v in cells.items() if k[0] in used}
     reps = replicates if replicates is not None else fitness_replicates(selected, n_resamples=n_resamples, seed=seed, steps=steps, lr=lr)
-    share = wide.group_by(["mechanism", "game"]).len()
-    diff: np.ndarray | None = None
-    strata = {(k[2], k[3], k[4], tuple(sorted(agents))) for k, obs in selected.items() for agents, _ in obs}
-    for mech, game, count in share.iter_rows():
-        rep = reps.get((mech, game))
-        if rep is None or rep.fitness is None or a not in rep.agents or b not in rep.agents:
-            return PairedEstimate(delta, None, None, None, None, None, wide.height, len(strata), "tables' bootstrap",
-                                  f"{scope_name(mech, game)}: no Fitness bootstrap (a run's payoff tensor has empty"
-                                  " cells): no interval, p-value or power")
-        part = (count / wide.height) * (rep.fitness[:, rep.agents.index(a)] - rep.fitness[:, rep.agents.index(b)])
-        diff = part if diff is None else diff + part
-    method = (f"paired bootstrap of the tables (runs, then matchups within equal-agent strata; {len(diff)}"  # type: ignore[arg-type]
-              " resamples; percentile interval, p-value by interval inversion)")
-    return replicate_test(delta, diff, n_pairs=wide.height, n_clusters=len(strata), method=method)  # type: ignore[arg-type]
+    by_group = {g: (r.agents, r.fitness) for g, r in reps.items()}
+    return _replicate_comparison(delta, wide, selected, a, b, by_group, "Fitness", "")
+
+
+def compare_dr(
+    cells: Cells, metrics: pl.DataFrame, a: str, b: str, *, rule: str = "strictest",
+    replicates: Mapping[tuple[str, str], tuple[tuple[str, ...], np.ndarray | None]] | None = None,
+    n_resamples: int = DR_RESAMPLES, seed: int = DEFAULT_SEED,
+) -> PairedEstimate:
+    """Paired comparison of the tables' deviation-rating rank DR(A) − DR(B) over ``cells``.
+
+    Δ is the mean over the selected cells of the ``metrics`` table's ``DR_rank`` (rule
+    ``rule``) of A minus B's: the difference of the per-game table's DR values (rank units,
+    1 = best: Δ > 0 means A ranks worse). The interval and p-value come from DR rank replicates
+    on the same resampled tensors as Fitness (``replicates``, else :func:`dr_replicates`),
+    averaged over the (mechanism, game) groups with the weights of Δ.
+
+    Raises
+    ------
+    ValueError
+        If no selected cell has a DR rank of both agents under ``rule``.
+    """
+    rows = metrics.filter((pl.col("metric") == "DR_rank") & (pl.col("rule") == rule))
+    delta, wide = _table_difference(cells, rows, a, b, f"DR rank (rule {rule})")
+    used = set(wide["cell_id"].to_list())
+    selected = {k: v for k, v in cells.items() if k[0] in used}
+    reps = replicates if replicates is not None else dr_replicates(selected, rule=rule, n_resamples=n_resamples, seed=seed)
+    return _replicate_comparison(delta, wide, selected, a, b, reps, "DR", f", deviation ratings under rule {rule}")
 
 
 def all_pair_rows(
     scores: pl.DataFrame, metrics: pl.DataFrame | None = None, *, correction: str = DEFAULT_CORRECTION,
     aggregate_games: Sequence[str] = SOCIAL_DILEMMA_TYPES, factor: Mapping[str, str] | None = None,
     n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED, steps: int = REPLICATOR_STEPS,
-    lr: float = REPLICATOR_LR,
+    lr: float = REPLICATOR_LR, dr_rule: str | None = None,
 ) -> list[dict[str, Any]]:
     """Every pair of agents, per (mechanism, game) and per mechanism over ``aggregate_games``
     (normalised Mean, scope ``<mechanism>/All``), corrected per (scope, metric) family.
 
-    Mean always; Fitness per (mechanism, game) when ``metrics`` is given and the cell has it.
+    Mean always; Fitness per (mechanism, game) when ``metrics`` is given and the cell has it;
+    DR (the tables' deviation-rating rank under ``dr_rule``) likewise when ``dr_rule`` is given.
     ``factor`` (cell_id → level of a further design factor, e.g. a prompt variant) compares
     each level on its own cells, scope ``<mechanism>/<game>/<level>``; cells it does not list
     are left out. Rows follow :data:`coopeval.comparison.record.COMPARISONS_SCHEMA` (study
@@ -236,28 +300,43 @@ def all_pair_rows(
     rows: list[dict[str, Any]] = []
     for level, cells in sorted(levels.items(), key=lambda item: str(item[0])):
         suffix = "" if level is None else f"/{level}"
-        fitness_reps: dict[tuple[str, str], CellReplicates] = {}
         for mech, game in sorted({(k[3], k[4]) for k in cells}):
             selected = select_cells(cells, mech, game)
             scope = scope_name(mech, game) + suffix
-            for a, b in pairs_in(selected):
+            pairs = pairs_in(selected)
+            for a, b in pairs:
                 rows.append(comparison_row("coopeval", scope, "Mean", a, b,
                                            compare_mean(selected, a, b, n_resamples=n_resamples, seed=seed)))
-                if metrics is None or not _has_fitness(metrics, selected):
-                    continue
-                if (mech, game) not in fitness_reps:
-                    fitness_reps.update(fitness_replicates(selected, seed=seed, steps=steps, lr=lr))
-                try:
-                    fitness = compare_fitness(selected, metrics, a, b, replicates=fitness_reps)
-                except ValueError:  # one of the two has no Fitness here (e.g. excluded match-ups)
-                    continue
-                rows.append(comparison_row("coopeval", scope, "Fitness", a, b, fitness))
+            if metrics is None:
+                continue
+            if _has_metric(metrics, selected, "Fitness"):
+                fitness_reps = fitness_replicates(selected, seed=seed, steps=steps, lr=lr)
+                rows += _replicate_rows(scope, "Fitness", pairs, compare_fitness, selected, metrics, replicates=fitness_reps)
+            if dr_rule is not None and _has_metric(metrics, selected, "DR_rank", dr_rule):
+                dr_reps = dr_replicates(selected, rule=dr_rule, seed=seed)
+                rows += _replicate_rows(scope, "DR", pairs, compare_dr, selected, metrics, rule=dr_rule, replicates=dr_reps)
         for mech in sorted({k[3] for k in cells}):
             selected = {k: v for k, v in select_cells(cells, mech).items() if k[4] in aggregate_games}
             for a, b in pairs_in(selected):
                 rows.append(comparison_row("coopeval", scope_name(mech, ALL_GAMES) + suffix, "Mean", a, b,
                                            compare_mean(selected, a, b, normalised=True, n_resamples=n_resamples, seed=seed)))
     return corrected(rows, correction)
+
+
+def _replicate_rows(
+    scope: str, metric: str, pairs: Sequence[tuple[str, str]], compare: Callable[..., PairedEstimate],
+    cells: Cells, metrics: pl.DataFrame, **options: Any,
+) -> list[dict[str, Any]]:
+    """Rows of ``compare(cells, metrics, a, b, **options)`` for the pairs it can compare (a pair
+    without values of both is left out)."""
+    rows = []
+    for a, b in pairs:
+        try:
+            estimate = compare(cells, metrics, a, b, **options)
+        except ValueError:  # one of the two has no value here (e.g. excluded match-ups)
+            continue
+        rows.append(comparison_row("coopeval", scope, metric, a, b, estimate))
+    return rows
 
 
 def pairs_in(cells: Cells) -> list[tuple[str, str]]:
@@ -268,6 +347,7 @@ def pairs_in(cells: Cells) -> list[tuple[str, str]]:
     return together
 
 
-def _has_fitness(metrics: pl.DataFrame, cells: Cells) -> bool:
+def _has_metric(metrics: pl.DataFrame, cells: Cells, metric: str, rule: str = "") -> bool:
     ids = [k[0] for k in cells]
-    return metrics.filter(pl.col("cell_id").is_in(ids) & (pl.col("metric") == "Fitness")).height > 0
+    rows = metrics.filter(pl.col("cell_id").is_in(ids) & (pl.col("metric") == metric))
+    return (rows.filter(pl.col("rule") == rule) if rule else rows).height > 0

@@ -57,7 +57,8 @@ def store_comparison(
     coopeval.comparison.errors.UnknownNameError
         For an unknown model, metric, condition (``--mechanism``) or testbed (``--game``).
     ValueError
-        If the two models share no replicate with a finite value.
+        If ``a`` and ``b`` are the same model (two models that share no replicate get a row
+        with null numbers and a ``note``).
     """
     con = duckdb.connect(str(store), read_only=True)
     try:

@@ -47,6 +47,7 @@ __all__ = [
     "bootstrap_groups",
     "group_rng",
     "percentile_interval",
+    "resampled_tensors",
 ]
 
 
@@ -206,6 +207,30 @@ def _resample(
             shape = (len(w),) + (size,) * int(d["n_seats"])  # type: ignore[call-overload]
             tensors.append((chosen[:, 0], (sums / cnts).reshape(shape)))
     return _Pending(agents, n_runs, mean_acc / n_runs, complete, tensors)
+
+
+def resampled_tensors(
+    runs: Sequence[Sequence[Observation]], rng: np.random.Generator, n_resamples: int
+) -> tuple[tuple[str, ...], int, list[tuple[np.ndarray, np.ndarray]] | None]:
+    """The resampled metagame tensors of one (mechanism, game), before any replicator step.
+
+    Same draws as :func:`bootstrap_group` with the same generator: for other statistics of the
+    tensor (e.g. deviation ratings) on the resamples the Fitness intervals use.
+
+    Returns
+    -------
+    (agents, n_runs, parts)
+        ``parts`` lists (replicate index per tensor, shape (k,); tensors, shape (k, S, …, S),
+        points): every drawn copy of a run is one tensor, so each replicate has ``n_runs`` of
+        them. None for one-seat data or when a run's tensor has empty cells.
+
+    Raises
+    ------
+    ValueError
+        As :func:`bootstrap_group`.
+    """
+    pending = _resample(runs, rng, n_resamples)
+    return pending.agents, pending.n_runs, (pending.tensors if pending.complete else None)
 
 
 def bootstrap_groups(
