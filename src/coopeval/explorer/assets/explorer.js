@@ -435,16 +435,22 @@
       case 'compare': return comparePage(q);
       case 'export': return exportPage(q.get('cell'), q.get('m'));
       case 'flags': return flags(q);
+      case 'search': return CE.searchPage(q);
       default: return overview();
     }
   }
   CE.el = el; CE.link = link; CE.table = table; CE.fmt = fmt; CE.findCell = findCell;
+  CE.show = show; CE.fail = fail; CE.loadEpisode = loadEpisode; CE.cellLabel = cellLabel;
   CE.start = function () {
     if (!INDEX) { show(el('p', { class: 'warn' }, 'data/index.js did not load')); return; }
     document.getElementById('privacy').textContent = INDEX.privacy + (INDEX.raw_replies ? '' : ' Raw replies were left out of this build.');
     document.getElementById('jump').addEventListener('submit', function (ev) {
       ev.preventDefault();
       location.hash = hash({ decision: document.getElementById('jump-id').value.trim() });
+    });
+    document.getElementById('find').addEventListener('submit', function (ev) {
+      ev.preventDefault();
+      location.hash = hash({ view: 'search', q: document.getElementById('find-q').value.trim() });
     });
     window.addEventListener('hashchange', route);
     route();
