@@ -8,7 +8,7 @@ import pytest
 
 from coopeval.explorer import build
 from coopeval.explorer.build import bucket, build_site
-from coopeval.explorer.episodes import LEFT_OUT, Decision, Episode, ascii_json, episode_key
+from coopeval.explorer.episodes import LEFT_OUT, episode_key
 from coopeval.explorer.search_index import SearchIndex, word_bucket
 from tests.explorer.fake_store import (
     BIG_REPLY,
@@ -210,18 +210,10 @@ def test_search_index_buckets_agree_with_duckdb_for_any_letters(tmp_path):
     """The bucket DuckDB files a word under is the one Python (and the page) computes."""
     index = SearchIndex(str(tmp_path))
     words = ["helped", "été", "ǅemal", "日本語", "x" * 40, "a0b", "𝔘nicode"]
-    episode = Episode("c", "m", "k", [Decision("c", "m", "d", 1, 1, "a", "k", "ok", 1, False, "{}", words)])
-    index.add(episode, 1)
+    index.add("c", "k", 1, set(words))
     index.write(tmp_path, lambda relative, size: None)
     for word in words:
         assert word in read_data(tmp_path, f"data/words/{word_bucket(word, 256)}.js")
-
-
-def test_ascii_json_escapes_every_other_character_as_utf16():
-    text = json.dumps({"a": "été 日本 😀 <b>"}, ensure_ascii=False)
-    escaped = ascii_json(text)
-    assert escaped.isascii() and json.loads(escaped) == json.loads(text)
-    assert "\\ud83d\\ude00" in escaped  # an astral character as a surrogate pair (what JavaScript reads)
 
 
 def test_a_folder_holding_only_screenshots_is_built_and_keeps_them(store, tmp_path):

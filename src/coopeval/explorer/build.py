@@ -10,11 +10,9 @@ Layout of the output folder::
     data/flags/<n>.js             failed, re-asked and truncated decisions of the whole run
     data/words/…                  the run-wide search over replies (coopeval.explorer.search_index)
 
-The store is read in chunks of cells (about ``CHUNK_DECISIONS`` decisions each): one DuckDB
-query gives the chunk's decisions already serialised as JSON (coopeval.explorer.decision_sql),
-one query per study table its extras; DuckDB reads the next chunk in a second thread while
-Python writes the files of the current one. Memory holds two chunks at a time (plus the decision
-index, a few dozen bytes per decision).
+The store is read in chunks of cells (about ``CHUNK_DECISIONS`` decisions each), one DuckDB
+query per table and chunk, so memory holds one chunk at a time (plus the decision index, a few
+dozen bytes per decision).
 """
 
 from __future__ import annotations
@@ -24,21 +22,18 @@ import shutil
 import tempfile
 import time
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import duckdb
-import pyarrow as pa
 
-from coopeval.explorer.decision_sql import RANGE, decision_query
-from coopeval.explorer.episodes import chunk_episodes
+from coopeval.explorer.episodes import Episode, cell_episodes, reply_words
 from coopeval.explorer.extras import EXTRAS
 from coopeval.explorer.overview import leaderboards, missing_tables, run_overview
-from coopeval.explorer.queries import columns, grouped, rows, table_names
-from coopeval.explorer.scripts import PART_BYTES, write_encoded, write_script
+from coopeval.explorer.queries import grouped, rows, table_names
+from coopeval.explorer.scripts import PART_BYTES, to_json, write_encoded, write_script
 from coopeval.explorer.search_index import SearchIndex
 
 ASSETS = ("index.html", "register.js", "explorer.js", "studies.js", "export.js", "search.js", "explorer.css")
@@ -82,6 +77,21 @@ class BuildReport:
         self.bytes += size
         if size > self.largest[1]:
             self.largest = (relative, size)
+
+
+def _parts(episode: Episode) -> list[list[tuple[dict[str, Any], str]]]:
+    """The episode's decisions with their JSON, in parts of at most ``PART_BYTES`` (a single
+    larger decision forms a part alone)."""
+    parts: list[list[tuple[dict[str, Any], str]]] = [[]]
+    size = 0
+    for decision in episode.decisions:
+        encoded = to_json(decision)
+        if parts[-1] and size + len(encoded) > PART_BYTES:
+            parts.append([])
+            size = 0
+        parts[-1].append((decision, encoded))
+        size += len(encoded) + 1
+    return parts
 
 
 def _check_out(out: Path) -> None:
@@ -188,6 +198,10 @@ def build_site(store: str | Path, out: str | Path, *, raw_replies: bool = True) 
     return report
 
 
+WHERE = "WHERE list_contains(?, cell_id)"
+"""The filter that restricts a query to one chunk of cells (their ids bound as a list)."""
+
+
 def _chunks(cells: list[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
     """Consecutive cells with at most ``CHUNK_DECISIONS`` decisions together (a larger cell alone)."""
     chunk: list[dict[str, Any]] = []
@@ -202,6 +216,19 @@ def _chunks(cells: list[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
         yield chunk
 
 
+def _chunk_rows(con: duckdb.DuckDBPyConnection, tables: set[str], missing: dict[str, list[str]], ids: list[str]) -> dict[str, dict[str, list[dict[str, Any]]]]:
+    """Query name → cell id → rows, for the cells ``ids``: decisions, attempts, judgements and each study's extras."""
+    queries = {"decisions": f"SELECT * FROM decisions {WHERE} ORDER BY cell_id, matchup_id NULLS FIRST, round, seat, kind, decision_id"}
+    if "llm_calls" in tables:
+        queries["llm_calls"] = f"SELECT * FROM llm_calls {WHERE} AND coalesce(kind, '') <> 'judge' ORDER BY cell_id, decision_id, attempt"
+    if "judgements" in tables:
+        queries["judgements"] = f"SELECT * FROM judgements {WHERE} ORDER BY cell_id, decision_id"
+    for study, fields in EXTRAS.items():
+        if study not in missing:
+            queries.update({f"{study}:{name}": extra.sql(WHERE) for name, extra in fields.items() if extra.table in tables})
+    return {name: grouped(con, sql, [ids]) for name, sql in queries.items()}
+
+
 def _extras(found: dict[str, dict[str, list[dict[str, Any]]]], study: str, cell_id: str) -> dict[str, Any]:
     out = {name.split(":", 1)[1]: rows_.get(cell_id, []) for name, rows_ in found.items() if name.startswith(f"{study}:")}
     for records in out.values():
@@ -211,89 +238,46 @@ def _extras(found: dict[str, dict[str, list[dict[str, Any]]]], study: str, cell_
     return out
 
 
-class _Reader:
-    """The queries of one build: per chunk of cells (``cell_id`` between ``lo`` and ``hi``) the
-    decisions as JSON rows (one query, :mod:`coopeval.explorer.decision_sql`) and each study's
-    extras (:data:`coopeval.explorer.extras.EXTRAS`)."""
-
-    def __init__(self, con: duckdb.DuckDBPyConnection, tables: set[str], missing: dict[str, list[str]], raw_replies: bool) -> None:
-        self.con = con
-        have = {t: columns(con, t) if t in tables else None for t in ("decisions", "llm_calls", "judgements")}
-        self.decisions = decision_query(have["decisions"] or set(), have["llm_calls"], have["judgements"], raw_replies=raw_replies)
-        self.extras = {
-            f"{study}:{name}": extra.sql(f"WHERE {RANGE}")
-            for study, fields in EXTRAS.items()
-            if study not in missing
-            for name, extra in fields.items()
-            if extra.table in tables
-        }
-
-    def read(self, chunk: list[dict[str, Any]]) -> tuple[pa.Table, dict[str, dict[str, list[dict[str, Any]]]]]:
-        """The chunk's decision rows and extras (name → cell id → rows); runs on its own cursor,
-        so the next chunk can be read while the previous one is written."""
-        bounds = {"lo": str(chunk[0]["cell_id"]), "hi": str(chunk[-1]["cell_id"])}
-        cursor = self.con.cursor()
-        try:
-            found = cursor.execute(self.decisions, bounds).to_arrow_table()
-            return found, {name: grouped(cursor, sql, bounds) for name, sql in self.extras.items()}
-        finally:
-            cursor.close()
-
-
-@dataclass
-class _State:
-    """What the build gathers across chunks: decision index buckets, flagged decisions, search postings."""
-
-    search: SearchIndex
-    index: list[dict[str, str]] = field(default_factory=lambda: [{} for _ in range(BUCKETS)])
-    flags: list[list[Any]] = field(default_factory=list)
-
-
-def _write_chunk(
-    chunk: list[dict[str, Any]],
-    found: pa.Table,
-    extras: dict[str, dict[str, list[dict[str, Any]]]],
+def _write_cell(
+    cell: dict[str, Any],
+    found: dict[str, dict[str, list[dict[str, Any]]]],
     out: Path,
     report: BuildReport,
-    state: _State,
+    raw_replies: bool,
+    index: list[dict[str, str]],
+    flags: list[list[Any]],
+    search: SearchIndex,
 ) -> None:
-    """Write the chunk's episode parts and cell files; add its decisions to the index, flags and search."""
-    summaries: dict[str, list[dict[str, Any]]] = {str(c["cell_id"]): [] for c in chunk}
-    study = {str(c["cell_id"]): str(c["study"]) for c in chunk}
-    for episode in chunk_episodes(found):
-        parts = episode.parts(PART_BYTES)
+    """Write one cell's episode parts and cell file; add its decisions to ``index`` and ``flags``."""
+    cell_id, study = str(cell["cell_id"]), str(cell["study"])
+    summaries = []
+    episodes = cell_episodes(
+        cell_id,
+        found["decisions"].get(cell_id, []),
+        found.get("llm_calls", {}).get(cell_id, []),
+        found.get("judgements", {}).get(cell_id, []),
+        raw_replies=raw_replies,
+    )
+    for episode in episodes:
+        parts = _parts(episode)
         for number, part in enumerate(parts):
             relative = f"data/ep/{episode.key}.{number}.js"
-            encoded = '{"decisions":[' + ",".join(d.payload for d in part) + "]}"
+            encoded = '{"decisions":[' + ",".join(e for _, e in part) + "]}"
             report.note(relative, write_encoded(out, relative, f"ep:{episode.key}:{number}", encoded))
-            where = f"{episode.cell_id}/{episode.key}/{number}"
-            for d in part:
-                state.index[bucket(d.decision_id)][d.decision_id] = where
-                if d.flagged:
-                    state.flags.append([d.decision_id, study[d.cell_id], d.cell_id, episode.key, number, d.agent, d.kind, d.status, d.n_attempts, d.truncated, d.round])
-        state.search.add(episode, len(parts))
-        summaries[episode.cell_id].append(episode.summary(len(parts)))
+            for d, _ in part:
+                did = str(d["decision_id"])
+                index[bucket(did)][did] = f"{cell_id}/{episode.key}/{number}"
+                failed, reasked, cut = d["status"] == "failed", (d.get("n_attempts") or 0) > 1, bool(d.get("truncated"))
+                if failed or reasked or cut:
+                    flags.append([did, study, cell_id, episode.key, number, d["agent"], d["kind"], d["status"], d.get("n_attempts"), cut, d.get("round")])
+        if raw_replies:
+            search.add(cell_id, episode.key, len(parts), reply_words(episode.decisions))
+        summaries.append(episode.summary(len(parts)))
         report.decisions += len(episode.decisions)
-    state.search.flush()
-    for cell in chunk:
-        cell_id = str(cell["cell_id"])
-        payload = {**cell, "episodes": summaries[cell_id], "extras": _extras(extras, str(cell["study"]), cell_id)}
-        relative = f"data/cell/{cell_id}.js"
-        report.note(relative, write_script(out, relative, f"cell:{cell_id}", payload))
-        report.cells += 1
-
-
-def _write_chunks(reader: _Reader, chunks: list[list[dict[str, Any]]], out: Path, report: BuildReport, state: _State) -> None:
-    """Read and write every chunk; DuckDB reads chunk k + 1 in a second thread (it releases the
-    GIL) while Python writes chunk k."""
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        pending = pool.submit(reader.read, chunks[0]) if chunks else None
-        for k, chunk in enumerate(chunks):
-            assert pending is not None
-            found, extras = pending.result()
-            pending = pool.submit(reader.read, chunks[k + 1]) if k + 1 < len(chunks) else None
-            _write_chunk(chunk, found, extras, out, report, state)
-
+    payload = {**cell, "episodes": summaries, "extras": _extras(found, study, cell_id)}
+    relative = f"data/cell/{cell_id}.js"
+    report.note(relative, write_script(out, relative, f"cell:{cell_id}", payload))
+    report.cells += 1
 
 def _build_cells(con: duckdb.DuckDBPyConnection, tables: set[str], out: Path, report: BuildReport, raw_replies: bool, spill: str) -> dict[str, Any]:
     if "decisions" not in tables:
@@ -306,19 +290,24 @@ def _build_cells(con: duckdb.DuckDBPyConnection, tables: set[str], out: Path, re
         " list(DISTINCT agent ORDER BY agent) AS agents"
         " FROM decisions GROUP BY cell_id, study ORDER BY cell_id, study",
     )
-    reader = _Reader(con, tables, report.missing, raw_replies)
-    state = _State(SearchIndex(spill))
+    index: list[dict[str, str]] = [{} for _ in range(BUCKETS)]
+    flags: list[list[Any]] = []
+    search = SearchIndex(spill)
     try:
-        _write_chunks(reader, list(_chunks(cells)), out, report, state)
-        search = state.search.write(out, report.note) if raw_replies else None
+        for chunk in _chunks(cells):
+            found = _chunk_rows(con, tables, report.missing, [str(c["cell_id"]) for c in chunk])
+            for cell in chunk:
+                _write_cell(cell, found, out, report, raw_replies, index, flags, search)
+            search.flush()
+        words = search.write(out, report.note) if raw_replies else None
     finally:
-        state.search.close()
-    for number, entries in enumerate(state.index):
+        search.close()
+    for number, entries in enumerate(index):
         relative = f"data/dix/{number}.js"
         report.note(relative, write_script(out, relative, f"dix:{number}", entries))
-    flag_chunks = [state.flags[i : i + FLAG_CHUNK] for i in range(0, len(state.flags), FLAG_CHUNK)]
+    flag_chunks = [flags[i : i + FLAG_CHUNK] for i in range(0, len(flags), FLAG_CHUNK)]
     for number, flag_chunk in enumerate(flag_chunks):
         relative = f"data/flags/{number}.js"
         report.note(relative, write_script(out, relative, f"flags:{number}", flag_chunk))
     cells.sort(key=lambda c: (str(c["study"]), str(c["mechanism"]), str(c["game"]), str(c["run"]), str(c["cell_id"])))
-    return {"cells": cells, "flag_parts": len(flag_chunks), "flag_count": len(state.flags), "search": search}
+    return {"cells": cells, "flag_parts": len(flag_chunks), "flag_count": len(flags), "search": words}

@@ -1,42 +1,49 @@
-"""One chunk of decisions (rows of :func:`coopeval.explorer.decision_sql.decision_query`) grouped
-into episodes and split into parts of bounded size.
+"""One cell's decisions grouped into episodes, with every attempt and the judge's labels.
 
 An episode is one ``matchup_id`` of a cell: a CoopEval match-up, a gossip run, an evolution
 game (``g<generation>/<context>/game<k>``); decisions without a match-up (CoopEval's design
-proposals) form the cell's ``(pre-play)`` episode.
+proposals) form the cell's ``(pre-play)`` episode. Each decision carries its attempts from
+``llm_calls`` in order: attempt 0 with the prompt messages as sent, later attempts with only
+the messages added to it (the model's rejected reply and the re-ask text).
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import pyarrow as pa
+PRE_PLAY = "(pre-play)"
+"""Episode label of a cell's decisions that belong to no match-up."""
 
-from coopeval.explorer.decision_sql import LEFT_OUT, PRE_PLAY
+LEFT_OUT = "[left out of this site: built with --no-raw-replies]"
 
-__all__ = ["LEFT_OUT", "PRE_PLAY", "Decision", "Episode", "ascii_json", "chunk_episodes", "episode_key"]
-
-ROW_FIELDS = ("cell_id", "matchup", "decision_id", "round", "seat", "agent", "kind", "status", "n_attempts", "truncated", "payload", "words")
-"""The columns of a decision row, in the order :class:`Decision` takes them."""
-
-NON_ASCII = re.compile(r"[^\x00-\x7f]")
-
-
-def _escape(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    if code < 0x10000:
-        return f"\\u{code:04x}"
-    code -= 0x10000
-    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+DECISION_FIELDS = (
+    "decision_id", "matchup_id", "match_id", "round", "seat", "agent", "kind", "status", "parsed", "draw",
+    "action", "action_token", "points", "base_points", "mediated", "n_attempts", "response", "error",
+    "finish_reason", "truncated",
+)  # fmt: skip
+JUDGE_FIELDS = ("status", "labels", "confidence", "reasoning", "judge_model", "error")
+ATTEMPT_FIELDS = (
+    "attempt", "model", "response", "error", "finish_reason", "truncated", "prompt_tokens", "completion_tokens",
+    "cost_usd", "latency_s", "cache_hit", "reasoning",
+)  # fmt: skip
 
 
-def ascii_json(text: str) -> str:
-    """``text`` (JSON) with every non-ASCII character written as a ``\\uXXXX`` escape (UTF-16)."""
-    return text if text.isascii() else NON_ASCII.sub(_escape, text)
+WORD = re.compile(r"[^\W_]{3,}")
+"""A searchable word: three or more letters or digits (the page's search uses the same pattern)."""
+
+
+def reply_words(decisions: list[dict[str, Any]]) -> set[str]:
+    """The lower-cased words of the replies (every attempt's and the decision's own) of ``decisions``."""
+    words: set[str] = set()
+    for d in decisions:
+        texts = [d.get("response") or ""] + [a.get("response") or "" for a in d["attempts"]]
+        words.update(WORD.findall("\n".join(texts).lower()))
+    return words
 
 
 def episode_key(cell_id: str, matchup: str) -> str:
@@ -44,57 +51,56 @@ def episode_key(cell_id: str, matchup: str) -> str:
     return hashlib.sha1(f"{cell_id}\0{matchup}".encode()).hexdigest()[:16]
 
 
-@dataclass(slots=True)
-class Decision:
-    """One decision row: the fields the builder reads, its JSON and its replies' words."""
+def _messages(prompt: Any) -> list[dict[str, str]]:
+    if prompt is None or prompt == "":
+        return []
+    try:
+        value = json.loads(prompt)
+    except (TypeError, ValueError):
+        return [{"role": "user", "content": str(prompt)}]
+    if isinstance(value, list) and all(isinstance(m, dict) for m in value):
+        return [{"role": str(m.get("role", "")), "content": m.get("content") if isinstance(m.get("content"), str) else json.dumps(m.get("content"))} for m in value]
+    return [{"role": "user", "content": str(prompt)}]
 
-    cell_id: str
-    matchup: str
-    decision_id: str
-    round: int | None
-    seat: int | None
-    agent: str
-    kind: str
-    status: str
-    n_attempts: int | None
-    truncated: bool
-    payload: str
-    words: list[str]
 
-    @property
-    def flagged(self) -> bool:
-        """Failed, re-asked or truncated (listed on the run-wide flag pages)."""
-        return self.status == "failed" or (self.n_attempts or 0) > 1 or self.truncated
+def _attempts(calls: list[dict[str, Any]], raw_replies: bool) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    first: list[dict[str, str]] = []
+    for call in calls:
+        messages = _messages(call.get("prompt"))
+        entry: dict[str, Any] = {k: call.get(k) for k in ATTEMPT_FIELDS}
+        if not out:
+            first = messages
+            entry["messages"], entry["added"] = messages, False
+        elif messages[: len(first)] == first:
+            entry["messages"], entry["added"] = messages[len(first) :], True
+        else:
+            entry["messages"], entry["added"] = messages, False
+        if not raw_replies:
+            entry["response"] = LEFT_OUT if entry.get("response") else entry.get("response")
+            entry["reasoning"] = None
+            kept = messages[len(first) :] if entry["added"] else messages
+            entry["messages"] = [m if m["role"] != "assistant" else {"role": "assistant", "content": LEFT_OUT} for m in kept]
+        out.append(entry)
+    return out
 
 
 @dataclass
 class Episode:
-    """The decisions of one match-up of a cell, in play order."""
+    """The decisions of one match-up of a cell, in play order, split into parts of bounded size."""
 
     cell_id: str
     matchup: str
     key: str
-    decisions: list[Decision] = field(default_factory=list)
-
-    def parts(self, part_bytes: int) -> list[list[Decision]]:
-        """The decisions in parts whose JSON reaches at most ``part_bytes`` (a larger decision alone)."""
-        parts: list[list[Decision]] = [[]]
-        size = 0
-        for decision in self.decisions:
-            if parts[-1] and size + len(decision.payload) > part_bytes:
-                parts.append([])
-                size = 0
-            parts[-1].append(decision)
-            size += len(decision.payload) + 1
-        return parts
+    decisions: list[dict[str, Any]] = field(default_factory=list)
 
     def summary(self, n_parts: int) -> dict[str, Any]:
         """What the cell page lists about this episode."""
         agents: list[str] = []
-        for d in sorted(self.decisions, key=lambda d: d.seat or 0):
-            if d.agent not in agents:
-                agents.append(d.agent)
-        rounds = [d.round for d in self.decisions if d.round is not None]
+        for d in sorted(self.decisions, key=lambda d: (d.get("seat") or 0)):
+            if d["agent"] not in agents:
+                agents.append(d["agent"])
+        rounds = [d["round"] for d in self.decisions if d.get("round") is not None]
         return {
             "key": self.key,
             "matchup": self.matchup,
@@ -102,24 +108,42 @@ class Episode:
             "agents": agents,
             "rounds": [min(rounds), max(rounds)] if rounds else None,
             "decisions": len(self.decisions),
-            "failed": sum(d.status == "failed" for d in self.decisions),
-            "reasked": sum((d.n_attempts or 0) > 1 for d in self.decisions),
-            "truncated": sum(d.truncated for d in self.decisions),
-            "kinds": sorted({str(d.kind) for d in self.decisions}),
+            "failed": sum(d["status"] == "failed" for d in self.decisions),
+            "reasked": sum((d.get("n_attempts") or 0) > 1 for d in self.decisions),
+            "truncated": sum(bool(d.get("truncated")) for d in self.decisions),
+            "kinds": sorted({str(d["kind"]) for d in self.decisions}),
         }
 
 
-def chunk_episodes(found: pa.Table) -> Iterator[Episode]:
-    """The episodes of a chunk's decision rows (sorted by cell and match-up), in order."""
-    columns = [found.column(name).to_pylist() for name in ROW_FIELDS]
+def cell_episodes(
+    cell_id: str, found: list[dict[str, Any]], calls: list[dict[str, Any]], judgements: list[dict[str, Any]], *, raw_replies: bool
+) -> Iterator[Episode]:
+    """The episodes of ``cell_id``, each decision with ``attempts`` and (if judged) ``judge``.
+
+    ``found`` are the cell's ``decisions`` rows in play order (match-up, round, seat), ``calls``
+    its ``llm_calls`` rows ordered by decision and attempt, ``judgements`` its judge rows.
+    """
+    by_decision: dict[str, list[dict[str, Any]]] = {}
+    for call in calls:
+        by_decision.setdefault(str(call["decision_id"]), []).append(call)
+    labels = {str(j["decision_id"]): {k: j.get(k) for k in JUDGE_FIELDS} for j in judgements}
+    if not raw_replies:
+        for judged in labels.values():
+            judged["reasoning"] = LEFT_OUT if judged.get("reasoning") else judged.get("reasoning")
     episode: Episode | None = None
-    for values in zip(*columns, strict=True):
-        decision = Decision(*values)
-        decision.payload = ascii_json(decision.payload)
-        if episode is None or episode.matchup != decision.matchup or episode.cell_id != decision.cell_id:
+    for row in found:
+        matchup = row.get("matchup_id") or PRE_PLAY
+        if episode is None or episode.matchup != matchup:
             if episode is not None:
                 yield episode
-            episode = Episode(decision.cell_id, decision.matchup, episode_key(decision.cell_id, decision.matchup))
+            episode = Episode(cell_id, matchup, episode_key(cell_id, matchup))
+        decision = {k: row.get(k) for k in DECISION_FIELDS}
+        if not raw_replies and decision.get("response"):
+            decision["response"] = LEFT_OUT
+        decision["attempts"] = _attempts(by_decision.pop(str(row["decision_id"]), []), raw_replies)
+        if decision["attempts"] and decision["attempts"][-1]["response"] == decision["response"]:
+            decision["response"] = None  # stored once, in its attempt
+        decision["judge"] = labels.get(str(row["decision_id"]))
         episode.decisions.append(decision)
     if episode is not None:
         yield episode

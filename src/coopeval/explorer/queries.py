@@ -26,11 +26,10 @@ def columns(con: duckdb.DuckDBPyConnection, table: str) -> set[str]:
     return {str(r[0]) for r in found}
 
 
-def grouped(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any], batch: int = 2048) -> dict[str, list[dict[str, Any]]]:
-    """Rows of ``sql`` (named parameters ``params``) grouped by their ``cell_id`` (in result
-    order), read in Arrow batches of ``batch`` rows."""
+def grouped(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] = (), batch: int = 2048) -> dict[str, list[dict[str, Any]]]:
+    """Rows of ``sql`` grouped by their ``cell_id`` (in result order), read in Arrow batches of ``batch`` rows."""
     out: dict[str, list[dict[str, Any]]] = {}
-    for record_batch in con.execute(sql, params).to_arrow_reader(batch):
+    for record_batch in con.execute(sql, list(params)).to_arrow_reader(batch):
         for row in record_batch.to_pylist():
             out.setdefault(str(row["cell_id"]), []).append(row)
     return out

@@ -1,7 +1,7 @@
 """The run-wide search over replies: which episodes hold a word, written at build time.
 
 A word is three or more letters or digits of a reply, lower-cased
-(:data:`coopeval.explorer.decision_sql.WORD`). The builder numbers the episodes it writes and
+(:data:`coopeval.explorer.episodes.WORD`). The builder numbers the episodes it writes and
 adds each episode's words; :meth:`SearchIndex.write` then writes
 
     data/words/<b>.js     word → numbers of the episodes whose replies hold it (b = bucket of the word)
@@ -21,7 +21,6 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from coopeval.explorer.episodes import Episode
 from coopeval.explorer.scripts import write_script
 
 EPISODES_PER_FILE = 10_000
@@ -50,13 +49,10 @@ class SearchIndex:
         self._words: list[str] = []
         self._ids: list[int] = []
 
-    def add(self, episode: Episode, n_parts: int) -> None:
-        """Number ``episode`` (written in ``n_parts`` parts) and add the words of its replies."""
+    def add(self, cell_id: str, key: str, n_parts: int, words: set[str]) -> None:
+        """Number the episode ``key`` of ``cell_id`` (written in ``n_parts`` parts) and add the words of its replies."""
         number = len(self.episodes)
-        self.episodes.append([episode.cell_id, episode.key, n_parts])
-        words: set[str] = set()
-        for decision in episode.decisions:
-            words.update(decision.words)
+        self.episodes.append([cell_id, key, n_parts])
         self._words.extend(words)
         self._ids.extend([number] * len(words))
 
