@@ -224,3 +224,14 @@ def test_a_folder_holding_only_screenshots_is_built_and_keeps_them(store, tmp_pa
     build_site(store, tmp_path / "site")
     build_site(store, tmp_path / "site")
     assert shot.read_bytes() == b"png" and (tmp_path / "site" / "data" / "index.js").exists()
+
+
+def test_bucket_is_the_polynomial_hash_the_page_computes():
+    def page(text):  # explorer.js: h = (h * 31 + charCode) % 256
+        h = 0
+        for ch in text:
+            h = (h * 31 + ord(ch)) % 256
+        return h
+
+    for text in ("", "a", "dA-r1-s1", "60d30cae25de12d1", "x" * 5000, "été-1"):
+        assert bucket(text) == page(text)
