@@ -59,7 +59,7 @@ def bucket(decision_id: str) -> int:
     its characters (the page computes the same over UTF-16 code units; ids are ASCII)."""
     n = len(decision_id)
     if decision_id.isascii() and n <= len(POWERS):
-        return sum(map(operator.mul, decision_id.encode(), POWERS[n - 1 :: -1] if n else [])) % BUCKETS
+        return int(sum(map(operator.mul, decision_id.encode(), POWERS[n - 1 :: -1] if n else []))) % BUCKETS
     h = 0
     for ch in decision_id:
         h = (h * 31 + ord(ch)) % BUCKETS
