@@ -304,8 +304,9 @@
         el('span', { class: d.status === 'failed' ? 'failed' : null }, d.status), ' · ', link({ decision: d.decision_id }, d.decision_id)),
       extra || null,
       d.parsed ? [el('div', {}, 'Parsed answer:'), el('pre', { class: 'parsed' }, d.parsed), distribution(d.parsed)] : null,
-      el('p', {}, 'Sampled action: ' + fmt(d.action_token !== null ? d.action_token : d.action) + (d.draw !== null ? ' (draw ' + fmt(d.draw) + ')' : '') +
-        ' · points ' + fmt(d.points) + (d.base_points !== null ? ' (base ' + fmt(d.base_points) + ')' : '') + (d.mediated ? ' · mediated' : '') +
+      el('p', {}, (d.action_token === null && d.action === null ? 'No action sampled' : 'Sampled action: ' + fmt(d.action_token !== null ? d.action_token : d.action)) +
+        (d.draw !== null ? ' (draw ' + fmt(d.draw) + ')' : '') + (d.points !== null ? ' · points ' + fmt(d.points) : '') +
+        (d.base_points !== null ? ' (base ' + fmt(d.base_points) + ')' : '') + (d.mediated ? ' · mediated' : '') +
         (d.truncated ? ' · truncated' : '') + (d.error ? ' · error: ' + d.error : '')),
       d.attempts.map(function (a, i) {
         return el('div', { class: 'attempt' + (a.error ? ' rejected' : '') },
