@@ -1,11 +1,12 @@
 """Benchmark of the explorer (docs/explorer.md#measurements): build time, peak RSS, sizes; page loads.
 
-    PYTHONPATH=src python benchmarks/explorer.py results/coopeval.duckdb [--out DIR] [--browser] [--copies N]
+    PYTHONPATH=src python benchmarks/explorer.py results/coopeval.duckdb [--out DIR] [--browser] [--copies N] [--profile FILE]
 
 The build runs in a child process (its peak RSS is the child's ``ru_maxrss``). With
 ``--browser`` the built site is opened from ``file://`` in headless Chromium (no network): the
 time until the landing page shows the overview, until the largest episode's round table is
-drawn and until a deep-linked decision shows; screenshots of the landing page, a CoopEval round,
+drawn, until a deep-linked decision shows and until a run-wide search for a rare word of the
+replies has read every episode holding it; screenshots of the landing page, a CoopEval round,
 a gossip timeline and a lineage tree go to ``--screenshots`` (default
 ``results/explorer/screenshots``). ``--copies N`` builds from a copy of the store with every
 cell repeated N times (ids suffixed), a scale-up of the same episodes. Prints one JSON object.
@@ -27,9 +28,16 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 BUILD = """
-import json, sys
+import cProfile, json, pstats, sys
 from coopeval.explorer import build_site
+profile = cProfile.Profile() if sys.argv[3] else None
+if profile:
+    profile.enable()
 r = build_site(sys.argv[1], sys.argv[2])
+if profile:
+    profile.disable()
+    profile.dump_stats(sys.argv[3])
+    pstats.Stats(profile, stream=sys.stderr).sort_stats("cumulative").print_stats(25)
 print(json.dumps({"cells": r.cells, "decisions": r.decisions, "files": r.files, "bytes": r.bytes,
                   "largest": list(r.largest), "missing": r.missing, "build_s_inside": r.seconds}))
 """
@@ -58,12 +66,15 @@ def scaled_copy(store: Path, copies: int, out: Path) -> Path:
     return out
 
 
-def build(store: Path, out: Path) -> dict[str, Any]:
-    """Build the site in a child process; its report plus wall time and peak RSS (MB)."""
+def build(store: Path, out: Path, profile: Path | None = None) -> dict[str, Any]:
+    """Build the site in a child process; its report plus wall time and peak RSS (MB). With
+    ``profile`` the build runs under cProfile: stats to that file, the top 25 to stderr."""
     started = time.perf_counter()
-    result = subprocess.run([sys.executable, "-c", BUILD, str(store), str(out)], capture_output=True, text=True)
+    result = subprocess.run([sys.executable, "-c", BUILD, str(store), str(out), str(profile or "")], capture_output=True, text=True)
     if result.returncode:
         raise SystemExit(f"build failed:\n{result.stderr[-3000:]}")
+    if profile:
+        print(result.stderr, file=sys.stderr)
     wall = time.perf_counter() - started
     figures = json.loads(result.stdout.strip().splitlines()[-1])
     figures["build_s"] = round(wall, 2)
@@ -80,6 +91,19 @@ def _hash(**params: object) -> str:
     from urllib.parse import quote
 
     return "#" + "&".join(quote(k, safe="") + "=" + quote(str(v), safe="-_.!~*'()") for k, v in params.items())
+
+
+def _rare_word(site: Path, index: dict[str, Any]) -> str | None:
+    """A word of the run's replies held by the fewest episodes (the search the benchmark times)."""
+    search = index.get("search")
+    if not search:
+        return None
+    best: tuple[int, str] | None = None
+    for b in range(0, search["buckets"], max(1, search["buckets"] // 16)):
+        for word, episodes in _payload(site, f"data/words/{b}.js").items():
+            if best is None or (len(episodes), word) < best:
+                best = (len(episodes), word)
+    return best[1] if best else None
 
 
 def browse(site: Path, shots: Path, largest: str) -> dict[str, Any]:
@@ -117,6 +141,13 @@ def browse(site: Path, shots: Path, largest: str) -> dict[str, Any]:
         decision = _payload(site, f"data/ep/{episode['key']}.0.js")["decisions"][-1]["decision_id"]
         go(_hash(decision=decision))
         out["deep_link_s"] = round(browser.wait("document.querySelector('.decision')", "the decision"), 2)
+        word = _rare_word(site, index)
+        if word:
+            go(_hash(view="search", q=word))
+            done = "document.getElementById('search-progress') && document.getElementById('search-progress').className === 'done'"
+            out["search_s"] = round(browser.wait(done, "the end of a search"), 2)
+            out["search"] = {"word": word, "hits": browser.evaluate("document.querySelectorAll('table.search tr').length - 1")}
+            browser.screenshot(shots / "search.png")
         if "coopeval" in first:
             cell = _payload(site, f"data/cell/{first['coopeval']['cell_id']}.js")
             ep = cell["episodes"][-1]
@@ -144,12 +175,13 @@ def main() -> None:
     parser.add_argument("--browser", action="store_true", help="also time page loads in headless Chromium and take screenshots")
     parser.add_argument("--screenshots", type=Path, default=REPO / "results" / "explorer" / "screenshots")
     parser.add_argument("--copies", type=int, default=1, help="build from a store with every cell copied this many times (scale-up)")
+    parser.add_argument("--profile", type=Path, default=None, help="run the build under cProfile, stats to this file (times are then longer)")
     args = parser.parse_args()
     out = args.out or Path(tempfile.mkdtemp(prefix="explorer-site-"))
     store = args.store
     if args.copies > 1:
         store = scaled_copy(args.store, args.copies, Path(tempfile.mkdtemp(prefix="explorer-store-")) / "coopeval.duckdb")
-    figures = build(store, out)
+    figures = build(store, out, args.profile)
     figures["copies"] = args.copies
     figures["site"] = str(out)
     if args.browser:

@@ -1,9 +1,11 @@
 """A small store with every study, built with the registered table schemas (tests of the explorer).
 
 Cells: CoopEval ``cellA`` (Repetition) and ``cellB`` (Mediation), both with match-up
-``x|y`` over two rounds; gossip ``cellG``; evolution ``cellE``. Decision ``dA-r1-s1`` failed
+``x|y`` over two rounds; gossip ``cellG`` (model-g) and ``cellH`` (model-h: the same run
+under another model, for the side-by-side view of two models); evolution ``cellE``. Decision ``dA-r1-s1`` failed
 after two attempts whose replies are markup (:data:`SCRIPT_REPLY`) and 100 KB of text
 (:data:`BIG_REPLY`); ``dA-r2-s2`` was re-asked and accepted; the judge labelled ``dA-r2-s1``.
+The word "helped" is in one reply only (``dG-r2``'s), for the run-wide search.
 """
 
 from __future__ import annotations
@@ -62,15 +64,15 @@ def _coopeval(cell: str, mechanism: str) -> tuple[list[dict[str, Any]], list[dic
     return decisions, calls
 
 
-def _gossip() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    base = {"cell_id": "cellG", "source": "ours", "run": "r1", "mechanism": "align", "game": "donation", "study": "gossip", "matchup_id": "donation/align/r1"}
+def _gossip(cell: str = "cellG", model: str = "model-g", message: str = "John helped me.") -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    base = {"cell_id": cell, "source": "ours", "run": "r1", "mechanism": "align", "game": "donation", "study": "gossip", "matchup_id": "donation/align/r1"}
     decisions, calls = [], []
     for rnd, (_donor, kind) in enumerate((("John", "donor_action"), ("Kate", "gossip")), start=1):
-        did = f"dG-r{rnd}"
-        reply = json.dumps({"donor_action": "cooperate"} if kind == "donor_action" else {"tone": "praising", "gossip": "John helped me."})
-        row = {**base, "decision_id": did, "round": rnd, "seat": rnd, "agent": "model-g"}
+        did = f"d{cell[-1]}-r{rnd}"
+        reply = json.dumps({"donor_action": "cooperate"} if kind == "donor_action" else {"tone": "praising", "gossip": message})
+        row = {**base, "decision_id": did, "round": rnd, "seat": rnd, "agent": model}
         decisions.append({**row, "kind": kind, "status": "ok", "parsed": reply, "n_attempts": 1, "response": reply, "error": "", "truncated": False})
-        calls.append({**row, "attempt": 0, "model": "model-g", "kind": kind, "prompt": _prompt(prompt_text("cellG", rnd, rnd)), "response": reply, "error": ""})
+        calls.append({**row, "attempt": 0, "model": model, "kind": kind, "prompt": _prompt(prompt_text(cell, rnd, rnd)), "response": reply, "error": ""})
     return decisions, calls
 
 
@@ -132,7 +134,7 @@ def make_store(path: Path, *, drop: Iterable[str] = ()) -> Path:
     """Build the fake store at ``path`` (tables in ``drop`` removed) and return its path."""
     build_store({}, path)
     decisions, calls = [], []
-    for part in (_coopeval("cellA", "Repetition"), _coopeval("cellB", "Mediation"), _gossip(), _evolution()):
+    for part in (_coopeval("cellA", "Repetition"), _coopeval("cellB", "Mediation"), _gossip(), _gossip("cellH", "model-h", "Kate was kind."), _evolution()):
         decisions += part[0]
         calls += part[1]
     con = duckdb.connect(str(path))

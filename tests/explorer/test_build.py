@@ -9,6 +9,7 @@ import pytest
 from coopeval.explorer import build
 from coopeval.explorer.build import bucket, build_site
 from coopeval.explorer.episodes import LEFT_OUT, episode_key
+from coopeval.explorer.search_index import SearchIndex, word_bucket
 from tests.explorer.fake_store import (
     BIG_REPLY,
     FAILED,
@@ -37,7 +38,7 @@ def _decision(site, decision_id):
 def test_every_decision_is_indexed_with_its_prompt_and_replies(store, tmp_path):
     report = build_site(store, tmp_path / "site")
     site = tmp_path / "site"
-    assert (report.cells, report.decisions, report.missing) == (4, 12, {})
+    assert (report.cells, report.decisions, report.missing) == (5, 14, {})
     cell, key, d = _decision(site, FAILED)
     assert (cell, key) == ("cellA", episode_key("cellA", "x|y"))
     assert [a["response"] for a in d["attempts"]] == [SCRIPT_REPLY, BIG_REPLY]
@@ -168,7 +169,7 @@ def test_an_interrupted_build_is_replaced(store, tmp_path, monkeypatch):
         build_site(store, tmp_path / "site")
     assert not (tmp_path / "site" / "data" / "index.js").exists()
     monkeypatch.undo()
-    assert build_site(store, tmp_path / "site").decisions == 12
+    assert build_site(store, tmp_path / "site").decisions == 14
 
 
 def test_reading_in_chunks_of_cells_writes_the_same_site(store, tmp_path, monkeypatch):
@@ -183,3 +184,54 @@ def test_reading_in_chunks_of_cells_writes_the_same_site(store, tmp_path, monkey
     whole = {p.relative_to(tmp_path / "whole"): p.read_text() for p in (tmp_path / "whole" / "data").rglob("*.js") if p.name != "index.js"}
     chunked = {p.relative_to(tmp_path / "chunked"): p.read_text() for p in (tmp_path / "chunked" / "data").rglob("*.js") if p.name != "index.js"}
     assert len(whole) > 260 and whole == chunked
+
+
+def _postings(site, word):
+    index = read_data(site, "data/index.js")["search"]
+    found = read_data(site, f"data/words/{word_bucket(word, index['buckets'])}.js").get(word, [])
+    episodes = read_data(site, "data/words/ep0.js")
+    return [episodes[n] for n in found]
+
+
+def test_search_index_maps_each_reply_word_to_its_episodes(store, tmp_path):
+    build_site(store, tmp_path / "site")
+    site = tmp_path / "site"
+    gossip = [read_data(site, f"data/cell/{c}.js")["episodes"][0] for c in ("cellG", "cellH")]
+    assert _postings(site, "helped") == [["cellG", gossip[0]["key"], 1]]  # one reply of one cell
+    assert _postings(site, "praising") == [["cellG", gossip[0]["key"], 1], ["cellH", gossip[1]["key"], 1]]
+    # words of every attempt, lower-cased: "PWNED" is in the first (rejected) reply of dA-r1-s1
+    assert [p[0] for p in _postings(site, "pwned")] == ["cellA"]
+    assert _postings(site, "we") == []  # shorter than three letters: not a word
+    assert _postings(site, "you") == []  # prompts are not searched, replies are
+    assert len(list((site / "data" / "words").glob("[0-9]*.js"))) == read_data(site, "data/index.js")["search"]["buckets"] == 256
+
+
+def test_search_index_buckets_agree_with_duckdb_for_any_letters(tmp_path):
+    """The bucket DuckDB files a word under is the one Python (and the page) computes."""
+    index = SearchIndex(str(tmp_path))
+    words = ["helped", "été", "ǅemal", "日本語", "x" * 40, "a0b", "𝔘nicode"]
+    index.add("c", "k", 1, set(words))
+    index.write(tmp_path, lambda relative, size: None)
+    for word in words:
+        assert word in read_data(tmp_path, f"data/words/{word_bucket(word, 256)}.js")
+
+
+def test_a_folder_holding_only_screenshots_is_built_and_keeps_them(store, tmp_path):
+    """The browser tests write results/explorer/screenshots/ before the workflow builds the site there."""
+    shot = tmp_path / "site" / "screenshots" / "landing.png"
+    shot.parent.mkdir(parents=True)
+    shot.write_bytes(b"png")
+    build_site(store, tmp_path / "site")
+    build_site(store, tmp_path / "site")
+    assert shot.read_bytes() == b"png" and (tmp_path / "site" / "data" / "index.js").exists()
+
+
+def test_bucket_is_the_polynomial_hash_the_page_computes():
+    def page(text):  # explorer.js: h = (h * 31 + charCode) % 256
+        h = 0
+        for ch in text:
+            h = (h * 31 + ord(ch)) % 256
+        return h
+
+    for text in ("", "a", "dA-r1-s1", "60d30cae25de12d1", "x" * 5000, "été-1"):
+        assert bucket(text) == page(text)

@@ -10,7 +10,7 @@ def test_explore_builds_the_site_without_raw_replies(tmp_path, capsys):
     store = make_store(tmp_path / "coopeval.duckdb")
     assert main(["explore", str(store), "--out", str(tmp_path / "site"), "--no-raw-replies"]) == 0
     out = capsys.readouterr().out
-    assert "4 cells, 12 decisions" in out and "Raw replies left out" in out
+    assert "5 cells, 14 decisions" in out and "Raw replies left out" in out
     assert (tmp_path / "site" / "index.html").is_file()
     assert read_data(tmp_path / "site", "data/index.js")["raw_replies"] is False
 

@@ -3,8 +3,9 @@
 A reader's click path reaches a decision of each study and finds its prompt and replies exactly
 as stored; a deep link opens the same decision; the side-by-side view shows both episodes; the
 failed-decision filters list exactly the failed decision; a reply holding markup or 100 KB of
-text is shown as text and never run; the exported LaTeX parses. Screenshots of the landing page,
-a CoopEval round, a gossip timeline and a lineage tree are written to the test's folder.
+text is shown as text and never run; the exported LaTeX parses; the run-wide search finds a word
+of one reply. Screenshots of the landing page, a CoopEval round, a gossip timeline and a lineage
+tree are written to ``results/explorer/screenshots/`` (``COOPEVAL_SCREENSHOTS`` overrides).
 
 Skipped when ``/usr/bin/chromium`` is absent, except under ``COOPEVAL_REQUIRE_BROWSER=1``
 (set by ``.ci/run``), where its absence fails them.
@@ -13,6 +14,7 @@ Skipped when ``/usr/bin/chromium`` is absent, except under ``COOPEVAL_REQUIRE_BR
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from urllib.parse import quote
@@ -31,6 +33,9 @@ from tests.explorer.fake_store import (
     make_store,
     prompt_text,
 )
+
+SCREENSHOTS = Path(os.environ.get("COOPEVAL_SCREENSHOTS") or Path(__file__).resolve().parents[2] / "results" / "explorer" / "screenshots")
+"""Where the tests put their screenshots (the explorer's build keeps this folder of its output)."""
 
 
 @pytest.fixture(scope="module")
@@ -100,9 +105,9 @@ def assert_inert(browser: Chromium) -> None:
     assert browser.evaluate("document.querySelectorAll('main script, main img').length") == 0
 
 
-def test_click_path_reaches_a_decision_of_each_study_as_stored(site, browser, tmp_path):
+def test_click_path_reaches_a_decision_of_each_study_as_stored(site, browser):
     landing(browser, site)
-    browser.screenshot(tmp_path / "landing.png")
+    browser.screenshot(SCREENSHOTS / "landing.png")
     click_to_round(browser, "coopeval", "cellA", "x|y", 1)
     texts = card(browser, FAILED)
     assert texts["prompts"][0] == prompt_text("cellA", 1, 1)
@@ -110,7 +115,7 @@ def test_click_path_reaches_a_decision_of_each_study_as_stored(site, browser, tm
     # the re-ask shows the messages added to the first prompt: the rejected reply and the re-ask
     assert texts["prompts"][1:] == [SCRIPT_REPLY, "Your answer had no JSON object. Answer again."]
     assert_inert(browser)
-    browser.screenshot(tmp_path / "coopeval_round.png")
+    browser.screenshot(SCREENSHOTS / "coopeval_round.png")
     for study, cell, matchup, rnd, decision in (("gossip", "cellG", "donation/align/r1", 2, "dG-r2"), ("evolution", "cellE", "g1/evolution/game0", 0, "dE-1")):
         landing(browser, site)
         click_to_round(browser, study, cell, matchup, rnd)
@@ -127,21 +132,66 @@ def test_deep_link_opens_the_same_decision(site, browser):
     assert texts["replies"] == ["I pick A0", '{"A0": 100, "A1": 0}']
 
 
-def test_side_by_side_shows_both_episodes_aligned_by_round(site, browser):
-    go(browser, site, href(view="ep", cell="cellA", m="x|y"))
+def compare_with(browser: Chromium, cell: str) -> None:
+    """Pick the first entry of the episode page's compare menu that opens ``cell``."""
     browser.wait("document.getElementById('compare-with')", "the compare menu")
     browser.evaluate(
         "(function(){var s=document.getElementById('compare-with');"
-        "for (var i=0;i<s.options.length;i++) if (s.options[i].value.indexOf('cellB')===0) s.selectedIndex=i;"
+        f"for (var i=s.options.length-1;i>0;i--) if (s.options[i].value.split('\\n')[0]==={json.dumps(cell)}) s.selectedIndex=i;"
         "s.dispatchEvent(new Event('change'));})()"
     )
-    browser.wait("document.querySelector('.side')", "the side-by-side grid")
-    heads = browser.evaluate("Array.prototype.map.call(document.querySelectorAll('.side-head b'), function(e){return e.textContent;})")
+    browser.wait("document.querySelector('.side .card')", "the side-by-side grid")
+
+
+def side_by_side(browser: Chromium) -> tuple[list[str], list[str], list[str]]:
+    """Heads, decision ids and last replies of the side-by-side grid, in grid order."""
+    return browser.evaluate(
+        "(function(){function t(s,f){return Array.prototype.map.call(document.querySelectorAll(s),f);}"
+        "return [t('.side-head b',function(e){return e.textContent;}), t('.side .card',function(e){return e.getAttribute('data-decision');}),"
+        " t('.side .card pre.reply',function(e){return e.textContent;})];})()"
+    )
+
+
+def test_side_by_side_of_two_mechanisms_aligned_by_round(site, browser):
+    go(browser, site, href(view="ep", cell="cellA", m="x|y"))
+    compare_with(browser, "cellB")
+    heads, shown, _ = side_by_side(browser)
     assert heads == ["coopeval · Repetition · prisoners_dilemma · r1", "coopeval · Mediation · prisoners_dilemma · r1"]
-    shown = browser.evaluate("Array.prototype.map.call(document.querySelectorAll('.side .card'), function(e){return e.getAttribute('data-decision');})")
     # grid order: round 1 left (dA seats 1, 2), round 1 right (dB …), then round 2
     assert shown == ["dA-r1-s1", "dA-r1-s2", "dB-r1-s1", "dB-r1-s2", "dA-r2-s1", "dA-r2-s2", "dB-r2-s1", "dB-r2-s2"]
     assert_inert(browser)
+
+
+def test_side_by_side_of_two_models_shows_both(site, browser):
+    """The same gossip run (testbed, condition, seed) under model-g and model-h, round by round."""
+    go(browser, site, href(view="ep", cell="cellG", m="donation/align/r1"))
+    compare_with(browser, "cellH")
+    heads, shown, replies = side_by_side(browser)
+    assert heads == ["gossip · align · donation · r1 · model-g", "gossip · align · donation · r1 · model-h"]
+    assert shown == ["dG-r1", "dH-r1", "dG-r2", "dH-r2"]
+    cooperate = json.dumps({"donor_action": "cooperate"})
+    assert replies == [cooperate, cooperate, json.dumps({"tone": "praising", "gossip": "John helped me."}), json.dumps({"tone": "praising", "gossip": "Kate was kind."})]
+
+
+def search(browser: Chromium) -> list[str]:
+    """The decision ids the search page lists once it has read every candidate episode."""
+    browser.wait("document.getElementById('search-progress') && document.getElementById('search-progress').className === 'done'", "the end of the search")
+    return browser.evaluate("Array.prototype.map.call(document.querySelectorAll('table.search tr td:first-child a'), function(e){return e.textContent;})")
+
+
+def test_search_from_the_landing_page_finds_a_word_of_one_reply(site, browser):
+    landing(browser, site)
+    browser.evaluate("document.getElementById('find-q').value = 'HELPED'")
+    browser.evaluate("document.getElementById('find').requestSubmit()")
+    assert search(browser) == ["dG-r2"]  # the one reply holding the word, in the whole run
+    browser.click('table.search a[href="#decision=dG-r2"]')
+    assert card(browser, "dG-r2")["replies"] == [json.dumps({"tone": "praising", "gossip": "John helped me."})]
+    go(browser, site, href(view="search", q="praising kind"))
+    assert search(browser) == ["dH-r2"]  # every word must be in the decision's replies
+    go(browser, site, href(view="search", q="pwned"))
+    assert search(browser) == [FAILED]  # a rejected attempt's reply counts
+    go(browser, site, href(view="search", q="helped kind"))
+    assert search(browser) == []
 
 
 def listed(browser: Chromium) -> list[str]:
@@ -214,19 +264,19 @@ def test_check_latex_rejects_broken_documents():
         check_latex("\\begin{document} \\{ } \\end{document}")
 
 
-def test_study_views_gossip_timeline_and_lineage_tree(site, browser, tmp_path):
+def test_study_views_gossip_timeline_and_lineage_tree(site, browser):
     go(browser, site, href(view="cell", cell="cellG"))
     browser.wait("document.querySelector('table.timeline')", "the gossip timeline")
     attacker = browser.evaluate("document.querySelector('table.timeline .attacker').textContent")
     assert attacker == "Kate [attacker]"
-    browser.screenshot(tmp_path / "gossip_timeline.png")
+    browser.screenshot(SCREENSHOTS / "gossip_timeline.png")
     go(browser, site, href(view="cell", cell="cellE"))
     browser.wait("document.querySelector('ul.lineage')", "the lineage tree")
     tree = browser.evaluate("Array.prototype.map.call(document.querySelectorAll('ul.lineage li ul li > b'), function(e){return e.textContent;})")
     assert tree == ["2_1"]  # 2_1 is drawn under its parent 1_1
     cells = browser.evaluate("Array.prototype.map.call(document.querySelectorAll('table.heat td'), function(e){return e.textContent;})")
     assert cells == ["20", "30", "30", "40"]  # 10 (i + j) for i, j in 1..2
-    browser.screenshot(tmp_path / "lineage.png")
+    browser.screenshot(SCREENSHOTS / "lineage.png")
 
 
 def test_leaderboard_sorts_by_a_clicked_column(site, browser):

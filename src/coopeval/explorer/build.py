@@ -8,6 +8,7 @@ Layout of the output folder::
     data/ep/<key>.<part>.js       one episode part: decisions with attempts and judge labels
     data/dix/<bucket>.js          decision_id → (cell, episode, part), 256 buckets
     data/flags/<n>.js             failed, re-asked and truncated decisions of the whole run
+    data/words/…                  the run-wide search over replies (coopeval.explorer.search_index)
 
 The store is read in chunks of cells (about ``CHUNK_DECISIONS`` decisions each), one DuckDB
 query per table and chunk, so memory holds one chunk at a time (plus the decision index, a few
@@ -17,6 +18,7 @@ dozen bytes per decision).
 from __future__ import annotations
 
 import importlib.resources
+import operator
 import shutil
 import tempfile
 import time
@@ -28,13 +30,14 @@ from typing import Any
 
 import duckdb
 
-from coopeval.explorer.episodes import Episode, cell_episodes
+from coopeval.explorer.episodes import Episode, cell_episodes, reply_words
 from coopeval.explorer.extras import EXTRAS
 from coopeval.explorer.overview import leaderboards, missing_tables, run_overview
 from coopeval.explorer.queries import grouped, rows, table_names
 from coopeval.explorer.scripts import PART_BYTES, to_json, write_encoded, write_script
+from coopeval.explorer.search_index import SearchIndex
 
-ASSETS = ("index.html", "register.js", "explorer.js", "studies.js", "export.js", "explorer.css")
+ASSETS = ("index.html", "register.js", "explorer.js", "studies.js", "export.js", "search.js", "explorer.css")
 BUCKETS = 256
 FLAG_CHUNK = 10_000
 CHUNK_DECISIONS = 5_000
@@ -47,9 +50,16 @@ PRIVACY_NOTE = (
 )
 
 
+POWERS = [pow(31, k, BUCKETS) for k in range(4096)]
+"""31^k mod 256: the bucket of an ASCII id is a weighted sum of its bytes (no Python loop per character)."""
+
+
 def bucket(decision_id: str) -> int:
     """Bucket of the decision index holding ``decision_id``: ``h = (31 h + code) mod 256`` over
     its characters (the page computes the same over UTF-16 code units; ids are ASCII)."""
+    n = len(decision_id)
+    if decision_id.isascii() and n <= len(POWERS):
+        return int(sum(map(operator.mul, decision_id.encode(), POWERS[n - 1 :: -1] if n else []))) % BUCKETS
     h = 0
     for ch in decision_id:
         h = (h * 31 + ord(ch)) % BUCKETS
@@ -99,7 +109,7 @@ def _check_out(out: Path) -> None:
         raise FileExistsError("--out: give the folder to build the site in, e.g. results/explorer")
     if out.exists() and not out.is_dir():
         raise FileExistsError(f"--out: {out} is a file, not a folder; pass a folder for the site")
-    if out.is_dir() and any(out.iterdir()) and not (out / "data" / MARKER).exists():
+    if out.is_dir() and any(p.name != SCREENSHOTS for p in out.iterdir()) and not (out / "data" / MARKER).exists():
         raise FileExistsError(
             f"--out: {out} is not empty and holds no explorer (no data/{MARKER}); pass an empty or new folder"
         )
@@ -116,6 +126,9 @@ def _prepare(out: Path) -> None:
     for name in ASSETS:
         (out / name).write_bytes((assets / name).read_bytes())
 
+
+SCREENSHOTS = "screenshots"
+"""A folder the tests and benchmarks/explorer.py write into the site's folder; kept by a build."""
 
 MARKER = "EXPLORER"
 """The file that marks ``data/`` as an explorer's (written first, so an interrupted build is replaced too)."""
@@ -171,7 +184,7 @@ def build_site(store: str | Path, out: str | Path, *, raw_replies: bool = True) 
         con.execute("SET enable_progress_bar = false")
         tables = table_names(con)
         report.missing = missing_tables(tables)
-        index = _build_cells(con, tables, out_path, report, raw_replies)
+        index = _build_cells(con, tables, out_path, report, raw_replies, spill.name)
         index.update(
             {
                 "built_utc": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -220,7 +233,7 @@ def _chunk_rows(con: duckdb.DuckDBPyConnection, tables: set[str], missing: dict[
         queries["judgements"] = f"SELECT * FROM judgements {WHERE} ORDER BY cell_id, decision_id"
     for study, fields in EXTRAS.items():
         if study not in missing:
-            queries.update({f"{study}:{name}": sql.format(where=WHERE) for name, (table, sql) in fields.items() if table in tables})
+            queries.update({f"{study}:{name}": extra.sql(WHERE) for name, extra in fields.items() if extra.table in tables})
     return {name: grouped(con, sql, [ids]) for name, sql in queries.items()}
 
 
@@ -241,6 +254,7 @@ def _write_cell(
     raw_replies: bool,
     index: list[dict[str, str]],
     flags: list[list[Any]],
+    search: SearchIndex,
 ) -> None:
     """Write one cell's episode parts and cell file; add its decisions to ``index`` and ``flags``."""
     cell_id, study = str(cell["cell_id"]), str(cell["study"])
@@ -264,6 +278,8 @@ def _write_cell(
                 failed, reasked, cut = d["status"] == "failed", (d.get("n_attempts") or 0) > 1, bool(d.get("truncated"))
                 if failed or reasked or cut:
                     flags.append([did, study, cell_id, episode.key, number, d["agent"], d["kind"], d["status"], d.get("n_attempts"), cut, d.get("round")])
+        if raw_replies:
+            search.add(cell_id, episode.key, len(parts), reply_words(episode.decisions))
         summaries.append(episode.summary(len(parts)))
         report.decisions += len(episode.decisions)
     payload = {**cell, "episodes": summaries, "extras": _extras(found, study, cell_id)}
@@ -271,9 +287,9 @@ def _write_cell(
     report.note(relative, write_script(out, relative, f"cell:{cell_id}", payload))
     report.cells += 1
 
-def _build_cells(con: duckdb.DuckDBPyConnection, tables: set[str], out: Path, report: BuildReport, raw_replies: bool) -> dict[str, Any]:
+def _build_cells(con: duckdb.DuckDBPyConnection, tables: set[str], out: Path, report: BuildReport, raw_replies: bool, spill: str) -> dict[str, Any]:
     if "decisions" not in tables:
-        return {"cells": [], "flag_parts": 0, "flag_count": 0}
+        return {"cells": [], "flag_parts": 0, "flag_count": 0, "search": None}
     cells = rows(
         con,
         "SELECT cell_id, study, min(mechanism) AS mechanism, min(game) AS game, min(run) AS run,"
@@ -284,10 +300,16 @@ def _build_cells(con: duckdb.DuckDBPyConnection, tables: set[str], out: Path, re
     )
     index: list[dict[str, str]] = [{} for _ in range(BUCKETS)]
     flags: list[list[Any]] = []
-    for chunk in _chunks(cells):
-        found = _chunk_rows(con, tables, report.missing, [str(c["cell_id"]) for c in chunk])
-        for cell in chunk:
-            _write_cell(cell, found, out, report, raw_replies, index, flags)
+    search = SearchIndex(spill)
+    try:
+        for chunk in _chunks(cells):
+            found = _chunk_rows(con, tables, report.missing, [str(c["cell_id"]) for c in chunk])
+            for cell in chunk:
+                _write_cell(cell, found, out, report, raw_replies, index, flags, search)
+            search.flush()
+        words = search.write(out, report.note) if raw_replies else None
+    finally:
+        search.close()
     for number, entries in enumerate(index):
         relative = f"data/dix/{number}.js"
         report.note(relative, write_script(out, relative, f"dix:{number}", entries))
@@ -296,4 +318,4 @@ def _build_cells(con: duckdb.DuckDBPyConnection, tables: set[str], out: Path, re
         relative = f"data/flags/{number}.js"
         report.note(relative, write_script(out, relative, f"flags:{number}", flag_chunk))
     cells.sort(key=lambda c: (str(c["study"]), str(c["mechanism"]), str(c["game"]), str(c["run"]), str(c["cell_id"])))
-    return {"cells": cells, "flag_parts": len(flag_chunks), "flag_count": len(flags)}
+    return {"cells": cells, "flag_parts": len(flag_chunks), "flag_count": len(flags), "search": words}

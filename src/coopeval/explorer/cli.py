@@ -8,18 +8,17 @@ from typing import Any
 
 from coopeval.explorer.build import PRIVACY_NOTE, build_site
 
+HELP = "build the explorer: a static site of every episode of a store (opens from file://)"
+DESCRIPTION = (
+    "Build a static site from a coopeval store (docs/explorer.md): run overview, leaderboards, every decision with its"
+    " prompt, attempts and replies, side-by-side episodes, a search over the replies and exports. Open DIR/index.html"
+    " in a browser; no server or network is needed. " + PRIVACY_NOTE
+)
+
 
 def add_explore_parser(subparsers: Any) -> None:
     """Register ``coopeval explore``."""
-    parser = subparsers.add_parser(
-        "explore",
-        help="build the explorer: a static site of every episode of a store (opens from file://)",
-        description=(
-            "Build a static site from a coopeval store (docs/explorer.md): run overview, leaderboards, every"
-            " decision with its prompt, attempts and replies, side-by-side episodes and exports. Open"
-            " DIR/index.html in a browser; no server or network is needed. " + PRIVACY_NOTE
-        ),
-    )
+    parser = subparsers.add_parser("explore", help=HELP, description=DESCRIPTION)
     parser.add_argument("store", metavar="STORE", help="DuckDB store, e.g. results/coopeval.duckdb")
     parser.add_argument("--out", required=True, metavar="DIR", help="output folder (its data/ is replaced)")
     parser.add_argument(

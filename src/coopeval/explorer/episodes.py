@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,6 +31,19 @@ ATTEMPT_FIELDS = (
     "attempt", "model", "response", "error", "finish_reason", "truncated", "prompt_tokens", "completion_tokens",
     "cost_usd", "latency_s", "cache_hit", "reasoning",
 )  # fmt: skip
+
+
+WORD = re.compile(r"[^\W_]{3,}")
+"""A searchable word: three or more letters or digits (the page's search uses the same pattern)."""
+
+
+def reply_words(decisions: list[dict[str, Any]]) -> set[str]:
+    """The lower-cased words of the replies (every attempt's and the decision's own) of ``decisions``."""
+    words: set[str] = set()
+    for d in decisions:
+        texts = [d.get("response") or ""] + [a.get("response") or "" for a in d["attempts"]]
+        words.update(WORD.findall("\n".join(texts).lower()))
+    return words
 
 
 def episode_key(cell_id: str, matchup: str) -> str:

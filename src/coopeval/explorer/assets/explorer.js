@@ -304,8 +304,9 @@
         el('span', { class: d.status === 'failed' ? 'failed' : null }, d.status), ' · ', link({ decision: d.decision_id }, d.decision_id)),
       extra || null,
       d.parsed ? [el('div', {}, 'Parsed answer:'), el('pre', { class: 'parsed' }, d.parsed), distribution(d.parsed)] : null,
-      el('p', {}, 'Sampled action: ' + fmt(d.action_token !== null ? d.action_token : d.action) + (d.draw !== null ? ' (draw ' + fmt(d.draw) + ')' : '') +
-        ' · points ' + fmt(d.points) + (d.base_points !== null ? ' (base ' + fmt(d.base_points) + ')' : '') + (d.mediated ? ' · mediated' : '') +
+      el('p', {}, (d.action_token === null && d.action === null ? 'No action sampled' : 'Sampled action: ' + fmt(d.action_token !== null ? d.action_token : d.action)) +
+        (d.draw !== null ? ' (draw ' + fmt(d.draw) + ')' : '') + (d.points !== null ? ' · points ' + fmt(d.points) : '') +
+        (d.base_points !== null ? ' (base ' + fmt(d.base_points) + ')' : '') + (d.mediated ? ' · mediated' : '') +
         (d.truncated ? ' · truncated' : '') + (d.error ? ' · error: ' + d.error : '')),
       d.attempts.map(function (a, i) {
         return el('div', { class: 'attempt' + (a.error ? ' rejected' : '') },
@@ -435,16 +436,22 @@
       case 'compare': return comparePage(q);
       case 'export': return exportPage(q.get('cell'), q.get('m'));
       case 'flags': return flags(q);
+      case 'search': return CE.searchPage(q);
       default: return overview();
     }
   }
   CE.el = el; CE.link = link; CE.table = table; CE.fmt = fmt; CE.findCell = findCell;
+  CE.show = show; CE.fail = fail; CE.loadEpisode = loadEpisode; CE.cellLabel = cellLabel;
   CE.start = function () {
     if (!INDEX) { show(el('p', { class: 'warn' }, 'data/index.js did not load')); return; }
     document.getElementById('privacy').textContent = INDEX.privacy + (INDEX.raw_replies ? '' : ' Raw replies were left out of this build.');
     document.getElementById('jump').addEventListener('submit', function (ev) {
       ev.preventDefault();
       location.hash = hash({ decision: document.getElementById('jump-id').value.trim() });
+    });
+    document.getElementById('find').addEventListener('submit', function (ev) {
+      ev.preventDefault();
+      location.hash = hash({ view: 'search', q: document.getElementById('find-q').value.trim() });
     });
     window.addEventListener('hashchange', route);
     route();
