@@ -15,7 +15,11 @@ Objects (N players, S strategies/types):
 * a *mixed strategy* / *population* is a point of the simplex Δ^{S−1}, shape (S,)
   (:func:`mixed_strategies`, :func:`populations`);
 * *faulty values* (issue 25 kind 7): score lists and 11 × 11 strategy matrices in which NaN,
-  ±inf, zeros and negative values occur (:func:`scores_with_faults`, :func:`matrices_with_faults`).
+  ±inf, zeros and negative values occur (:func:`scores_with_faults`, :func:`matrices_with_faults`);
+* *stage games* of the engine (:mod:`coopeval.games.donation`, ``.trust``, ``.market``) with
+  random parameters, and resource amounts (:data:`UNITS_AMOUNTS`, :func:`binary_donation_params`,
+  :func:`continuous_donation_games`). Amounts are dyadic (multiples of 1/8, multipliers of 1/4)
+  and small, so every payoff a test computes by hand is exact in float64.
 
 The sizes default to 2..4 players and 1..4 strategies, capped by ``max_profiles`` (S^N) so that a
 deviation-rating LP stays in the millisecond range.
@@ -29,9 +33,15 @@ import math
 import numpy as np
 from hypothesis import strategies as st
 
+from coopeval.games.donation import PERCENT_BASES, ContinuousDonationGame
+
 __all__ = [
     "FAULTY_VALUES",
+    "MULTIPLIERS",
     "PAYOFFS",
+    "UNITS_AMOUNTS",
+    "binary_donation_params",
+    "continuous_donation_games",
     "game_sizes",
     "matrices_with_faults",
     "metagame_from_game",
@@ -217,3 +227,30 @@ def matrices_with_faults(draw: st.DrawFn, size: int = 11) -> np.ndarray:
         i, j = draw(st.integers(0, size - 1)), draw(st.integers(0, size - 1))
         m[i, j] = math.nan if kind == "nan" else -float(draw(st.integers(1, 100)))
     return m
+
+
+UNITS_AMOUNTS = st.integers(0, 8 * 1000).map(lambda k: k / 8)
+"""A resource amount in units: a multiple of 1/8 in [0, 1000] (exact in float64)."""
+
+MULTIPLIERS = st.integers(1, 4 * 10).map(lambda k: k / 4)
+"""A positive multiplier (b/c, punishment loss, the trust game's multiplier): a multiple of 1/4 in (0, 10]."""
+
+
+@st.composite
+def binary_donation_params(draw: st.DrawFn, dilemma: bool = False) -> tuple[float, float]:
+    """(b, c) of a binary donation game, units; ``dilemma`` draws ``b > c > 0`` (a social dilemma)."""
+    c = draw(UNITS_AMOUNTS.filter(lambda x: x > 0) if dilemma else UNITS_AMOUNTS)
+    b = draw(UNITS_AMOUNTS.filter(lambda x: x > c) if dilemma else UNITS_AMOUNTS)
+    return b, c
+
+
+@st.composite
+def continuous_donation_games(draw: st.DrawFn) -> ContinuousDonationGame:
+    """A :class:`~coopeval.games.donation.ContinuousDonationGame` with a random endowment,
+    multiplier, punishment loss and percent base."""
+    return ContinuousDonationGame(
+        endowment=draw(UNITS_AMOUNTS.filter(lambda x: x > 0)),
+        multiplier=draw(MULTIPLIERS),
+        punishment_loss=draw(st.one_of(st.just(0.0), MULTIPLIERS)),
+        percent_base=draw(st.sampled_from(PERCENT_BASES)),
+    )

@@ -1,4 +1,18 @@
-"""Game registry: every CoopEval game declared once, in the paper's order.
+"""The engine's games: the registry of CoopEval's normal-form games, and the stage games the
+other studies play.
+
+* Normal-form games (:mod:`.base`, :mod:`.definitions`): the registry below.
+* The donation game (:mod:`.donation`): binary (:class:`BinaryDonationGame`, ALIGN) with its
+  Prisoner's Dilemma (:class:`DonationPrisonersDilemma`), and continuous in units or percent
+  (:class:`ContinuousDonationGame`, Vallinder & Hughes; Horibe et al.).
+* The sequential trust game (:mod:`.trust`, :class:`SequentialTrustGame`) and the transaction
+  market (:mod:`.market`, :class:`ProductChoiceMarket`), both ALIGN's.
+
+Each stage game is a frozen dataclass whose fields are its parameters (default, unit and config
+schema, :func:`~coopeval.games.parameters.param`), whose ``roles`` name its two agents and whose
+methods compute its payoffs; a study adds population and horizon around it.
+
+Game registry: every CoopEval game declared once, in the paper's order.
 
 Each :class:`GameEntry` names the config key and the factory; the factory's :class:`Game`
 declares the type name (``PrisonersDilemma``), title, number of players and payoffs (CoopEval,
@@ -28,6 +42,13 @@ from coopeval.games.definitions import (
     travellers_dilemma,
     trust_game,
 )
+from coopeval.games.donation import (
+    BinaryDonationGame,
+    ContinuousDonationGame,
+    DonationPrisonersDilemma,
+)
+from coopeval.games.market import ProductChoiceMarket
+from coopeval.games.trust import SequentialTrustGame
 
 
 @dataclass(frozen=True)
@@ -157,9 +178,14 @@ __all__ = [
     "SOCIAL_DILEMMAS",
     "SOCIAL_DILEMMA_TYPES",
     "TYPE_NAMES",
+    "BinaryDonationGame",
+    "ContinuousDonationGame",
+    "DonationPrisonersDilemma",
     "Game",
     "GameEntry",
+    "ProductChoiceMarket",
     "Profile",
+    "SequentialTrustGame",
     "action_token",
     "game_key_pattern",
     "get_game",

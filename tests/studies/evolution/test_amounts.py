@@ -9,12 +9,18 @@ import re
 from decimal import Decimal
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
 from coopeval.decisions.errors import AnswerError
-from coopeval.studies.evolution.amounts import read_number, shown_units, stated_limit, units_given
+from coopeval.studies.evolution.amounts import (
+    read_number,
+    shown_units,
+    stated_limit,
+    units_for_percent,
+    units_given,
+)
 from coopeval.studies.evolution.bots import ConstantFraction
 from coopeval.studies.evolution.formats import DonationFormat
 from coopeval.studies.evolution.runner import RunAgents
@@ -245,3 +251,17 @@ def test_a_bot_answer_is_always_accepted_and_never_gives_more_than_asked_beyond_
     given_units = run.resolve(parsed, fmt, holdings).amount
     assert 0 <= given_units <= holdings
     assert abs(given_units - percent / 100 * holdings) <= 0.005 + 1e-9 * holdings
+
+
+@hsettings(max_examples=150, deadline=None)
+@given(holdings=_HOLDINGS, percent=st.floats(min_value=0, max_value=100), base=st.sampled_from(["current", "endowment"]))
+def test_percent_below_the_limit_gives_p_percent_of_the_base(holdings: float, percent: float, base: str) -> None:
+    """A stated percentage below the shown limit gives p/100 of the base, bit for bit the
+    formula of c0a5a29 (``p * (base / 100)``), computed by the engine's stage game."""
+    s = settings(protocol="horibe", percent_base=base)
+    game = s.donation_game
+    units_base = holdings if base == "current" else s.endowment
+    full = 100.0 if holdings >= units_base else 100.0 * holdings / units_base
+    stated = float(shown_units(percent))
+    assume(stated <= stated_limit(full) and not (stated > 0 and stated >= min(stated_limit(full), full)))  # all-in: above
+    assert units_for_percent(stated, holdings, game) == min(stated * (units_base / 100.0), holdings)

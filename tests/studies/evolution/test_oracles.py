@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from coopeval.core.rng import rng_for
-from coopeval.studies.evolution.game import GameRules, constant_fraction_decide, play_game
+from coopeval.games.donation import ContinuousDonationGame
+from coopeval.studies.evolution.game import constant_fraction_decide, play_game
 from coopeval.studies.evolution.matrix import matrix_features
 from coopeval.studies.evolution.schedule import game_rounds, role_sequence
 from coopeval.studies.evolution.selection import (
@@ -60,7 +61,7 @@ def test_bad_population_sizes(n: int) -> None:
 
 
 def _mean_final(f: float, game: int) -> tuple[float, list[float]]:
-    result = asyncio.run(play_game(NAMES, GameRules(), game, constant_fraction_decide(f)))
+    result = asyncio.run(play_game(NAMES, ContinuousDonationGame(), game, constant_fraction_decide(f), trace_length=3))
     return sum(result.final) / 12, result.final
 
 

@@ -1,6 +1,7 @@
 """The evolution rules state the numbers the donation game is played with (issue 13 kind
 11b): for random settings, the endowment, multiplier and punishment loss read back from the
-rules text equal the run's :class:`GameRules` (what :func:`play_game` pays with), under both protocols."""
+rules text equal the run's stage game (the
+:class:`~coopeval.games.donation.ContinuousDonationGame` :func:`play_game` pays with), under both protocols."""
 
 from __future__ import annotations
 
@@ -33,6 +34,6 @@ def test_rules_text_states_the_game_rules(protocol: str, endowment: float, multi
     stated_endowment = float(re.search(rf"begins the game with {NUM} units", text).group(1))  # type: ignore[union-attr]
     stated_multiplier = float(re.search(rf"receives {NUM} times the amount given", text).group(1))  # type: ignore[union-attr]
     stated_loss = float(re.search(rf"removes {NUM} times x units", text).group(1))  # type: ignore[union-attr]
-    rules = run.rules
+    rules = run.donation
     for stated, paid in ((stated_endowment, rules.endowment), (stated_multiplier, rules.multiplier), (stated_loss, rules.punishment_loss)):
         assert math.isclose(stated, paid, rel_tol=1e-9)

@@ -77,3 +77,20 @@ def test_table_stems_follow_registry_order() -> None:
 def test_cost_from_registry(testbed: str, condition: str, expected: int) -> None:
     cells = STUDY.cells({"seed": 1, "gossip": {"testbeds": [testbed], "conditions": [condition], "models": [{"model": "local/smollm2-135m"}]}})
     assert STUDY.cost(cells[0]) == expected
+
+
+def test_testbeds_play_the_engines_stage_games() -> None:
+    """Each testbed is an engine stage game plus population parameters (issue 20 item 2): its
+    payoffs are the engine class's, and only the trust game renames a role (ALIGN's responder)."""
+    from coopeval.games.donation import BinaryDonationGame, DonationPrisonersDilemma
+    from coopeval.games.market import ProductChoiceMarket
+    from coopeval.games.trust import SequentialTrustGame
+
+    engine = {"donation": BinaryDonationGame, "pd": DonationPrisonersDilemma, "trust": SequentialTrustGame, "market": ProductChoiceMarket}
+    for key, stage in engine.items():
+        game = REGISTRY[key].game
+        assert issubclass(game, stage) and game.payoff is stage.payoff
+        assert REGISTRY[key].roles == (stage.roles if key != "trust" else ("investor", "responder"))
+    assert SequentialTrustGame.roles == ("investor", "trustee")
+    assert make_testbed("donation", b=3.0, c=0.5).payoff("cooperate") == (-0.5, 3.0)
+    assert make_testbed("trust", multiplier=2.0).payoff(1.0, 0.5) == (-0.5, 1.5)

@@ -19,11 +19,13 @@ Three rules, each declared once here:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from coopeval.core.prompts import TemplateFolder
 from coopeval.decisions.errors import AnswerError
+from coopeval.games.donation import ContinuousDonationGame
 
 ERRORS = TemplateFolder(Path(__file__).resolve().parent / "prompts" / "errors")
 """The error messages of the evolution formats (sent back to the model in a re-ask; part of
@@ -55,7 +57,7 @@ def units_given(stated: float, holdings: float) -> float:
     ValueError
         A negative amount or one above the shown holdings (the parser re-asks those).
     """
-    return _given(stated, holdings, holdings, 1.0)
+    return _given(stated, holdings, holdings, float)
 
 
 def percent_limit(holdings: float, base: float) -> float:
@@ -65,30 +67,33 @@ def percent_limit(holdings: float, base: float) -> float:
     return stated_limit(_full_percent(holdings, base))
 
 
-def units_for_percent(percent: float, holdings: float, base: float) -> float:
-    """Units given for a validated percentage of ``base`` (``0 <= percent <= percent_limit``):
-    ``percent / 100 · base``, or exactly ``holdings`` at or above the shown limit (all-in).
+def units_for_percent(percent: float, holdings: float, game: ContinuousDonationGame) -> float:
+    """Units given for a validated percentage (``0 <= percent <= percent_limit``) by a donor
+    holding ``holdings`` in the stage game ``game``: the game's
+    :meth:`~coopeval.games.donation.ContinuousDonationGame.units_for_percent` (``percent / 100 ·
+    base``), or exactly ``holdings`` at or above the shown limit (all-in).
 
     Raises
     ------
     ValueError
         A percentage below 0 or above :func:`percent_limit`.
     """
-    return _given(percent, holdings, _full_percent(holdings, base), base / 100.0)
+    full = _full_percent(holdings, game.percent_base_units(holdings))
+    return _given(percent, holdings, full, lambda p: game.units_for_percent(p, holdings))
 
 
 def _full_percent(holdings: float, base: float) -> float:
     return 100.0 if holdings >= base else 100.0 * holdings / base
 
 
-def _given(stated: float, holdings: float, full: float, unit: float) -> float:
-    """``stated`` (in a unit worth ``unit`` units; ``full`` of them are the whole holdings)."""
+def _given(stated: float, holdings: float, full: float, to_units: Callable[[float], float]) -> float:
+    """``stated`` (in a unit ``to_units`` converts; ``full`` of them are the whole holdings)."""
     limit = stated_limit(full)
     if stated < 0 or stated > limit:
         raise ValueError(f"stated amount {stated} is outside 0..{shown_units(full)} (the parser should have re-asked)")
     if stated > 0 and stated >= min(limit, full):
         return holdings
-    return min(stated * unit, holdings)  # min: a float guard only (stated < full means below holdings)
+    return min(to_units(stated), holdings)  # min: a float guard only (stated < full means below holdings)
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,6 @@ from coopeval.agents.maker import DecisionMaker, DecisionOutcome
 from coopeval.agents.protocol import Agent
 from coopeval.agents.recorder import record_decision
 from coopeval.core.rng import rng_for, seed_int_for
-from coopeval.studies.evolution.game import GameRules
 from coopeval.studies.evolution.population import RunAgents
 from coopeval.studies.evolution.prompting import EvolutionPrompts
 from coopeval.studies.evolution.records import StepRecords
@@ -77,7 +76,7 @@ class RunContext:
         self.run_key = run_key
         self.base = dict(base)
         self.label = label
-        self.rules = GameRules(settings.endowment, settings.multiplier, settings.punishment_loss, settings.trace_length)
+        self.donation = settings.donation_game
         self.shared_base = {
             "cell_id": self.base.get("cell_id"),
             "source": "ours",

@@ -36,8 +36,9 @@ from coopeval.studies.evolution.traces import Trace
 
 def percent_base_of(settings: EvolutionSettings, donor_units: float) -> float:
     """The units a stated percentage is a share of: the donor's current holdings, or the
-    endowment under ``percent_base: endowment`` (docs/protocol/evolution.md#donation-game)."""
-    return donor_units if settings.percent_base == "current" else settings.endowment
+    endowment under ``percent_base: endowment`` (the stage game's
+    :meth:`~coopeval.games.donation.ContinuousDonationGame.percent_base_units`)."""
+    return settings.donation_game.percent_base_units(donor_units)
 
 
 def donation_format_for(settings: EvolutionSettings, donor_units: float, variant: str | None = None) -> DonationFormat:
@@ -66,7 +67,7 @@ def resolve_donation(settings: EvolutionSettings, parsed: Mapping[str, Any], fmt
     if kind == "refuse":
         return Action("refuse", 0.0)
     if fmt.unit == "percent":
-        return Action(kind, units_for_percent(value, donor_units, percent_base_of(settings, donor_units)))
+        return Action(kind, units_for_percent(value, donor_units, settings.donation_game))
     return Action(kind, units_given(value, donor_units))
 
 
@@ -189,7 +190,7 @@ class DonationPlayer(RunContext):
         decide = self.decider(records, generation, context, Seating([strategies[i] for i in order], [agents[i] for i in order], names, ids_s))
         finals: list[list[float]] = []
         for game in (1, 2):
-            result = await play_game(names, self.rules, game, decide)
+            result = await play_game(names, self.donation, game, decide, self.s.trace_length)
             for event in result.events:
                 if isinstance(event["trace_shown"], Trace):
                     event["trace_shown"] = self.prompts.trace(event["trace_shown"])

@@ -26,13 +26,14 @@ from typing import Any, ClassVar
 
 from coopeval.decisions.errors import AnswerError
 from coopeval.decisions.formats import TextAnswerFormat
+from coopeval.games.donation import AMOUNT_UNITS
 from coopeval.studies.evolution.amounts import ERRORS, read_number, shown_units
 
 VH_MARKER = "My strategy will be"
 HORIBE_MARKER = "Strategy:"
 ANSWER_MARKER = "Answer:"
 PUNISHMENT_VARIANTS = ("none", "costly_punishment", "partner_choice")
-UNITS = ("units", "percent")
+UNITS = AMOUNT_UNITS
 
 _TEXT_CHAR = r"[\x20-\x7E]"  # printable ASCII, no newline
 _JUSTIFICATION_CHAR = r"[\x20-\x39\x3B-\x7E]"  # printable ASCII minus ':' (never forms "Answer:")

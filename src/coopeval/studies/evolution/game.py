@@ -1,10 +1,13 @@
-"""The donation game shared by both protocols (docs/protocol/evolution.md#donation-game, #punishment-variants).
+"""The donation games of one population (docs/protocol/evolution.md#donation-game, #schedule, #traces).
 
-Resources compound within a game: every agent starts with the endowment, a donor giving ``x``
-units loses ``x`` and its recipient gains ``multiplier · x``. A punisher spends ``x`` to remove
-``punishment_loss · x`` from its recipient, floored at 0 (docs/protocol/evolution.md#punishment-variants); a refusal or an invalid answer
-transfers nothing. The donations of a round are decided concurrently from the resources and
-traces at the start of the round; rounds are sequential (docs/protocol/evolution.md#schedule item 7).
+The stage game is the engine's :class:`~coopeval.games.donation.ContinuousDonationGame` (its
+endowment, multiplier, punishment loss and what a percentage is a share of): every agent starts a
+game with the endowment, resources compound within a game, and each donation is settled by
+:meth:`~coopeval.games.donation.ContinuousDonationGame.settle`. This module adds the study's
+part: the schedule, the behavioural traces (``trace_length`` events shown), the logged V&H
+reputation, and the ``invalid`` move of a failed decision, which transfers nothing. The donations
+of a round are decided concurrently from the resources and traces at the start of the round;
+rounds are sequential (docs/protocol/evolution.md#schedule item 7).
 """
 
 from __future__ import annotations
@@ -13,24 +16,10 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from coopeval.games.donation import ContinuousDonationGame
 from coopeval.studies.evolution.reputation import next_reputation
 from coopeval.studies.evolution.schedule import Pairing, game_rounds, half_of
 from coopeval.studies.evolution.traces import Trace, TraceEvent
-
-
-@dataclass(frozen=True)
-class GameRules:
-    """Numbers of the game (docs/protocol/evolution.md#donation-game, #vh-parameters, #reproduction-switches).
-
-    ``endowment`` units per agent per game (10); ``multiplier`` b/c (2; 1.5 and 3 ablation);
-    ``punishment_loss`` units removed per unit spent punishing (2); ``trace_length`` events shown
-    (3; 1 ablation).
-    """
-
-    endowment: float = 10.0
-    multiplier: float = 2.0
-    punishment_loss: float = 2.0
-    trace_length: int = 3
 
 
 @dataclass(frozen=True)
@@ -77,8 +66,12 @@ class GameResult:
     events: list[dict[str, Any]]
 
 
-async def play_game(names: Sequence[str], rules: GameRules, game: int, decide: Decide) -> GameResult:
-    """Play one game (docs/protocol/evolution.md#schedule) of the population ``names`` (shuffled order: first half A).
+async def play_game(
+    names: Sequence[str], donation: ContinuousDonationGame, game: int, decide: Decide, trace_length: int
+) -> GameResult:
+    """Play one game (docs/protocol/evolution.md#schedule) of the population ``names`` (shuffled order: first half A)
+    with the stage game ``donation``, showing each donor the last ``trace_length`` events of its
+    recipient's trace (3; 1 in V&H's ablation; docs/protocol/evolution.md#traces).
 
     Event dicts have: game, round, pair, donor, recipient (names), donor_half, action, amount
     (units), percentage (of the donor's pre-decision resources), donor/recipient resources
@@ -88,11 +81,11 @@ async def play_game(names: Sequence[str], rules: GameRules, game: int, decide: D
     Raises
     ------
     ValueError
-        Odd or too small population; an action amount outside [0, donor resources].
+        Odd or too small population; an unknown move; an action amount outside [0, donor resources].
     """
     n = len(names)
     rounds = game_rounds(n, game)
-    resources = [float(rules.endowment)] * n
+    resources = [float(donation.endowment)] * n
     traces = [Trace.empty(name) for name in names]
     reputation: list[float | None] = [None] * n  # logged only (docs/protocol/evolution.md#vh-metrics), reset with the traces
     events: list[dict[str, Any]] = []
@@ -104,7 +97,7 @@ async def play_game(names: Sequence[str], rules: GameRules, game: int, decide: D
                 pairing=p,
                 donor_resources=resources[p.donor],
                 recipient_resources=resources[p.recipient],
-                recipient_trace=traces[p.recipient].shown(rules.trace_length),
+                recipient_trace=traces[p.recipient].shown(trace_length),
             )
             for p in pairings
         ]
@@ -115,21 +108,16 @@ async def play_game(names: Sequence[str], rules: GameRules, game: int, decide: D
             d, r = ctx.donor, ctx.recipient
             before_d, before_r = resources[d], resources[r]
             amount = float(action.amount) if action.move in ("donate", "punish") else 0.0
-            if not 0.0 <= amount <= before_d:
-                raise ValueError(f"round {round_index}: {names[d]} cannot give {amount} of {before_d} units")
-            if action.move == "donate":
-                resources[d] -= amount
-                resources[r] += rules.multiplier * amount
-            elif action.move == "punish":
-                resources[d] -= amount
-                resources[r] = max(0.0, resources[r] - rules.punishment_loss * amount)
-            elif action.move not in ("refuse", "invalid"):
-                raise ValueError(f"unknown action kind {action.move!r}")
-            percent = 100.0 * amount / before_d if before_d > 0 else 0.0
+            if action.move != "invalid":  # a failed decision moves nothing
+                try:
+                    resources[d], resources[r] = donation.settle(action.move, amount, before_d, before_r)
+                except ValueError as exc:
+                    raise ValueError(f"round {round_index}: {names[d]}: {exc}") from None
+            percent = donation.percent_of_holdings(amount, before_d)
             given = percent / 100.0 if action.move == "donate" else 0.0
             reputation[d] = next_reputation(reputation[d], min(given, 1.0), reputation[r])
             event = TraceEvent(round_index, names[d], names[r], action.move, percent, amount)
-            traces[d] = traces[r].extended(event, rules.trace_length)
+            traces[d] = traces[r].extended(event, trace_length)
             events.append(
                 {
                     "game": game,

@@ -188,9 +188,8 @@ class EvolutionPrompts:
         if variant != "none":
             question = self.library.render(f"evo_question_{variant}", donor_units=shown_units(donor_units))
         elif self.s.amount_unit == "percent":
-            current = self.s.percent_base == "current"
             base = self.library.render(f"evo_percent_base_{self.s.percent_base}", endowment=shown_units(self.s.endowment)).strip()
-            limit = percent_limit(donor_units, donor_units if current else self.s.endowment)
+            limit = percent_limit(donor_units, self.s.donation_game.percent_base_units(donor_units))
             question = self.library.render("evo_question_percent", base=base, limit=shown_units(limit))
         else:
             question = self.library.render("evo_question_units", donor_units=shown_units(donor_units))

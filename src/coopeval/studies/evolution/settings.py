@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
+from coopeval.games.donation import PERCENT_BASES, ContinuousDonationGame
 from coopeval.studies.evolution.formats import PUNISHMENT_VARIANTS, UNITS
 from coopeval.studies.evolution.matrix import CONSTANT_ROW_RULES
 from coopeval.studies.evolution.schedule import check_population_size
@@ -21,7 +22,7 @@ from coopeval.studies.evolution.selection import SCORE_RULES
 
 PROTOCOLS = ("vh", "horibe")
 SELECTIONS = ("truncation_top_half", "roulette")
-PERCENT_BASES = ("current", "endowment")
+_GAME = ContinuousDonationGame()  # the stage game's defaults (endowment 10, multiplier 2, punishment loss 2)
 
 PROTOCOL_DEFAULTS: dict[str, dict[str, Any]] = {
     "vh": {"amount_unit": "units", "selection": "truncation_top_half"},
@@ -48,12 +49,12 @@ class EvolutionSettings:
     protocol: str
     n_agents: int = 12
     generations: int = 10
-    endowment: float = 10.0
-    multiplier: float = 2.0
-    punishment_loss: float = 2.0
+    endowment: float = _GAME.endowment
+    multiplier: float = _GAME.multiplier
+    punishment_loss: float = _GAME.punishment_loss
     trace_length: int = 3
     punishment: str = "none"
-    percent_base: str = "current"
+    percent_base: str = _GAME.percent_base
     amount_unit: str = "units"
     selection: str = "truncation_top_half"
     word_limit: int | None = None
@@ -94,6 +95,12 @@ class EvolutionSettings:
                 raise ValueError(f"evolution.{key}: {value!r} is not one of {allowed}")
         if self.generations < 1 or self.trace_length < 1:
             raise ValueError("evolution.generations and evolution.trace_length must be >= 1")
+
+    @property
+    def donation_game(self) -> ContinuousDonationGame:
+        """The stage game these settings play: the engine's continuous donation game with this
+        endowment, multiplier, punishment loss and percent base."""
+        return ContinuousDonationGame(self.endowment, self.multiplier, self.punishment_loss, self.percent_base)
 
     @staticmethod
     def from_params(params: Mapping[str, Any]) -> EvolutionSettings:

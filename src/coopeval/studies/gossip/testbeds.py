@@ -1,27 +1,32 @@
-"""The four testbeds: parameters with units and stage payoffs (docs/protocol/gossip.md#donation-game, #testbeds), and the registry
-that declares each testbed once (:data:`REGISTRY`).
+"""The four testbeds: the engine's stage games (:mod:`coopeval.games.donation`,
+:mod:`coopeval.games.trust`, :mod:`coopeval.games.market`) played by a population over a horizon
+(docs/protocol/gossip.md#donation-game, #testbeds), and the registry that declares each testbed
+once (:data:`REGISTRY`).
 
-All amounts are resource units ("units"). Rewards are the immediate changes of an agent's
-resources in one interaction; resources never limit a donation (docs/protocol/gossip.md#donation-game: "informational only"),
-but the trust game's investment is bounded by the investor's current resources (docs/protocol/gossip.md#testbeds).
+A testbed class is its stage game (whose parameters and payoffs the engine declares) plus the
+population and horizon parameters the study adds here: ``n`` agents (or sellers and buyers),
+discount ``gamma``, ``horizon`` and ``initial_resources``. All amounts are resource units
+("units"). Rewards are the immediate changes of an agent's resources in one interaction;
+resources never limit a donation (docs/protocol/gossip.md#donation-game: "informational only"),
+but the trust game's investment is bounded by the investor's current resources
+(docs/protocol/gossip.md#testbeds).
 
-A parameter is a dataclass field declared with :func:`param`: its default, unit and (when the
-config may set it) JSON schema; the ``gossip.testbed_params`` schema is derived from them.
+A parameter is a dataclass field declared with :func:`~coopeval.games.parameters.param`: its
+default, unit and (when the config may set it) JSON schema; the ``gossip.testbed_params`` schema
+is derived from them.
 """
 
 from __future__ import annotations
 
-from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from coopeval.games.donation import BinaryDonationGame, DonationPrisonersDilemma
+from coopeval.games.market import ProductChoiceMarket
+from coopeval.games.parameters import param, parameter_table, parameters_schema
+from coopeval.games.trust import SequentialTrustGame
+
 HORIZONS = ("infinite", "finite")
-
-
-def param(default: Any, unit: str, schema: dict[str, Any] | None = None) -> Any:
-    """A testbed parameter: ``default``, its ``unit`` ("" if dimensionless) and the JSON schema
-    of its config value (None: fixed, not settable in ``gossip.testbed_params``)."""
-    return field(default=default, metadata={"unit": unit, "schema": schema})
-
 
 _N = {"type": "integer", "minimum": 2, "maximum": 12}
 _GAMMA = {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1}
@@ -43,115 +48,61 @@ class _EveryPairOnce:
 
 @dataclass(frozen=True)
 class _Giving(_EveryPairOnce):
-    """The parameters of a giving game: paying ``c`` gives the partner ``b`` (docs/protocol/gossip.md#donation-game, #testbeds)."""
+    """The population of a giving game (docs/protocol/gossip.md#donation-game, #testbeds)."""
 
     n: int = param(9, "agents", _N)
-    b: float = param(5.0, "units", _NUMBER)
-    c: float = param(1.0, "units", _NUMBER)
     gamma: float = param(0.99, "", _GAMMA)
     horizon: str = param("infinite", "", _HORIZON)
     initial_resources: float = param(10.0, "units", _NUMBER)
 
 
 @dataclass(frozen=True)
-class DonationGame(_Giving):
-    """Donation game (docs/protocol/gossip.md#donation-game): the donor cooperates (pays ``c``; the recipient gains ``b``) or
-    defects (both 0). ``n`` agents (9), ``n(n − 1)/2`` rounds, discount ``gamma``."""
+class DonationGame(BinaryDonationGame, _Giving):
+    """The donation-game testbed (docs/protocol/gossip.md#donation-game): the engine's
+    :class:`~coopeval.games.donation.BinaryDonationGame` (b = 5, c = 1) among ``n`` agents (9),
+    ``n(n − 1)/2`` rounds, discount ``gamma``."""
 
     key: ClassVar[str] = "donation"
-    actions: ClassVar[tuple[str, str]] = ("cooperate", "defect")
-
-    def payoff(self, action: str) -> tuple[float, float]:
-        """(donor reward, recipient reward) of ``action`` ∈ {cooperate, defect}: (−c, b) or (0, 0).
-
-        Raises
-        ------
-        ValueError
-            Unknown action.
-        """
-        if action == "cooperate":
-            return -self.c, self.b
-        if action == "defect":
-            return 0.0, 0.0
-        raise ValueError(f"unknown donor action {action!r}")
 
 
 @dataclass(frozen=True)
-class PrisonersDilemma(_Giving):
-    """Simultaneous PD built from the donation game (docs/protocol/gossip.md#testbeds): each player pays ``c`` to give
-    the other ``b``. CC (b − c, b − c) = (4, 4), CD (−c, b), DC (b, −c), DD (0, 0); ``n`` = 5."""
+class PrisonersDilemma(DonationPrisonersDilemma, _Giving):
+    """The PD testbed (docs/protocol/gossip.md#testbeds): the engine's
+    :class:`~coopeval.games.donation.DonationPrisonersDilemma` (CC (4, 4), CD (−1, 5), DC (5, −1),
+    DD (0, 0)) among ``n`` = 5 agents."""
 
     key: ClassVar[str] = "pd"
-    actions: ClassVar[tuple[str, str]] = ("C", "D")
     n: int = param(5, "agents", _N)
-
-    def payoff(self, first: str, second: str) -> tuple[float, float]:
-        """Rewards of (player 1, player 2) for actions in {C, D}.
-
-        Raises
-        ------
-        ValueError
-            Unknown action.
-        """
-        for a in (first, second):
-            if a not in self.actions:
-                raise ValueError(f"unknown PD action {a!r}")
-        give_1 = first == "C"
-        give_2 = second == "C"
-        return (
-            (self.b if give_2 else 0.0) - (self.c if give_1 else 0.0),
-            (self.b if give_1 else 0.0) - (self.c if give_2 else 0.0),
-        )
 
 
 @dataclass(frozen=True)
-class TrustGame(_EveryPairOnce):
-    """Investment (trust) game (docs/protocol/gossip.md#testbeds): the investor sends I ∈ [0, resources]; the responder
-    receives ``multiplier``·I and returns R ∈ [0, multiplier·I]. Rewards: investor −I + R,
-    responder multiplier·I − R. Resources carry over between rounds."""
+class TrustGame(SequentialTrustGame, _EveryPairOnce):
+    """The investment (trust) testbed (docs/protocol/gossip.md#testbeds): the engine's
+    :class:`~coopeval.games.trust.SequentialTrustGame` (multiplier 3) among ``n`` = 5 agents
+    starting with 5 units each; the investment is bounded by the investor's current resources,
+    which carry over between rounds. The trustee is called the ``responder`` (ALIGN's name, in
+    the prompts and in every decision's position)."""
 
     key: ClassVar[str] = "trust"
+    roles: ClassVar[tuple[str, str]] = ("investor", "responder")
     n: int = param(5, "agents", _N)
-    multiplier: float = param(3.0, "", {"type": "number", "exclusiveMinimum": 0})
     gamma: float = param(0.99, "", _GAMMA)
     horizon: str = param("finite", "", _HORIZON)
     initial_resources: float = param(5.0, "units", {"type": "number", "minimum": 0})
 
-    def payoff(self, invest: float, back: float) -> tuple[float, float]:
-        """(investor reward, responder reward) = (−I + R, multiplier·I − R).
-
-        Raises
-        ------
-        ValueError
-            I < 0 or R outside [0, multiplier·I].
-        """
-        if invest < 0 or not 0 <= back <= self.multiplier * invest + 1e-9:
-            raise ValueError(f"invalid trust moves I = {invest}, R = {back}")
-        return -invest + back, self.multiplier * invest - back
-
 
 @dataclass(frozen=True)
-class Market:
-    """Transaction market / product-choice game (docs/protocol/gossip.md#testbeds): the seller picks quality H or L, the
-    buyer simultaneously c, s or none. Seller reward = price − cost, buyer reward = value − price:
-    Hc (2, 3), Hs (0, 2), Lc (3, 0), Ls (1, 1), none (0, 0)."""
+class Market(ProductChoiceMarket):
+    """The transaction-market testbed (docs/protocol/gossip.md#testbeds): the engine's
+    :class:`~coopeval.games.market.ProductChoiceMarket` between ``n_sellers`` sellers and
+    ``n_buyers`` buyers (6 each), every seller–buyer pair once."""
 
     key: ClassVar[str] = "market"
-    seller_actions: ClassVar[tuple[str, str]] = ("H", "L")
-    buyer_actions: ClassVar[tuple[str, str, str]] = ("c", "s", "none")
     n_sellers: int = param(6, "agents", {"type": "integer", "minimum": 1, "maximum": 6})
     n_buyers: int = param(6, "agents", {"type": "integer", "minimum": 1, "maximum": 6})
     gamma: float = param(0.99, "", _GAMMA)
     horizon: str = param("infinite", "", _HORIZON)
     initial_resources: float = param(10.0, "units")
-    price_c: float = param(3.0, "units")
-    price_s: float = param(1.0, "units")
-    cost_h: float = param(1.0, "units")
-    cost_l: float = param(0.0, "units")
-    value_hc: float = param(6.0, "units")
-    value_hs: float = param(3.0, "units")
-    value_lc: float = param(3.0, "units")
-    value_ls: float = param(2.0, "units")
 
     @property
     def n(self) -> int:
@@ -162,28 +113,6 @@ class Market:
     def n_rounds(self) -> int:
         """Every seller–buyer pair once (36)."""
         return self.n_sellers * self.n_buyers
-
-    def payoff(self, quality: str, choice: str) -> tuple[float, float]:
-        """(seller reward, buyer reward) for quality ∈ {H, L} and choice ∈ {c, s, none}.
-
-        Raises
-        ------
-        ValueError
-            Unknown action.
-        """
-        if quality not in self.seller_actions or choice not in self.buyer_actions:
-            raise ValueError(f"unknown market actions {quality!r}, {choice!r}")
-        if choice == "none":
-            return 0.0, 0.0
-        price = self.price_c if choice == "c" else self.price_s
-        cost = self.cost_h if quality == "H" else self.cost_l
-        value = {
-            ("H", "c"): self.value_hc,
-            ("H", "s"): self.value_hs,
-            ("L", "c"): self.value_lc,
-            ("L", "s"): self.value_ls,
-        }[(quality, choice)]
-        return price - cost, value - price
 
 
 Testbed = DonationGame | PrisonersDilemma | TrustGame | Market
@@ -201,10 +130,9 @@ class TestbedEntry:
     title:
         Display title in figures and tables.
     game:
-        The payoff class; its :func:`param` fields are the testbed's parameters.
-    roles:
-        What the two agents of a round are (first, second): donor/recipient, player/player,
-        investor/responder, seller/buyer.
+        The testbed class (its stage game plus population parameters); its
+        :func:`~coopeval.games.parameters.param` fields are the testbed's parameters and its
+        ``roles`` name the two agents of a round.
     acting:
         The roles asked for an action each round (one model decision each).
     witnesses:
@@ -226,7 +154,6 @@ class TestbedEntry:
     key: str
     title: str
     game: type[Testbed]
-    roles: tuple[str, str]
     acting: tuple[str, ...]
     witnesses: tuple[str, ...]
     cooperative_action: str | None
@@ -235,27 +162,27 @@ class TestbedEntry:
     templates: tuple[str, ...]
     gossip_templates: tuple[str, ...]
 
+    @property
+    def roles(self) -> tuple[str, str]:
+        """What the two agents of a round are (first, second), as the game class declares them:
+        donor/recipient, player/player, investor/responder, seller/buyer."""
+        return self.game.roles
+
     def parameters(self) -> dict[str, tuple[Any, str]]:
         """``name -> (default, unit)`` of every parameter."""
-        return {f.name: (f.default, f.metadata.get("unit", "")) for f in fields(self.game) if f.default is not MISSING}
+        return parameter_table(self.game)
 
     def config_schema(self) -> dict[str, Any]:
         """JSON schema of ``gossip.testbed_params.<key>``: the settable parameters, each with
         its unit as description."""
-        props = {}
-        for f in fields(self.game):
-            schema = f.metadata.get("schema")
-            if schema is not None:
-                unit = f.metadata.get("unit", "")
-                props[f.name] = {**schema, **({"description": unit} if unit else {})}
-        return {"type": "object", "additionalProperties": False, "properties": props}
+        return parameters_schema(self.game)
 
 
 REGISTRY: dict[str, TestbedEntry] = {
     e.key: e
     for e in (
         TestbedEntry(
-            "donation", "Donation game", DonationGame, ("donor", "recipient"), ("donor",), ("recipient",), "cooperate",
+            "donation", "Donation game", DonationGame, ("donor",), ("recipient",), "cooperate",
             "alternating", True,
             templates=(
                 "situation", "choice", "deed_cooperated", "deed_defected", "their_cooperated", "their_defected",
@@ -264,13 +191,13 @@ REGISTRY: dict[str, TestbedEntry] = {
             gossip_templates=("witness", "seen_cooperated", "seen_defected", "=post_theirs_then", "=post_mine_then"),
         ),
         TestbedEntry(
-            "pd", "Prisoner's dilemma", PrisonersDilemma, ("player", "player"), ("player", "player"), ("player", "player"), "C",
+            "pd", "Prisoner's dilemma", PrisonersDilemma, ("player", "player"), ("player", "player"), "C",
             "circle", True,
             templates=("situation", "choice", "memory"),
             gossip_templates=("witness", "=post_mine", "=post_theirs_about_me"),
         ),
         TestbedEntry(
-            "trust", "Trust game", TrustGame, ("investor", "responder"), ("investor", "responder"), ("investor", "responder"), None,
+            "trust", "Trust game", TrustGame, ("investor", "responder"), ("investor", "responder"), None,
             "alternating", False,
             templates=(
                 "investor_situation", "investor_choice", "responder_situation", "responder_choice", "memory_investor",
@@ -279,7 +206,7 @@ REGISTRY: dict[str, TestbedEntry] = {
             gossip_templates=("investor_witness", "responder_witness", "=post_mine", "=post_theirs_about_me"),
         ),
         TestbedEntry(
-            "market", "Market", Market, ("seller", "buyer"), ("seller", "buyer"), ("buyer",), "H",
+            "market", "Market", Market, ("seller", "buyer"), ("buyer",), "H",
             "bipartite", False,
             templates=("seller_situation", "seller_choice", "buyer_situation", "buyer_choice", "memory_seller", "memory_buyer"),
             gossip_templates=("witness", "=post_theirs", "=post_mine"),

@@ -47,11 +47,11 @@ class PrisonersDilemmaRounds:
         assert isinstance(game, PrisonersDilemma)
         a, b = rnd.first, rnd.second
         act_a, res = rnd.moves[a]["action"], rnd.res
+        cost, benefit = game.cost_benefit(act_a == "C")
         ga, gb = rnd.gossips.get(a), rnd.gossips.get(b)
         return {
-            "action": act_a, "partner_action": rnd.moves[b]["action"],
-            "cost": game.c if act_a == "C" else 0.0, "benefit": game.b if act_a == "C" else 0.0,
-            "donation_ratio": game.c / res[0] if act_a == "C" and res[0] > 0 else (0.0 if res[0] > 0 else None),
+            "action": act_a, "partner_action": rnd.moves[b]["action"], "cost": cost, "benefit": benefit,
+            "donation_ratio": cost / res[0] if res[0] > 0 else None,
             "donor_reward": rnd.rewards[0], "recipient_reward": rnd.rewards[1],
             "donor_action_justification": rnd.moves[a]["justification"],
             "recipient_action_justification": rnd.moves[b]["justification"],

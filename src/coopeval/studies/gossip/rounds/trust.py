@@ -30,7 +30,7 @@ class TrustRounds:
         if not out_i.ok or out_i.parsed is None:
             return {}
         invest = float(out_i.parsed["investor_action"])
-        received = m * invest
+        received = game.received(invest)
         back = 0.0
         resp_just: str | None = None
         if received > 0:
