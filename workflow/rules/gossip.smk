@@ -86,7 +86,7 @@ if "gossip" in STUDIES:
 
         rule gossip_prompt_sensitivity:
             input:
-                run_metrics=[
+                metrics=[
                     play_file(c["path"], "gossip_run_metrics")
                     for c in CELLS_BY_STUDY["gossip"]
                 ],
@@ -99,13 +99,14 @@ if "gossip" in STUDIES:
             conda:
                 "../envs/coopeval.yaml"
             params:
+                source="coopeval.studies.gossip.sensitivity",
                 contexts=gossip_cell_contexts(
                     CELLS_BY_STUDY["gossip"], gossip_model_name
                 ),
                 figure_stem=f"results/figures/{GOSSIP_SENSITIVITY_FIGURE}",
                 formats=config["figures"]["formats"],
             script:
-                "../scripts/gossip_sensitivity.py"
+                "../scripts/prompt_sensitivity.py"
 
     rule gossip:
         input:

@@ -29,6 +29,7 @@ if len(config["prompt_variants"]) > 1:
         conda:
             "../../envs/coopeval.yaml"
         params:
+            source="coopeval.studies.coopeval.analysis.prompt_sensitivity",
             contexts=cell_contexts(CELLS),
             figure_stem=f"results/figures/{SENSITIVITY_FIGURE}",
             formats=config["figures"]["formats"],
