@@ -1,7 +1,8 @@
 """The ``coopeval`` command line (``evaluate``, ``reproduce``, ``check-answer``, ``estimate``, ``compare``, ``explore``, ``schemas``, ``slurm-preflight``).
 
 Each subcommand registers itself through an ``add_*_parser(subparsers)`` function listed in
-:data:`SUBCOMMANDS`; handlers import the package lazily so ``coopeval --help`` stays fast.
+:data:`SUBCOMMANDS`, those of other modules through :func:`lazy_subcommand`; handlers import the
+package lazily so ``coopeval --help`` stays fast.
 Exit codes: 0 success, 1 computation failure, 2 bad usage or bad input (one-line message on
 stderr naming the field and the fix).
 """
@@ -9,6 +10,7 @@ stderr naming the field and the fix).
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import math
 import os
@@ -20,7 +22,7 @@ from typing import Any
 from coopeval.core.environment import use_offline_litellm
 from coopeval.studies.coopeval.tables.defaults import REPLICATOR_LR, REPLICATOR_STEPS
 
-__all__ = ["SUBCOMMANDS", "CliError", "build_parser", "main"]
+__all__ = ["SUBCOMMANDS", "CliError", "build_parser", "lazy_subcommand", "main"]
 
 
 class CliError(Exception):
@@ -356,51 +358,36 @@ def run_check_answer(args: argparse.Namespace) -> int:
 # entry point
 # --------------------------------------------------------------------------------------------
 
-def _add_reproduce_parser(subparsers: Any) -> None:
-    from coopeval.studies.coopeval.reference.cli import add_reproduce_parser
+def lazy_subcommand(target: str, *args: Any) -> Callable[[Any], None]:
+    """The ``add_<name>_parser(subparsers, *args)`` function at ``target`` (``"module:function"``),
+    imported only when the parser is built, so that importing this module loads none of the
+    subcommands' packages.
 
-    add_reproduce_parser(subparsers)
+    Raises
+    ------
+    ValueError
+        If ``target`` is not of the form ``"module:function"``.
+    """
+    module, _, name = target.partition(":")
+    if not module or not name:
+        raise ValueError(f"lazy_subcommand: {target!r} is not 'module:function'; e.g. 'coopeval.estimate.cli:add_estimate_parser'")
 
+    def add(subparsers: Any) -> None:
+        getattr(importlib.import_module(module), name)(subparsers, *args)
 
-def _add_estimate_parser(subparsers: Any) -> None:
-    from coopeval.estimate.cli import add_estimate_parser
-
-    add_estimate_parser(subparsers)
-
-
-def _add_slurm_preflight_parser(subparsers: Any) -> None:
-    from coopeval.pipeline.slurm_preflight import add_slurm_preflight_parser
-
-    add_slurm_preflight_parser(subparsers)
-
-
-def _add_compare_parser(subparsers: Any) -> None:
-    from coopeval.pipeline.compare_cli import add_compare_parser
-
-    add_compare_parser(subparsers, CliError)
-
-
-def _add_schemas_parser(subparsers: Any) -> None:
-    from coopeval.pipeline.answer_schemas import add_schemas_parser
-
-    add_schemas_parser(subparsers)
-
-
-def _add_explore_parser(subparsers: Any) -> None:
-    from coopeval.explorer.cli import add_explore_parser
-
-    add_explore_parser(subparsers)
+    add.__name__ = add.__qualname__ = name
+    return add
 
 
 SUBCOMMANDS: list[Callable[[Any], None]] = [
     add_evaluate_parser,
-    _add_reproduce_parser,
+    lazy_subcommand("coopeval.studies.coopeval.reference.cli:add_reproduce_parser"),
     add_check_answer_parser,
-    _add_estimate_parser,
-    _add_compare_parser,
-    _add_explore_parser,
-    _add_schemas_parser,
-    _add_slurm_preflight_parser,
+    lazy_subcommand("coopeval.estimate.cli:add_estimate_parser"),
+    lazy_subcommand("coopeval.pipeline.compare_cli:add_compare_parser", CliError),
+    lazy_subcommand("coopeval.explorer.cli:add_explore_parser"),
+    lazy_subcommand("coopeval.pipeline.answer_schemas:add_schemas_parser"),
+    lazy_subcommand("coopeval.pipeline.slurm_preflight:add_slurm_preflight_parser"),
 ]
 """Functions that each add one subcommand to the ``coopeval`` parser."""
 
