@@ -12,12 +12,11 @@ from __future__ import annotations
 import asyncio
 import itertools
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from coopeval.agents.progress import Progress
 from coopeval.agents.protocol import Agent
 from coopeval.agents.seats import seat_agent
-from coopeval.decisions.formats import ActionDistribution
 from coopeval.studies.coopeval.mechanisms.base import (
     CellContext,
     CellRecords,
@@ -25,10 +24,9 @@ from coopeval.studies.coopeval.mechanisms.base import (
     action_instruction,
     bot_state,
     continuation_percent,
-    decide_simultaneously,
     game_section,
     matchup_id,
-    position,
+    play_base_round,
 )
 
 
@@ -72,38 +70,25 @@ class RepeatedPlay(Mechanism):
         """Play one matchup, append its rows, and return its status (complete | failed)."""
         game = ctx.game
         mid = matchup_id(seated)
-        fmt = ActionDistribution(game.tokens)
+        tokens = game.tokens
         history: list[list[int]] = []
         status = "complete"
         n_rounds = self.num_rounds(ctx)
         for round_ in range(1, n_rounds + 1):
-            positions = [position(ctx, self.name, seated, round_, seat, "action") for seat in range(game.n_players)]
-            move = await decide_simultaneously(
+            played = await play_base_round(
                 ctx,
+                self.name,
                 seated,
-                [self.prompt(ctx, seat, round_, history, fmt.keys) for seat in range(game.n_players)],
-                fmt,
-                positions,
+                round_,
+                [self.prompt(ctx, seat, round_, history, tokens) for seat in range(game.n_players)],
                 [bot_state(ctx, seat, [a for _, a in self.shown_rounds(ctx, history)]) for seat in range(game.n_players)],
+                records,
+                [mid] * game.n_players,
             )
-            outcomes, actions, draws = move.outcomes, move.drawn, move.draws
-            payoffs = None if actions is None else game.payoffs(tuple(actions))
-            for seat, (agent, outcome) in enumerate(zip(seated, outcomes, strict=True)):
-                extra: dict[str, Any] = {}
-                if actions is not None and draws is not None and payoffs is not None:
-                    extra = {
-                        "draw": draws[seat],
-                        "action": actions[seat],
-                        "action_token": fmt.keys[actions[seat]],
-                        "points": payoffs[seat],
-                        "base_points": payoffs[seat],
-                        "mediated": False,
-                    }
-                records.record(outcome, agent, fmt, mid, round_, seat, **extra)
-            if actions is None:
+            if played is None:
                 status = "failed"  # a failed decision ends only its own matchup (docs/protocol/answers.md#re-asks)
                 break
-            history.append(actions)
+            history.append(played[0])
         records.matchups.append(
             {
                 "matchup_id": mid,
