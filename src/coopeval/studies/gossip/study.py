@@ -240,9 +240,7 @@ class GossipStudy:
     def store_inputs(self, config: Mapping[str, Any], cells: Sequence[Mapping[str, Any]]) -> dict[str, list[str]]:
         """The play tables of every cell (the round metrics come out of play) and the paired
         comparisons of its models (rule ``gossip_comparisons``)."""
-        inputs = play_table_paths(self, cells)
-        inputs["comparisons"] = [COMPARISONS_OUTPUT]
-        return inputs
+        return play_table_paths(self, cells, comparisons=COMPARISONS_OUTPUT)
 
     def report_entries(self, config: Mapping[str, Any]) -> list[ReportEntry]:
         """Every figure (the shown format) and the Tables 1-2 page of each configured testbed,
