@@ -132,6 +132,20 @@ class Mechanism:
         raise NotImplementedError
 
 
+class DiscountedRounds(Mechanism):
+    """A mechanism that plays ``num_rounds`` T rounds and weighs them by ``discount`` δ, both
+    read from the cell's parameters (Repetition, Reputation;
+    docs/protocol/tournament.md#delta-weighted-score)."""
+
+    def num_rounds(self, ctx: CellContext) -> int:
+        """T, the rounds every matchup (or the population) plays."""
+        return int(self.params(ctx).num_rounds)
+
+    def discount(self, ctx: CellContext) -> float:
+        """δ, shown as the continuation probability and used for the δ-weighted score."""
+        return float(self.params(ctx).discount)
+
+
 def others_description(ctx: CellContext) -> str:
     """'one other player' / '2 other players' (templates ``others_one`` / ``others_many``)."""
     n = ctx.game.n_players
@@ -157,6 +171,13 @@ def action_instruction(ctx: CellContext, tokens: tuple[str, ...]) -> str:
     example = "{" + ", ".join(f'"{t}": <INT>' for t in tokens) + "}"
     note = ctx.prompts.render("action_output_every") if len(tokens) > 2 else ""
     return ctx.prompts.render("action_output", token_list=token_list, example=example, extra_note=note)
+
+
+def action_prompt(ctx: CellContext, seat: int, sections: Sequence[str], tokens: tuple[str, ...]) -> str:
+    """The action prompt body of the reader at 0-based ``seat``: the game section, the mechanism
+    ``sections`` and the action instruction over ``tokens``, separated by blank lines (without
+    the style instruction; docs/protocol/answers.md#prompt-content)."""
+    return "\n\n".join([game_section(ctx, seat), *sections, action_instruction(ctx, tokens)])
 
 
 def continuation_percent(delta: float, truncate: bool = False) -> int:

@@ -42,7 +42,7 @@ from coopeval.decisions.formats import ActionDistribution, AnswerFormat, Approva
 from coopeval.studies.coopeval.mechanisms.base import (
     CellContext,
     CellRecords,
-    action_instruction,
+    action_prompt,
     bot_state,
     decide_simultaneously,
     game_section,
@@ -321,7 +321,7 @@ class DesignVoteMechanism(RepeatedPlay):
         move = await decide_simultaneously(
             ctx,
             seated,
-            ["\n\n".join([game_section(ctx, seat), sections[seat], action_instruction(ctx, tokens)]) for seat in range(n)],
+            [action_prompt(ctx, seat, [sections[seat]], tokens) for seat in range(n)],
             fmt,
             positions,
             states,

@@ -20,11 +20,11 @@ from coopeval.agents.seats import seat_agent
 from coopeval.studies.coopeval.mechanisms.base import (
     CellContext,
     CellRecords,
+    DiscountedRounds,
     Mechanism,
-    action_instruction,
+    action_prompt,
     bot_state,
     continuation_percent,
-    game_section,
     matchup_id,
     play_base_round,
 )
@@ -102,12 +102,8 @@ class RepeatedPlay(Mechanism):
 
     def prompt(self, ctx: CellContext, seat: int, round_: int, history: Sequence[Sequence[int]], tokens: tuple[str, ...]) -> str:
         """The action prompt body (without the style instruction; docs/protocol/answers.md#prompt-content)."""
-        parts = [game_section(ctx, seat)]
         section = self.section(ctx, seat, round_, history)
-        if section:
-            parts.append(section)
-        parts.append(action_instruction(ctx, tokens))
-        return "\n\n".join(parts)
+        return action_prompt(ctx, seat, [section] if section else [], tokens)
 
 
 class NoMechanism(RepeatedPlay):
@@ -115,7 +111,7 @@ class NoMechanism(RepeatedPlay):
 
 
 
-class Repetition(RepeatedPlay):
+class Repetition(DiscountedRounds, RepeatedPlay):
     """Repeated play with the same partners (CoopEval docs/protocol/answers.md#prompt-content; docs/protocol/mechanisms.md#repetition).
 
     Parameters (``ctx.params``): ``num_rounds`` T (15), ``discount`` δ (0.8; shown as the
@@ -128,12 +124,6 @@ class Repetition(RepeatedPlay):
         "repetition", "history_empty", "history_header", "history_round", "history_move", "history_move_you",
         "repetition_partners_one", "repetition_partners_many", "repetition_them_one", "repetition_them_many",
     )
-
-    def num_rounds(self, ctx: CellContext) -> int:
-        return int(self.params(ctx).num_rounds)
-
-    def discount(self, ctx: CellContext) -> float:
-        return float(self.params(ctx).discount)
 
     def section(self, ctx: CellContext, seat: int, round_: int, history: Sequence[Sequence[int]]) -> str:
         n = ctx.game.n_players

@@ -54,11 +54,10 @@ from coopeval.core.rng import rng_for
 from coopeval.studies.coopeval.mechanisms.base import (
     CellContext,
     CellRecords,
-    Mechanism,
-    action_instruction,
+    DiscountedRounds,
+    action_prompt,
     bot_state,
     continuation_percent,
-    game_section,
     others_description,
     play_base_round,
 )
@@ -225,7 +224,7 @@ class HistoryView:
         return "\n".join([header, *lines])
 
 
-class ReputationFirstOrder(Mechanism):
+class ReputationFirstOrder(DiscountedRounds):
     """Reputation− (CoopEval docs/protocol/answers.md#prompt-content; docs/protocol/mechanisms.md#reputation): random re-matching with first-order histories.
 
     Parameters (``ctx.params``): ``num_rounds`` T (15), ``discount`` δ (0.8; shown as the
@@ -245,12 +244,6 @@ class ReputationFirstOrder(Mechanism):
         """Also the nested-history templates when ``max_recursion_depth`` > 1."""
         nested = int(info.parse_params(params).max_recursion_depth) > 1
         return super().prompt_templates(info, params) | ({"reputation_nesting", "reputation_earlier"} if nested else set())
-
-    def num_rounds(self, ctx: CellContext) -> int:
-        return int(self.params(ctx).num_rounds)
-
-    def discount(self, ctx: CellContext) -> float:
-        return float(self.params(ctx).discount)
 
     def lookup_depth(self, ctx: CellContext) -> int:
         return int(self.params(ctx).lookup_depth)
@@ -289,7 +282,7 @@ class ReputationFirstOrder(Mechanism):
             nesting_note=ctx.prompts.render("reputation_nesting") if depth > 1 else "",
             histories="\n\n".join(blocks),
         )
-        return "\n\n".join([game_section(ctx, seat), section, action_instruction(ctx, ctx.game.tokens)])
+        return action_prompt(ctx, seat, [section], ctx.game.tokens)
 
     def bot_history(
         self, ctx: CellContext, matches_of: dict[int, list[Match]], round_: int, members: Sequence[int]
