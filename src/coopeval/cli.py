@@ -289,15 +289,7 @@ def add_check_answer_parser(subparsers: Any) -> None:
 
 def _answer_format(kind: str, actions: str | None, n_options: int | None) -> Any:
     """The answer format of ``kind`` built from the CLI options (CliError names a missing one)."""
-    from coopeval.decisions import (
-        ActionDistribution,
-        ContractDesign,
-        ContractVote,
-        MediatorDesign,
-        MediatorVote,
-        Signature,
-        load_taxonomy,
-    )
+    from coopeval.decisions.kinds import coopeval_answer_format
 
     tokens = tuple(t.strip() for t in (actions or "").split(",") if t.strip())
     if n_options is not None and n_options < 1:
@@ -308,19 +300,7 @@ def _answer_format(kind: str, actions: str | None, n_options: int | None) -> Any
         raise CliError(f"--actions: {actions!r} repeats a token; list each action once")
     if kind in ("mediator_vote", "contract_vote") and n_options is None:
         raise CliError(f"--n-options: required for --kind {kind}; pass the number of options voted on")
-    if kind == "action":
-        return ActionDistribution(tokens)
-    if kind == "mediator_design":
-        return MediatorDesign.for_players(n_options or 2, tokens)
-    if kind == "contract_design":
-        return ContractDesign(tokens)
-    if kind == "mediator_vote":
-        return MediatorVote.over(int(n_options or 0))
-    if kind == "contract_vote":
-        return ContractVote.over(int(n_options or 0))
-    if kind == "sign":
-        return Signature()
-    return load_taxonomy().answer_format()  # judge: the packaged taxonomy's labels
+    return coopeval_answer_format(kind, tokens, n_options or 2)
 
 
 def run_check_answer(args: argparse.Namespace) -> int:
