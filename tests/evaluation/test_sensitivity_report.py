@@ -46,8 +46,7 @@ def test_balanced_metrics_are_reported_and_unbalanced_ones_left_out(tmp_path: Pa
     rows += [{"cell_id": cid, "model": m, "metric": "b", "value": 1} for m in ("m0", "m1") for cid in ("v0c0", "v1c1")]
     pl.DataFrame(rows).write_csv(tmp_path / "cells.csv")
     tables = {key: tmp_path / f"t_{key}" for key in TABLE_KEYS}
-    source = SensitivitySource(title="toy", metrics=("a", "b"), read=_read, values=_values, figure="toy",
-                               page="toy.html", tables={k: str(p) for k, p in tables.items()})
+    source = SensitivitySource("toy", "toy", ("a", "b"), _read, _values)
     results = render_sensitivity_report(source, [tmp_path / "cells.csv"], contexts, tables, tmp_path / "fig",
                                         tmp_path / "page.html", ["svg"])
     assert list(results) == ["a"]
@@ -59,6 +58,18 @@ def test_balanced_metrics_are_reported_and_unbalanced_ones_left_out(tmp_path: Pa
 
 
 RULES = [REPO / "workflow" / "rules" / "gossip.smk", REPO / "workflow" / "rules" / "coopeval" / "sensitivity.smk"]
+
+
+def test_every_path_derives_from_the_stem() -> None:
+    source = SensitivitySource("gossip_prompt_sensitivity", "t", (), _read, _values)
+    assert source.figure == "gossip_prompt_sensitivity"
+    assert source.page == "results/report/gossip_prompt_sensitivity.html"
+    assert source.tables == {
+        "per_variant": "results/tables/gossip_prompt_sensitivity.csv",
+        "shares": "results/tables/gossip_prompt_sensitivity_shares.csv",
+        "orderings": "results/tables/gossip_prompt_sensitivity_orderings.csv",
+        "markdown": "results/tables/gossip_prompt_sensitivity.md",
+    }
 
 
 @pytest.mark.parametrize("rules", RULES, ids=lambda p: p.name)

@@ -148,6 +148,9 @@ class SensitivitySource:
 
     Attributes
     ----------
+    stem:
+        The report's file stem; every path derives from it (:attr:`figure`, :attr:`page`,
+        :attr:`tables`).
     title:
         The title of the Markdown tables, the figure and the page.
     metrics:
@@ -158,21 +161,32 @@ class SensitivitySource:
         ``(frame, contexts, metric)`` → the :func:`~coopeval.evaluation.sensitivity.prompt_sensitivity`
         input of one metric (columns ``model``, ``prompt_variant``, ``context``, ``value``);
         ``contexts`` maps a cell id to the facts the study's rule passes for it.
-    figure:
-        The figure's stem (``results/figures/<figure>.<format>``).
-    page:
-        The report page's path.
-    tables:
-        The table paths, one per :data:`TABLE_KEYS` entry.
     """
 
+    stem: str
     title: str
     metrics: tuple[str, ...]
     read: Callable[[Sequence[str | Path]], pl.DataFrame]
     values: Callable[[pl.DataFrame, Mapping[str, Mapping[str, Any]], str], pl.DataFrame]
-    figure: str
-    page: str
-    tables: Mapping[str, str]
+
+    @property
+    def figure(self) -> str:
+        """The figure's stem (``results/figures/<stem>.<format>``)."""
+        return self.stem
+
+    @property
+    def page(self) -> str:
+        """The report page with the three tables: ``results/report/<stem>.html``."""
+        return f"results/report/{self.stem}.html"
+
+    @property
+    def tables(self) -> dict[str, str]:
+        """The table files, one per :data:`TABLE_KEYS` entry: per-variant values, variance shares
+        and pairwise orderings (CSV, ``results/tables/<stem>[_shares|_orderings].csv``) and all
+        three as Markdown (``results/tables/<stem>.md``)."""
+        base = f"results/tables/{self.stem}"
+        return {"per_variant": f"{base}.csv", "shares": f"{base}_shares.csv",
+                "orderings": f"{base}_orderings.csv", "markdown": f"{base}.md"}
 
 
 def sensitivity_by_metric(

@@ -20,7 +20,6 @@ from coopeval.games import get_game
 from coopeval.pipeline.config import load_config
 from coopeval.studies.coopeval.analysis.prompt_sensitivity import (
     SENSITIVITY,
-    SENSITIVITY_TABLES,
     cell_contexts,
 )
 from coopeval.studies.coopeval.evaluate import evaluate_cell
@@ -47,7 +46,7 @@ def test_bot_paraphrase_run_gives_the_sensitivity_report(tmp_path: Path, monkeyp
         metrics, _ = evaluate_cell(scores, tables["matchups"], ids, has_metagame=not mechanism_info(cell["mechanism"]).population_game)
         files.append(tmp_path / f"{cell['cell_id']}.parquet")
         metrics.write_parquet(files[-1])
-    paths = {name: tmp_path / Path(path).name for name, path in SENSITIVITY_TABLES.items()}
+    paths = {name: tmp_path / Path(path).name for name, path in SENSITIVITY.tables.items()}
     results = render_sensitivity_report(SENSITIVITY, files, cell_contexts(cells), paths, tmp_path / "prompt_sensitivity", tmp_path / "page.html", ["svg"])
 
     mean = results["Mean"]
@@ -105,7 +104,7 @@ def test_a_model_that_reads_the_wording_shows_a_variant_share(tmp_path: Path) ->
         ids = {"cell_id": cell["cell_id"], "source": "ours", "run": "r1", "mechanism": "NoMechanism", "game": tables["matchups"]["game"][0]}
         files.append(tmp_path / f"{cell['cell_id']}.parquet")
         evaluate_cell(scores, tables["matchups"], ids)[0].write_parquet(files[-1])
-    paths = {name: tmp_path / Path(path).name for name, path in SENSITIVITY_TABLES.items()}
+    paths = {name: tmp_path / Path(path).name for name, path in SENSITIVITY.tables.items()}
     mean = render_sensitivity_report(SENSITIVITY, files, cell_contexts(cells), paths, tmp_path / "fig", tmp_path / "page.html", ["svg"])["Mean"]
     reader = mean.per_variant.filter(pl.col("model") == "mock/reader(IO)")["value"]
     assert reader.n_unique() == 3, reader.to_list()

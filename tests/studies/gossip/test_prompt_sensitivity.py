@@ -14,7 +14,6 @@ import pytest
 from coopeval.evaluation.sensitivity_report import render_sensitivity_report
 from coopeval.pipeline.config import load_config, validate_config
 from coopeval.studies.gossip.sensitivity import (
-    GOSSIP_SENSITIVITY_TABLES,
     SENSITIVITY,
     cell_contexts,
 )
@@ -36,7 +35,7 @@ def test_bot_paraphrase_run_gives_the_gossip_sensitivity_report(tmp_path: Path, 
         assert stats.calls_made == 0
         files.append(tmp_path / f"{cell['cell_id']}.parquet")
         tables["gossip_run_metrics"].write_parquet(files[-1])
-    paths = {name: tmp_path / Path(path).name for name, path in GOSSIP_SENSITIVITY_TABLES.items()}
+    paths = {name: tmp_path / Path(path).name for name, path in SENSITIVITY.tables.items()}
     results = render_sensitivity_report(SENSITIVITY, files, cell_contexts(cells, model_name), paths, tmp_path / "fig", tmp_path / "page.html", ["svg"])
 
     coop = results["cooperation ratio"]

@@ -19,9 +19,6 @@ from coopeval.core.prompts import BASE_VARIANT
 from coopeval.evaluation.sensitivity_report import SensitivitySource
 
 __all__ = [
-    "GOSSIP_SENSITIVITY_FIGURE",
-    "GOSSIP_SENSITIVITY_PAGE",
-    "GOSSIP_SENSITIVITY_TABLES",
     "SENSITIVITY",
     "SENSITIVITY_METRICS",
     "cell_contexts",
@@ -31,18 +28,6 @@ __all__ = [
 
 SENSITIVITY_METRICS = {"cooperation ratio": "cooperation_ratio_mean", "discounted return": "discounted_return_mean"}
 """Metric title → column of ``gossip_run_metrics``."""
-GOSSIP_SENSITIVITY_FIGURE = "gossip_prompt_sensitivity"
-"""The figure's stem (``results/figures/gossip_prompt_sensitivity.<format>``)."""
-GOSSIP_SENSITIVITY_PAGE = "results/report/gossip_prompt_sensitivity.html"
-"""The report page with the three tables."""
-GOSSIP_SENSITIVITY_TABLES = {
-    "per_variant": "results/tables/gossip_prompt_sensitivity.csv",
-    "shares": "results/tables/gossip_prompt_sensitivity_shares.csv",
-    "orderings": "results/tables/gossip_prompt_sensitivity_orderings.csv",
-    "markdown": "results/tables/gossip_prompt_sensitivity.md",
-}
-"""The tables (keys of :data:`coopeval.evaluation.sensitivity_report.TABLE_KEYS`)."""
-
 
 def cell_contexts(cells: Sequence[Mapping[str, Any]], model_name: Any) -> dict[str, dict[str, str]]:
     """cell id → its model's display name (``model_name(entry)``), prompt variant and context
@@ -79,12 +64,9 @@ def read_run_metrics(files: Sequence[str | Path]) -> pl.DataFrame:
 
 
 SENSITIVITY = SensitivitySource(
-    title="Gossip prompt sensitivity: each population model's metric under each wording",
-    metrics=tuple(SENSITIVITY_METRICS),
-    read=read_run_metrics,
-    values=sensitivity_values,
-    figure=GOSSIP_SENSITIVITY_FIGURE,
-    page=GOSSIP_SENSITIVITY_PAGE,
-    tables=GOSSIP_SENSITIVITY_TABLES,
+    "gossip_prompt_sensitivity", "Gossip prompt sensitivity: each population model's metric under each wording",
+    tuple(SENSITIVITY_METRICS), read_run_metrics, sensitivity_values,
 )
-"""The gossip report (rule ``gossip_prompt_sensitivity``, :func:`~coopeval.evaluation.sensitivity_report.render_sensitivity_report`)."""
+"""The gossip report (rule ``gossip_prompt_sensitivity``, :func:`~coopeval.evaluation.sensitivity_report.render_sensitivity_report`):
+``results/tables/gossip_prompt_sensitivity*``, ``results/figures/gossip_prompt_sensitivity.<format>``,
+``results/report/gossip_prompt_sensitivity.html``."""

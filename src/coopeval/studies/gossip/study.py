@@ -65,7 +65,7 @@ from coopeval.studies.gossip.metrics import (
 from coopeval.studies.gossip.population import population, population_agent, seat_agents
 from coopeval.studies.gossip.records import frame
 from coopeval.studies.gossip.rounds import RunLoop, play_run
-from coopeval.studies.gossip.sensitivity import GOSSIP_SENSITIVITY_FIGURE, GOSSIP_SENSITIVITY_PAGE
+from coopeval.studies.gossip.sensitivity import SENSITIVITY
 from coopeval.studies.gossip.templates import answer_texts, spec_templates
 from coopeval.studies.gossip.testbeds import Market, Testbed, make_testbed, testbed_entry
 
@@ -201,8 +201,8 @@ class GossipStudy:
             page = table_entry(stem)
             entries.append(ReportEntry(table_page_file(stem), CATEGORY, page.subcategory, page.caption))
         if len(config.get("prompt_variants", [])) > 1:  # docs/paraphrases.md
-            entries.append(ReportEntry(figure_file(GOSSIP_SENSITIVITY_FIGURE, shown), CATEGORY, "Prompt sensitivity", "gossip_prompt_sensitivity.rst"))
-            entries.append(ReportEntry(GOSSIP_SENSITIVITY_PAGE, CATEGORY, "Prompt sensitivity", "gossip_prompt_sensitivity_tables.rst"))
+            entries.append(ReportEntry(figure_file(SENSITIVITY.figure, shown), CATEGORY, "Prompt sensitivity", "gossip_prompt_sensitivity.rst"))
+            entries.append(ReportEntry(SENSITIVITY.page, CATEGORY, "Prompt sensitivity", "gossip_prompt_sensitivity_tables.rst"))
         return entries
 
     # -- resources ---------------------------------------------------------------------------

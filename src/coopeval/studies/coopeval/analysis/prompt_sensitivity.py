@@ -23,10 +23,7 @@ from coopeval.studies.coopeval.tables.metrics import LLM_AVERAGE
 
 __all__ = [
     "SENSITIVITY",
-    "SENSITIVITY_FIGURE",
     "SENSITIVITY_METRICS",
-    "SENSITIVITY_PAGE",
-    "SENSITIVITY_TABLES",
     "cell_contexts",
     "read_metrics",
     "sensitivity_values",
@@ -34,18 +31,6 @@ __all__ = [
 
 SENSITIVITY_METRICS = ("Mean", "Fitness")
 """The metrics compared across wordings (normalised per game)."""
-SENSITIVITY_FIGURE = "prompt_sensitivity"
-"""The figure's stem (``results/figures/prompt_sensitivity.<format>``)."""
-SENSITIVITY_PAGE = "results/report/prompt_sensitivity.html"
-"""The report page with the three tables."""
-SENSITIVITY_TABLES = {
-    "per_variant": "results/tables/prompt_sensitivity.csv",
-    "shares": "results/tables/prompt_sensitivity_shares.csv",
-    "orderings": "results/tables/prompt_sensitivity_orderings.csv",
-    "markdown": "results/tables/prompt_sensitivity.md",
-}
-"""The sensitivity tables: per-variant values, variance shares, pairwise orderings (CSV) and all three as Markdown."""
-
 
 def cell_contexts(cells: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
     """cell id → its prompt variant, context label and game (key and parameters), the facts the
@@ -89,12 +74,9 @@ def read_metrics(files: Sequence[str | Path]) -> pl.DataFrame:
 
 
 SENSITIVITY = SensitivitySource(
-    title="CoopEval prompt sensitivity: each agent's normalised metric under each wording",
-    metrics=SENSITIVITY_METRICS,
-    read=read_metrics,
-    values=sensitivity_values,
-    figure=SENSITIVITY_FIGURE,
-    page=SENSITIVITY_PAGE,
-    tables=SENSITIVITY_TABLES,
+    "prompt_sensitivity", "CoopEval prompt sensitivity: each agent's normalised metric under each wording",
+    SENSITIVITY_METRICS, read_metrics, sensitivity_values,
 )
-"""CoopEval's report (rule ``prompt_sensitivity``, :func:`~coopeval.evaluation.sensitivity_report.render_sensitivity_report`)."""
+"""CoopEval's report (rule ``prompt_sensitivity``, :func:`~coopeval.evaluation.sensitivity_report.render_sensitivity_report`):
+``results/tables/prompt_sensitivity*``, ``results/figures/prompt_sensitivity.<format>``,
+``results/report/prompt_sensitivity.html``."""
