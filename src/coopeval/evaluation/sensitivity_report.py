@@ -195,7 +195,7 @@ def sensitivity_by_metric(
     """:func:`~coopeval.evaluation.sensitivity.prompt_sensitivity` of every metric of ``source``
     whose values have a balanced design (a metric without a value under every variant, e.g.
     CoopEval's Fitness when only Reputation cells ran, is left out)."""
-    out = {}
+    out: dict[str, Sensitivity] = {}
     for metric in source.metrics:
         values = source.values(frame, contexts, metric)
         try:
