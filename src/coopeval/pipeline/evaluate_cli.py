@@ -218,3 +218,4 @@ def run_evaluate(args: argparse.Namespace) -> int:
             "the result holds a NaN or infinite number (a bug: please report the tensor)"
         ) from None
     print(text)
+    return 0
