@@ -12,7 +12,6 @@ from coopeval.decisions.formats import (
     AnswerFormat,
     ContractDesign,
     ContractVote,
-    DecisionKind,
     MediatorDesign,
     MediatorVote,
     Signature,
@@ -22,27 +21,26 @@ from coopeval.decisions.taxonomy import load_taxonomy
 __all__ = ["GAME_KIND_FORMATS", "coopeval_answer_format"]
 
 GAME_KIND_FORMATS: dict[str, Callable[[tuple[str, ...], int], AnswerFormat]] = {
-    DecisionKind.ACTION: lambda tokens, n: ActionDistribution(tokens),
-    DecisionKind.MEDIATOR_DESIGN: lambda tokens, n: MediatorDesign.for_players(n, tokens),
-    DecisionKind.MEDIATOR_VOTE: lambda tokens, n: MediatorVote.over(n),
-    DecisionKind.CONTRACT_DESIGN: lambda tokens, n: ContractDesign(tokens),
-    DecisionKind.CONTRACT_VOTE: lambda tokens, n: ContractVote.over(n),
-    DecisionKind.SIGN: lambda tokens, n: Signature(),
+    "action": lambda tokens, n: ActionDistribution(tokens),
+    "mediator_design": lambda tokens, n: MediatorDesign.for_players(n, tokens),
+    "mediator_vote": lambda tokens, n: MediatorVote.over(n),
+    "contract_design": lambda tokens, n: ContractDesign(tokens),
+    "contract_vote": lambda tokens, n: ContractVote.over(n),
+    "sign": lambda tokens, n: Signature(),
+    "judge": lambda tokens, n: load_taxonomy().answer_format(),
 }
-"""Kind → its format's constructor from (action tokens, number ``n``): players for a mediator
-design, options for a vote (as many as the game has players in a run); unused by the others."""
+"""Kind (the name each format class declares as its ``kind``) → its format's constructor from
+(action tokens, number ``n``): players for a mediator design, options for a vote (as many as
+the game has players in a run); unused by the others. ``judge`` is the packaged taxonomy's labels."""
 
 
 def coopeval_answer_format(kind: str, tokens: Sequence[str] = (), n: int = 2) -> AnswerFormat:
     """The answer format of CoopEval decision ``kind`` over the action ``tokens`` (under
-    Mediation the delegate token included) with ``n`` players or vote options; ``judge`` is the
-    packaged taxonomy's labels.
+    Mediation the delegate token included) with ``n`` players or vote options.
 
     Raises
     ------
     KeyError
         If ``kind`` is not a CoopEval decision kind (:class:`~coopeval.decisions.formats.DecisionKind`).
     """
-    if kind == DecisionKind.JUDGE:
-        return load_taxonomy().answer_format()
     return GAME_KIND_FORMATS[kind](tuple(tokens), n)
