@@ -9,9 +9,7 @@ from coopeval.studies.gossip.catalog import (
     table_stems as gossip_table_stems,
 )
 from coopeval.studies.gossip.sensitivity import (
-    GOSSIP_SENSITIVITY_FIGURE,
-    GOSSIP_SENSITIVITY_PAGE,
-    GOSSIP_SENSITIVITY_TABLES,
+    SENSITIVITY as GOSSIP_SENSITIVITY,
     cell_contexts as gossip_cell_contexts,
 )
 from coopeval.studies.gossip.study import model_name as gossip_model_name
@@ -79,33 +77,34 @@ if "gossip" in STUDIES:
     GOSSIP_SENSITIVITY_FILES = []
     if len(config["prompt_variants"]) > 1:
         GOSSIP_SENSITIVITY_FILES = [
-            *GOSSIP_SENSITIVITY_TABLES.values(),
-            *figure_paths([GOSSIP_SENSITIVITY_FIGURE]),
-            GOSSIP_SENSITIVITY_PAGE,
+            *GOSSIP_SENSITIVITY.tables.values(),
+            *figure_paths([GOSSIP_SENSITIVITY.figure]),
+            GOSSIP_SENSITIVITY.page,
         ]
 
         rule gossip_prompt_sensitivity:
             input:
-                run_metrics=[
+                metrics=[
                     play_file(c["path"], "gossip_run_metrics")
                     for c in CELLS_BY_STUDY["gossip"]
                 ],
             output:
-                **GOSSIP_SENSITIVITY_TABLES,
-                figures=reported(figure_paths([GOSSIP_SENSITIVITY_FIGURE])),
-                page=reported([GOSSIP_SENSITIVITY_PAGE])[0],
+                **GOSSIP_SENSITIVITY.tables,
+                figures=reported(figure_paths([GOSSIP_SENSITIVITY.figure])),
+                page=reported([GOSSIP_SENSITIVITY.page])[0],
             log:
                 "results/logs/gossip_prompt_sensitivity.log",
             conda:
                 "../envs/coopeval.yaml"
             params:
+                source="coopeval.studies.gossip.sensitivity",
                 contexts=gossip_cell_contexts(
                     CELLS_BY_STUDY["gossip"], gossip_model_name
                 ),
-                figure_stem=f"results/figures/{GOSSIP_SENSITIVITY_FIGURE}",
+                figure_stem=f"results/figures/{GOSSIP_SENSITIVITY.figure}",
                 formats=config["figures"]["formats"],
             script:
-                "../scripts/gossip_sensitivity.py"
+                "../scripts/prompt_sensitivity.py"
 
     rule gossip:
         input:

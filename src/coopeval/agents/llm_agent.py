@@ -21,6 +21,11 @@ Provider faults the agent turns into exceptions (never into answers):
   :class:`~coopeval.agents.protocol.AttemptDeadlineError` (``TRANSIENT``);
 * HTTP 401/403 → :class:`~coopeval.agents.errors.ProviderAuthError` naming the API-key
   variable (``FATAL``).
+
+Length: about 430 lines, one class on purpose: the call path (structured-output probe, request
+arguments, the call under its deadline, the reply and its faults) reads in order and shares the
+agent's resolved options; every part that stands alone is already its own module (options,
+prices, error classification, format probes, structured outputs, context window).
 """
 
 from __future__ import annotations

@@ -1,19 +1,33 @@
 """Writing a prompt sensitivity result (:mod:`.sensitivity`) as tables, a figure and an HTML page,
-shared by the studies that vary the wording (docs/paraphrases.md#the-sensitivity-report)."""
+shared by the studies that vary the wording (docs/paraphrases.md#the-sensitivity-report).
+
+A study declares its report once as a :class:`SensitivitySource` (its metrics, how its cells'
+files are read and turned into values, the output paths and the title);
+:func:`render_sensitivity_report` serves every study from that declaration."""
 
 from __future__ import annotations
 
 import html
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
 from coopeval.core.charts import note_chart, save_chart
-from coopeval.evaluation.sensitivity import Sensitivity
+from coopeval.evaluation.sensitivity import Sensitivity, prompt_sensitivity
 
-__all__ = ["TABLE_KEYS", "sensitivity_chart", "sensitivity_markdown", "sensitivity_tables", "write_sensitivity_report"]
+__all__ = [
+    "TABLE_KEYS",
+    "SensitivitySource",
+    "render_sensitivity_report",
+    "sensitivity_by_metric",
+    "sensitivity_chart",
+    "sensitivity_markdown",
+    "sensitivity_tables",
+    "write_sensitivity_report",
+]
 
 TABLE_KEYS = ("per_variant", "shares", "orderings", "markdown")
 """The table files of a report: three CSVs (per-variant values, variance shares, orderings) and the Markdown of all three."""
@@ -126,3 +140,83 @@ def write_sensitivity_report(
     save_chart(sensitivity_chart(results, title), figure_stem, formats)
     Path(page).parent.mkdir(parents=True, exist_ok=True)
     Path(page).write_text(_page(results, title), encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class SensitivitySource:
+    """One study's prompt sensitivity report, declared once (docs/paraphrases.md#the-sensitivity-report).
+
+    Attributes
+    ----------
+    stem:
+        The report's file stem; every path derives from it (:attr:`figure`, :attr:`page`,
+        :attr:`tables`).
+    title:
+        The title of the Markdown tables, the figure and the page.
+    metrics:
+        The metric names compared across wordings, in report order.
+    read:
+        The cells' files → one frame (with the columns ``values`` reads, also for no file).
+    values:
+        ``(frame, contexts, metric)`` → the :func:`~coopeval.evaluation.sensitivity.prompt_sensitivity`
+        input of one metric (columns ``model``, ``prompt_variant``, ``context``, ``value``);
+        ``contexts`` maps a cell id to the facts the study's rule passes for it.
+    """
+
+    stem: str
+    title: str
+    metrics: tuple[str, ...]
+    read: Callable[[Sequence[str | Path]], pl.DataFrame]
+    values: Callable[[pl.DataFrame, Mapping[str, Mapping[str, Any]], str], pl.DataFrame]
+
+    @property
+    def figure(self) -> str:
+        """The figure's stem (``results/figures/<stem>.<format>``)."""
+        return self.stem
+
+    @property
+    def page(self) -> str:
+        """The report page with the three tables: ``results/report/<stem>.html``."""
+        return f"results/report/{self.stem}.html"
+
+    @property
+    def tables(self) -> dict[str, str]:
+        """The table files, one per :data:`TABLE_KEYS` entry: per-variant values, variance shares
+        and pairwise orderings (CSV, ``results/tables/<stem>[_shares|_orderings].csv``) and all
+        three as Markdown (``results/tables/<stem>.md``)."""
+        base = f"results/tables/{self.stem}"
+        return {"per_variant": f"{base}.csv", "shares": f"{base}_shares.csv",
+                "orderings": f"{base}_orderings.csv", "markdown": f"{base}.md"}
+
+
+def sensitivity_by_metric(
+    source: SensitivitySource, frame: pl.DataFrame, contexts: Mapping[str, Mapping[str, Any]]
+) -> dict[str, Sensitivity]:
+    """:func:`~coopeval.evaluation.sensitivity.prompt_sensitivity` of every metric of ``source``
+    whose values have a balanced design (a metric without a value under every variant, e.g.
+    CoopEval's Fitness when only Reputation cells ran, is left out)."""
+    out: dict[str, Sensitivity] = {}
+    for metric in source.metrics:
+        values = source.values(frame, contexts, metric)
+        try:
+            out[metric] = prompt_sensitivity(values)
+        except ValueError:
+            continue
+    return out
+
+
+def render_sensitivity_report(
+    source: SensitivitySource,
+    files: Sequence[str | Path],
+    contexts: Mapping[str, Mapping[str, Any]],
+    tables: Mapping[str, str | Path],
+    figure_stem: str | Path,
+    page: str | Path,
+    formats: Sequence[str],
+) -> dict[str, Sensitivity]:
+    """Read the cells' ``files``, compute the sensitivity of every metric of ``source``
+    (:func:`sensitivity_by_metric`) and write the tables, figure and page
+    (:func:`write_sensitivity_report`); returns the results by metric."""
+    results = sensitivity_by_metric(source, source.read(files), contexts)
+    write_sensitivity_report(results, tables, figure_stem, page, formats, source.title)
+    return results

@@ -44,31 +44,16 @@ class FormatEntry:
 
 
 def _coopeval_formats() -> list[AnswerFormat]:
-    from coopeval.decisions import load_taxonomy
-    from coopeval.decisions.formats import (
-        ActionDistribution,
-        ContractDesign,
-        ContractVote,
-        MediatorDesign,
-        MediatorVote,
-        Signature,
-    )
+    from coopeval.decisions.kinds import coopeval_answer_format
     from coopeval.games import GAMES
 
     formats: list[AnswerFormat] = []
     for entry in GAMES:
-        game = entry.game
-        tokens = tuple(game.tokens)
-        formats += [
-            ActionDistribution(tokens),
-            ActionDistribution((*tokens, f"A{len(tokens)}")),  # Mediation: the delegate token
-            MediatorDesign.for_players(game.n_players, tokens),
-            ContractDesign(tokens),
-            MediatorVote.over(game.n_players),
-            ContractVote.over(game.n_players),
-            Signature(),
-        ]
-    formats.append(load_taxonomy().answer_format())
+        tokens, n = tuple(entry.game.tokens), entry.game.n_players
+        delegate = (*tokens, f"A{len(tokens)}")  # Mediation: the action tokens and the delegate token
+        formats += [coopeval_answer_format("action", tokens, n), coopeval_answer_format("action", delegate, n)]
+        formats += [coopeval_answer_format(k, tokens, n) for k in ("mediator_design", "contract_design", "mediator_vote", "contract_vote", "sign")]
+    formats.append(coopeval_answer_format("judge"))
     return formats
 
 

@@ -2,7 +2,7 @@
 
 ``coopeval check-answer --kind K`` runs the decision loop's own parser
 (:func:`coopeval.decisions.parsing.check_answer`) on one answer. CoopEval's kinds are built in
-:mod:`coopeval.cli`; this module builds the answer format of every other study's kind from the
+:mod:`coopeval.decisions.kinds`; this module builds the answer format of every other study's kind from the
 context the kind needs, exactly as the study builds it during a run:
 
 * gossip (docs/protocol/gossip.md#testbeds): the actions of the donation game, PD and market,

@@ -76,13 +76,15 @@ def play_file(cell_path: str, table: str) -> str:
     return f"results/play/{cell_path}/{table}.parquet"
 
 
-def play_table_paths(study: Study, cells: Sequence[Mapping[str, Any]]) -> dict[str, list[str]]:
+def play_table_paths(study: Study, cells: Sequence[Mapping[str, Any]], **outputs: str) -> dict[str, list[str]]:
     """Table → the play job's Parquet file of that table (:func:`play_file`) for every cell of
-    ``study``.
+    ``study``, then each table of ``outputs`` → its one file (a downstream rule's output, e.g.
+    ``comparisons="results/comparisons/gossip.parquet"``).
 
     A study's :meth:`Study.store_inputs` starts from this and adds its downstream tables.
     """
-    return {table: [play_file(cell["path"], table) for cell in cells] for table in study.play_tables}
+    paths = {table: [play_file(cell["path"], table) for cell in cells] for table in study.play_tables}
+    return paths | {table: [path] for table, path in outputs.items()}
 
 
 @dataclass(frozen=True)

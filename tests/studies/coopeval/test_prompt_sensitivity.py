@@ -15,11 +15,14 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from coopeval.evaluation.sensitivity_report import render_sensitivity_report
 from coopeval.games import get_game
 from coopeval.pipeline.config import load_config
-from coopeval.studies.coopeval.analysis.prompt_sensitivity import SENSITIVITY_TABLES, cell_contexts
+from coopeval.studies.coopeval.analysis.prompt_sensitivity import (
+    SENSITIVITY,
+    cell_contexts,
+)
 from coopeval.studies.coopeval.evaluate import evaluate_cell
-from coopeval.studies.coopeval.figures.sensitivity import render_prompt_sensitivity
 from coopeval.studies.coopeval.mechanisms.catalog import mechanism_info
 from coopeval.studies.coopeval.parse import matchup_scores
 from coopeval.studies.coopeval.study import CoopEvalStudy
@@ -43,8 +46,8 @@ def test_bot_paraphrase_run_gives_the_sensitivity_report(tmp_path: Path, monkeyp
         metrics, _ = evaluate_cell(scores, tables["matchups"], ids, has_metagame=not mechanism_info(cell["mechanism"]).population_game)
         files.append(tmp_path / f"{cell['cell_id']}.parquet")
         metrics.write_parquet(files[-1])
-    paths = {name: tmp_path / Path(path).name for name, path in SENSITIVITY_TABLES.items()}
-    results = render_prompt_sensitivity(files, cell_contexts(cells), paths, tmp_path / "prompt_sensitivity", tmp_path / "page.html", ["svg"])
+    paths = {name: tmp_path / Path(path).name for name, path in SENSITIVITY.tables.items()}
+    results = render_sensitivity_report(SENSITIVITY, files, cell_contexts(cells), paths, tmp_path / "prompt_sensitivity", tmp_path / "page.html", ["svg"])
 
     mean = results["Mean"]
     assert mean.contexts_used == 2 * 3 and sorted(mean.models) == ["bot/always-cooperate", "bot/always-defect", "bot/tit-for-tat"]
@@ -101,8 +104,8 @@ def test_a_model_that_reads_the_wording_shows_a_variant_share(tmp_path: Path) ->
         ids = {"cell_id": cell["cell_id"], "source": "ours", "run": "r1", "mechanism": "NoMechanism", "game": tables["matchups"]["game"][0]}
         files.append(tmp_path / f"{cell['cell_id']}.parquet")
         evaluate_cell(scores, tables["matchups"], ids)[0].write_parquet(files[-1])
-    paths = {name: tmp_path / Path(path).name for name, path in SENSITIVITY_TABLES.items()}
-    mean = render_prompt_sensitivity(files, cell_contexts(cells), paths, tmp_path / "fig", tmp_path / "page.html", ["svg"])["Mean"]
+    paths = {name: tmp_path / Path(path).name for name, path in SENSITIVITY.tables.items()}
+    mean = render_sensitivity_report(SENSITIVITY, files, cell_contexts(cells), paths, tmp_path / "fig", tmp_path / "page.html", ["svg"])["Mean"]
     reader = mean.per_variant.filter(pl.col("model") == "mock/reader(IO)")["value"]
     assert reader.n_unique() == 3, reader.to_list()
     defect = mean.per_variant.filter(pl.col("model") == "bot/always-defect")["value"]

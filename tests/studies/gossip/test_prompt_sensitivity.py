@@ -11,11 +11,11 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from coopeval.evaluation.sensitivity_report import render_sensitivity_report
 from coopeval.pipeline.config import load_config, validate_config
 from coopeval.studies.gossip.sensitivity import (
-    GOSSIP_SENSITIVITY_TABLES,
+    SENSITIVITY,
     cell_contexts,
-    render_gossip_sensitivity,
 )
 from coopeval.studies.gossip.study import GossipStudy, model_name
 from tests.helpers import play_study_cell
@@ -35,8 +35,8 @@ def test_bot_paraphrase_run_gives_the_gossip_sensitivity_report(tmp_path: Path, 
         assert stats.calls_made == 0
         files.append(tmp_path / f"{cell['cell_id']}.parquet")
         tables["gossip_run_metrics"].write_parquet(files[-1])
-    paths = {name: tmp_path / Path(path).name for name, path in GOSSIP_SENSITIVITY_TABLES.items()}
-    results = render_gossip_sensitivity(files, cell_contexts(cells, model_name), paths, tmp_path / "fig", tmp_path / "page.html", ["svg"])
+    paths = {name: tmp_path / Path(path).name for name, path in SENSITIVITY.tables.items()}
+    results = render_sensitivity_report(SENSITIVITY, files, cell_contexts(cells, model_name), paths, tmp_path / "fig", tmp_path / "page.html", ["svg"])
 
     coop = results["cooperation ratio"]
     assert coop.contexts_used == 3 and sorted(coop.models) == ["bot/always-cooperate", "bot/always-defect"]

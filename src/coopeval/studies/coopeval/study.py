@@ -20,10 +20,7 @@ from coopeval.studies.base import (
     play_table_paths,
     table_page_file,
 )
-from coopeval.studies.coopeval.analysis.prompt_sensitivity import (
-    SENSITIVITY_FIGURE,
-    SENSITIVITY_PAGE,
-)
+from coopeval.studies.coopeval.analysis.prompt_sensitivity import SENSITIVITY
 from coopeval.studies.coopeval.cells import build_cells, cells_tsv, play_cost
 from coopeval.studies.coopeval.config_checks import check_config
 from coopeval.studies.coopeval.config_schema import config_schema_part
@@ -152,6 +149,6 @@ class CoopEvalStudy:
             for e in table_pages(REPORT_TABLES, mechanisms, games)
         ]
         if len(config.get("prompt_variants", [])) > 1:  # docs/paraphrases.md
-            entries.append(ReportEntry(figure_file(SENSITIVITY_FIGURE, shown), "Prompt sensitivity", "Figure", "prompt_sensitivity.rst"))
-            entries.append(ReportEntry(SENSITIVITY_PAGE, "Prompt sensitivity", "Tables", "prompt_sensitivity_tables.rst"))
+            entries.append(ReportEntry(figure_file(SENSITIVITY.figure, shown), "Prompt sensitivity", "Figure", "prompt_sensitivity.rst"))
+            entries.append(ReportEntry(SENSITIVITY.page, "Prompt sensitivity", "Tables", "prompt_sensitivity_tables.rst"))
         return entries

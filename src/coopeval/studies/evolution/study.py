@@ -167,9 +167,7 @@ class EvolutionStudy:
     def store_inputs(self, config: Mapping[str, Any], cells: Sequence[Mapping[str, Any]]) -> dict[str, list[str]]:
         """The play tables of every cell (generations are summarised in play) and the paired
         comparisons of its models (rule ``evolution_comparisons``)."""
-        inputs = play_table_paths(self, cells)
-        inputs["comparisons"] = [COMPARISONS_OUTPUT]
-        return inputs
+        return play_table_paths(self, cells, comparisons=COMPARISONS_OUTPUT)
 
     def report_entries(self, config: Mapping[str, Any]) -> list[ReportEntry]:
         """Each figure's shown format, the interactive lineage view and the OES page

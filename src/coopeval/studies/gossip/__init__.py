@@ -13,5 +13,9 @@ Spec: ``docs/protocol/gossip.md``; issue 10. One module per concept:
 * :mod:`.metrics` — the docs/protocol/gossip.md#metrics metrics and the attack metrics;
 * :mod:`.rounds` — the round loop of each testbed (docs/protocol/gossip.md#round-loop, #testbeds);
 * :mod:`.conditions`, :mod:`.config` — experimental conditions and the ``gossip:`` config section;
+* :mod:`.population` — who plays a run: seat names and kinds, schedule, the agent per seat;
 * :mod:`.records` — the store tables; :mod:`.study` — :class:`GossipStudy`.
 """
+
+STUDY = "gossip"
+"""The study's name: its registry key, config section, results folder and RNG stream namespace."""

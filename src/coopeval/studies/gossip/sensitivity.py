@@ -16,27 +16,18 @@ from typing import Any
 import polars as pl
 
 from coopeval.core.prompts import BASE_VARIANT
-from coopeval.evaluation.sensitivity import Sensitivity, prompt_sensitivity
-from coopeval.evaluation.sensitivity_report import write_sensitivity_report
+from coopeval.evaluation.sensitivity_report import SensitivitySource
 
-__all__ = ["GOSSIP_SENSITIVITY_FIGURE", "GOSSIP_SENSITIVITY_PAGE", "GOSSIP_SENSITIVITY_TABLES", "SENSITIVITY_METRICS",
-           "cell_contexts", "render_gossip_sensitivity"]
+__all__ = [
+    "SENSITIVITY",
+    "SENSITIVITY_METRICS",
+    "cell_contexts",
+    "read_run_metrics",
+    "sensitivity_values",
+]
 
 SENSITIVITY_METRICS = {"cooperation ratio": "cooperation_ratio_mean", "discounted return": "discounted_return_mean"}
 """Metric title → column of ``gossip_run_metrics``."""
-GOSSIP_SENSITIVITY_FIGURE = "gossip_prompt_sensitivity"
-"""The figure's stem (``results/figures/gossip_prompt_sensitivity.<format>``)."""
-GOSSIP_SENSITIVITY_PAGE = "results/report/gossip_prompt_sensitivity.html"
-"""The report page with the three tables."""
-GOSSIP_SENSITIVITY_TABLES = {
-    "per_variant": "results/tables/gossip_prompt_sensitivity.csv",
-    "shares": "results/tables/gossip_prompt_sensitivity_shares.csv",
-    "orderings": "results/tables/gossip_prompt_sensitivity_orderings.csv",
-    "markdown": "results/tables/gossip_prompt_sensitivity.md",
-}
-"""The tables (keys of :data:`coopeval.evaluation.sensitivity_report.TABLE_KEYS`)."""
-TITLE = "Gossip prompt sensitivity: each population model's metric under each wording"
-
 
 def cell_contexts(cells: Sequence[Mapping[str, Any]], model_name: Any) -> dict[str, dict[str, str]]:
     """cell id → its model's display name (``model_name(entry)``), prompt variant and context
@@ -51,9 +42,10 @@ def cell_contexts(cells: Sequence[Mapping[str, Any]], model_name: Any) -> dict[s
     }
 
 
-def sensitivity_values(run_metrics: pl.DataFrame, contexts: Mapping[str, Mapping[str, str]], column: str) -> pl.DataFrame:
-    """The ``prompt_sensitivity`` input of one ``gossip_run_metrics`` column (rows of cells
-    missing from ``contexts`` are ignored)."""
+def sensitivity_values(run_metrics: pl.DataFrame, contexts: Mapping[str, Mapping[str, Any]], metric: str) -> pl.DataFrame:
+    """The ``prompt_sensitivity`` input of one metric of :data:`SENSITIVITY_METRICS` (rows of
+    cells missing from ``contexts`` are ignored)."""
+    column = SENSITIVITY_METRICS[metric]
     rows = [
         {**{k: contexts[cid][k] for k in ("model", "prompt_variant", "context")}, "value": float(v)}
         for cid, v in zip(run_metrics["cell_id"], run_metrics[column], strict=True)
@@ -63,25 +55,18 @@ def sensitivity_values(run_metrics: pl.DataFrame, contexts: Mapping[str, Mapping
     return pl.DataFrame(rows, schema=schema)
 
 
-def render_gossip_sensitivity(
-    run_metrics_files: Sequence[str | Path],
-    contexts: Mapping[str, Mapping[str, str]],
-    tables: Mapping[str, str | Path],
-    figure_stem: str | Path,
-    page: str | Path,
-    formats: Sequence[str],
-) -> dict[str, Sensitivity]:
-    """Read the cells' ``gossip_run_metrics`` files, compute the sensitivity of each metric of
-    :data:`SENSITIVITY_METRICS` that has a value under every variant, and write the report
-    (:func:`~coopeval.evaluation.sensitivity_report.write_sensitivity_report`)."""
-    frames = [pl.read_parquet(f, columns=["cell_id", *SENSITIVITY_METRICS.values()]) for f in run_metrics_files]
-    run_metrics = pl.concat(frames, how="diagonal_relaxed") if frames else pl.DataFrame(
+def read_run_metrics(files: Sequence[str | Path]) -> pl.DataFrame:
+    """The cells' ``gossip_run_metrics`` files as one frame: the cell id and the columns of
+    :data:`SENSITIVITY_METRICS` (an empty frame with those columns for none)."""
+    frames = [pl.read_parquet(f, columns=["cell_id", *SENSITIVITY_METRICS.values()]) for f in files]
+    return pl.concat(frames, how="diagonal_relaxed") if frames else pl.DataFrame(
         schema={"cell_id": pl.String, **dict.fromkeys(SENSITIVITY_METRICS.values(), pl.Float64)})
-    results = {}
-    for title, column in SENSITIVITY_METRICS.items():
-        try:
-            results[title] = prompt_sensitivity(sensitivity_values(run_metrics, contexts, column))
-        except ValueError:
-            continue
-    write_sensitivity_report(results, tables, figure_stem, page, formats, TITLE)
-    return results
+
+
+SENSITIVITY = SensitivitySource(
+    "gossip_prompt_sensitivity", "Gossip prompt sensitivity: each population model's metric under each wording",
+    tuple(SENSITIVITY_METRICS), read_run_metrics, sensitivity_values,
+)
+"""The gossip report (rule ``gossip_prompt_sensitivity``, :func:`~coopeval.evaluation.sensitivity_report.render_sensitivity_report`):
+``results/tables/gossip_prompt_sensitivity*``, ``results/figures/gossip_prompt_sensitivity.<format>``,
+``results/report/gossip_prompt_sensitivity.html``."""

@@ -28,7 +28,7 @@ import polars as pl
 
 from coopeval.agents.maker import CallStats, DecisionMaker
 from coopeval.agents.protocol import Agent
-from coopeval.agents.registry import agent_name, is_scripted, make_agent
+from coopeval.agents.registry import agent_name, is_scripted
 from coopeval.cache.response_cache import CACHE_SCHEMA_VERSION
 from coopeval.core.charts import report_format
 from coopeval.core.hashing import canonical_json
@@ -38,7 +38,6 @@ from coopeval.core.prompts import (
     check_prompt_variants,
     variant_position,
 )
-from coopeval.core.rng import rng_for
 from coopeval.core.schemas import conform, register_tables
 from coopeval.decisions.parsing import PARSER_VERSION
 from coopeval.studies.base import (
@@ -48,7 +47,7 @@ from coopeval.studies.base import (
     play_table_paths,
     table_page_file,
 )
-from coopeval.studies.gossip.bots import CollusiveAttacker, Max, make_gossip_bot
+from coopeval.studies.gossip import STUDY
 from coopeval.studies.gossip.catalog import CATEGORY, FIGURES, table_entry, table_stems
 from coopeval.studies.gossip.conditions import Condition
 from coopeval.studies.gossip.config import (
@@ -63,18 +62,10 @@ from coopeval.studies.gossip.metrics import (
     market_metrics,
     run_metrics,
 )
-from coopeval.studies.gossip.names import MAX_NAME, agent_names
+from coopeval.studies.gossip.population import population, population_agent, seat_agents
 from coopeval.studies.gossip.records import frame
 from coopeval.studies.gossip.rounds import RunLoop, play_run
-from coopeval.studies.gossip.schedules import (
-    Pair,
-    align_sweep,
-    circle_schedule,
-    market_schedule,
-    max_schedule,
-    random_alternating,
-)
-from coopeval.studies.gossip.sensitivity import GOSSIP_SENSITIVITY_FIGURE, GOSSIP_SENSITIVITY_PAGE
+from coopeval.studies.gossip.sensitivity import SENSITIVITY
 from coopeval.studies.gossip.templates import answer_texts, spec_templates
 from coopeval.studies.gossip.testbeds import Market, Testbed, make_testbed, testbed_entry
 
@@ -96,7 +87,6 @@ MANIFEST_SCHEMA: dict[str, pl.DataType] = {
 }
 """Columns of ``results/gossip_cells.tsv`` (store table ``gossip_cells``), read back with exactly these types."""
 register_tables({"gossip_cells": MANIFEST_SCHEMA})
-STUDY = "gossip"
 
 
 def cell_hash(spec: Mapping[str, Any]) -> str:
@@ -117,14 +107,6 @@ def model_name(entry: Mapping[str, Any]) -> str:
     return agent_name(entry)
 
 
-def population_agent(entry: Mapping[str, Any]) -> Agent:
-    """The agent of a population entry: a scripted model (the registry says which) is built by
-    the study's bot factory (:data:`.bots.GOSSIP_BOT_MODELS`), anything else by the registry."""
-    if is_scripted(str(entry["model"])):
-        return make_gossip_bot(str(entry["model"]))  # type: ignore[return-value]
-    return make_agent(entry)
-
-
 def resolve_testbed(key: str, params: Mapping[str, Any], condition: Condition) -> Testbed:
     """The testbed with the condition's horizon and γ applied."""
     merged = dict(params)
@@ -133,39 +115,6 @@ def resolve_testbed(key: str, params: Mapping[str, Any], condition: Condition) -
     if condition.gamma is not None:
         merged["gamma"] = condition.gamma
     return make_testbed(key, **merged)
-
-
-def population(testbed: Testbed, condition: Condition, seed: int, replicate: int, matching: str) -> tuple[tuple[str, ...], dict[str, str], list[Pair]]:
-    """Names in seat order, kind per name and the schedule of one run.
-
-    * Max (docs/protocol/gossip.md#greedy-defector): n − 1 agents plus ``Max`` in the last seat; only Max's interactions are played.
-    * Collusive attackers (docs/protocol/gossip.md#collusive-attackers): two seats drawn from the named stream ``"attackers"``.
-    * Schedules: donation/trust ``align_sweep`` or ``random_alternating`` (stream ``"matching"``);
-      PD the circle method under ``align_sweep``, else a random alternating order; market always
-      a seeded shuffle of all seller–buyer pairs.
-    """
-    key = testbed.key
-    schedule_kind = testbed_entry(key).schedule
-    stream = lambda purpose: rng_for(seed, STUDY, key, replicate, purpose)  # noqa: E731
-    n = testbed.n
-    if condition.attacker == "max":
-        names = (*agent_names(n)[: n - 1], MAX_NAME) if n - 1 >= 2 else (agent_names(2)[0], MAX_NAME)
-        kinds = dict.fromkeys(names, "honest")
-        kinds[MAX_NAME] = "max"
-        return names, kinds, max_schedule(len(names) - 1, len(names) - 1, pd=schedule_kind == "circle")
-    names = agent_names(n)
-    kinds = dict.fromkeys(names, "honest")
-    if condition.attacker == "collusive":
-        for seat in sorted(int(s) for s in stream("attackers").choice(n, size=2, replace=False)):
-            kinds[names[seat]] = "attacker"
-    if schedule_kind == "bipartite":
-        sellers = testbed.n_sellers
-        schedule = market_schedule(range(sellers), range(sellers, n), stream("matching"))
-    elif matching == "align_sweep":
-        schedule = circle_schedule(n) if schedule_kind == "circle" else align_sweep(n)
-    else:
-        schedule = random_alternating(n, stream("matching"))
-    return names, kinds, schedule
 
 
 COMPARISONS_OUTPUT = "results/comparisons/gossip.parquet"
@@ -240,9 +189,7 @@ class GossipStudy:
     def store_inputs(self, config: Mapping[str, Any], cells: Sequence[Mapping[str, Any]]) -> dict[str, list[str]]:
         """The play tables of every cell (the round metrics come out of play) and the paired
         comparisons of its models (rule ``gossip_comparisons``)."""
-        inputs = play_table_paths(self, cells)
-        inputs["comparisons"] = [COMPARISONS_OUTPUT]
-        return inputs
+        return play_table_paths(self, cells, comparisons=COMPARISONS_OUTPUT)
 
     def report_entries(self, config: Mapping[str, Any]) -> list[ReportEntry]:
         """Every figure (the shown format) and the Tables 1-2 page of each configured testbed,
@@ -254,8 +201,8 @@ class GossipStudy:
             page = table_entry(stem)
             entries.append(ReportEntry(table_page_file(stem), CATEGORY, page.subcategory, page.caption))
         if len(config.get("prompt_variants", [])) > 1:  # docs/paraphrases.md
-            entries.append(ReportEntry(figure_file(GOSSIP_SENSITIVITY_FIGURE, shown), CATEGORY, "Prompt sensitivity", "gossip_prompt_sensitivity.rst"))
-            entries.append(ReportEntry(GOSSIP_SENSITIVITY_PAGE, CATEGORY, "Prompt sensitivity", "gossip_prompt_sensitivity_tables.rst"))
+            entries.append(ReportEntry(figure_file(SENSITIVITY.figure, shown), CATEGORY, "Prompt sensitivity", "gossip_prompt_sensitivity.rst"))
+            entries.append(ReportEntry(SENSITIVITY.page, CATEGORY, "Prompt sensitivity", "gossip_prompt_sensitivity_tables.rst"))
         return entries
 
     # -- resources ---------------------------------------------------------------------------
@@ -365,14 +312,7 @@ class GossipStudy:
         entry = spec["model"]
         mname = model_name(entry)
         pop_agent = agents[mname] if agents and mname in agents else population_agent(entry)
-        cast: dict[str, Agent] = {}
-        for name in names:
-            if kinds[name] == "max":
-                cast[name] = Max()  # type: ignore[assignment]
-            elif kinds[name] == "attacker":
-                cast[name] = CollusiveAttacker()  # type: ignore[assignment]
-            else:
-                cast[name] = pop_agent
+        cast = seat_agents(names, kinds, pop_agent)
         run_label = f"{spec['testbed']}/{cond.name}/r{replicate}"
         loop = RunLoop(
             testbed, cond, names, cast, kinds, schedule, maker, prompts, seed, replicate, matching,
@@ -419,8 +359,3 @@ class GossipStudy:
             data = pl.DataFrame([{**shared_ids, **r} for r in rows], infer_schema_length=None) if rows else pl.DataFrame()
             tables[table] = conform(table, data)
         return tables
-
-
-def is_nan(x: object) -> bool:
-    """True for a float NaN (helper for tables that footnote NaN Gini)."""
-    return isinstance(x, float) and math.isnan(x)

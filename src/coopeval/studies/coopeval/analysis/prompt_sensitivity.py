@@ -11,39 +11,26 @@ every wording. Values are normalised per game, (x − NE) / (coop − NE)
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import polars as pl
 
 from coopeval.core.prompts import BASE_VARIANT
-from coopeval.evaluation.sensitivity import Sensitivity, prompt_sensitivity
+from coopeval.evaluation.sensitivity_report import SensitivitySource
 from coopeval.games import get_game
 from coopeval.studies.coopeval.tables.metrics import LLM_AVERAGE
 
 __all__ = [
-    "SENSITIVITY_FIGURE",
+    "SENSITIVITY",
     "SENSITIVITY_METRICS",
-    "SENSITIVITY_PAGE",
-    "SENSITIVITY_TABLES",
     "cell_contexts",
-    "sensitivity_by_metric",
+    "read_metrics",
     "sensitivity_values",
 ]
 
 SENSITIVITY_METRICS = ("Mean", "Fitness")
 """The metrics compared across wordings (normalised per game)."""
-SENSITIVITY_FIGURE = "prompt_sensitivity"
-"""The figure's stem (``results/figures/prompt_sensitivity.<format>``)."""
-SENSITIVITY_PAGE = "results/report/prompt_sensitivity.html"
-"""The report page with the three tables."""
-SENSITIVITY_TABLES = {
-    "per_variant": "results/tables/prompt_sensitivity.csv",
-    "shares": "results/tables/prompt_sensitivity_shares.csv",
-    "orderings": "results/tables/prompt_sensitivity_orderings.csv",
-    "markdown": "results/tables/prompt_sensitivity.md",
-}
-"""The sensitivity tables: per-variant values, variance shares, pairwise orderings (CSV) and all three as Markdown."""
-
 
 def cell_contexts(cells: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
     """cell id → its prompt variant, context label and game (key and parameters), the facts the
@@ -79,14 +66,17 @@ def sensitivity_values(metrics: pl.DataFrame, contexts: Mapping[str, Mapping[str
     return pl.DataFrame(out, schema=schema)
 
 
-def sensitivity_by_metric(metrics: pl.DataFrame, contexts: Mapping[str, Mapping[str, Any]]) -> dict[str, Sensitivity]:
-    """:func:`prompt_sensitivity` of every metric in :data:`SENSITIVITY_METRICS` that has a
-    balanced design (e.g. Fitness is missing when only Reputation cells ran)."""
-    out = {}
-    for metric in SENSITIVITY_METRICS:
-        values = sensitivity_values(metrics, contexts, metric)
-        try:
-            out[metric] = prompt_sensitivity(values)
-        except ValueError:
-            continue
-    return out
+def read_metrics(files: Sequence[str | Path]) -> pl.DataFrame:
+    """The cells' ``metrics`` files as one frame (an empty frame with their columns for none)."""
+    frames = [pl.read_parquet(f) for f in files]
+    empty = pl.DataFrame(schema={"cell_id": pl.String, "agent": pl.String, "metric": pl.String, "value": pl.Float64})
+    return pl.concat(frames, how="diagonal_relaxed") if frames else empty
+
+
+SENSITIVITY = SensitivitySource(
+    "prompt_sensitivity", "CoopEval prompt sensitivity: each agent's normalised metric under each wording",
+    SENSITIVITY_METRICS, read_metrics, sensitivity_values,
+)
+"""CoopEval's report (rule ``prompt_sensitivity``, :func:`~coopeval.evaluation.sensitivity_report.render_sensitivity_report`):
+``results/tables/prompt_sensitivity*``, ``results/figures/prompt_sensitivity.<format>``,
+``results/report/prompt_sensitivity.html``."""

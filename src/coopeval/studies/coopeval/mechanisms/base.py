@@ -17,7 +17,7 @@ from coopeval.agents.protocol import Agent
 from coopeval.agents.recorder import record_decision
 from coopeval.core.prompts import PromptLibrary
 from coopeval.core.rng import rng_for, sample_action, seed_int_for
-from coopeval.decisions.formats import AnswerFormat
+from coopeval.decisions.formats import ActionDistribution, AnswerFormat
 from coopeval.games.base import Game
 from coopeval.studies.coopeval.mechanisms.catalog import MechanismInfo
 
@@ -51,6 +51,13 @@ PLAYED_COLUMNS: dict[str, Any] = {
 }
 """The ``decisions`` columns of a played move (the uniform draw, sampled action, its token,
 points after and before contracts, mediation), null until the move resolves."""
+
+
+def played_columns(draw: float, action: int, token: str, points: float, base_points: float, mediated: bool) -> dict[str, Any]:
+    """The :data:`PLAYED_COLUMNS` of one seat's resolved move: the uniform ``draw``, the base
+    ``action`` index and its ``token``, ``points`` after and ``base_points`` before contracts,
+    and whether the move was ``mediated``."""
+    return {"draw": draw, "action": action, "action_token": token, "points": points, "base_points": base_points, "mediated": mediated}
 
 
 @dataclass
@@ -125,6 +132,20 @@ class Mechanism:
         raise NotImplementedError
 
 
+class DiscountedRounds(Mechanism):
+    """A mechanism that plays ``num_rounds`` T rounds and weighs them by ``discount`` δ, both
+    read from the cell's parameters (Repetition, Reputation;
+    docs/protocol/tournament.md#delta-weighted-score)."""
+
+    def num_rounds(self, ctx: CellContext) -> int:
+        """T, the rounds every matchup (or the population) plays."""
+        return int(self.params(ctx).num_rounds)
+
+    def discount(self, ctx: CellContext) -> float:
+        """δ, shown as the continuation probability and used for the δ-weighted score."""
+        return float(self.params(ctx).discount)
+
+
 def others_description(ctx: CellContext) -> str:
     """'one other player' / '2 other players' (templates ``others_one`` / ``others_many``)."""
     n = ctx.game.n_players
@@ -150,6 +171,13 @@ def action_instruction(ctx: CellContext, tokens: tuple[str, ...]) -> str:
     example = "{" + ", ".join(f'"{t}": <INT>' for t in tokens) + "}"
     note = ctx.prompts.render("action_output_every") if len(tokens) > 2 else ""
     return ctx.prompts.render("action_output", token_list=token_list, example=example, extra_note=note)
+
+
+def action_prompt(ctx: CellContext, seat: int, sections: Sequence[str], tokens: tuple[str, ...]) -> str:
+    """The action prompt body of the reader at 0-based ``seat``: the game section, the mechanism
+    ``sections`` and the action instruction over ``tokens``, separated by blank lines (without
+    the style instruction; docs/protocol/answers.md#prompt-content)."""
+    return "\n\n".join([game_section(ctx, seat), *sections, action_instruction(ctx, tokens)])
 
 
 def continuation_percent(delta: float, truncate: bool = False) -> int:
@@ -256,3 +284,37 @@ async def decide_simultaneously(
         return SimultaneousMove(outcomes, None, None)
     sampled = [draw_action(ctx, positions[seat], outcome.parsed or {}, fmt.keys) for seat, outcome in enumerate(outcomes)]
     return SimultaneousMove(outcomes, [action for _, action in sampled], [draw for draw, _ in sampled])
+
+
+async def play_base_round(
+    ctx: CellContext,
+    mechanism: str,
+    seated: Sequence[Agent],
+    round_: int,
+    bodies: Sequence[str],
+    states: Sequence[Mapping[str, Any]],
+    records: CellRecords,
+    matchups: Sequence[str],
+    **columns: Any,
+) -> tuple[list[int], tuple[float, ...]] | None:
+    """Play one simultaneous move of the base game with no mediation or contract (Repetition,
+    Reputation; docs/protocol/answers.md#prompt-content, #sampling): ask every seat (prompt
+    ``bodies[seat]``, bot state ``states[seat]``), sample, score with the game's payoffs and
+    append one ``decisions`` row per seat under ``matchups[seat]`` (``columns``: further
+    CoopEval columns, e.g. ``match_id``).
+
+    Returns the sampled action indices and payoffs in seat order, or None when a decision
+    failed (the move is void: its rows carry no action and no points).
+    """
+    game = ctx.game
+    fmt = ActionDistribution(game.tokens)
+    positions = [position(ctx, mechanism, seated, round_, seat, "action") for seat in range(game.n_players)]
+    move = await decide_simultaneously(ctx, seated, bodies, fmt, positions, states)
+    actions, draws = move.drawn, move.draws
+    payoffs = None if actions is None else game.payoffs(tuple(actions))
+    for seat, (agent, outcome) in enumerate(zip(seated, move.outcomes, strict=True)):
+        played: dict[str, Any] = dict(columns)
+        if actions is not None and draws is not None and payoffs is not None:
+            played |= played_columns(draws[seat], actions[seat], fmt.keys[actions[seat]], payoffs[seat], payoffs[seat], False)
+        records.record(outcome, agent, fmt, matchups[seat], round_, seat, **played)
+    return None if actions is None or payoffs is None else (actions, payoffs)

@@ -42,11 +42,12 @@ from coopeval.decisions.formats import ActionDistribution, AnswerFormat, Approva
 from coopeval.studies.coopeval.mechanisms.base import (
     CellContext,
     CellRecords,
-    action_instruction,
+    action_prompt,
     bot_state,
     decide_simultaneously,
     game_section,
     matchup_id,
+    played_columns,
     position,
     provider_seed,
 )
@@ -320,7 +321,7 @@ class DesignVoteMechanism(RepeatedPlay):
         move = await decide_simultaneously(
             ctx,
             seated,
-            ["\n\n".join([game_section(ctx, seat), sections[seat], action_instruction(ctx, tokens)]) for seat in range(n)],
+            [action_prompt(ctx, seat, [sections[seat]], tokens) for seat in range(n)],
             fmt,
             positions,
             states,
@@ -331,13 +332,8 @@ class DesignVoteMechanism(RepeatedPlay):
             extra: dict[str, Any] = {}
             if resolved is not None and draws is not None:
                 actions, points, base_points, mediated = resolved
-                extra = {
-                    "draw": draws[seat],
-                    "action": actions[seat],
-                    "action_token": ctx.game.tokens[actions[seat]],
-                    "points": points[seat],
-                    "base_points": base_points[seat],
-                    "mediated": mediated[seat],
-                }
+                extra = played_columns(
+                    draws[seat], actions[seat], ctx.game.tokens[actions[seat]], points[seat], base_points[seat], mediated[seat]
+                )
             records.record(outcome, agent, fmt, mid, 1, seat, **extra)
         return "failed" if resolved is None else "complete"

@@ -12,23 +12,21 @@ from __future__ import annotations
 import asyncio
 import itertools
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from coopeval.agents.progress import Progress
 from coopeval.agents.protocol import Agent
 from coopeval.agents.seats import seat_agent
-from coopeval.decisions.formats import ActionDistribution
 from coopeval.studies.coopeval.mechanisms.base import (
     CellContext,
     CellRecords,
+    DiscountedRounds,
     Mechanism,
-    action_instruction,
+    action_prompt,
     bot_state,
     continuation_percent,
-    decide_simultaneously,
-    game_section,
     matchup_id,
-    position,
+    play_base_round,
 )
 
 
@@ -72,38 +70,25 @@ class RepeatedPlay(Mechanism):
         """Play one matchup, append its rows, and return its status (complete | failed)."""
         game = ctx.game
         mid = matchup_id(seated)
-        fmt = ActionDistribution(game.tokens)
+        tokens = game.tokens
         history: list[list[int]] = []
         status = "complete"
         n_rounds = self.num_rounds(ctx)
         for round_ in range(1, n_rounds + 1):
-            positions = [position(ctx, self.name, seated, round_, seat, "action") for seat in range(game.n_players)]
-            move = await decide_simultaneously(
+            played = await play_base_round(
                 ctx,
+                self.name,
                 seated,
-                [self.prompt(ctx, seat, round_, history, fmt.keys) for seat in range(game.n_players)],
-                fmt,
-                positions,
+                round_,
+                [self.prompt(ctx, seat, round_, history, tokens) for seat in range(game.n_players)],
                 [bot_state(ctx, seat, [a for _, a in self.shown_rounds(ctx, history)]) for seat in range(game.n_players)],
+                records,
+                [mid] * game.n_players,
             )
-            outcomes, actions, draws = move.outcomes, move.drawn, move.draws
-            payoffs = None if actions is None else game.payoffs(tuple(actions))
-            for seat, (agent, outcome) in enumerate(zip(seated, outcomes, strict=True)):
-                extra: dict[str, Any] = {}
-                if actions is not None and draws is not None and payoffs is not None:
-                    extra = {
-                        "draw": draws[seat],
-                        "action": actions[seat],
-                        "action_token": fmt.keys[actions[seat]],
-                        "points": payoffs[seat],
-                        "base_points": payoffs[seat],
-                        "mediated": False,
-                    }
-                records.record(outcome, agent, fmt, mid, round_, seat, **extra)
-            if actions is None:
+            if played is None:
                 status = "failed"  # a failed decision ends only its own matchup (docs/protocol/answers.md#re-asks)
                 break
-            history.append(actions)
+            history.append(played[0])
         records.matchups.append(
             {
                 "matchup_id": mid,
@@ -117,12 +102,8 @@ class RepeatedPlay(Mechanism):
 
     def prompt(self, ctx: CellContext, seat: int, round_: int, history: Sequence[Sequence[int]], tokens: tuple[str, ...]) -> str:
         """The action prompt body (without the style instruction; docs/protocol/answers.md#prompt-content)."""
-        parts = [game_section(ctx, seat)]
         section = self.section(ctx, seat, round_, history)
-        if section:
-            parts.append(section)
-        parts.append(action_instruction(ctx, tokens))
-        return "\n\n".join(parts)
+        return action_prompt(ctx, seat, [section] if section else [], tokens)
 
 
 class NoMechanism(RepeatedPlay):
@@ -130,7 +111,7 @@ class NoMechanism(RepeatedPlay):
 
 
 
-class Repetition(RepeatedPlay):
+class Repetition(DiscountedRounds, RepeatedPlay):
     """Repeated play with the same partners (CoopEval docs/protocol/answers.md#prompt-content; docs/protocol/mechanisms.md#repetition).
 
     Parameters (``ctx.params``): ``num_rounds`` T (15), ``discount`` δ (0.8; shown as the
@@ -143,12 +124,6 @@ class Repetition(RepeatedPlay):
         "repetition", "history_empty", "history_header", "history_round", "history_move", "history_move_you",
         "repetition_partners_one", "repetition_partners_many", "repetition_them_one", "repetition_them_many",
     )
-
-    def num_rounds(self, ctx: CellContext) -> int:
-        return int(self.params(ctx).num_rounds)
-
-    def discount(self, ctx: CellContext) -> float:
-        return float(self.params(ctx).discount)
 
     def section(self, ctx: CellContext, seat: int, round_: int, history: Sequence[Sequence[int]]) -> str:
         n = ctx.game.n_players

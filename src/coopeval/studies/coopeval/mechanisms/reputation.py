@@ -38,10 +38,6 @@ in that round by the agent now seated at s (the reader's own action at its own s
 active agent played every past round, in its fixed seat). Tit-for-tat thus answers the current
 co-players' last known actions and grim-trigger punishes a co-player that defected anywhere in
 the window: the bots see no more than the prompt shows.
-
-Length: one module on purpose (about 410 lines): the history view, the matching and the
-round loop share the population's seat ids and window, and splitting them would pass that
-state across modules.
 """
 
 from __future__ import annotations
@@ -55,18 +51,15 @@ from coopeval.agents.progress import Progress
 from coopeval.agents.protocol import Agent
 from coopeval.agents.seats import seat_agent
 from coopeval.core.rng import rng_for
-from coopeval.decisions.formats import ActionDistribution
 from coopeval.studies.coopeval.mechanisms.base import (
     CellContext,
     CellRecords,
-    Mechanism,
-    action_instruction,
+    DiscountedRounds,
+    action_prompt,
     bot_state,
     continuation_percent,
-    decide_simultaneously,
-    game_section,
     others_description,
-    position,
+    play_base_round,
 )
 from coopeval.studies.coopeval.mechanisms.catalog import MechanismInfo
 
@@ -231,7 +224,7 @@ class HistoryView:
         return "\n".join([header, *lines])
 
 
-class ReputationFirstOrder(Mechanism):
+class ReputationFirstOrder(DiscountedRounds):
     """Reputation− (CoopEval docs/protocol/answers.md#prompt-content; docs/protocol/mechanisms.md#reputation): random re-matching with first-order histories.
 
     Parameters (``ctx.params``): ``num_rounds`` T (15), ``discount`` δ (0.8; shown as the
@@ -251,12 +244,6 @@ class ReputationFirstOrder(Mechanism):
         """Also the nested-history templates when ``max_recursion_depth`` > 1."""
         nested = int(info.parse_params(params).max_recursion_depth) > 1
         return super().prompt_templates(info, params) | ({"reputation_nesting", "reputation_earlier"} if nested else set())
-
-    def num_rounds(self, ctx: CellContext) -> int:
-        return int(self.params(ctx).num_rounds)
-
-    def discount(self, ctx: CellContext) -> float:
-        return float(self.params(ctx).discount)
 
     def lookup_depth(self, ctx: CellContext) -> int:
         return int(self.params(ctx).lookup_depth)
@@ -295,7 +282,7 @@ class ReputationFirstOrder(Mechanism):
             nesting_note=ctx.prompts.render("reputation_nesting") if depth > 1 else "",
             histories="\n\n".join(blocks),
         )
-        return "\n\n".join([game_section(ctx, seat), section, action_instruction(ctx, ctx.game.tokens)])
+        return action_prompt(ctx, seat, [section], ctx.game.tokens)
 
     def bot_history(
         self, ctx: CellContext, matches_of: dict[int, list[Match]], round_: int, members: Sequence[int]
@@ -325,41 +312,25 @@ class ReputationFirstOrder(Mechanism):
         n_rounds = self.num_rounds(ctx)
         label = ctx.label or f"{self.name}/{game.name}"
         progress = Progress(label, n_rounds * len(ctx.agents), ctx.maker, unit="matches")
-        fmt = ActionDistribution(game.tokens)
 
         async def play_match(round_: int, index: int, members: tuple[int, ...]) -> Match | None:
             seated = [by_uid[u].agent for u in members]
-            mid = f"r{round_}m{index}"
-            positions = [
-                position(ctx, self.name, seated, round_, seat, "action") for seat in range(n)
-            ]
             history = self.bot_history(ctx, matches_of, round_, members)
-            move = await decide_simultaneously(
+            played = await play_base_round(
                 ctx,
+                self.name,
                 seated,
+                round_,
                 [self.prompt(ctx, population, matches_of, round_, members, seat) for seat in range(n)],
-                fmt,
-                positions,
                 [bot_state(ctx, seat, history, round=round_) for seat in range(n)],
+                records,
+                [by_uid[uid].name for uid in members],
+                match_id=f"r{round_}m{index}",
             )
-            outcomes, actions, draws = move.outcomes, move.drawn, move.draws
-            payoffs = None if actions is None else game.payoffs(tuple(actions))
-            for seat, (uid, outcome) in enumerate(zip(members, outcomes, strict=True)):
-                extra: dict[str, Any] = {"match_id": mid}
-                if actions is not None and draws is not None and payoffs is not None:
-                    extra |= {
-                        "draw": draws[seat],
-                        "action": actions[seat],
-                        "action_token": fmt.keys[actions[seat]],
-                        "points": payoffs[seat],
-                        "base_points": payoffs[seat],
-                        "mediated": False,
-                    }
-                name = by_uid[uid].name
-                records.record(outcome, seated[seat], fmt, name, round_, seat, **extra)
-            progress.step(failed=payoffs is None)
-            if actions is None or payoffs is None:
+            progress.step(failed=played is None)
+            if played is None:
                 return None
+            actions, payoffs = played
             return Match(round_, index, tuple(members), tuple(actions), tuple(payoffs))
 
         for round_ in range(1, n_rounds + 1):
