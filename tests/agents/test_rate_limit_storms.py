@@ -133,3 +133,18 @@ def test_the_simulated_provider_cuts_prompts_past_its_window_and_the_client_refu
         server.close()
     assert short.status == "ok" and short.attempts[0]["prompt_tokens"] < 40
     assert long.status == "failed" and "reports 40 prompt tokens" in long.error
+
+
+def test_the_embedded_model_has_a_traffic_row_and_scripted_bots_none() -> None:
+    # A default run calls only the embedded model (in process: no cap, in_flight not tracked)
+    # and bots; the summary still lists the provider with its calls, refusals and retries.
+    def row(model: str, cache_hit: bool, retries: int = 0) -> dict[str, object]:
+        return {"model": model, "cache_hit": cache_hit, "rate_limited": 0, "transport_retries": retries,
+                "in_flight": 0, "in_flight_limit": 0, "in_flight_cap": 0}
+
+    frame = pl.DataFrame(
+        [row("local/smollm2-135m", False), row("local/smollm2-135m", False, retries=1),
+         row("local/smollm2-135m", True), row("bot/tit-for-tat", False), row("bot/always-defect", False)]
+    )
+    traffic = provider_traffic(frame)
+    assert traffic.rows() == [("local", 2, 0, 1, None, None, None, "")]

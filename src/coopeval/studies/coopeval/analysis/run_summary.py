@@ -130,8 +130,10 @@ def provider_traffic(llm_calls: pl.DataFrame) -> pl.DataFrame:
     (failed attempts of any class), ``max_in_flight`` (the most attempts in flight in one job),
     ``cap`` (the configured cap), ``lowest_limit`` (the lowest adaptive limit a call was sent
     under; :mod:`coopeval.agents.adaptive`) and ``note``, which says when the cap is above what
-    the provider accepts (any refusal). Columns absent from older stores count 0; only rows
-    with a cap (calls under an adaptive limit) are counted."""
+    the provider accepts (any refusal). Every provider that made calls has a row, scripted bots
+    excepted; an in-process provider (the embedded model: no cap, one call at a time per job,
+    ``in_flight`` not tracked) shows ``max_in_flight``, ``cap`` and ``lowest_limit`` as null.
+    Columns absent from older stores count 0."""
     schema = {
         "provider": pl.String,
         "calls": pl.Int64,
@@ -144,7 +146,10 @@ def provider_traffic(llm_calls: pl.DataFrame) -> pl.DataFrame:
     }
     if llm_calls.height == 0 or "in_flight_cap" not in llm_calls.columns:
         return pl.DataFrame(schema=schema)
-    made = llm_calls.filter(~pl.col("cache_hit").fill_null(False) & (pl.col("in_flight_cap").fill_null(0) > 0))
+    from coopeval.agents.registry import is_scripted
+
+    scripted = [m for m in llm_calls["model"].unique().to_list() if m is not None and is_scripted(m)]
+    made = llm_calls.filter(~pl.col("cache_hit").fill_null(False) & ~pl.col("model").is_in(scripted))
     if made.height == 0:
         return pl.DataFrame(schema=schema)
     frame = (
@@ -154,9 +159,9 @@ def provider_traffic(llm_calls: pl.DataFrame) -> pl.DataFrame:
             pl.len().cast(pl.Int64).alias("calls"),
             pl.col("rate_limited").sum().cast(pl.Int64).alias("refused"),
             pl.col("transport_retries").sum().cast(pl.Int64).alias("retries"),
-            pl.col("in_flight").max().cast(pl.Int64).alias("max_in_flight"),
-            pl.col("in_flight_cap").max().cast(pl.Int64).alias("cap"),
-            pl.col("in_flight_limit").min().cast(pl.Int64).alias("lowest_limit"),
+            _tracked("in_flight").max().cast(pl.Int64).alias("max_in_flight"),
+            _tracked("in_flight_cap").max().cast(pl.Int64).alias("cap"),
+            _tracked("in_flight_limit").min().cast(pl.Int64).alias("lowest_limit"),
         )
     )
     note = (
@@ -173,6 +178,11 @@ def provider_traffic(llm_calls: pl.DataFrame) -> pl.DataFrame:
         .alias("note")
     )
     return frame.with_columns(note).select(list(schema)).sort("provider")
+
+
+def _tracked(column: str) -> pl.Expr:
+    """``column`` where the call went through an in-flight limit (cap > 0), else null."""
+    return pl.when(pl.col("in_flight_cap") > 0).then(pl.col(column))
 
 
 def judge_summary(judgements: pl.DataFrame) -> pl.DataFrame:

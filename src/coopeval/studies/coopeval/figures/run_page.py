@@ -226,7 +226,7 @@ def render_run_summary(
         frame_to_html(structured_validity(t["llm_calls"]), "no calls"),
         "<h2>Provider traffic</h2>",
         "<p>Calls made per provider: requests refused with 429, retries, the most in flight in one job, the configured cap and the lowest adaptive limit.</p>",
-        frame_to_html(provider_traffic(t["llm_calls"]), "no calls to a remote provider"),
+        frame_to_html(provider_traffic(t["llm_calls"]), "no calls to a model provider"),
         f"<h2>Judge ({n_judge_failed} failed judgements)</h2>",
     ]
     if judge:
