@@ -110,8 +110,60 @@ def coopeval_board(con: duckdb.DuckDBPyConnection, tables: set[str]) -> dict[str
         FROM wide GROUP BY GROUPING SETS ((mechanism, game, agent), (mechanism, agent))
         ORDER BY mechanism, game, mean_mean DESC NULLS LAST, agent"""
     found = rows(con, sql)
-    note = "Mean payoff, replicator Fitness and deviation rating per cell (docs/protocol/evaluation.md); mean over replicates, or over games and replicates for 'all games'; ± 95 % normal interval."
-    return _board([("mechanism", "mechanism"), ("game", "game"), ("agent", "agent")], metrics, found, note)
+    groups = _tie_groups(con, tables, found)
+    note = (
+        "Mean payoff, replicator Fitness and deviation rating per cell (docs/protocol/evaluation.md); mean over replicates, or over games "
+        "and replicates for 'all games'; ± 95 % normal interval. Tie groups: agents sharing a letter do not differ significantly "
+        "(paired comparisons of the store's comparisons table, the same letters as the result tables; docs/comparisons.md)."
+    )
+    board = _board([("mechanism", "mechanism"), ("game", "game"), ("agent", "agent")], metrics, found, note)
+    for row, letters in zip(board["rows"], groups, strict=True):
+        row.update(letters)
+    board["columns"] += [{"key": f"{key}_group", "label": f"{label} group", "metric": False} for key, label in TIE_GROUP_METRICS]
+    return board
+
+
+TIE_GROUP_METRICS = (("mean", "Mean"), ("fitness", "Fitness"))
+"""Board metrics with tie groups (the metrics the workflow compares in pairs)."""
+
+
+def _tie_groups(con: duckdb.DuckDBPyConnection, tables: set[str], found: list[dict[str, Any]]) -> list[dict[str, str | None]]:
+    """Per board row, the tie-group letters of Mean and Fitness (None where not compared).
+
+    The letters are the result tables' (:mod:`coopeval.studies.coopeval.tables.tie_groups`), from
+    the same ``comparisons`` rows: scope ``"<mechanism>/<game>"``, ``"<mechanism>/All"`` for the
+    'all games' rows, agents ranked by the value shown.
+    """
+    import polars as pl
+
+    from coopeval.studies.coopeval.tables.tie_groups import attach_tie_groups, tie_groups_from
+
+    out: list[dict[str, str | None]] = [{f"{key}_group": None for key, _ in TIE_GROUP_METRICS} for _ in found]
+    if "comparisons" not in tables:
+        return out
+    groups = tie_groups_from(pl.from_arrow(con.sql("SELECT * FROM comparisons").arrow()))  # type: ignore[arg-type]
+    for key, metric in TIE_GROUP_METRICS:
+        ranked = []
+        for i, r in enumerate(found):
+            game = "All" if r["game"] == "all games" else r["game"]
+            ranked.append({"i": i, "mechanism": r["mechanism"], "game": game, "metric": metric, "agent": r["agent"], "value": r[f"{key}_mean"]})
+        for scope_rows in _by_scope(ranked):
+            order = sorted((x for x in scope_rows if x["value"] is not None), key=lambda x: -x["value"])
+            for rank, x in enumerate(order, start=1):
+                x["rank"] = rank
+            for x in scope_rows:
+                x.setdefault("rank", None)
+        attach_tie_groups(ranked, groups, sorted({str(x["agent"]) for x in ranked}))
+        for x in ranked:
+            out[x["i"]][f"{key}_group"] = x["tie_group"]
+    return out
+
+
+def _by_scope(ranked: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    scopes: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for x in ranked:
+        scopes.setdefault((x["mechanism"], x["game"]), []).append(x)
+    return list(scopes.values())
 
 
 def gossip_board(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:

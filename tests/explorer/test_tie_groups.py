@@ -1,0 +1,52 @@
+"""The CoopEval leaderboard shows the result tables' tie groups, read from the store's comparisons."""
+
+from __future__ import annotations
+
+import duckdb
+
+from coopeval.explorer.overview import coopeval_board
+from tests.explorer.fake_store import make_store
+
+
+def _comparison(scope: str, metric: str, p_adjusted: float | None) -> dict[str, object]:
+    return {"study": "coopeval", "scope": scope, "metric": metric, "a": "model-x", "b": "model-y", "p_adjusted": p_adjusted, "correction": "holm"}
+
+
+def test_letters_follow_the_significant_pairs_of_each_scope(tmp_path) -> None:
+    path = make_store(tmp_path / "coopeval.duckdb")
+    con = duckdb.connect(str(path))
+    try:
+        rows = [
+            _comparison("Repetition/prisoners_dilemma", "Mean", 0.01),  # significant: x (2.0) 'a', y (1.0) 'b'
+            _comparison("Repetition/stag_hunt", "Mean", 0.40),  # not significant: both 'a'
+            _comparison("Repetition/All", "Mean", None),  # fewer than 2 clusters: not significant
+        ]
+        con.execute("DELETE FROM comparisons")
+        for r in rows:
+            names = ", ".join(r)
+            con.execute(f"INSERT INTO comparisons ({names}) VALUES ({', '.join('?' for _ in r)})", list(r.values()))
+        tables = {t for (t,) in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+        board = coopeval_board(con, tables)
+    finally:
+        con.close()
+    got = {(r["game"], r["agent"]): (r["mean_group"], r["fitness_group"]) for r in board["rows"]}
+    assert got == {
+        ("prisoners_dilemma", "model-x"): ("a", None),
+        ("prisoners_dilemma", "model-y"): ("b", None),
+        ("stag_hunt", "model-x"): ("a", None),
+        ("stag_hunt", "model-y"): ("a", None),
+        ("all games", "model-x"): ("a", None),
+        ("all games", "model-y"): ("a", None),
+    }
+    assert [c["label"] for c in board["columns"]][-2:] == ["Mean group", "Fitness group"]
+
+
+def test_a_store_without_comparisons_has_no_letters(tmp_path) -> None:
+    path = make_store(tmp_path / "coopeval.duckdb", drop=["comparisons"])
+    con = duckdb.connect(str(path))
+    try:
+        tables = {t for (t,) in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+        board = coopeval_board(con, tables)
+    finally:
+        con.close()
+    assert {(r["mean_group"], r["fitness_group"]) for r in board["rows"]} == {(None, None)}
