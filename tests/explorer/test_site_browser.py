@@ -14,13 +14,13 @@ Skipped when ``/usr/bin/chromium`` is absent, except under ``COOPEVAL_REQUIRE_BR
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 from urllib.parse import quote
 
 import pytest
 
+from coopeval.core.environment import env_value
 from coopeval.explorer import build_site
 from tests.explorer.browser import CHROMIUM, REQUIRE_BROWSER, Chromium
 from tests.explorer.fake_store import (
@@ -34,7 +34,7 @@ from tests.explorer.fake_store import (
     prompt_text,
 )
 
-SCREENSHOTS = Path(os.environ.get("COOPEVAL_SCREENSHOTS") or Path(__file__).resolve().parents[2] / "results" / "explorer" / "screenshots")
+SCREENSHOTS = Path(env_value("COOPEVAL_SCREENSHOTS") or Path(__file__).resolve().parents[2] / "results" / "explorer" / "screenshots")
 """Where the tests put their screenshots (the explorer's build keeps this folder of its output)."""
 
 

@@ -50,3 +50,15 @@ def test_a_store_without_comparisons_has_no_letters(tmp_path) -> None:
     finally:
         con.close()
     assert {(r["mean_group"], r["fitness_group"]) for r in board["rows"]} == {(None, None)}
+
+
+def test_an_empty_comparisons_table_gives_no_letters(tmp_path) -> None:
+    path = make_store(tmp_path / "coopeval.duckdb")
+    con = duckdb.connect(str(path))
+    try:
+        con.execute("DELETE FROM comparisons")
+        tables = {t for (t,) in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+        board = coopeval_board(con, tables)
+    finally:
+        con.close()
+    assert {(r["mean_group"], r["fitness_group"]) for r in board["rows"]} == {(None, None)}

@@ -23,6 +23,7 @@ variable                            type     default       meaning
 ``COOPEVAL_REQUIRE_SHARED``         flag     off           tests: fail (not skip) without the reference data
 ``COOPEVAL_SHARED_DIR``             path     ../shared     tests: the reference-data folder
 ``COOPEVAL_LLAMA_SERVER_LOG``       path     discarded     tests: keep the test llama-server's log there
+``COOPEVAL_SCREENSHOTS``            path     see meaning   tests: the explorer screenshots' folder (default results/explorer/screenshots)
 =================================== ======== ============= ============================================
 
 The shell scripts under ``benchmarks/`` read ``COOPEVAL_PYTHON``, ``COOPEVAL_SLURM_TIMEOUT`` and
@@ -185,6 +186,11 @@ ENVIRONMENT: dict[str, EnvVar] = {
         EnvVar(
             "COOPEVAL_LLAMA_SERVER_LOG", "path", None, "tests: a file the test llama-server's log is appended to (default: discarded)",
             "give a file path", scope="tests",
+        ),
+        EnvVar(
+            "COOPEVAL_SCREENSHOTS", "path", None,
+            "tests: the folder the explorer's browser tests write their screenshots to (default results/explorer/screenshots)",
+            "give a folder path", scope="tests",
         ),
     )
 }

@@ -10,6 +10,18 @@ weight does not grow with the run.
 
 from __future__ import annotations
 
-from coopeval.explorer.build import BuildReport, build_site
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from coopeval.explorer.build import BuildReport, build_site
 
 __all__ = ["BuildReport", "build_site"]
+
+
+def __getattr__(name: str) -> Any:
+    """``build_site`` and ``BuildReport`` on first use: the package's CLI parser must not import DuckDB."""
+    if name in __all__:
+        from coopeval.explorer import build
+
+        return getattr(build, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -33,6 +33,7 @@ import duckdb
 from coopeval.explorer.episodes import Episode, cell_episodes, reply_words
 from coopeval.explorer.extras import EXTRAS
 from coopeval.explorer.overview import leaderboards, missing_tables, run_overview
+from coopeval.explorer.privacy import PRIVACY_NOTE
 from coopeval.explorer.queries import grouped, rows, table_names
 from coopeval.explorer.scripts import PART_BYTES, to_json, write_encoded, write_script
 from coopeval.explorer.search_index import SearchIndex
@@ -44,10 +45,6 @@ CHUNK_DECISIONS = 5_000
 """Cells are read from the store in chunks of about this many decisions (memory: one chunk)."""
 MEMORY_LIMIT = "256MB"
 """DuckDB's memory limit while building (sorts beyond it spill to a temporary folder)."""
-PRIVACY_NOTE = (
-    "This site shows every prompt as sent and, unless built with --no-raw-replies, every raw reply"
-    " of the models. Check that you may publish them before you do."
-)
 
 
 POWERS = [pow(31, k, BUCKETS) for k in range(4096)]

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from coopeval.explorer.build import PRIVACY_NOTE, build_site
+from coopeval.explorer.privacy import PRIVACY_NOTE
 
 HELP = "build the explorer: a static site of every episode of a store (opens from file://)"
 DESCRIPTION = (
@@ -31,6 +31,8 @@ def add_explore_parser(subparsers: Any) -> None:
 
 def run_explore(args: argparse.Namespace) -> int:
     """Build the site; 0 on success, 2 when the store or the output folder is unusable."""
+    from coopeval.explorer.build import build_site  # DuckDB: imported only when a site is built
+
     try:
         report = build_site(args.store, args.out, raw_replies=not args.no_raw_replies)
     except (FileNotFoundError, FileExistsError) as exc:

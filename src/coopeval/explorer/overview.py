@@ -134,14 +134,12 @@ def _tie_groups(con: duckdb.DuckDBPyConnection, tables: set[str], found: list[di
     the same ``comparisons`` rows: scope ``"<mechanism>/<game>"``, ``"<mechanism>/All"`` for the
     'all games' rows, agents ranked by the value shown.
     """
-    import polars as pl
-
     from coopeval.studies.coopeval.tables.tie_groups import attach_tie_groups, tie_groups_from
 
     out: list[dict[str, str | None]] = [{f"{key}_group": None for key, _ in TIE_GROUP_METRICS} for _ in found]
     if "comparisons" not in tables:
         return out
-    groups = tie_groups_from(pl.from_arrow(con.sql("SELECT * FROM comparisons").arrow()))  # type: ignore[arg-type]
+    groups = tie_groups_from(con.sql("SELECT * FROM comparisons").pl())
     for key, metric in TIE_GROUP_METRICS:
         ranked = []
         for i, r in enumerate(found):
