@@ -29,7 +29,7 @@ class RobustnessTests(DonationPlayer):
 
     def analysis_sample(self, generation: int, members: Sequence[Member]) -> list[Member]:
         """The seeded sample of analysed agents (same sample for invasion and matrices)."""
-        size = min(max(self.s.invasion_per_generation, self.s.matrix_per_generation), len(members))
+        size = min(max(self.settings.invasion_per_generation, self.settings.matrix_per_generation), len(members))
         picked = self.rng(generation, "analysis-sample").permutation(len(members))[:size]
         return [members[int(i)] for i in picked]
 
@@ -37,8 +37,8 @@ class RobustnessTests(DonationPlayer):
         """Invasion tests and matrices of ``generation``'s seeded sample (from the configured
         ``first_generation`` of each analysis on)."""
         sample = [m for m in self.analysis_sample(generation, members) if m.status == "ok"]
-        tested = self.s.invasion_per_generation if generation >= self.s.invasion_first_generation else 0
-        probed = self.s.matrix_per_generation if generation >= self.s.matrix_first_generation else 0
+        tested = self.settings.invasion_per_generation if generation >= self.settings.invasion_first_generation else 0
+        probed = self.settings.matrix_per_generation if generation >= self.settings.matrix_first_generation else 0
         tasks = [self.invasion(records, generation, m) for m in sample[:tested]]
         tasks += [self.matrix(records, generation, m) for m in sample[:probed]]
         await asyncio.gather(*tasks)
@@ -46,7 +46,7 @@ class RobustnessTests(DonationPlayer):
     async def invasion(self, records: StepRecords, generation: int, member: Member) -> dict[str, Any]:
         """N − 1 copies of ``member``'s strategy + the always-zero bot, both games, no
         evolution; robust iff the copies' mean score > the bot's (docs/protocol/evolution.md#invasion-test)."""
-        n = self.s.n_agents
+        n = self.settings.n_agents
         context = f"invasion:{member.agent_id}"
         strategies = [member.strategy] * (n - 1) + [""]
         agents = [self.agents.gameplay] * (n - 1) + [self.agents.free_rider]
@@ -83,14 +83,14 @@ class RobustnessTests(DonationPlayer):
         """The synthetic chain of docs/protocol/evolution.md#strategy-matrix: round t−1 A gave x_A % to B, t−2 B gave x_B % to C,
         t−3 C gave x_C % to D (amounts for agents at the probe's resources); ``names`` are
         (donor, A, B, C, D) as :meth:`probe_names` gives them."""
-        r, t = self.s.matrix_resources, self.s.matrix_round
+        r, t = self.settings.matrix_resources, self.settings.matrix_round
         _, a, b, c, d = names if names is not None else [self.prompts.player_name(k) for k in range(1, 6)]
         events = (
             TraceEvent(t - 1, a, b, "donate", x_a, x_a / 100 * r),
             TraceEvent(t - 2, b, c, "donate", x_b, x_b / 100 * r),
-            TraceEvent(t - 3, c, d, "donate", self.s.matrix_x_c, self.s.matrix_x_c / 100 * r),
+            TraceEvent(t - 3, c, d, "donate", self.settings.matrix_x_c, self.settings.matrix_x_c / 100 * r),
         )
-        return Trace(events, "").shown(self.s.trace_length)
+        return Trace(events, "").shown(self.settings.trace_length)
 
     async def matrix(self, records: StepRecords, generation: int, member: Member) -> None:
         """The 11 × 11 probe grid of ``member``'s strategy and its features (docs/protocol/evolution.md#strategy-matrix, #matrix-features).
@@ -99,7 +99,7 @@ class RobustnessTests(DonationPlayer):
         ``matrix_round`` of game 1, both agents at ``matrix_resources`` units, generation =
         the strategy's own; each of ``matrix_samples`` samples is its own position.
         """
-        r = self.s.matrix_resources
+        r = self.settings.matrix_resources
         context = f"matrix:{member.agent_id}"
         names = self.probe_names(member)
 
@@ -107,9 +107,9 @@ class RobustnessTests(DonationPlayer):
             trace = self.probe_trace(10.0 * j, 10.0 * i, names)
             fmt = self.donation_format(r, variant="none")
             body = self.prompts.donation(
-                names[0], member.strategy, member.born, self.s.matrix_round, names[1], r, trace, r, punishment="none"
+                names[0], member.strategy, member.born, self.settings.matrix_round, names[1], r, trace, r, punishment="none"
             )
-            pos = self.position(generation, context, 1, self.s.matrix_round, i * SIZE + j, "donor", "matrix-probe", sample=sample)
+            pos = self.position(generation, context, 1, self.settings.matrix_round, i * SIZE + j, "donor", "matrix-probe", sample=sample)
             state = {"kind": "donation", "donor_resources": r, "recipient_resources": r, "recipient_last_percent": 10.0 * j}
             outcome = await self.call(records, seat_agent(self.agents.probe), body, fmt, pos, state)
             percentage = None
@@ -134,7 +134,7 @@ class RobustnessTests(DonationPlayer):
             return i, j, percentage
 
         cells = await asyncio.gather(
-            *(probe(i, j, s) for i in range(SIZE) for j in range(SIZE) for s in range(self.s.matrix_samples))
+            *(probe(i, j, s) for i in range(SIZE) for j in range(SIZE) for s in range(self.settings.matrix_samples))
         )
         sums: dict[tuple[int, int], list[float]] = {}
         for i, j, pct in cells:
@@ -144,5 +144,5 @@ class RobustnessTests(DonationPlayer):
         row: dict[str, Any] = {**self.base, "generation": generation, "strategy_id": member.agent_id, "n_failed_cells": n_failed}
         if n_failed == 0:
             m = [[sum(sums[(i, j)]) / len(sums[(i, j)]) for j in range(SIZE)] for i in range(SIZE)]
-            row.update(matrix_features(m, self.s.monotonicity_constant_rows).as_row())
+            row.update(matrix_features(m, self.settings.monotonicity_constant_rows).as_row())
         records.add("matrix_features", row)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -20,6 +21,7 @@ from coopeval.agents.maker import DecisionMaker, DecisionOutcome
 from coopeval.agents.protocol import Agent
 from coopeval.agents.recorder import record_decision
 from coopeval.core.rng import rng_for, seed_int_for
+from coopeval.games.donation import ContinuousDonationGame
 from coopeval.studies.evolution.population import RunAgents
 from coopeval.studies.evolution.prompting import EvolutionPrompts
 from coopeval.studies.evolution.records import StepRecords
@@ -33,10 +35,11 @@ def temperature_of(agent: Agent) -> float | None:
     return float(value) if value is not None else None
 
 
+@dataclass(eq=False)
 class RunContext:
     """The shared state of one run (protocol × model × variant × replicate).
 
-    Parameters
+    Attributes
     ----------
     settings:
         The run's parameters.
@@ -52,36 +55,34 @@ class RunContext:
         Hash of everything that shapes the run's trajectory (not the number of generations):
         part of every position, so different runs never share an answer.
     base:
-        Identifying columns of every row (cell_id, source, run, protocol, model, variant).
+        Identifying columns of every row (cell_id, source, run, protocol, model, variant); copied.
     label:
         Prefix of progress lines on stderr.
+    donation:
+        The run's donation game (derived from ``settings``).
+    shared_base:
+        The shared tables' identifying columns of every row (derived from ``settings`` and ``base``).
     """
 
-    def __init__(
-        self,
-        settings: EvolutionSettings,
-        maker: DecisionMaker,
-        prompts: EvolutionPrompts,
-        agents: RunAgents,
-        seed: int,
-        run_key: str,
-        base: Mapping[str, Any],
-        label: str = "evolution",
-    ) -> None:
-        self.s = settings
-        self.maker = maker
-        self.prompts = prompts
-        self.agents = agents
-        self.seed = seed
-        self.run_key = run_key
-        self.base = dict(base)
-        self.label = label
-        self.donation = settings.donation_game
+    settings: EvolutionSettings
+    maker: DecisionMaker
+    prompts: EvolutionPrompts
+    agents: RunAgents
+    seed: int
+    run_key: str
+    base: Mapping[str, Any]
+    label: str = "evolution"
+    donation: ContinuousDonationGame = field(init=False)
+    shared_base: dict[str, Any] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.base = dict(self.base)
+        self.donation = self.settings.donation_game
         self.shared_base = {
             "cell_id": self.base.get("cell_id"),
             "source": "ours",
             "run": self.base.get("run"),
-            "mechanism": f"evolution/{settings.protocol}",
+            "mechanism": f"evolution/{self.settings.protocol}",
             "game": "donor_game",
             "study": "evolution",  # the shared tables' study column, where the schema has it
         }
@@ -104,7 +105,7 @@ class RunContext:
 
     def score(self, game1: float, game2: float) -> float:
         """The run's selection score (:func:`~coopeval.studies.evolution.selection.selection_score`)."""
-        return selection_score(game1, game2, self.s.score_rule)
+        return selection_score(game1, game2, self.settings.score_rule)
 
     def rng(self, generation: int, *purpose: str | int) -> np.random.Generator:
         """The named random stream of ``purpose`` in ``generation``."""

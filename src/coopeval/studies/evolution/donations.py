@@ -86,15 +86,15 @@ class DonationPlayer(RunContext):
 
     def percent_base(self, donor_units: float) -> float:
         """The units a stated percentage is a share of (:func:`percent_base_of`)."""
-        return percent_base_of(self.s, donor_units)
+        return percent_base_of(self.settings, donor_units)
 
     def donation_format(self, donor_units: float, variant: str | None = None) -> DonationFormat:
         """The answer format of one donation (:func:`donation_format_for`)."""
-        return donation_format_for(self.s, donor_units, variant)
+        return donation_format_for(self.settings, donor_units, variant)
 
     def resolve(self, parsed: Mapping[str, Any], fmt: DonationFormat, donor_units: float) -> Action:
         """A validated answer → the action and its units (:func:`resolve_donation`)."""
-        return resolve_donation(self.s, parsed, fmt, donor_units)
+        return resolve_donation(self.settings, parsed, fmt, donor_units)
 
     @staticmethod
     def final_verdict(outcome: DecisionOutcome, fmt: DonationFormat) -> dict[str, Any]:
@@ -183,14 +183,14 @@ class DonationPlayer(RunContext):
         ids_s = [ids[i] for i in order]
         if names_by_input is not None:
             names = [names_by_input[i] for i in order]
-        elif self.s.generation_names:
+        elif self.settings.generation_names:
             names = ids_s
         else:
             names = neutral_names(n, (), self.prompts.player_name, self.rng(generation, "names", context))
         decide = self.decider(records, generation, context, Seating([strategies[i] for i in order], [agents[i] for i in order], names, ids_s))
         finals: list[list[float]] = []
         for game in (1, 2):
-            result = await play_game(names, self.donation, game, decide, self.s.trace_length)
+            result = await play_game(names, self.donation, game, decide, self.settings.trace_length)
             for event in result.events:
                 if isinstance(event["trace_shown"], Trace):
                     event["trace_shown"] = self.prompts.trace(event["trace_shown"])

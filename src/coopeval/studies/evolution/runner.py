@@ -91,7 +91,7 @@ class EvolutionRun(StrategyWriter, RobustnessTests):
         records.sort()
         s = self.maker.stats
         print(
-            f"[{self.label}] generation {generation}/{self.s.generations}: mean final resources "
+            f"[{self.label}] generation {generation}/{self.settings.generations}: mean final resources "
             f"{(sum(g1) + sum(g2)) / (2 * n):.2f}, {s.calls_made} model calls, {s.cache_hits} cache hits, "
             f"{s.failed_decisions} failed decisions, {time.monotonic() - started:.0f}s",
             file=sys.stderr,

@@ -40,7 +40,7 @@ class StrategyWriter(RunContext):
 
     def strategy_format(self) -> StrategyFormat:
         """The run's strategy answer format (:func:`strategy_format_for`)."""
-        return strategy_format_for(self.s)
+        return strategy_format_for(self.settings)
 
     async def write_strategy(self, records: StepRecords, generation: int, index: int, body: str, member: Member) -> Member:
         """Ask for one strategy; enforce the word limit (one re-ask, then truncate, docs/protocol/evolution.md#horibe-changes)."""
@@ -52,7 +52,7 @@ class StrategyWriter(RunContext):
         if not outcome.ok or outcome.parsed is None:
             return replace(member, strategy="", status="failed", attempts=attempts)
         parsed = outcome.parsed
-        limit = self.s.word_limit
+        limit = self.settings.word_limit
         truncated = False
         if limit is not None and parsed["words"] > limit:
             again_body = self.prompts.strategy_too_long(body, int(parsed["words"]))
@@ -80,7 +80,7 @@ class StrategyWriter(RunContext):
         life: a neutral name not in ``taken`` (seeded), or its id under
         ``compat.vh_generation_names``."""
         ids = [f"{generation}_{k + 1}" for k in range(count)]
-        if self.s.generation_names:
+        if self.settings.generation_names:
             names = ids
         else:
             names = neutral_names(count, taken, self.prompts.player_name, self.rng(generation, "names", "evolution"))
@@ -88,17 +88,17 @@ class StrategyWriter(RunContext):
 
     async def first_population(self, records: StepRecords) -> list[Member]:
         """Generation 1: N strategies from the first strategy prompt."""
-        members = self.newborn(1, self.s.n_agents)
+        members = self.newborn(1, self.settings.n_agents)
         tasks = [self.write_strategy(records, 1, k, self.prompts.strategy_first(m.display), m) for k, m in enumerate(members)]
         return list(await asyncio.gather(*tasks))
 
     async def next_population(self, records: StepRecords, generation: int, previous: Sequence[Member]) -> list[Member]:
         """Selection from the scored previous generation (docs/protocol/evolution.md#vh-generation-loop item 3, docs/protocol/evolution.md#horibe-changes)."""
-        n = self.s.n_agents
+        n = self.settings.n_agents
         scores = [m.score for m in previous]
         ids = [m.agent_id for m in previous]
         require_finite_scores(scores, ids)
-        if self.s.selection == "truncation_top_half":
+        if self.settings.selection == "truncation_top_half":
             positions = [m.tiebreak for m in previous]
             survivors = [replace(previous[i], survived=True) for i in truncation_survivors(scores, positions, ids)]
             advice = [(m.strategy, m.score) for m in survivors]
