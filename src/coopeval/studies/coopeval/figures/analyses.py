@@ -66,32 +66,42 @@ def action_probability_chart(frame: pl.DataFrame, x: str, title: str) -> Any:
     return alt.vconcat(*rows).resolve_scale(color="independent").properties(title=title)
 
 
+def _faceted_bars(
+    data: pl.DataFrame, facet: Any, title: str, *, width: int, height: int, independent_y: bool = False, **encoding: Any
+) -> Any:
+    """Bars with the channels ``encoding``, one ``width`` × ``height`` px panel per value of the
+    ``facet`` column (an ``alt.Column``), each with its own y scale if ``independent_y``."""
+    import altair as alt
+
+    chart = alt.Chart(data).mark_bar().encode(**encoding).properties(width=width, height=height).facet(column=facet)
+    if independent_y:
+        chart = chart.resolve_scale(y="independent")
+    return chart.properties(title=title)
+
+
 def conditional_chart(frame: pl.DataFrame, title: str) -> Any:
     """Realised action frequencies given the co-players' previous actions: stacked bars per
     condition (they sum to 1), one panel per agent."""
     import altair as alt
 
-    data = _check_rows(frame, "conditional")
-    return (
-        alt.Chart(data)
-        .mark_bar()
-        .encode(
-            x=alt.X("condition:N", title="co-player's previous action"),
-            y=alt.Y("frequency:Q", title="frequency of own action", scale=alt.Scale(domain=[0, 1])),
-            color=alt.Color("action:N", title="own action"),
-            tooltip=[
-                "agent",
-                "condition",
-                "action",
-                alt.Tooltip("frequency:Q", format=".3f"),
-                alt.Tooltip("probability:Q", format=".3f", title="mean stated probability"),
-                "count",
-                "n",
-            ],
-        )
-        .properties(width=140, height=160)
-        .facet(column=alt.Column("agent:N", title=None))
-        .properties(title=title)
+    return _faceted_bars(
+        _check_rows(frame, "conditional"),
+        alt.Column("agent:N", title=None),
+        title,
+        width=140,
+        height=160,
+        x=alt.X("condition:N", title="co-player's previous action"),
+        y=alt.Y("frequency:Q", title="frequency of own action", scale=alt.Scale(domain=[0, 1])),
+        color=alt.Color("action:N", title="own action"),
+        tooltip=[
+            "agent",
+            "condition",
+            "action",
+            alt.Tooltip("frequency:Q", format=".3f"),
+            alt.Tooltip("probability:Q", format=".3f", title="mean stated probability"),
+            "count",
+            "n",
+        ],
     )
 
 
@@ -100,26 +110,17 @@ def voting_chart(frame: pl.DataFrame, title: str) -> Any:
     measure, each with its own y scale)."""
     import altair as alt
 
-    data = _check_rows(frame, "voting")
-    return (
-        alt.Chart(data)
-        .mark_bar()
-        .encode(
-            x=alt.X("agent:N", title=None),
-            y=alt.Y("value:Q", title=None),
-            color=alt.Color("agent:N", legend=None),
-            tooltip=["agent", "measure", alt.Tooltip("value:Q", format=".3f"), "n"],
-        )
-        .properties(width=160, height=150)
-        .facet(
-            column=alt.Column(
-                "measure:N",
-                title=None,
-                sort=["approvals per proposal", "selected", "signed", "delegated"],
-            )
-        )
-        .resolve_scale(y="independent")
-        .properties(title=title)
+    return _faceted_bars(
+        _check_rows(frame, "voting"),
+        alt.Column("measure:N", title=None, sort=["approvals per proposal", "selected", "signed", "delegated"]),
+        title,
+        width=160,
+        height=150,
+        independent_y=True,
+        x=alt.X("agent:N", title=None),
+        y=alt.Y("value:Q", title=None),
+        color=alt.Color("agent:N", legend=None),
+        tooltip=["agent", "measure", alt.Tooltip("value:Q", format=".3f"), "n"],
     )
 
 
@@ -127,27 +128,24 @@ def design_quality_chart(frame: pl.DataFrame, title: str) -> Any:
     """NS and WD rates per agent, one panel per game; tooltips carry the binomial s.e."""
     import altair as alt
 
-    data = _check_rows(frame, "design_quality")
-    return (
-        alt.Chart(data)
-        .mark_bar()
-        .encode(
-            x=alt.X("agent:N", title=None),
-            y=alt.Y("rate:Q", title="share of designs", scale=alt.Scale(domain=[0, 1])),
-            color=alt.Color("criterion:N"),
-            xOffset="criterion:N",
-            tooltip=[
-                "game",
-                "agent",
-                "criterion",
-                alt.Tooltip("rate:Q", format=".3f"),
-                alt.Tooltip("se:Q", format=".3f"),
-                "n_designs",
-            ],
-        )
-        .properties(width=180, height=150)
-        .facet(column=alt.Column("game:N", title=None))
-        .properties(title=title)
+    return _faceted_bars(
+        _check_rows(frame, "design_quality"),
+        alt.Column("game:N", title=None),
+        title,
+        width=180,
+        height=150,
+        x=alt.X("agent:N", title=None),
+        y=alt.Y("rate:Q", title="share of designs", scale=alt.Scale(domain=[0, 1])),
+        color=alt.Color("criterion:N"),
+        xOffset="criterion:N",
+        tooltip=[
+            "game",
+            "agent",
+            "criterion",
+            alt.Tooltip("rate:Q", format=".3f"),
+            alt.Tooltip("se:Q", format=".3f"),
+            "n_designs",
+        ],
     )
 
 
