@@ -33,6 +33,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from coopeval.core.errors import registry_entry
 from coopeval.games.base import Game, Profile, action_token
 from coopeval.games.definitions import (
     matching_pennies,
@@ -157,10 +158,7 @@ def get_game(key: str, **params: Any) -> Game:
     KeyError
         With the list of known games, if ``key`` is unknown.
     """
-    key = TYPE_NAMES.get(key, key)
-    if key not in GAME_FACTORIES:
-        raise KeyError(f"unknown game {key!r}; known games: {', '.join(GAME_FACTORIES)}")
-    return GAME_FACTORIES[key](**params)
+    return registry_entry(GAME_FACTORIES, TYPE_NAMES.get(key, key), "game", "games")(**params)
 
 
 def game_key_pattern() -> str:

@@ -14,6 +14,7 @@ from typing import Any
 from coopeval.agents.registry import is_scripted, routing_error, uses_local_llm
 from coopeval.agents.registry import required_env as model_env
 from coopeval.comparison.record import COMPARISONS_TABLE
+from coopeval.core.errors import registry_entry
 from coopeval.core.schemas import SCHEMAS
 from coopeval.studies.base import ReportEntry, Study
 from coopeval.studies.coopeval.study import CoopEvalStudy
@@ -70,9 +71,7 @@ def get_study(name: str) -> Study:
     KeyError
         Naming the known studies.
     """
-    if name not in STUDIES:
-        raise KeyError(f"unknown study {name!r}; known studies: {', '.join(STUDIES)}")
-    return STUDIES[name]
+    return registry_entry(STUDIES, name, "study", "studies")
 
 
 def configured_studies(config: Mapping[str, Any]) -> list[Study]:

@@ -19,6 +19,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from coopeval.core.errors import registry_entry
+
 
 def _param(default: Any, description: str, **bounds: Any) -> Any:
     """A dataclass field whose metadata carries its JSON-schema bounds and description."""
@@ -237,7 +239,4 @@ def mechanism_info(name: str) -> MechanismInfo:
     KeyError
         Naming the known mechanisms.
     """
-    try:
-        return MECHANISM_INFO[name]
-    except KeyError:
-        raise KeyError(f"unknown mechanism {name!r}; known mechanisms: {', '.join(MECHANISM_ORDER)}") from None
+    return registry_entry(MECHANISM_INFO, name, "mechanism", "mechanisms", known=MECHANISM_ORDER)
