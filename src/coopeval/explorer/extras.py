@@ -50,7 +50,7 @@ EXTRAS: dict[str, dict[str, Extra]] = {
         "manifest": Extra("cells"),
     },
     "gossip": {
-        "rounds": Extra("gossip_rounds", "round, donor_index, recipient_index"),
+        "rounds": Extra("gossip_rounds", "round, first_index, second_index"),
         "agents": Extra("gossip_agent_metrics", "agent"),
         "manifest": Extra("gossip_cells"),
     },
