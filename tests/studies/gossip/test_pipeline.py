@@ -115,7 +115,7 @@ def test_store_has_one_role_named_rounds_view_per_testbed(tmp_path: Path) -> Non
     }
     con = duckdb.connect(str(store), read_only=True)
     try:
-        views = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables WHERE table_type = 'VIEW'").fetchall()}
+        views = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables WHERE table_type = 'VIEW' AND table_name LIKE 'gossip%'").fetchall()}
         assert views == {f"gossip_{key}_rounds" for key in expected}
         for key, (first, second, first_reward, second_reward) in expected.items():
             roles = con.execute("SELECT DISTINCT first_role, second_role FROM gossip_rounds WHERE testbed = ?", [key]).fetchall()

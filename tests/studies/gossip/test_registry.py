@@ -112,3 +112,17 @@ def test_every_testbed_declares_two_distinct_roles() -> None:
     assert REGISTRY["pd"].game.roles == ("player", "player") and REGISTRY["pd"].simultaneous
     assert make_testbed("donation", b=3.0, c=0.5).payoff("cooperate") == (-0.5, 3.0)
     assert make_testbed("trust", multiplier=2.0).payoff(1.0, 0.5) == (-0.5, 1.5)
+
+
+def test_rounds_view_names_columns_by_role_and_refuses_clashing_roles(monkeypatch: pytest.MonkeyPatch) -> None:
+    from coopeval.studies.gossip import records
+
+    view = records.rounds_view("trust")
+    assert view.where == ("testbed", "trust")
+    assert view.columns["investor"] == "first_agent" and view.columns["trustee_amount"] == "second_amount"
+    assert view.columns["investor_tone"] == "first_tone" and view.columns["cost"] == "cost"
+    assert "first_role" not in view.columns.values()
+    assert records.role_column("second_gossip_justification", ("player_1", "player_2")) == "player_2_gossip_justification"
+    monkeypatch.setattr(REGISTRY["pd"].game, "roles", ("round", "status"))  # "round" would be both the round and player 1
+    with pytest.raises(ValueError, match="testbed 'pd': its roles \\('round', 'status'\\) rename two gossip_rounds columns alike"):
+        records.rounds_view("pd")

@@ -156,10 +156,14 @@ def rounds_view(key: str) -> StoreView:
     Raises
     ------
     ValueError
-        Unknown testbed, naming the known ones.
+        Unknown testbed (naming the known ones), or a role whose name would make two view
+        columns alike (e.g. a role called ``round``).
     """
     roles = testbed_entry(key).roles
-    columns = {role_column(c, roles): c for c in TABLES["gossip_rounds"] if c not in ("first_role", "second_role")}
+    sources = [c for c in TABLES["gossip_rounds"] if c not in ("first_role", "second_role")]
+    columns = {role_column(c, roles): c for c in sources}
+    if len(columns) != len(sources):
+        raise ValueError(f"testbed {key!r}: its roles {roles} rename two gossip_rounds columns alike; give the stage game other role names")
     return StoreView("gossip_rounds", columns, ("testbed", key))
 
 
