@@ -101,9 +101,10 @@ def _extras() -> dict[str, list[dict[str, Any]]]:
              "confidence": 0.9, "reasoning": JUDGE_REASONING, "judge_model": "judge-m"},
         ],
         "gossip_rounds": [
-            {"cell_id": "cellG", "run": "r1", "testbed": "donation", "condition": "align", "model": "model-g", "round": 1, "donor": "John",
-             "recipient": "Kate", "donor_kind": "honest", "recipient_kind": "attacker", "donor_index": 0, "recipient_index": 1,
-             "action": "cooperate", "tone": "praising", "message": "John helped me.", "status": "ok"},
+            {"cell_id": "cellG", "run": "r1", "testbed": "donation", "condition": "align", "model": "model-g", "round": 1, "first_role": "donor",
+             "second_role": "recipient", "first_agent": "John", "second_agent": "Kate", "first_kind": "honest", "second_kind": "attacker",
+             "first_index": 0, "second_index": 1, "first_action": "cooperate", "second_tone": "praising", "second_message": "John helped me.",
+             "status": "ok"},
         ],
         "gossip_run_metrics": [
             {"cell_id": c, "run": r, "testbed": "donation", "condition": "align", "model": "model-g", "cooperation_ratio_mean": v, "gini": 0.1,

@@ -269,6 +269,8 @@ def test_study_views_gossip_timeline_and_lineage_tree(site, browser):
     browser.wait("document.querySelector('table.timeline')", "the gossip timeline")
     attacker = browser.evaluate("document.querySelector('table.timeline .attacker').textContent")
     assert attacker == "Kate [attacker]"
+    heads = browser.evaluate("Array.prototype.map.call(document.querySelectorAll('table.timeline th'), function(e){return e.textContent;})")
+    assert heads[:5] == ["round", "donor", "recipient", "donor action", "recipient action"]  # the testbed's role names
     browser.screenshot(SCREENSHOTS / "gossip_timeline.png")
     go(browser, site, href(view="cell", cell="cellE"))
     browser.wait("document.querySelector('ul.lineage')", "the lineage tree")

@@ -181,3 +181,31 @@ def test_percent_is_a_share_of_the_base(game: ContinuousDonationGame, percent: i
     base = holdings if game.percent_base == "current" else game.endowment
     assert game.percent_base_units(holdings) == base
     assert game.units_for_percent(percent, holdings) == pytest.approx(percent / 100 * base, rel=1e-12, abs=1e-12)
+
+
+def test_role_names_are_distinct_and_say_who_moves_when() -> None:
+    """Each stage game declares its two roles once; tables use them as column names, numbering a
+    symmetric game's shared role (issue 20 item 2)."""
+    from dataclasses import dataclass
+    from typing import ClassVar
+
+    from coopeval.games import (
+        BinaryDonationGame,
+        DonationPrisonersDilemma,
+        ProductChoiceMarket,
+        SequentialTrustGame,
+        role_names,
+    )
+
+    assert role_names(BinaryDonationGame) == ("donor", "recipient") and not BinaryDonationGame.simultaneous
+    assert role_names(DonationPrisonersDilemma) == ("player_1", "player_2") and DonationPrisonersDilemma.simultaneous
+    assert role_names(SequentialTrustGame) == ("investor", "trustee") and not SequentialTrustGame.simultaneous
+    assert role_names(ProductChoiceMarket) == ("seller", "buyer") and ProductChoiceMarket.simultaneous
+
+    @dataclass(frozen=True)
+    class Spaced:
+        roles: ClassVar[tuple[str, str]] = ("Big Seller", "buyer")
+        simultaneous: ClassVar[bool] = True
+
+    with pytest.raises(ValueError, match=r"Spaced.roles: 'Big Seller' is not a lower-case identifier"):
+        role_names(Spaced)

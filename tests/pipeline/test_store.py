@@ -29,3 +29,20 @@ def test_bad_memory_limit_is_named(tmp_path, monkeypatch):
     monkeypatch.setenv(STORE_MEMORY_ENV, "lots")
     with pytest.raises(ValueError, match="COOPEVAL_STORE_MEMORY='lots': write an amount like 1GB"):
         build_store({}, tmp_path / "store.duckdb")
+
+
+def test_registered_views_check_their_table_and_columns() -> None:
+    """A study's store views (coopeval.core.schemas.register_views) rename an existing table's
+    columns; an unknown table or column is refused, naming it."""
+    from coopeval.core.schemas import StoreView, register_views
+
+    view = StoreView("gossip_rounds", {"seller": "first_agent", "round": "round"}, ("testbed", "mar'ket"))
+    assert view.sql("v") == 'CREATE VIEW "v" AS SELECT "first_agent" AS "seller", "round" AS "round" FROM "gossip_rounds" WHERE "testbed" = \'mar\'\'ket\''
+    with pytest.raises(ValueError, match="table 'nope' is not registered"):
+        register_views({"v": StoreView("nope", {"a": "a"}, ("a", "x"))})
+    with pytest.raises(ValueError, match="has no column\\(s\\) donor"):
+        register_views({"v": StoreView("gossip_rounds", {"donor": "donor"}, ("testbed", "donation"))})
+    import coopeval.studies.gossip.records  # noqa: F401  (registers the gossip views)
+
+    with pytest.raises(ValueError, match="'gossip_pd_rounds' is already registered with another definition"):
+        register_views({"gossip_pd_rounds": view})

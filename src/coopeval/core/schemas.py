@@ -10,6 +10,9 @@ type name (``PrisonersDilemma`` …); ``agent`` the agent type string ``model(st
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
+
 import polars as pl
 
 CELL_COLUMNS: dict[str, pl.DataType] = {
@@ -217,6 +220,48 @@ def register_tables(tables: dict[str, dict[str, pl.DataType]]) -> None:
         if name in SCHEMAS and SCHEMAS[name] != schema:
             raise ValueError(f"table {name!r} is already registered with another schema")
         SCHEMAS[name] = dict(schema)
+
+
+@dataclass(frozen=True)
+class StoreView:
+    """A store view: the rows of ``table`` whose ``where[0]`` column equals ``where[1]``, with
+    its columns renamed (``columns``: view column → table column, in the view's order)."""
+
+    table: str
+    columns: Mapping[str, str]
+    where: tuple[str, str]
+
+    def sql(self, name: str) -> str:
+        """The DuckDB ``CREATE VIEW`` statement of this view under ``name``."""
+        select = ", ".join(f'"{source}" AS "{target}"' for target, source in self.columns.items())
+        column, value = self.where
+        literal = value.replace("'", "''")
+        return f'CREATE VIEW "{name}" AS SELECT {select} FROM "{self.table}" WHERE "{column}" = \'{literal}\''
+
+
+VIEWS: dict[str, StoreView] = {}
+"""Store view name → its definition; the store creates every view after its tables."""
+
+
+def register_views(views: Mapping[str, StoreView]) -> None:
+    """Add a study's store views (after its tables, :func:`register_tables`).
+
+    Raises
+    ------
+    ValueError
+        An unregistered table, a column the table lacks, or a name already registered with
+        another definition.
+    """
+    for name, view in views.items():
+        schema = SCHEMAS.get(view.table)
+        if schema is None:
+            raise ValueError(f"view {name!r}: table {view.table!r} is not registered; register it with register_tables first")
+        missing = [c for c in (*view.columns.values(), view.where[0]) if c not in schema]
+        if missing:
+            raise ValueError(f"view {name!r}: table {view.table!r} has no column(s) {', '.join(missing)}")
+        if name in VIEWS and VIEWS[name] != view:
+            raise ValueError(f"view {name!r} is already registered with another definition")
+        VIEWS[name] = view
 
 
 def empty_frame(table: str) -> pl.DataFrame:

@@ -1,9 +1,9 @@
 """Per-cell data each study's pages show beside the decisions.
 
 CoopEval: match-up scores, the Mediation/Contracting design, vote and signature steps
-(docs/protocol); gossip: the round timeline with donor actions, tones and attacker roles and the
-per-agent metrics (docs/studies/gossip.md); evolution: strategies with parent and rank (the
-lineage), generations, invasion tests, the mean strategy matrices and the donation events
+(docs/protocol); gossip: the round timeline (the pair labelled by the testbed's roles, their
+actions, tones and attacker kinds) and the per-agent metrics (docs/studies/gossip.md);
+evolution: strategies with parent and rank (the lineage), generations, invasion tests, the mean strategy matrices and the donation events
 (docs/studies/evolution.md). Each entry is one query over one table, sorted by ``cell_id``
 first and run once per chunk of cells (:meth:`Extra.sql`); a table missing from the store
 contributes nothing.
@@ -50,7 +50,7 @@ EXTRAS: dict[str, dict[str, Extra]] = {
         "manifest": Extra("cells"),
     },
     "gossip": {
-        "rounds": Extra("gossip_rounds", "round, donor_index, recipient_index"),
+        "rounds": Extra("gossip_rounds", "round, first_index, second_index"),
         "agents": Extra("gossip_agent_metrics", "agent"),
         "manifest": Extra("gossip_cells"),
     },

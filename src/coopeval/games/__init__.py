@@ -9,8 +9,10 @@ other studies play.
   market (:mod:`.market`, :class:`ProductChoiceMarket`), both ALIGN's.
 
 Each stage game is a frozen dataclass whose fields are its parameters (default, unit and config
-schema, :func:`~coopeval.games.parameters.param`), whose ``roles`` name its two agents and whose
-methods compute its payoffs; a study adds population and horizon around it.
+schema, :func:`~coopeval.games.parameters.param`), whose ``roles`` name its two agents (with
+``simultaneous`` telling whether they move at once; :func:`~coopeval.games.roles.role_names`
+gives the distinct names tables use) and whose methods compute its payoffs; a study adds
+population and horizon around it.
 
 Game registry: every CoopEval game declared once, in the paper's order.
 
@@ -49,6 +51,7 @@ from coopeval.games.donation import (
     DonationPrisonersDilemma,
 )
 from coopeval.games.market import ProductChoiceMarket
+from coopeval.games.roles import role_names
 from coopeval.games.trust import SequentialTrustGame
 
 
@@ -188,4 +191,5 @@ __all__ = [
     "game_key_pattern",
     "get_game",
     "register_game",
+    "role_names",
 ]

@@ -14,8 +14,9 @@ Three variants, each declared once with its parameters and payoffs:
   costly punishment the donor may instead spend ``x`` to remove ``punishment_loss · x``
   (docs/protocol/evolution.md#donation-game, #punishment-variants).
 
-Roles are ``donor`` and ``recipient`` (``player``, ``player`` in the Prisoner's Dilemma). All
-amounts are resource units.
+Roles are ``donor`` and ``recipient``, the donor moving alone; in the Prisoner's Dilemma both
+agents are ``player`` and move at the same time (``player_1``, ``player_2`` in tables,
+:func:`coopeval.games.roles.role_names`). All amounts are resource units.
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ class BinaryDonationGame(_Gift):
     """
 
     roles: ClassVar[tuple[str, str]] = ("donor", "recipient")
+    simultaneous: ClassVar[bool] = False  # only the donor moves
     actions: ClassVar[tuple[str, str]] = ("cooperate", "defect")
 
     def payoff(self, action: str) -> tuple[float, float]:
@@ -98,6 +100,7 @@ class DonationPrisonersDilemma(_Gift):
     """
 
     roles: ClassVar[tuple[str, str]] = ("player", "player")
+    simultaneous: ClassVar[bool] = True  # both decide at once: tables number them player_1, player_2
     actions: ClassVar[tuple[str, str]] = ("C", "D")
 
     def payoff(self, first: str, second: str) -> tuple[float, float]:
@@ -170,6 +173,7 @@ class ContinuousDonationGame:
     percent_base: str = param("current", "", {"enum": list(PERCENT_BASES)})
 
     roles: ClassVar[tuple[str, str]] = ("donor", "recipient")
+    simultaneous: ClassVar[bool] = False  # only the donor moves
 
     def __post_init__(self) -> None:
         if self.percent_base not in PERCENT_BASES:

@@ -37,6 +37,7 @@ class ProductChoiceMarket:
     value_ls: float = param(2.0, "units")
 
     roles: ClassVar[tuple[str, str]] = ("seller", "buyer")
+    simultaneous: ClassVar[bool] = True  # the buyer chooses without seeing the quality
     seller_actions: ClassVar[tuple[str, str]] = ("H", "L")
     buyer_actions: ClassVar[tuple[str, str, str]] = ("c", "s", "none")
 

@@ -34,6 +34,7 @@ class SequentialTrustGame:
     multiplier: float = param(3.0, "", {"type": "number", "exclusiveMinimum": 0})
 
     roles: ClassVar[tuple[str, str]] = ("investor", "trustee")
+    simultaneous: ClassVar[bool] = False  # the trustee answers the investment
 
     def received(self, invest: float) -> float:
         """Units the trustee receives for an investment of ``invest`` units: ``multiplier · I``."""

@@ -19,7 +19,7 @@ import polars as pl
 
 from coopeval.core.duckdb_settings import STORE_MEMORY_ENV, STORE_THREADS_ENV, open_duckdb
 from coopeval.core.io import read_delimited
-from coopeval.core.schemas import SCHEMAS
+from coopeval.core.schemas import SCHEMAS, VIEWS
 from coopeval.pipeline import studies as _studies  # noqa: F401  (registers each study's tables)
 
 __all__ = ["STORE_MEMORY_ENV", "STORE_THREADS_ENV", "build_store"]
@@ -63,6 +63,7 @@ def build_store(
     count (:func:`coopeval.core.duckdb_settings.open_duckdb`: ``COOPEVAL_STORE_MEMORY``, default
     1GB, ``COOPEVAL_STORE_THREADS``, default 2, both printed in the job's log; beyond the limit
     DuckDB spills to a temporary folder beside the store); no table passes through Python.
+    The registered views (:data:`~coopeval.core.schemas.VIEWS`) are created last.
     """
     out = Path(out_path)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -93,6 +94,8 @@ def build_store(
             con.execute(f"CREATE TABLE {table} AS SELECT * FROM manifest_source")
             con.unregister("manifest_source")
             counts[table] = con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+        for view in sorted(VIEWS):  # the studies' renamings of their tables (e.g. gossip's role-named rounds)
+            con.execute(VIEWS[view].sql(view))
         provenance = pl.DataFrame(
             {
                 "key": ["created_utc", "coopeval", "litellm", "duckdb", "polars", "python"],

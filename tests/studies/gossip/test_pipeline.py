@@ -15,7 +15,7 @@ from coopeval.pipeline.config import load_config, validate_config
 from coopeval.pipeline.store import build_store
 from coopeval.pipeline.studies import STUDIES, all_cells, cell_uses_local_llm
 from coopeval.studies.gossip.catalog import FIGURES
-from tests.helpers import play_study_cell
+from tests.helpers import play_study_cell, study_cells
 
 ROOT = Path(__file__).resolve().parents[3]
 STUDY = STUDIES["gossip"]
@@ -88,3 +88,49 @@ def test_store_figures_and_tables(tmp_path: Path) -> None:
     assert {p.name for p in tables} >= {"gossip_donation.csv", "gossip_donation.md", "gossip_donation.tex", "gossip_donation.html"}
     markdown = (tmp_path / "tables" / "gossip_donation.md").read_text()
     assert "15.44" in markdown and "NaN†" in markdown
+
+
+def test_store_has_one_role_named_rounds_view_per_testbed(tmp_path: Path) -> None:
+    """``gossip_rounds`` names the pair by position and the testbed's roles in ``first_role`` /
+    ``second_role``; the store's ``gossip_<testbed>_rounds`` views name the columns by role
+    (issue 20 item 2). Rewards under always-cooperate, by hand: donation (−c, b) = (−1, 5); PD
+    CC (b − c, b − c) = (4, 4); trust, in round 1 all 5 units invested and 2I returned,
+    (−5 + 10, 15 − 10) = (5, 5); market Hc (3 − 1, 6 − 3) = (2, 3)."""
+    section = {"testbeds": ["donation", "pd", "trust", "market"], "conditions": ["align"], "models": [{"model": "bot/always-cooperate"}]}
+    cells = study_cells("gossip", {"seed": 1, "gossip": section})
+    paths: dict[str, list[str]] = {t: [] for t in STUDY.play_tables}
+    for cell in cells:
+        tables, _ = play_study_cell("gossip", cell)
+        for table, frame in tables.items():
+            path = tmp_path / cell["path"] / f"{table}.parquet"
+            write_parquet_atomic(frame, path)
+            paths[table].append(str(path))
+    store = tmp_path / "store.duckdb"
+    build_store(paths, store)
+    expected = {
+        "donation": ("donor", "recipient", -1.0, 5.0),
+        "pd": ("player_1", "player_2", 4.0, 4.0),
+        "trust": ("investor", "trustee", 5.0, 5.0),
+        "market": ("seller", "buyer", 2.0, 3.0),
+    }
+    con = duckdb.connect(str(store), read_only=True)
+    try:
+        views = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables WHERE table_type = 'VIEW' AND table_name LIKE 'gossip%'").fetchall()}
+        assert views == {f"gossip_{key}_rounds" for key in expected}
+        for key, (first, second, first_reward, second_reward) in expected.items():
+            roles = con.execute("SELECT DISTINCT first_role, second_role FROM gossip_rounds WHERE testbed = ?", [key]).fetchall()
+            assert roles == [(first, second)]
+            view = f"gossip_{key}_rounds"
+            columns = [r[0] for r in con.execute(f"DESCRIBE {view}").fetchall()]
+            assert {first, second, f"{first}_reward", f"{second}_kind", f"{second}_tone", f"{first}_action_justification"} <= set(columns)
+            assert not {c for c in columns if c.startswith(("first_", "second_"))}
+            rows = con.execute(f"SELECT DISTINCT {first}_reward, {second}_reward FROM {view} WHERE round = 1").fetchall()
+            assert rows == [(first_reward, second_reward)]
+            same = con.execute(
+                f"SELECT count(*) FROM {view} v JOIN gossip_rounds r USING (cell_id, round) "
+                f"WHERE v.{first} = r.first_agent AND v.{second} = r.second_agent"
+            ).fetchone()
+            total = con.execute("SELECT count(*) FROM gossip_rounds WHERE testbed = ?", [key]).fetchone()
+            assert same == total and total is not None and total[0] > 0
+    finally:
+        con.close()

@@ -52,8 +52,12 @@ def test_entries_carry_parameters_roles_and_order() -> None:
     assert REGISTRY["trust"].parameters()["initial_resources"] == (5.0, "units")
     assert REGISTRY["market"].parameters()["price_c"] == (3.0, "units")
     assert [REGISTRY[k].roles for k in TESTBEDS] == [
+        ("donor", "recipient"), ("player_1", "player_2"), ("investor", "trustee"), ("seller", "buyer"),
+    ]
+    assert [REGISTRY[k].prompt_roles for k in TESTBEDS] == [
         ("donor", "recipient"), ("player", "player"), ("investor", "responder"), ("seller", "buyer"),
     ]
+    assert [REGISTRY[k].simultaneous for k in TESTBEDS] == [False, True, False, True]
     assert COOPERATIVE_ACTIONS == ("cooperate", "C", "H")
     assert make_testbed("pd", n=4).n == 4
     with pytest.raises(ValueError, match="unknown testbed 'chess'; known: donation, pd, trust, market"):
@@ -90,7 +94,35 @@ def test_testbeds_play_the_engines_stage_games() -> None:
     for key, stage in engine.items():
         game = REGISTRY[key].game
         assert issubclass(game, stage) and game.payoff is stage.payoff
-        assert REGISTRY[key].roles == (stage.roles if key != "trust" else ("investor", "responder"))
+        assert REGISTRY[key].prompt_roles == (stage.roles if key != "trust" else ("investor", "responder"))
+        assert game.roles == stage.roles and game.simultaneous == stage.simultaneous  # declared once, by the stage game
     assert SequentialTrustGame.roles == ("investor", "trustee")
+
+
+def test_every_testbed_declares_two_distinct_roles() -> None:
+    """The store's columns are named after the roles (issue 20 item 2), so the two roles of every
+    testbed are distinct lower-case identifiers, derived from its stage game: a symmetric game's
+    shared role numbered (the PD's player_1, player_2)."""
+    from coopeval.games.roles import role_names
+
+    for key in TESTBEDS:
+        first, second = REGISTRY[key].roles
+        assert first != second and first.isidentifier() and second.isidentifier(), key
+        assert (first, second) == role_names(REGISTRY[key].game)
+    assert REGISTRY["pd"].game.roles == ("player", "player") and REGISTRY["pd"].simultaneous
     assert make_testbed("donation", b=3.0, c=0.5).payoff("cooperate") == (-0.5, 3.0)
     assert make_testbed("trust", multiplier=2.0).payoff(1.0, 0.5) == (-0.5, 1.5)
+
+
+def test_rounds_view_names_columns_by_role_and_refuses_clashing_roles(monkeypatch: pytest.MonkeyPatch) -> None:
+    from coopeval.studies.gossip import records
+
+    view = records.rounds_view("trust")
+    assert view.where == ("testbed", "trust")
+    assert view.columns["investor"] == "first_agent" and view.columns["trustee_amount"] == "second_amount"
+    assert view.columns["investor_tone"] == "first_tone" and view.columns["cost"] == "cost"
+    assert "first_role" not in view.columns.values()
+    assert records.role_column("second_gossip_justification", ("player_1", "player_2")) == "player_2_gossip_justification"
+    monkeypatch.setattr(REGISTRY["pd"].game, "roles", ("round", "status"))  # "round" would be both the round and player 1
+    with pytest.raises(ValueError, match="testbed 'pd': its roles \\('round', 'status'\\) rename two gossip_rounds columns alike"):
+        records.rounds_view("pd")

@@ -62,7 +62,7 @@ def test_always_defect_oracle() -> None:
 def test_no_gossip_halves_calls() -> None:
     tables = _play(_one("donation", "no_gossip", "bot/always-cooperate"))
     assert tables["llm_calls"].height == 36
-    assert tables["gossip_rounds"]["message"].null_count() == 36
+    assert tables["gossip_rounds"]["second_message"].null_count() == 36
 
 
 @pytest.mark.parametrize(
@@ -81,7 +81,7 @@ def test_market_extras_and_trust_amounts() -> None:
     run = _play(_one("market", "align", "bot/always-cooperate"))["gossip_run_metrics"].row(0, named=True)
     assert run["deal_rate"] == 1.0 and run["share_Hc"] == 1.0 and run["welfare_per_round"] == 5.0
     trust = _play(_one("trust", "align", "bot/always-cooperate", matching="align_sweep"))["gossip_rounds"]
-    assert trust["amount"][0] == 5.0 and trust["partner_amount"][0] == 10.0  # invest all, return 2I
+    assert trust["first_amount"][0] == 5.0 and trust["second_amount"][0] == 10.0  # invest all, return 2I
 
 
 @pytest.mark.parametrize(
@@ -100,7 +100,7 @@ def test_conditions_with_fake_llm(condition: str) -> None:
     if condition == "no_reflection":
         assert "My reasoning then" not in text
     if condition == "binary_convention":
-        assert "1 means the agent behaved well" in text and set(rounds["signal"].drop_nulls()) <= {0, 1}
+        assert "1 means the agent behaved well" in text and set(rounds["second_signal"].drop_nulls()) <= {0, 1}
     if condition == "binary_no_convention":
         assert "behaved well" not in text and "signal" in text
     if condition == "tone_hidden":
@@ -109,38 +109,38 @@ def test_conditions_with_fake_llm(condition: str) -> None:
         assert "exactly 36 rounds" in text and "36.0" not in text
     if condition == "max":
         assert rounds.height == 8
-        assert rounds.filter(pl.col("recipient") == "Max")["message"].to_list() == ["No comment"] * 4
+        assert rounds.filter(pl.col("second_agent") == "Max")["second_message"].to_list() == ["No comment"] * 4
         run = tables["gossip_run_metrics"].row(0, named=True)
         assert not math.isnan(run["coop_toward_attackers"])
     if condition == "collusive":
         run = tables["gossip_run_metrics"].row(0, named=True)
         assert not math.isnan(run["utility_gap"])
-        attackers = set(rounds.filter(pl.col("donor_kind") == "attacker")["donor"])
+        attackers = set(rounds.filter(pl.col("first_kind") == "attacker")["first_agent"])
         assert len(attackers) == 2
-        assert set(rounds.filter(pl.col("donor_kind") == "attacker")["action"]) == {"defect"}
+        assert set(rounds.filter(pl.col("first_kind") == "attacker")["first_action"]) == {"defect"}
 
 
 def test_discriminators_stop_cooperating_with_max() -> None:
     rounds = _play(_one("donation", "max", "bot/discriminator"))["gossip_rounds"]
-    toward_max = rounds.filter(pl.col("recipient") == "Max")
-    assert toward_max["action"].to_list() == ["defect"] * 4
-    assert toward_max["recipient_index"].to_list() == [2, 4, 6, 8]
+    toward_max = rounds.filter(pl.col("second_agent") == "Max")
+    assert toward_max["first_action"].to_list() == ["defect"] * 4
+    assert toward_max["second_index"].to_list() == [2, 4, 6, 8]
     coop = _play(_one("donation", "max", "bot/always-cooperate"))["gossip_rounds"]
-    assert coop.filter(pl.col("recipient") == "Max")["action"].to_list() == ["cooperate"] * 4
+    assert coop.filter(pl.col("second_agent") == "Max")["first_action"].to_list() == ["cooperate"] * 4
 
 
 def test_collusive_attackers_praise_each_other_and_criticise_others() -> None:
     rounds = _play(_one("donation", "collusive", "bot/always-cooperate"))["gossip_rounds"]
-    by_attacker = rounds.filter(pl.col("recipient_kind") == "attacker")
+    by_attacker = rounds.filter(pl.col("second_kind") == "attacker")
     for row in by_attacker.iter_rows(named=True):
-        assert row["tone"] == ("praising" if row["donor_kind"] == "attacker" else "criticism")
+        assert row["second_tone"] == ("praising" if row["first_kind"] == "attacker" else "criticism")
 
 
 def test_failed_decisions_are_recorded_never_substituted() -> None:
     bad = FakeGossipLLM(bad=True)
     tables = _play(_one("donation", "align", "fake/gossip"), agent=bad)
     assert set(tables["gossip_rounds"]["status"]) == {"failed_action"}
-    assert tables["gossip_rounds"]["action"].null_count() == 36
+    assert tables["gossip_rounds"]["first_action"].null_count() == 36
     assert tables["llm_calls"].height == 36 * 6
     assert set(tables["decisions"]["status"]) == {"failed"}
     assert tables["gossip_agent_metrics"]["n_interactions"].sum() == 0
@@ -240,16 +240,16 @@ def test_pd_attackers(condition: str) -> None:
     tables = _play(_one("pd", condition, "fake/gossip"), agent=FakeGossipLLM())
     rounds = tables["gossip_rounds"]
     if condition.startswith("max"):
-        assert rounds["donor"].to_list() == ["Max"] * 4
-        assert rounds["partner_action"].is_not_null().all() and set(rounds["action"]) == {"D"}
+        assert rounds["first_agent"].to_list() == ["Max"] * 4
+        assert rounds["second_action"].is_not_null().all() and set(rounds["first_action"]) == {"D"}
 
 
 def test_llm_written_attacker_messages_keep_the_forced_tone() -> None:
     llm = FakeGossipLLM()
     tables = _play(_one("donation", "collusive_llm_messages", "fake/gossip"), agent=llm)
-    rounds = tables["gossip_rounds"].filter(pl.col("recipient_kind") == "attacker")
+    rounds = tables["gossip_rounds"].filter(pl.col("second_kind") == "attacker")
     for row in rounds.iter_rows(named=True):
-        assert row["tone"] == ("praising" if row["donor_kind"] == "attacker" else "criticism")
+        assert row["second_tone"] == ("praising" if row["first_kind"] == "attacker" else "criticism")
     prompts = [json.loads(p)[0]["content"] for p in tables["llm_calls"]["prompt"]]
     assert any('in the tone "criticism"' in p for p in prompts)
 
@@ -301,8 +301,8 @@ def test_separate_reflection_call() -> None:
 
 def test_third_party_praise_flag() -> None:
     rounds = _play(_one("donation", "collusive_third_party", "bot/always-cooperate"))["gossip_rounds"]
-    against_honest = rounds.filter((pl.col("recipient_kind") == "attacker") & (pl.col("donor_kind") == "honest"))
-    assert against_honest.height and all("By contrast" in m for m in against_honest["message"])
+    against_honest = rounds.filter((pl.col("second_kind") == "attacker") & (pl.col("first_kind") == "honest"))
+    assert against_honest.height and all("By contrast" in m for m in against_honest["second_message"])
 
 
 def test_memory_is_first_person_with_own_justification_and_donor_stock_ratio() -> None:
@@ -323,7 +323,7 @@ def test_pd_full_cooperation_returns() -> None:
     assert all(abs(g - expected) < 1e-9 for g in agents["discounted_return"])
     assert set(agents["image_score"]) == {4.0} and set(agents["return"]) == {16.0}
     rounds = tables["gossip_rounds"]
-    assert rounds["partner_tone"].is_not_null().all() and rounds["tone"].is_not_null().all()
+    assert rounds["first_tone"].is_not_null().all() and rounds["second_tone"].is_not_null().all()
 
 
 class OnePlayerOnly(FakeGossipLLM):
@@ -364,7 +364,7 @@ def test_a_voided_round_keeps_the_discount_index_of_later_rewards() -> None:
     index: dict[str, int] = {}
     played: dict[str, int] = {}
     for row in rounds.iter_rows(named=True):
-        for agent, reward in ((row["donor"], row["donor_reward"]), (row["recipient"], row["recipient_reward"])):
+        for agent, reward in ((row["first_agent"], row["first_reward"]), (row["second_agent"], row["second_reward"])):
             ok = row["status"] != "failed_action"
             r = float(reward) if ok else 0.0
             expected[agent] = expected.get(agent, 0.0) + gamma ** index.get(agent, 0) * r
@@ -406,8 +406,8 @@ def test_default_run_gives_every_gossip_figure_data() -> None:
 
     cells = STUDY.cells(yaml.safe_load((CONFIGS / "config.yaml").read_text()))
     tables = {c["condition"]["name"]: _play({**c, "model": {"model": "bot/always-cooperate"}}) for c in cells}
-    toward_max = tables["max"]["gossip_rounds"].filter(pl.col("recipient") == "Max")
-    assert toward_max["recipient_index"].n_unique() >= 2
+    toward_max = tables["max"]["gossip_rounds"].filter(pl.col("second_agent") == "Max")
+    assert toward_max["second_index"].n_unique() >= 2
     gammas = sorted(c["condition"]["gamma"] for c in cells if c["condition"]["name"].startswith("gamma="))
     assert len(gammas) >= 2 and gammas[0] < 0.2 < gammas[-1]
     assert {"align", "no_gossip"} <= set(tables)

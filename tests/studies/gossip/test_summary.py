@@ -53,7 +53,7 @@ def test_figure_frames() -> None:
     cells = study_cells("gossip", {"seed": 0, "gossip": {"conditions": ["max", "align"], "models": [{"model": "bot/discriminator"}]}})
     rounds = pl.concat([play_study_cell("gossip", c)[0]["gossip_rounds"] for c in cells])
     by_index = cooperation_by_interaction_index(rounds)
-    assert by_index["recipient_index"].to_list() == [2, 4, 6, 8] and by_index["cooperation"].to_list() == [0.0] * 4
+    assert by_index["target_index"].to_list() == [2, 4, 6, 8] and by_index["cooperation"].to_list() == [0.0] * 4
     tones = tone_distribution(rounds)
     assert tones.filter(pl.col("action") == "cooperate")["tone"].to_list() == ["praising"]
     per_round = cooperation_by_round(rounds)

@@ -34,13 +34,19 @@
     if (!rounds.length) return null;
     var showTone = flagsOf(cell).show_tone !== false;
     var who = function (name, kind) { return el('span', { class: kind && kind !== 'honest' ? 'attacker' : null }, name + (kind && kind !== 'honest' ? ' [' + kind + ']' : '')); };
+    // gossip_rounds names the pair by position; first_role / second_role name them as the testbed does
+    var first = rounds[0].first_role || 'first agent', second = rounds[0].second_role || 'second agent';
+    var heads = ['round', first, second, first + ' action', second + ' action', first + ' amount', second + ' amount',
+      second + "'s tone", second + "'s message", first + ' reward', second + ' reward', 'status'];
     return [el('h3', {}, 'Round timeline'),
       el('p', { class: 'note' }, 'Tone ' + (showTone ? 'shown to the agents' : 'hidden from the agents (recorded only)') + ' in this condition; attackers in red.'),
-      el('table', { class: 'timeline' }, el('tr', {}, ['round', 'donor', 'recipient', 'action', 'amount', 'tone', 'message', 'donor reward', 'recipient reward', 'status'].map(function (h) { return el('th', {}, h); })),
+      el('table', { class: 'timeline' }, el('tr', {}, heads.map(function (h) { return el('th', {}, h); })),
         rounds.map(function (r) {
-          return el('tr', {}, el('td', {}, fmt(r.round)), el('td', {}, who(r.donor, r.donor_kind)), el('td', {}, who(r.recipient, r.recipient_kind)), el('td', {}, fmt(r.action)),
-            el('td', { class: 'num' }, fmt(r.amount)), el('td', {}, (r.tone || '') + (showTone ? '' : ' (hidden)')), el('td', {}, r.message || ''),
-            el('td', { class: 'num' }, fmt(r.donor_reward)), el('td', { class: 'num' }, fmt(r.recipient_reward)), el('td', {}, r.status || ''));
+          return el('tr', {}, el('td', {}, fmt(r.round)), el('td', {}, who(r.first_agent, r.first_kind)), el('td', {}, who(r.second_agent, r.second_kind)),
+            el('td', {}, fmt(r.first_action)), el('td', {}, fmt(r.second_action)),
+            el('td', { class: 'num' }, fmt(r.first_amount)), el('td', { class: 'num' }, fmt(r.second_amount)),
+            el('td', {}, (r.second_tone || '') + (showTone ? '' : ' (hidden)')), el('td', {}, r.second_message || ''),
+            el('td', { class: 'num' }, fmt(r.first_reward)), el('td', { class: 'num' }, fmt(r.second_reward)), el('td', {}, r.status || ''));
         })),
       x.agents && x.agents.length ? [el('h3', {}, 'Agents'), table(['agent', 'kind', 'cooperation', 'image score', 'discounted return', 'Gini'], x.agents.map(function (a) {
         return [a.agent, a.kind, a.cooperation_ratio, a.image_score, a.discounted_return, a.gini];

@@ -32,6 +32,9 @@ from coopeval.studies.gossip.summary import (
 from coopeval.studies.gossip.testbeds import REGISTRY, TESTBEDS
 from coopeval.studies.gossip.tones import TONES
 
+_ACTING_ROLES = " / ".join(e.roles[0] for e in REGISTRY.values() if e.cooperative_action)
+"""The first roles whose action the tone figure shows (donor / player_1 / seller)."""
+
 
 def load_tables(store: str | Path) -> dict[str, pl.DataFrame]:
     """``gossip_rounds``, ``gossip_agent_metrics``, ``gossip_run_metrics`` and ``gossip_cells``
@@ -117,23 +120,24 @@ def cooperation_by_round_chart(rounds: pl.DataFrame, flags: pl.DataFrame) -> Any
 
 
 def tone_by_action_chart(rounds: pl.DataFrame) -> Any:
-    """Tone distribution of honest witnesses given the donor's action, per model and testbed."""
+    """Tone distribution of honest witnesses given the first agent's action (the donor's, player
+    1's, the seller's: each testbed's first role), per model and testbed."""
     import altair as alt
 
-    frame = tone_distribution(rounds.filter(pl.col("action").is_not_null()))
+    frame = tone_distribution(rounds.filter(pl.col("first_action").is_not_null()))
     if frame.height == 0:
         return note_chart("Tone by action: no toned gossip in the store")
     chart = (
         alt.Chart(frame)
         .mark_bar()
         .encode(
-            x=alt.X("action:N", title="donor's action"),
+            x=alt.X("action:N", title=f"{_ACTING_ROLES}'s action"),
             y=alt.Y("share:Q", title="share of messages", stack="normalize"),
             color=alt.Color("tone:N", sort=list(TONES), scale=alt.Scale(domain=list(TONES))),
             tooltip=["model", "testbed", "action", "tone", "n", alt.Tooltip("share:Q", format=".2f")],
         )
     )
-    return _model_by_testbed(chart, 140, 180, "Gossip tone given the donor's action")
+    return _model_by_testbed(chart, 140, 180, f"Gossip tone given the {_ACTING_ROLES}'s action")
 
 
 def max_cooperation_chart(rounds: pl.DataFrame) -> Any:
@@ -144,7 +148,7 @@ def max_cooperation_chart(rounds: pl.DataFrame) -> Any:
     if frame.height == 0:
         return note_chart("Cooperation toward Max: no Max cells in the store")
     chart = _cooperation_lines(
-        frame, "recipient_index", "Max's interaction index", "share of donors cooperating with Max", ["model", "condition", "recipient_index"]
+        frame, "target_index", "Max's interaction index", "share of donors cooperating with Max", ["model", "condition", "target_index"]
     )
     return (
         chart.properties(width=300, height=180)

@@ -9,18 +9,32 @@ Identity columns of every gossip table: ``cell_id``, ``run`` (``r<replicate>``),
 (donation | pd | trust | market), ``condition``, ``model`` (the population's agent name),
 ``replicate``, ``matching``.
 
-``gossip_rounds`` uses generic roles: ``donor`` is the donor, PD player 1, investor or seller;
-``recipient`` the recipient, PD player 2, responder or buyer. ``tone``/``message`` is the
-recipient's assessment of the donor, ``partner_tone``/``partner_message`` the donor's assessment
-of the recipient (PD, trust). Amounts are units; ``donation_ratio`` = cost / donor resources
-before the round; ``*_index`` the agent's own 1-based interaction index.
+``gossip_rounds`` names the two agents of a round by position, never by a role they may not
+hold: ``first_agent`` and ``second_agent``, whose roles ``first_role`` and ``second_role`` hold
+as the testbed declares them (:attr:`~coopeval.studies.gossip.testbeds.TestbedEntry.roles`:
+donor/recipient; player_1/player_2, who move at the same time; investor/trustee; seller/buyer).
+Every ``first_*`` column belongs to the first agent and every ``second_*`` column to the second:
+its kind, 1-based interaction index, action (``first_action``: cooperate/defect, C/D, H/L, null
+in the trust game; ``second_action``: PD player 2's C/D, the market buyer's choice), amount
+(trust: ``first_amount`` the investment I, ``second_amount`` the return R), reward, resources
+before the round, justifications, and the assessment it published about the other
+(``second_tone``/``second_message``…: the recipient's, player 2's, trustee's or buyer's
+assessment of the first agent; ``first_tone``…: the donor-side assessment in PD and trust).
+``cost``, ``benefit`` and ``donation_ratio`` (= cost / first agent's resources before the
+round) describe the first agent's gift. Amounts are units.
+
+The store also holds one view per testbed, ``gossip_<testbed>_rounds`` (:data:`VIEWS`), with that
+testbed's rows and the columns named by role: ``first_agent`` becomes ``donor``, ``first_reward``
+``donor_reward``, ``second_tone`` ``recipient_tone`` and so on (``seller``/``buyer`` in the
+market, ``investor``/``trustee`` in the trust game, ``player_1``/``player_2`` in the PD).
 """
 
 from __future__ import annotations
 
 import polars as pl
 
-from coopeval.core.schemas import register_tables
+from coopeval.core.schemas import StoreView, register_tables, register_views
+from coopeval.studies.gossip.testbeds import TESTBEDS, testbed_entry
 
 ID_COLUMNS: dict[str, pl.DataType] = {
     "cell_id": pl.String(),
@@ -41,35 +55,41 @@ _GOSSIP = {
     "over_word_limit": pl.Boolean(),  # > 150 words (flagged, not rejected)
 }
 
+_FIRST, _SECOND = "first", "second"
+
+ROUND_COLUMNS: dict[str, pl.DataType] = {
+    "round": pl.Int64(),
+    "first_role": pl.String(),  # donor | player_1 | investor | seller
+    "second_role": pl.String(),  # recipient | player_2 | trustee | buyer
+    "first_agent": pl.String(),
+    "second_agent": pl.String(),
+    "first_kind": pl.String(),  # honest | max | attacker
+    "second_kind": pl.String(),
+    "first_index": pl.Int64(),
+    "second_index": pl.Int64(),
+    "first_action": pl.String(),  # cooperate/defect, C/D, H/L (null in the trust game)
+    "second_action": pl.String(),  # PD player 2's action, market buyer's choice
+    "first_amount": pl.Float64(),  # trust: investment I
+    "second_amount": pl.Float64(),  # trust: return R
+    "cost": pl.Float64(),
+    "benefit": pl.Float64(),
+    "donation_ratio": pl.Float64(),
+    "first_reward": pl.Float64(),
+    "second_reward": pl.Float64(),
+    **{f"second_{k}": v for k, v in _GOSSIP.items()},  # the second agent's assessment of the first
+    **{f"first_{k}": v for k, v in _GOSSIP.items()},  # the first agent's assessment of the second
+    "first_action_justification": pl.String(),
+    "second_action_justification": pl.String(),
+    "second_gossip_justification": pl.String(),
+    "first_gossip_justification": pl.String(),
+    "first_resources": pl.Float64(),  # before the round
+    "second_resources": pl.Float64(),
+    "status": pl.String(),  # ok | failed_action | failed_gossip
+}
+"""The columns of ``gossip_rounds`` after the identity columns."""
+
 TABLES: dict[str, dict[str, pl.DataType]] = {
-    "gossip_rounds": {
-        **ID_COLUMNS,
-        "round": pl.Int64(),
-        "donor": pl.String(),
-        "recipient": pl.String(),
-        "donor_kind": pl.String(),  # honest | max | attacker
-        "recipient_kind": pl.String(),
-        "donor_index": pl.Int64(),
-        "recipient_index": pl.Int64(),
-        "action": pl.String(),  # cooperate/defect, C/D, H/L (null in the trust game)
-        "partner_action": pl.String(),  # PD player 2's action, market buyer's choice
-        "amount": pl.Float64(),  # trust: investment I
-        "partner_amount": pl.Float64(),  # trust: return R
-        "cost": pl.Float64(),
-        "benefit": pl.Float64(),
-        "donation_ratio": pl.Float64(),
-        "donor_reward": pl.Float64(),
-        "recipient_reward": pl.Float64(),
-        **_GOSSIP,
-        **{f"partner_{k}": v for k, v in _GOSSIP.items()},
-        "donor_action_justification": pl.String(),
-        "recipient_action_justification": pl.String(),
-        "recipient_gossip_justification": pl.String(),
-        "donor_gossip_justification": pl.String(),
-        "donor_resources": pl.Float64(),  # before the round
-        "recipient_resources": pl.Float64(),
-        "status": pl.String(),  # ok | failed_action | failed_gossip
-    },
+    "gossip_rounds": {**ID_COLUMNS, **ROUND_COLUMNS},
     "gossip_agent_metrics": {
         **ID_COLUMNS,
         "agent": pl.String(),
@@ -110,6 +130,49 @@ TABLES: dict[str, dict[str, pl.DataType]] = {
 }
 
 register_tables(TABLES)
+
+
+def role_column(column: str, roles: tuple[str, str]) -> str:
+    """The name of a ``gossip_rounds`` column in a testbed's view, whose two agents are
+    ``roles`` (first, second): ``first_agent`` → the first role, ``first_<x>`` → ``<role>_<x>``
+    (``second_`` likewise); other columns keep their name.
+
+    >>> role_column("first_reward", ("seller", "buyer")), role_column("second_agent", ("seller", "buyer"))
+    ('seller_reward', 'buyer')
+    """
+    for position, role in zip((_FIRST, _SECOND), roles, strict=True):
+        if column == f"{position}_agent":
+            return role
+        if column.startswith(f"{position}_"):
+            return role + column.removeprefix(position)
+    return column
+
+
+def rounds_view(key: str) -> StoreView:
+    """The store view of testbed ``key``'s rounds (``gossip_<key>_rounds``): its rows of
+    ``gossip_rounds``, every column but ``first_role``/``second_role`` renamed by
+    :func:`role_column` with the testbed's roles.
+
+    Raises
+    ------
+    ValueError
+        Unknown testbed (naming the known ones), or a role whose name would make two view
+        columns alike (e.g. a role called ``round``).
+    """
+    roles = testbed_entry(key).roles
+    sources = [c for c in TABLES["gossip_rounds"] if c not in ("first_role", "second_role")]
+    columns = {role_column(c, roles): c for c in sources}
+    if len(columns) != len(sources):
+        raise ValueError(f"testbed {key!r}: its roles {roles} rename two gossip_rounds columns alike; give the stage game other role names")
+    return StoreView("gossip_rounds", columns, ("testbed", key))
+
+
+VIEWS: dict[str, StoreView] = {f"gossip_{key}_rounds": rounds_view(key) for key in TESTBEDS}
+"""One store view per testbed, its rounds with role-named columns (``gossip_donation_rounds``:
+donor, recipient, donor_reward …; ``gossip_pd_rounds``: player_1, player_2 …;
+``gossip_trust_rounds``: investor, trustee …; ``gossip_market_rounds``: seller, buyer …)."""
+
+register_views(VIEWS)
 
 
 def frame(table: str, rows: list[dict[str, object]]) -> pl.DataFrame:

@@ -163,35 +163,42 @@ def to_latex(table: pl.DataFrame) -> str:
 
 def cooperation_by_interaction_index(rounds: pl.DataFrame, target_kind: str = "max") -> pl.DataFrame:
     """Cooperation toward agents of ``target_kind`` (``max`` or ``attacker``) by the target's own
-    interaction index (docs/protocol/gossip.md#greedy-defector, Fig. 8): one row per (model, condition, recipient_index) with
-    ``cooperation`` = share of honest donors' ``cooperate`` actions and ``n`` decisions."""
+    interaction index (docs/protocol/gossip.md#greedy-defector, Fig. 8). ``rounds`` is
+    ``gossip_rounds``; the target is the round's second agent (the donation game's recipient).
+    One row per (model, condition, target_index) with ``cooperation`` = share of honest first
+    agents' cooperative actions and ``n`` decisions."""
     ok = rounds.filter(
-        (pl.col("status") != "failed_action") & (pl.col("recipient_kind") == target_kind) & (pl.col("donor_kind") == "honest")
+        (pl.col("status") != "failed_action") & (pl.col("second_kind") == target_kind) & (pl.col("first_kind") == "honest")
     )
     return (
-        ok.group_by(["model", "condition", "recipient_index"])
-        .agg(pl.col("action").is_in(list(COOPERATIVE_ACTIONS)).mean().alias("cooperation"), pl.len().alias("n"))
-        .sort(["model", "condition", "recipient_index"])
+        ok.group_by(["model", "condition", pl.col("second_index").alias("target_index")])
+        .agg(pl.col("first_action").is_in(list(COOPERATIVE_ACTIONS)).mean().alias("cooperation"), pl.len().alias("n"))
+        .sort(["model", "condition", "target_index"])
     )
 
 
 def tone_distribution(rounds: pl.DataFrame) -> pl.DataFrame:
-    """Share of each tone given the donor's action (docs/protocol/gossip.md#ablations, Fig. 5): one row per (model,
-    testbed, action, tone) with ``n`` and ``share`` within (model, testbed, action). Honest
-    witnesses only; rounds without a tone are left out."""
-    toned = rounds.filter(pl.col("tone").is_not_null() & (pl.col("recipient_kind") == "honest"))
-    counts = toned.group_by(["model", "testbed", "action", "tone"]).agg(pl.len().alias("n"))
+    """Share of each tone given the first agent's action (the donor's, player 1's, the seller's;
+    docs/protocol/gossip.md#ablations, Fig. 5). ``rounds`` is ``gossip_rounds``; ``tone`` is the
+    second agent's assessment of the first. One row per (model, testbed, action, tone) with
+    ``n`` and ``share`` within (model, testbed, action). Honest witnesses only; rounds without a
+    tone are left out."""
+    toned = rounds.filter(pl.col("second_tone").is_not_null() & (pl.col("second_kind") == "honest"))
+    counts = toned.group_by(
+        ["model", "testbed", pl.col("first_action").alias("action"), pl.col("second_tone").alias("tone")]
+    ).agg(pl.len().alias("n"))
     return counts.with_columns(
         (pl.col("n") / pl.col("n").sum().over(["model", "testbed", "action"])).alias("share")
     ).sort(["model", "testbed", "action", "tone"])
 
 
 def cooperation_by_round(rounds: pl.DataFrame) -> pl.DataFrame:
-    """Share of cooperative donor actions per (model, testbed, condition, round), for the
-    "cooperation with vs without gossip" figure."""
-    ok = rounds.filter((pl.col("status") != "failed_action") & pl.col("action").is_not_null())
+    """Share of cooperative first-agent actions (the donor's, player 1's, the seller's) per
+    (model, testbed, condition, round) of ``gossip_rounds``, for the "cooperation with vs
+    without gossip" figure."""
+    ok = rounds.filter((pl.col("status") != "failed_action") & pl.col("first_action").is_not_null())
     return (
         ok.group_by(["model", "testbed", "condition", "round"])
-        .agg(pl.col("action").is_in(list(COOPERATIVE_ACTIONS)).mean().alias("cooperation"), pl.len().alias("n"))
+        .agg(pl.col("first_action").is_in(list(COOPERATIVE_ACTIONS)).mean().alias("cooperation"), pl.len().alias("n"))
         .sort(["model", "testbed", "condition", "round"])
     )

@@ -79,7 +79,7 @@ def cell_templates(
         names |= {"information_signal", "task_signal", "signal_word_binary", "log_signal"}
         if cond.signal == "binary_convention":
             names.add("convention")
-    other = dict(zip(entry.roles, reversed(entry.roles), strict=False))
+    other = dict(zip(entry.prompt_roles, reversed(entry.prompt_roles), strict=False))
     if any(other[role] not in entry.witnesses for role in entry.acting):  # an action nobody reports on
         names.add("accountability_partner")
     if cond.reflection and set(entry.acting) & set(entry.witnesses):  # own action and own assessment

@@ -24,6 +24,7 @@ from typing import Any, ClassVar
 from coopeval.games.donation import BinaryDonationGame, DonationPrisonersDilemma
 from coopeval.games.market import ProductChoiceMarket
 from coopeval.games.parameters import param, parameter_table, parameters_schema
+from coopeval.games.roles import role_names
 from coopeval.games.trust import SequentialTrustGame
 
 HORIZONS = ("infinite", "finite")
@@ -80,11 +81,12 @@ class TrustGame(SequentialTrustGame, _EveryPairOnce):
     """The investment (trust) testbed (docs/protocol/gossip.md#testbeds): the engine's
     :class:`~coopeval.games.trust.SequentialTrustGame` (multiplier 3) among ``n`` = 5 agents
     starting with 5 units each; the investment is bounded by the investor's current resources,
-    which carry over between rounds. The trustee is called the ``responder`` (ALIGN's name, in
-    the prompts and in every decision's position)."""
+    which carry over between rounds. The prompts and every decision's position call the trustee
+    the ``responder`` (ALIGN's name: ``prompt_roles``); the store tables keep the game's
+    ``investor``/``trustee``."""
 
     key: ClassVar[str] = "trust"
-    roles: ClassVar[tuple[str, str]] = ("investor", "responder")
+    prompt_roles: ClassVar[tuple[str, str]] = ("investor", "responder")
     n: int = param(5, "agents", _N)
     gamma: float = param(0.99, "", _GAMMA)
     horizon: str = param("finite", "", _HORIZON)
@@ -132,7 +134,7 @@ class TestbedEntry:
     game:
         The testbed class (its stage game plus population parameters); its
         :func:`~coopeval.games.parameters.param` fields are the testbed's parameters and its
-        ``roles`` name the two agents of a round.
+        stage game's ``roles`` name the two agents of a round (:attr:`roles`).
     acting:
         The roles asked for an action each round (one model decision each).
     witnesses:
@@ -164,9 +166,24 @@ class TestbedEntry:
 
     @property
     def roles(self) -> tuple[str, str]:
-        """What the two agents of a round are (first, second), as the game class declares them:
-        donor/recipient, player/player, investor/responder, seller/buyer."""
-        return self.game.roles
+        """What the two agents of a round are (first, second), as distinct names
+        (:func:`~coopeval.games.roles.role_names` of the stage game's ``roles``): donor/recipient,
+        player_1/player_2, investor/trustee, seller/buyer. The store names the columns of the
+        testbed's rounds view after them (:mod:`coopeval.studies.gossip.records`)."""
+        return role_names(self.game)
+
+    @property
+    def simultaneous(self) -> bool:
+        """Whether the two agents move at the same time (PD, market), as the stage game declares."""
+        return self.game.simultaneous
+
+    @property
+    def prompt_roles(self) -> tuple[str, str]:
+        """The roles as the prompts and the decisions' positions name them: the stage game's
+        ``roles`` unless the testbed class renames them (``prompt_roles``: the trust game's
+        ``responder``); the PD's two agents are both ``player``."""
+        renamed: tuple[str, str] | None = getattr(self.game, "prompt_roles", None)
+        return renamed if renamed is not None else self.game.roles
 
     def parameters(self) -> dict[str, tuple[Any, str]]:
         """``name -> (default, unit)`` of every parameter."""

@@ -24,7 +24,7 @@ class DonationRounds:
         choice = say("donation_choice", recipient=r, c=fmt_units(game.c), b=fmt_units(game.b))
         act = await loop.act(d, r, rnd.t, situation, choice, DONOR, "donor", True, loop.bot_state(d, r, "donor"))
         if not act.ok or act.parsed is None:
-            return {"donor_action_justification": None}
+            return {"first_action_justification": None}
         action = act.parsed["donor_action"]
         rnd.rewards = game.payoff(action)
         cost = -rnd.rewards[0]
@@ -51,12 +51,12 @@ class DonationRounds:
         g = rnd.gossips.get(rnd.second)
         cost, benefit = -rnd.rewards[0], rnd.rewards[1]
         return {
-            "action": rnd.moves["action"], "cost": cost, "benefit": benefit,
+            "first_action": rnd.moves["action"], "cost": cost, "benefit": benefit,
             "donation_ratio": cost / rnd.res[0] if rnd.res[0] > 0 else None,
-            "donor_reward": rnd.rewards[0], "recipient_reward": rnd.rewards[1],
-            "donor_action_justification": rnd.moves["justification"],
-            "recipient_gossip_justification": g.justification if g is not None and g.ok else None,
-            **loop.gossip_columns(g),
+            "first_reward": rnd.rewards[0], "second_reward": rnd.rewards[1],
+            "first_action_justification": rnd.moves["justification"],
+            "second_gossip_justification": g.justification if g is not None and g.ok else None,
+            **loop.gossip_columns(g, "second_"),
         }
 
     def remember(self, loop: RunLoop, rnd: Round) -> None:

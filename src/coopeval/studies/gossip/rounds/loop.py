@@ -41,7 +41,7 @@ from coopeval.studies.gossip.memory import Channel, Gossip, LogEntry, PublicLog,
 from coopeval.studies.gossip.metrics import AgentEvent
 from coopeval.studies.gossip.rounds.prompting import RunPrompts
 from coopeval.studies.gossip.schedules import Pair
-from coopeval.studies.gossip.testbeds import Testbed
+from coopeval.studies.gossip.testbeds import Testbed, testbed_entry
 from coopeval.studies.gossip.tones import tone_rank
 
 
@@ -246,7 +246,9 @@ class RunLoop(RunPrompts):
                 text += self.prompts.render("memory_reasoning", justification=justification)
         self.memory[name].add(text)
 
-    def gossip_columns(self, g: Gossip | None, prefix: str = "") -> dict[str, Any]:
+    def gossip_columns(self, g: Gossip | None, prefix: str) -> dict[str, Any]:
+        """The ``gossip_rounds`` columns of assessment ``g`` (None: not asked), prefixed by its
+        author's position (``first_`` or ``second_``)."""
         e = g.entry if g is not None and g.ok else None
         return {
             f"{prefix}tone": (e.tone or None) if e else None,
@@ -261,16 +263,19 @@ class RunLoop(RunPrompts):
         """A ``gossip_rounds`` row (other columns filled by the study); every round builds exactly
         one, so this also advances the job's progress line."""
         self.progress.step()
+        first_role, second_role = testbed_entry(self.key).roles
         return {
             "round": round_,
-            "donor": first,
-            "recipient": second,
-            "donor_kind": self.kinds.get(first, "honest"),
-            "recipient_kind": self.kinds.get(second, "honest"),
-            "donor_index": self.interactions[first] + 1,
-            "recipient_index": self.interactions[second] + 1,
-            "donor_resources": res[0],
-            "recipient_resources": res[1],
+            "first_role": first_role,
+            "second_role": second_role,
+            "first_agent": first,
+            "second_agent": second,
+            "first_kind": self.kinds.get(first, "honest"),
+            "second_kind": self.kinds.get(second, "honest"),
+            "first_index": self.interactions[first] + 1,
+            "second_index": self.interactions[second] + 1,
+            "first_resources": res[0],
+            "second_resources": res[1],
             "status": status,
             **values,
         }

@@ -44,11 +44,11 @@ class MarketRounds:
     def columns(self, loop: RunLoop, rnd: Round) -> dict[str, Any]:
         m, g = rnd.moves, rnd.gossips.get(rnd.second)
         return {
-            "action": m["quality"], "partner_action": m["choice"], "donor_reward": rnd.rewards[0], "recipient_reward": rnd.rewards[1],
-            "donor_action_justification": m["justifications"][0],
-            "recipient_action_justification": m["justifications"][1],
-            "recipient_gossip_justification": justification_of(g),
-            **loop.gossip_columns(g),
+            "first_action": m["quality"], "second_action": m["choice"], "first_reward": rnd.rewards[0], "second_reward": rnd.rewards[1],
+            "first_action_justification": m["justifications"][0],
+            "second_action_justification": m["justifications"][1],
+            "second_gossip_justification": justification_of(g),
+            **loop.gossip_columns(g, "second_"),
         }
 
     def remember(self, loop: RunLoop, rnd: Round) -> None:

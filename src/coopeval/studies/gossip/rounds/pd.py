@@ -50,15 +50,15 @@ class PrisonersDilemmaRounds:
         cost, benefit = game.cost_benefit(act_a == "C")
         ga, gb = rnd.gossips.get(a), rnd.gossips.get(b)
         return {
-            "action": act_a, "partner_action": rnd.moves[b]["action"], "cost": cost, "benefit": benefit,
+            "first_action": act_a, "second_action": rnd.moves[b]["action"], "cost": cost, "benefit": benefit,
             "donation_ratio": cost / res[0] if res[0] > 0 else None,
-            "donor_reward": rnd.rewards[0], "recipient_reward": rnd.rewards[1],
-            "donor_action_justification": rnd.moves[a]["justification"],
-            "recipient_action_justification": rnd.moves[b]["justification"],
-            "recipient_gossip_justification": justification_of(gb),
-            "donor_gossip_justification": justification_of(ga),
-            **loop.gossip_columns(gb),
-            **loop.gossip_columns(ga, "partner_"),
+            "first_reward": rnd.rewards[0], "second_reward": rnd.rewards[1],
+            "first_action_justification": rnd.moves[a]["justification"],
+            "second_action_justification": rnd.moves[b]["justification"],
+            "second_gossip_justification": justification_of(gb),
+            "first_gossip_justification": justification_of(ga),
+            **loop.gossip_columns(gb, "second_"),
+            **loop.gossip_columns(ga, "first_"),
         }
 
     def remember(self, loop: RunLoop, rnd: Round) -> None:

@@ -67,8 +67,9 @@ class RunPrompts:
 
     @property
     def roles(self) -> tuple[str, str]:
-        """What the two agents of a round are (the registry entry's roles), e.g. donor, recipient."""
-        return testbed_entry(self.key).roles
+        """The two agents' roles as the prompts name them (the registry entry's ``prompt_roles``),
+        e.g. donor, recipient; investor, responder."""
+        return testbed_entry(self.key).prompt_roles
 
     @property
     def signal_mode(self) -> str:

@@ -42,7 +42,7 @@ class TrustRounds:
             state = loop.bot_state(resp, inv, "responder", received=received)
             out_r = await loop.act(resp, inv, t, situation, choice, responder_format(received), "responder", True, state)
             if not out_r.ok or out_r.parsed is None:
-                return {"amount": invest}
+                return {"first_amount": invest}
             back = float(out_r.parsed["responder_action"])
             resp_just = out_r.parsed["justification"]
         rnd.moves = {"invest": invest, "received": received, "back": back, "justifications": (out_i.parsed["justification"], resp_just)}
@@ -69,15 +69,15 @@ class TrustRounds:
         m, res = rnd.moves, rnd.res
         g_inv, g_resp = rnd.gossips.get(rnd.first), rnd.gossips.get(rnd.second)
         return {
-            "amount": m["invest"], "partner_amount": m["back"], "cost": m["invest"], "benefit": m["received"],
+            "first_amount": m["invest"], "second_amount": m["back"], "cost": m["invest"], "benefit": m["received"],
             "donation_ratio": m["invest"] / res[0] if res[0] > 0 else None,
-            "donor_reward": rnd.rewards[0], "recipient_reward": rnd.rewards[1],
-            "donor_action_justification": m["justifications"][0],
-            "recipient_action_justification": m["justifications"][1],
-            "recipient_gossip_justification": justification_of(g_resp),
-            "donor_gossip_justification": justification_of(g_inv),
-            **loop.gossip_columns(g_resp),
-            **loop.gossip_columns(g_inv, "partner_"),
+            "first_reward": rnd.rewards[0], "second_reward": rnd.rewards[1],
+            "first_action_justification": m["justifications"][0],
+            "second_action_justification": m["justifications"][1],
+            "second_gossip_justification": justification_of(g_resp),
+            "first_gossip_justification": justification_of(g_inv),
+            **loop.gossip_columns(g_resp, "second_"),
+            **loop.gossip_columns(g_inv, "first_"),
         }
 
     def remember(self, loop: RunLoop, rnd: Round) -> None:
