@@ -80,7 +80,10 @@ def test_all_pair_rows_add_dr_rows_when_a_rule_is_given() -> None:
     metrics = compute_metrics(scores)
     assert {r["metric"] for r in all_pair_rows(scores, metrics)} == {"Mean", "Fitness"}
     rows = all_pair_rows(scores, metrics, dr_rule="strictest")
-    dr = [r for r in rows if r["metric"] == "DR"]
-    assert len(dr) == 1 and dr[0]["a"] == C and dr[0]["delta"] == 1.0 and dr[0]["scope"] == "NoMechanism/PrisonersDilemma"
-    # one pair in the family: Holm leaves p unchanged; the default 200 DR resamples give 2/201
-    assert dr[0]["p_adjusted"] == pytest.approx(2 / 201) and dr[0]["correction"] == "holm"
+    dr = sorted((r for r in rows if r["metric"] == "DR"), key=lambda r: r["scope"])
+    # the game's scope and the aggregate over the social dilemmas present (here PD alone: the same values)
+    assert [r["scope"] for r in dr] == ["NoMechanism/All", "NoMechanism/PrisonersDilemma"]
+    for row in dr:
+        assert row["a"] == C and row["delta"] == 1.0
+        # one pair in the family: Holm leaves p unchanged; the default 200 DR resamples give 2/201
+        assert row["p_adjusted"] == pytest.approx(2 / 201) and row["correction"] == "holm"

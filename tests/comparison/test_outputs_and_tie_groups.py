@@ -39,7 +39,8 @@ def rows(tmp_path_factory: pytest.TempPathFactory) -> pl.DataFrame:
             path = folder / f"{cell}-{name}.parquet"
             frame.write_parquet(path)
             paths[name].append(str(path))
-    return write_comparisons(paths["scores"], paths["metrics"], folder / "comparisons.parquet", steps=1000, lr=0.1)
+    return write_comparisons(paths["scores"], paths["metrics"], folder / "comparisons.parquet", steps=1000, lr=0.1,
+                             dr_rule="strictest")
 
 
 def test_every_pair_is_compared_with_the_tables_means(rows: pl.DataFrame) -> None:
@@ -90,6 +91,46 @@ def test_tables_gain_tie_groups_and_keep_their_values(rows: pl.DataFrame, tmp_pa
     assert "<sup>" in md and "holm-corrected" in md
     assert r"\textsuperscript{" in (tmp_path / "a" / "per_game.tex").read_text(encoding="utf-8")
     assert "<sup>" not in (tmp_path / "b" / "per_game.md").read_text(encoding="utf-8")
+
+
+def test_dr_rows_are_the_tables_rank_differences_and_letter_their_dr(rows: pl.DataFrame, tmp_path: Path) -> None:
+    dr = rows.filter(pl.col("metric") == "DR")
+    # every pair, per (mechanism, game) and over the games of the aggregate, each family Holm-corrected
+    assert sorted(set(dr["scope"].to_list())) == sorted(f"{m}/{g}" for m in ("NoMechanism", "Repetition")
+                                                       for g in ("PrisonersDilemma", "StagHunt", "All"))
+    assert dr.group_by("scope").len()["len"].to_list() == [6] * 6
+    for (_scope,), family in dr.group_by(["scope"]):
+        assert family["p_adjusted"].to_list() == pytest.approx(adjust_p_values(family["p_value"].to_list(), "holm"))
+    store = write_store(tmp_path / "a.duckdb", bot_scores(), {"design_quality": conform("design_quality", pl.DataFrame(schema={"cell_id": pl.String()})),
+                                                              "comparisons": rows})
+    tables_from_store(store, tmp_path / "t", **SETTINGS)  # type: ignore[arg-type]
+    for kind in ("per_game", "aggregate"):
+        table = pl.read_csv(tmp_path / "t" / f"{kind}.csv", schema=csv_schema(kind)).filter(pl.col("agent") != "LLM Average")
+        for metric in ("DR", "DR_exact"):  # the rule is strictest: both are the compared ranks
+            for (mech, game), sub in table.filter(pl.col("metric") == metric).group_by(["mechanism", "game"]):
+                value = dict(zip(sub["agent"].to_list(), sub["mean"].to_list(), strict=True))
+                letters = dict(zip(sub["agent"].to_list(), sub["tie_group"].to_list(), strict=True))
+                family = dr.filter(pl.col("scope") == f"{mech}/{game}")
+                assert family.height == 6
+                for pair in family.iter_rows(named=True):
+                    assert pair["delta"] == pytest.approx(value[pair["a"]] - value[pair["b"]], abs=1e-9)
+                    assert bool(set(letters[pair["a"]]) & set(letters[pair["b"]])) == (pair["p_adjusted"] >= 0.05)
+
+
+def test_dr_letters_need_the_compared_rule() -> None:
+    from coopeval.studies.coopeval.tables.tie_groups import table_tie_groups
+
+    group = ({"x", "y"}, {("x", "y")}, "holm")
+    groups = {("M/G", "DR"): group, ("M/All", "DR"): group, ("M/G", "Mean"): group}
+    assert table_tie_groups(groups, "strictest", {("M", "G"): "strictest"}, ["G"]) == {
+        ("M/G", "DR"): group, ("M/G", "DR_exact"): group, ("M/All", "DR"): group, ("M/All", "DR_exact"): group, ("M/G", "Mean"): group}
+    # released ratings in the table's DR: its letters would not be those of the compared ranks
+    assert set(table_tie_groups(groups, "strictest", {("M", "G"): "released"}, ["G"])) == {("M/G", "DR_exact"), ("M/All", "DR_exact"), ("M/G", "Mean")}
+    # another rule: DR_exact (strictest) is not what was compared
+    assert set(table_tie_groups(groups, "reference-vertex", {("M", "G"): "reference-vertex"}, ["G", "H"])) == {
+        ("M/G", "DR"), ("M/All", "DR"), ("M/G", "Mean")}
+    assert set(table_tie_groups(groups, "reference-vertex", {("M", "G"): "reference-vertex", ("M", "H"): "released"}, ["G", "H"])) == {
+        ("M/G", "DR"), ("M/G", "Mean")}
 
 
 def test_comparison_tables_render_every_row_and_name_the_correction(rows: pl.DataFrame, tmp_path: Path) -> None:

@@ -38,7 +38,36 @@ def test_letters_follow_the_significant_pairs_of_each_scope(tmp_path) -> None:
         ("all games", "model-x"): ("a", None),
         ("all games", "model-y"): ("a", None),
     }
-    assert [c["label"] for c in board["columns"]][-2:] == ["Mean group", "Fitness group"]
+    assert [c["label"] for c in board["columns"]][-3:] == ["Mean group", "Fitness group", "DR group"]
+    assert {r["dr_group"] for r in board["rows"]} == {None}  # no DR rows compared
+
+
+def test_dr_letters_rank_by_the_rating_shown(tmp_path) -> None:
+    """The DR comparisons letter the board's deviation ratings (higher is better): in the
+    prisoner's dilemma model-y rates above model-x and the pair differs, so y is 'a', x 'b'."""
+    path = make_store(tmp_path / "coopeval.duckdb")
+    con = duckdb.connect(str(path))
+    try:
+        con.execute("DELETE FROM comparisons")
+        for cell, game, agent, rating in (("cellA", "prisoners_dilemma", "model-x", -0.5), ("cellA", "prisoners_dilemma", "model-y", 0.0),
+                                          ("cellC", "stag_hunt", "model-x", 0.0), ("cellC", "stag_hunt", "model-y", -1.0)):
+            con.execute("INSERT INTO metrics (cell_id, source, run, mechanism, game, agent, metric, value) VALUES (?, 'ours', 'r1', 'Repetition', ?, ?, 'DR', ?)",
+                        [cell, game, agent, rating])
+        for r in (_comparison("Repetition/prisoners_dilemma", "DR", 0.001), _comparison("Repetition/stag_hunt", "DR", 0.2)):
+            con.execute(f"INSERT INTO comparisons ({', '.join(r)}) VALUES ({', '.join('?' for _ in r)})", list(r.values()))
+        tables = {t for (t,) in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+        board = coopeval_board(con, tables)
+    finally:
+        con.close()
+    got = {(r["game"], r["agent"]): (r["mean_group"], r["dr_group"]) for r in board["rows"]}
+    assert got == {
+        ("prisoners_dilemma", "model-x"): (None, "b"),
+        ("prisoners_dilemma", "model-y"): (None, "a"),
+        ("stag_hunt", "model-x"): (None, "a"),
+        ("stag_hunt", "model-y"): (None, "a"),
+        ("all games", "model-x"): (None, None),
+        ("all games", "model-y"): (None, None),
+    }
 
 
 def test_a_store_without_comparisons_has_no_letters(tmp_path) -> None:
@@ -49,7 +78,7 @@ def test_a_store_without_comparisons_has_no_letters(tmp_path) -> None:
         board = coopeval_board(con, tables)
     finally:
         con.close()
-    assert {(r["mean_group"], r["fitness_group"]) for r in board["rows"]} == {(None, None)}
+    assert {(r["mean_group"], r["fitness_group"], r["dr_group"]) for r in board["rows"]} == {(None, None, None)}
 
 
 def test_an_empty_comparisons_table_gives_no_letters(tmp_path) -> None:
@@ -61,4 +90,4 @@ def test_an_empty_comparisons_table_gives_no_letters(tmp_path) -> None:
         board = coopeval_board(con, tables)
     finally:
         con.close()
-    assert {(r["mean_group"], r["fitness_group"]) for r in board["rows"]} == {(None, None)}
+    assert {(r["mean_group"], r["fitness_group"], r["dr_group"]) for r in board["rows"]} == {(None, None, None)}

@@ -7,4 +7,4 @@ start_job(snakemake.log[0], snakemake.config)  # log, offline litellm, the confi
 from coopeval.studies.coopeval.comparison_outputs import write_comparisons  # noqa: E402
 
 write_comparisons(list(snakemake.input.scores), list(snakemake.input.metrics), snakemake.output[0],
-                  steps=snakemake.params.steps, lr=snakemake.params.lr)
+                  steps=snakemake.params.steps, lr=snakemake.params.lr, dr_rule=snakemake.params.dr_rule)

@@ -3,7 +3,7 @@
 Layout of the output folder::
 
     index.html  explorer.js  explorer.css
-    data/index.js                 run overview, leaderboards, list of cells
+    data/index.js                 run overview, leaderboards, prompt sensitivity, list of cells
     data/cell/<cell_id>.js        one cell: its episodes and the study's per-cell data
     data/ep/<key>.<part>.js       one episode part: decisions with attempts and judge labels
     data/dix/<bucket>.js          decision_id → (cell, episode, part), 256 buckets
@@ -37,8 +37,9 @@ from coopeval.explorer.privacy import PRIVACY_NOTE
 from coopeval.explorer.queries import grouped, rows, table_names
 from coopeval.explorer.scripts import PART_BYTES, to_json, write_encoded, write_script
 from coopeval.explorer.search_index import SearchIndex
+from coopeval.explorer.sensitivity import sensitivity_reports
 
-ASSETS = ("index.html", "register.js", "explorer.js", "studies.js", "export.js", "search.js", "explorer.css")
+ASSETS = ("index.html", "register.js", "explorer.js", "studies.js", "export.js", "search.js", "sensitivity.js", "explorer.css")
 BUCKETS = 256
 FLAG_CHUNK = 10_000
 CHUNK_DECISIONS = 5_000
@@ -191,6 +192,7 @@ def build_site(store: str | Path, out: str | Path, *, raw_replies: bool = True) 
                 "missing": report.missing,
                 "overview": run_overview(con, tables),
                 "leaderboards": leaderboards(con, tables),
+                "sensitivity": sensitivity_reports(con, tables),
                 "config": _config_text(store_path),
                 "buckets": BUCKETS,
             }

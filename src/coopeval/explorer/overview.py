@@ -123,12 +123,14 @@ def coopeval_board(con: duckdb.DuckDBPyConnection, tables: set[str]) -> dict[str
     return board
 
 
-TIE_GROUP_METRICS = (("mean", "Mean"), ("fitness", "Fitness"))
-"""Board metrics with tie groups (the metrics the workflow compares in pairs)."""
+TIE_GROUP_METRICS = (("mean", "Mean"), ("fitness", "Fitness"), ("dr", "DR"))
+"""Board metrics with tie groups (the metrics the workflow compares in pairs). The board's DR
+is the deviation rating (higher is better); its letters are those of the DR rank comparisons
+(rank 1 = highest rating), agents ordered by the rating shown."""
 
 
 def _tie_groups(con: duckdb.DuckDBPyConnection, tables: set[str], found: list[dict[str, Any]]) -> list[dict[str, str | None]]:
-    """Per board row, the tie-group letters of Mean and Fitness (None where not compared).
+    """Per board row, the tie-group letters of Mean, Fitness and DR (None where not compared).
 
     The letters are the result tables' (:mod:`coopeval.studies.coopeval.tables.tie_groups`), from
     the same ``comparisons`` rows: scope ``"<mechanism>/<game>"``, ``"<mechanism>/All"`` for the

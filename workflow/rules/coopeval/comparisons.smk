@@ -24,6 +24,7 @@ rule comparisons:
     params:
         steps=config["evaluation"]["steps"],
         lr=config["evaluation"]["lr"],
+        dr_rule=config["evaluation"]["dr_rule"],
     script:
         "../../scripts/comparisons.py"
 

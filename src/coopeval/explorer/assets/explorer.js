@@ -134,6 +134,8 @@
         return [s.study, s.cells, s.decisions, s.failed, s.reasked, s.truncated,
           el('span', {}, link({ view: 'cells', study: s.study }, 'cells'), ' ', link({ view: 'board', study: s.study }, 'leaderboard'))];
       })),
+      INDEX.sensitivity && INDEX.sensitivity.length ? [el('h3', {}, 'Prompt wordings'), el('p', {}, link({ view: 'sensitivity' }, 'Prompt sensitivity'),
+        ': each model\'s metric under each prompt variant, the variance shares and whether each pairwise ordering holds under every variant.')] : null,
       el('h3', {}, 'Models: calls, tokens, cost'),
       table(['study', 'model', 'decisions', 'attempts', 'attempt errors', 'prompt tokens', 'completion tokens', 'cost (USD)'], o.models.map(function (m) {
         return [m.study, m.model, m.decisions, m.attempts, m.attempt_errors, m.prompt_tokens, m.completion_tokens, m.cost_usd];
@@ -437,6 +439,7 @@
       case 'export': return exportPage(q.get('cell'), q.get('m'));
       case 'flags': return flags(q);
       case 'search': return CE.searchPage(q);
+      case 'sensitivity': return CE.sensitivityPage();
       default: return overview();
     }
   }

@@ -286,7 +286,9 @@ def all_pair_rows(
     (normalised Mean, scope ``<mechanism>/All``), corrected per (scope, metric) family.
 
     Mean always; Fitness per (mechanism, game) when ``metrics`` is given and the cell has it;
-    DR (the tables' deviation-rating rank under ``dr_rule``) likewise when ``dr_rule`` is given.
+    DR (the tables' deviation-rating rank under ``dr_rule``) likewise when ``dr_rule`` is given,
+    per (mechanism, game) and over ``aggregate_games`` (scope ``<mechanism>/All``: the aggregate
+    table's mean rank, from the same per-game DR replicates, so no further LP solves).
     ``factor`` (cell_id → level of a further design factor, e.g. a prompt variant) compares
     each level on its own cells, scope ``<mechanism>/<game>/<level>``; cells it does not list
     are left out. Rows follow :data:`coopeval.comparison.record.COMPARISONS_SCHEMA` (study
@@ -300,6 +302,7 @@ def all_pair_rows(
     rows: list[dict[str, Any]] = []
     for level, cells in sorted(levels.items(), key=lambda item: str(item[0])):
         suffix = "" if level is None else f"/{level}"
+        dr_by_group: dict[tuple[str, str], tuple[tuple[str, ...], np.ndarray | None]] = {}
         for mech, game in sorted({(k[3], k[4]) for k in cells}):
             selected = select_cells(cells, mech, game)
             scope = scope_name(mech, game) + suffix
@@ -314,12 +317,18 @@ def all_pair_rows(
                 rows += _replicate_rows(scope, "Fitness", pairs, compare_fitness, selected, metrics, replicates=fitness_reps)
             if dr_rule is not None and _has_metric(metrics, selected, "DR_rank", dr_rule):
                 dr_reps = dr_replicates(selected, rule=dr_rule, seed=seed)
+                dr_by_group.update(dr_reps)
                 rows += _replicate_rows(scope, "DR", pairs, compare_dr, selected, metrics, rule=dr_rule, replicates=dr_reps)
         for mech in sorted({k[3] for k in cells}):
             selected = {k: v for k, v in select_cells(cells, mech).items() if k[4] in aggregate_games}
-            for a, b in pairs_in(selected):
-                rows.append(comparison_row("coopeval", scope_name(mech, ALL_GAMES) + suffix, "Mean", a, b,
+            scope = scope_name(mech, ALL_GAMES) + suffix
+            pairs = pairs_in(selected)
+            for a, b in pairs:
+                rows.append(comparison_row("coopeval", scope, "Mean", a, b,
                                            compare_mean(selected, a, b, normalised=True, n_resamples=n_resamples, seed=seed)))
+            if dr_rule is not None and metrics is not None and _has_metric(metrics, selected, "DR_rank", dr_rule):
+                # the aggregate table's DR (mean rank over games): the per-game replicates, reused
+                rows += _replicate_rows(scope, "DR", pairs, compare_dr, selected, metrics, rule=dr_rule, replicates=dr_by_group)
     return corrected(rows, correction)
 
 

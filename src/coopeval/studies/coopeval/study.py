@@ -12,6 +12,7 @@ import polars as pl
 
 from coopeval.agents.maker import CallStats
 from coopeval.core.charts import report_format
+from coopeval.evaluation.sensitivity_store import SENSITIVITY_STORE_FILES
 from coopeval.games import GAME_FACTORIES
 from coopeval.studies.base import (
     PlayInputs,
@@ -123,7 +124,9 @@ class CoopEvalStudy:
 
     def store_inputs(self, config: Mapping[str, Any], cells: Sequence[Mapping[str, Any]]) -> dict[str, list[str]]:
         """The play tables of every cell, its scores (``parse``), metrics and trajectories
-        (``evaluate``), the design quality tables, the judge's tables and the paired comparisons."""
+        (``evaluate``), the design quality tables, the judge's tables and the paired comparisons;
+        with more than one prompt variant also the prompt sensitivity reports' rows (rule
+        ``sensitivity_store_rows``, docs/paraphrases.md)."""
         inputs = play_table_paths(self, cells)
         inputs["scores"] = [cell_file("parse", c, "scores") for c in cells]
         inputs["metrics"] = [cell_file("evaluate", c, "metrics") for c in cells]
@@ -133,6 +136,8 @@ class CoopEvalStudy:
         inputs["judgements"] = [JUDGE_OUTPUTS["judgements"]]
         inputs["llm_calls"] = [*inputs["llm_calls"], JUDGE_OUTPUTS["llm_calls"]]
         inputs["comparisons"] = [COMPARISONS_OUTPUT]
+        if len(config.get("prompt_variants", [])) > 1:
+            inputs.update({table: [path] for table, path in SENSITIVITY_STORE_FILES.items()})
         return inputs
 
     def report_entries(self, config: Mapping[str, Any]) -> list[ReportEntry]:

@@ -57,7 +57,11 @@ from coopeval.studies.coopeval.tables.per_game import (
     per_run_values,
 )
 from coopeval.studies.coopeval.tables.stats import in_order, llm_average, standard_error
-from coopeval.studies.coopeval.tables.tie_groups import attach_tie_groups, tie_groups_from
+from coopeval.studies.coopeval.tables.tie_groups import (
+    attach_tie_groups,
+    table_tie_groups,
+    tie_groups_from,
+)
 
 __all__ = [
     "DESIGN_COLUMNS",
@@ -173,7 +177,7 @@ def build_tables(
     axes = _table_axes(values, per_game_games, columns)
     per_game, cell_stats = per_game_rows(values, dr_source, replicates, axes)
     aggregate = aggregate_rows(cell_stats, dr_source, axes, aggregate_games, game_of)
-    ties = tie_groups_from(comparisons)
+    ties = table_tie_groups(tie_groups_from(comparisons), dr_rule, dr_source, aggregate_games)
     corrections = attach_tie_groups(per_game, ties, axes.agents) | attach_tie_groups(aggregate, ties, axes.agents)
     designs_rows: list[TableCell] = []
     if designs is not None and designs.height:

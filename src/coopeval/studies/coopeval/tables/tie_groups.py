@@ -6,13 +6,18 @@ rank (then by the table's agent order) and lettered by
 :func:`coopeval.comparison.letters.letter_groups`: two agents share a letter if and only if
 their paired difference is not significant at α = 0.05 after the correction named in the
 ``comparisons`` rows (their family: every pair of that sub-table). An agent with no comparison
-row in the sub-table (e.g. the LLM Average, DR ranks, the Fitness of the aggregate table) gets
-no letters (null). Values, ranks and emphasis of the tables do not change.
+row in the sub-table (e.g. the LLM Average, the Fitness of the aggregate table) gets no letters
+(null). Values, ranks and emphasis of the tables do not change.
+
+The ``DR`` comparison rows compare the deviation-rating ranks under the configured rule
+(``evaluation.dr_rule``); :func:`table_tie_groups` lets them letter the tables' ``DR`` where its
+values are those ranks (not released ratings) and ``DR_exact`` (strictest-CCE ranks) when the
+rule is ``strictest``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import polars as pl
 
@@ -20,7 +25,7 @@ from coopeval.comparison.letters import letter_groups
 from coopeval.comparison.power import DEFAULT_ALPHA
 from coopeval.studies.coopeval.tables.frames import TableCell
 
-__all__ = ["TieGroups", "attach_tie_groups", "tie_groups_from"]
+__all__ = ["TieGroups", "attach_tie_groups", "table_tie_groups", "tie_groups_from"]
 
 TieGroups = dict[tuple[str, str], tuple[set[str], set[tuple[str, str]], str]]
 """(scope, metric) → (compared agents, significant pairs, correction name)."""
@@ -41,6 +46,29 @@ def tie_groups_from(comparisons: pl.DataFrame | None, study: str = "coopeval", a
         if row["p_adjusted"] is not None and row["p_adjusted"] < alpha:
             significant.add((row["a"], row["b"]))
     return groups
+
+
+def table_tie_groups(
+    groups: TieGroups, dr_rule: str, dr_source: Mapping[tuple[str, str], str], aggregate_games: Sequence[str]
+) -> TieGroups:
+    """The groups of the tables' sub-tables: Mean and Fitness as compared; the ``DR``
+    comparisons (ranks under ``dr_rule``) for the table's ``DR`` of a scope whose values all
+    come from ``dr_rule`` (``dr_source`` of (mechanism, game), as
+    :func:`coopeval.studies.coopeval.tables.per_game.per_run_values` returns it; a scope
+    ``<mechanism>/All`` covers the ``aggregate_games``), and for ``DR_exact`` when ``dr_rule``
+    is ``"strictest"``. A scope with released ratings gets no DR letters."""
+    out: TieGroups = {}
+    for (scope, metric), group in groups.items():
+        if metric != "DR":
+            out[(scope, metric)] = group
+            continue
+        mechanism, _, game = scope.partition("/")
+        games = aggregate_games if game == "All" else (game,)
+        if {dr_source.get((mechanism, g)) for g in games} - {None} == {dr_rule}:
+            out[(scope, "DR")] = group
+        if dr_rule == "strictest":
+            out[(scope, "DR_exact")] = group
+    return out
 
 
 def attach_tie_groups(rows: Sequence[TableCell], groups: TieGroups, agents: Sequence[str]) -> set[str]:
