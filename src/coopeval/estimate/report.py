@@ -165,15 +165,18 @@ def estimate_config(
 
     keys = _prefetch_key_table(config)
     worker = FactsWorker() if background and keys is not None and "litellm" not in sys.modules else None
-    first = simulate(config, Stance.COOPERATIVE, every_replicate)
+    from coopeval.pipeline.studies import all_cells
+
+    cells = all_cells(config)  # once for the three stances
+    first = simulate(config, Stance.COOPERATIVE, every_replicate, cells=cells)
     if all(is_scripted(m) for m in first.calls["model"].unique().to_list()):  # nothing to stand in for
         sims = dict.fromkeys(Stance, first)
     else:
         borrow = None if every_replicate else first  # cells whose counts only validity decides: as the cooperative run
         sims = {
             Stance.COOPERATIVE: first,
-            Stance.DEFECTING: simulate(config, Stance.DEFECTING, every_replicate, borrow=borrow),
-            Stance.FAILING: simulate(config, Stance.FAILING, every_replicate),
+            Stance.DEFECTING: simulate(config, Stance.DEFECTING, every_replicate, borrow=borrow, cells=cells),
+            Stance.FAILING: simulate(config, Stance.FAILING, every_replicate, cells=cells),
         }
     counts = {stance: _counts(sim) for stance, sim in sims.items()}
     merged = pl.concat([c.with_columns(pl.lit(str(s)).alias("stance")) for s, c in counts.items()])

@@ -287,6 +287,7 @@ def simulate(
     every_replicate: bool = False,
     studies: Collection[str] | None = None,
     borrow: Simulation | None = None,
+    cells: Mapping[str, list[dict[str, Any]]] | None = None,
 ) -> Simulation:
     """Play the cells of the validated ``config`` (:func:`representatives`) with
     :class:`~.standin.StandIn` agents of ``stance`` (bots as themselves), then the judge's
@@ -295,7 +296,8 @@ def simulate(
     full (no representatives, nothing shrunk). A cell whose decision counts depend only on the
     answers' validity (:func:`~.shrink.validity_decides_counts`) is taken from ``borrow`` (the
     simulation of another valid stance) instead of played. Nothing is cached, journalled or
-    checkpointed, and no model is called.
+    checkpointed, and no model is called. ``cells``: the config's cells per study
+    (:func:`coopeval.pipeline.studies.all_cells`, computed when not given).
     """
     samples: dict[str, list[str]] = {}
     frames: list[pl.DataFrame] = []
@@ -303,7 +305,7 @@ def simulate(
     judged: list[pl.DataFrame] = []
     largest: dict[tuple[str, str], str] = {}
     played: dict[str, PlayedCell] = {}
-    cells = all_cells(config)
+    cells = all_cells(config) if cells is None else cells
     wanted = set(cells) if studies is None else set(studies)
     with stand_ins(stance):
         for study in configured_studies(config):
