@@ -52,3 +52,19 @@ def test_stances_answer_like_bots_and_cot_answers_are_long_enough_to_judge():
     assert cooperative.max_tokens == 64
     signed = _ask(Stance.DEFECTING, Signature(), {**state, "contract": {"A0": 1, "A1": -1}, "enforcing_design": {"A0": 1, "A1": -1}})
     assert check_answer(Signature(), signed.text, "", 64).parsed == {"sign": False}
+
+
+def test_a_stand_in_is_asked_without_the_transport_layers():
+    """The decision loop asks a stand-in directly: no retry loop (which counts a refused request
+    as a transport retry), no adaptive limit, no timing; a failing stand-in still fails its
+    decision at the first attempt."""
+    from coopeval.agents.maker import DecisionMaker
+
+    fmt = ActionDistribution(("A0", "A1"))
+    state = {"seat": 0, "n_actions": 2, "cooperative_action": 0, "baseline_action": 1, "history": []}
+    maker = DecisionMaker(None, {"CoT": "", "IO": ""})
+    failed = asyncio.run(maker.decide(StandIn.for_entry(ENTRY, Stance.FAILING), "?", fmt, {"round": 1}, state=state))
+    valid = asyncio.run(maker.decide(StandIn.for_entry(ENTRY, Stance.COOPERATIVE), "?", fmt, {"round": 2}, state=state))
+    assert (failed.status, len(failed.attempts), valid.status, len(valid.attempts)) == ("failed", 1, "ok", 1)
+    assert [(a["transport_retries"], a["in_flight"], a["latency_s"]) for a in failed.attempts + valid.attempts] == [(0, 0, 0.0)] * 2
+    assert (maker.stats.bot_calls, maker.stats.calls_made) == (2, 0)

@@ -18,27 +18,31 @@ from __future__ import annotations
 import difflib
 import functools
 import json
+import os
 import subprocess
 import sys
 from types import ModuleType
+from typing import Any
 
 from coopeval.core.environment import LITELLM_OFFLINE, use_offline_litellm
 
-__all__ = ["KEY_CHOICES", "api_key_variables", "import_litellm", "litellm_key_table", "routing_error"]
+__all__ = ["KEY_CHOICES", "api_key_variables", "import_litellm", "litellm_key_table", "read_key_table_here", "routing_error", "use_key_table"]
 
 KEY_CHOICES: dict[str, tuple[str, ...]] = {"gemini": ("GEMINI_API_KEY",)}
 """Providers for which litellm accepts any one of several key variables: the one we require."""
 
-_KEY_TABLE_SCRIPT = """
-import json, litellm
+_KEY_TABLE_LOOP = """
 table = {}
 for p in sorted(str(getattr(p, "value", p)) for p in litellm.provider_list):
     try:
         table[p] = litellm.validate_environment(model=p + "/model")["missing_keys"]
     except Exception:
         table[p] = []
-print(json.dumps(table))
 """
+_KEY_TABLE_SCRIPT = "import json, litellm\n" + _KEY_TABLE_LOOP + "print(json.dumps(table))\n"
+
+_PRESET_KEY_TABLE: dict[str, tuple[str, ...]] = {}
+"""The table another process of the same command read (:func:`use_key_table`)."""
 
 
 def import_litellm() -> ModuleType:
@@ -62,6 +66,8 @@ def litellm_key_table() -> dict[str, tuple[str, ...]]:
     RuntimeError
         The child process failed (its stderr is in the message).
     """
+    if _PRESET_KEY_TABLE:
+        return dict(_PRESET_KEY_TABLE)
     done = subprocess.run(
         [sys.executable, "-c", _KEY_TABLE_SCRIPT],
         env={**LITELLM_OFFLINE, "PYTHONPATH": ":".join(p for p in sys.path if p)},
@@ -72,12 +78,44 @@ def litellm_key_table() -> dict[str, tuple[str, ...]]:
     )
     if done.returncode != 0:
         raise RuntimeError(f"could not read litellm's API-key table: {done.stderr.strip()[-2000:]}")
-    raw: dict[str, list[str]] = json.loads(done.stdout.strip().splitlines()[-1])
+    return _key_table(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def _key_table(raw: dict[str, list[str]]) -> dict[str, tuple[str, ...]]:
     table: dict[str, tuple[str, ...]] = {}
     for provider, names in raw.items():
         keys = tuple(n for n in names if not n.endswith(("_API_BASE", "_BASE_URL")))
         table[provider] = KEY_CHOICES.get(provider, keys)
     return table
+
+
+def read_key_table_here() -> dict[str, tuple[str, ...]]:
+    """:func:`litellm_key_table`'s table read in this process, which imports litellm: the same
+    loop, with ``os.environ`` holding only litellm's offline settings while it runs (restored
+    after) and litellm's log lines off. For a throwaway child process that imports litellm
+    anyway (``coopeval estimate``'s facts worker): it saves the child Python of
+    :func:`litellm_key_table`. Hand the result to :func:`use_key_table`."""
+    import logging
+
+    litellm = import_litellm()
+    saved = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(LITELLM_OFFLINE)
+    logging.disable(logging.CRITICAL)  # e.g. github_copilot's failed log-in attempts
+    scope: dict[str, Any] = {"litellm": litellm}
+    try:
+        exec(_KEY_TABLE_LOOP, scope)  # the loop of _KEY_TABLE_SCRIPT
+    finally:
+        logging.disable(logging.NOTSET)
+        os.environ.clear()
+        os.environ.update(saved)
+    return _key_table(scope["table"])
+
+
+def use_key_table(table: dict[str, tuple[str, ...]]) -> None:
+    """Make :func:`litellm_key_table` return ``table`` (read by :func:`read_key_table_here` in
+    another process) instead of reading it, unless it has read it already."""
+    _PRESET_KEY_TABLE.update(table)
 
 
 def api_key_variables(model: str) -> tuple[str, ...]:

@@ -290,6 +290,9 @@ class DecisionMaker:
         # endpoint: who answers (LiteLLMAgent.endpoint); absent for bots and mocks
         endpoint = getattr(agent, "endpoint", None)
         key = call_key(agent.model, request.messages, agent.params, request.position, attempt, endpoint)
+        if getattr(agent, "transportless", False):  # the estimate's stand-ins: no transport, cache or timing
+            self.stats.bot_calls += 1
+            return await agent.generate(request), key, False
         use_cache = self.cache is not None and agent.cacheable
         if use_cache:
             assert self.cache is not None

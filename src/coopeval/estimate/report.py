@@ -121,15 +121,23 @@ def _cache_observations(sim: Simulation, cache_dir: str | Path) -> pl.DataFrame:
     return pl.DataFrame(found).group_by("model").agg(pl.len().cast(pl.Int64).alias("cache_hits"), pl.col("observed").sum())
 
 
+def _needs_key_table(config: Mapping[str, Any]) -> bool:
+    """Whether the config calls an API model (the judge's included) and this process has not
+    read litellm's API-key table yet."""
+    from coopeval.agents.litellm_client import litellm_key_table
+    from coopeval.pipeline.studies import configured_studies
+
+    models = [m for study in configured_studies(config) for m in study.models(config)]
+    return not all(is_scripted(m) or uses_local_llm(m) for m in models) and not litellm_key_table.cache_info().currsize
+
+
 def _prefetch_key_table(config: Mapping[str, Any]) -> threading.Thread | None:
     """Start reading litellm's API-key table (:func:`coopeval.agents.litellm_client.litellm_key_table`:
     a child process that imports litellm, 2-5 s) beside the simulation when the config calls an
     API model; the thread to join before the table is used (it fills the table's cache)."""
     from coopeval.agents.litellm_client import litellm_key_table
-    from coopeval.pipeline.studies import configured_studies
 
-    models = [m for study in configured_studies(config) for m in study.models(config)]  # the judge's included
-    if all(is_scripted(m) or uses_local_llm(m) for m in models) or litellm_key_table.cache_info().currsize:
+    if not _needs_key_table(config):
         return None
 
     def read() -> None:
@@ -163,17 +171,20 @@ def estimate_config(
     from coopeval.agents.slots import SLOTS_ENV
     from coopeval.core.environment import env_value
 
-    keys = _prefetch_key_table(config)
-    worker = FactsWorker() if background and keys is not None and "litellm" not in sys.modules else None
-    first = simulate(config, Stance.COOPERATIVE, every_replicate)
+    worker = FactsWorker() if background and "litellm" not in sys.modules and _needs_key_table(config) else None
+    keys = None if worker is not None else _prefetch_key_table(config)  # the worker reads the key table too
+    from coopeval.pipeline.studies import all_cells
+
+    cells = all_cells(config)  # once for the three stances
+    first = simulate(config, Stance.COOPERATIVE, every_replicate, cells=cells)
     if all(is_scripted(m) for m in first.calls["model"].unique().to_list()):  # nothing to stand in for
         sims = dict.fromkeys(Stance, first)
     else:
         borrow = None if every_replicate else first  # cells whose counts only validity decides: as the cooperative run
         sims = {
             Stance.COOPERATIVE: first,
-            Stance.DEFECTING: simulate(config, Stance.DEFECTING, every_replicate, borrow=borrow),
-            Stance.FAILING: simulate(config, Stance.FAILING, every_replicate),
+            Stance.DEFECTING: simulate(config, Stance.DEFECTING, every_replicate, borrow=borrow, cells=cells),
+            Stance.FAILING: simulate(config, Stance.FAILING, every_replicate, cells=cells),
         }
     counts = {stance: _counts(sim) for stance, sim in sims.items()}
     merged = pl.concat([c.with_columns(pl.lit(str(s)).alias("stance")) for s, c in counts.items()])

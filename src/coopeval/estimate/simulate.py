@@ -8,7 +8,8 @@ with each selected decision's judge prompt rendered. Per call attempt it keeps t
 group (mechanism, condition or protocol), model, decision kind, decision id, prompt length in
 characters and response-cache key; the prompt texts themselves only as a sample for the token
 count (:mod:`.tokens`) and the longest per study and model (:mod:`.windows`). Cells that repeat
-a unit of play are played shrunk and their rows weighted (:mod:`.shrink`).
+a unit of play are played shrunk and their rows weighted (:mod:`.shrink`), CoopEval rosters with one
+stand-in per prompt class (:mod:`.roster`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import polars as pl
 
 from coopeval.agents.registry import is_scripted
 from coopeval.core.prompts import PromptLibrary
+from coopeval.estimate.roster import reduce_roster
 from coopeval.estimate.shrink import Shrunk, shrink, validity_decides_counts
 from coopeval.estimate.standin import Stance, stand_ins
 from coopeval.games import get_game
@@ -257,18 +259,25 @@ def _play(
     samples: dict[str, list[str]],
     largest: dict[tuple[str, str], str],
 ) -> PlayedCell:
-    """Play the representative ``spec`` of ``members`` (shrunk unless ``every_replicate``)."""
-    shrunk = Shrunk(dict(spec), pl.lit(1.0)) if every_replicate else shrink(study.name, spec)
+    """Play the representative ``spec`` of ``members`` (with a reduced roster,
+    :mod:`.roster`, and shrunk, :mod:`.shrink`, unless ``every_replicate``)."""
+    roster = None if every_replicate else reduce_roster(study.name, spec)
+    played = dict(spec) if roster is None else roster.spec
+    shrunk = Shrunk(played, pl.lit(1.0)) if every_replicate else shrink(study.name, played)
     tables, _stats = study.play(shrunk.spec, PlayInputs(None, library, None, max_concurrency=64))
-    kept = _keep(tables["llm_calls"], study.name, group_of(study, spec), samples, shrunk.weight)
+    calls, weight, decision_weight = tables["llm_calls"], shrunk.weight, shrunk.weight * float(len(members))
+    if roster is not None and calls.height:
+        calls, weight = roster.expand_calls(calls), weight * pl.col("roster_weight")
+        decision_weight = decision_weight * roster.decision_weight()
+    kept = _keep(calls, study.name, group_of(study, spec), samples, weight)
     single = _single_model(study, spec)
     stands_for = {single: sorted({str(m["model"]["model"]) for m in members})} if single else {}
-    _note_largest(largest, study.name, tables["llm_calls"], stands_for)
+    _note_largest(largest, study.name, calls, stands_for)
     decisions = tables["decisions"]
     steps = decisions.select("round", "kind").unique().height + shrunk.extra_steps if decisions.height else 0
     judged = None
     if study.name == "coopeval" and decisions.height:
-        judged = decisions.with_columns((shrunk.weight * float(len(members))).alias("weight"))
+        judged = decisions.with_columns(decision_weight.alias("weight"))
     return _spread(study, kept, spec, members, samples), judged, steps
 
 
@@ -278,6 +287,7 @@ def simulate(
     every_replicate: bool = False,
     studies: Collection[str] | None = None,
     borrow: Simulation | None = None,
+    cells: Mapping[str, list[dict[str, Any]]] | None = None,
 ) -> Simulation:
     """Play the cells of the validated ``config`` (:func:`representatives`) with
     :class:`~.standin.StandIn` agents of ``stance`` (bots as themselves), then the judge's
@@ -286,7 +296,8 @@ def simulate(
     full (no representatives, nothing shrunk). A cell whose decision counts depend only on the
     answers' validity (:func:`~.shrink.validity_decides_counts`) is taken from ``borrow`` (the
     simulation of another valid stance) instead of played. Nothing is cached, journalled or
-    checkpointed, and no model is called.
+    checkpointed, and no model is called. ``cells``: the config's cells per study
+    (:func:`coopeval.pipeline.studies.all_cells`, computed when not given).
     """
     samples: dict[str, list[str]] = {}
     frames: list[pl.DataFrame] = []
@@ -294,7 +305,7 @@ def simulate(
     judged: list[pl.DataFrame] = []
     largest: dict[tuple[str, str], str] = {}
     played: dict[str, PlayedCell] = {}
-    cells = all_cells(config)
+    cells = all_cells(config) if cells is None else cells
     wanted = set(cells) if studies is None else set(studies)
     with stand_ins(stance):
         for study in configured_studies(config):

@@ -52,7 +52,8 @@ class StandIn:
 
     ``name``, ``model``, ``style``, ``params`` and ``endpoint`` are the real agent's (built
     with the entry's provider when it can be built here, else from the entry); ``cacheable``
-    is False, so the decision loop never looks answers up and counts the calls as scripted.
+    is False, so the decision loop never looks answers up and counts the calls as scripted, and
+    ``transportless`` True, so it asks for the reply without the transport layers.
     """
 
     name: str
@@ -62,6 +63,10 @@ class StandIn:
     endpoint: Mapping[str, Any]
     stance: Stance
     cacheable: bool = False
+    transportless: bool = True
+    """Read by :meth:`coopeval.agents.maker.DecisionMaker._ask`: the reply is asked for
+    directly, without the retry, rate-limit and concurrency layers (a stand-in calls nothing;
+    anything it raises is fatal there too)."""
 
     @classmethod
     def for_entry(cls, spec: Mapping[str, Any], stance: Stance) -> StandIn:

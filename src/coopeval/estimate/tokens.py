@@ -150,25 +150,34 @@ def model_facts(samples: Mapping[str, Sequence[str]]) -> dict[str, ModelFacts]:
     return out
 
 
-def _import_litellm_quietly() -> None:
-    import_litellm()
-
-
 class FactsWorker:
     """:func:`model_facts` in a child process started at once, so that its import of litellm
     (2-5 s) runs beside the simulation; for a process that has not imported litellm yet (the
-    ``coopeval estimate`` command)."""
+    ``coopeval estimate`` command). The child first reads litellm's API-key table
+    (:func:`coopeval.agents.litellm_client.read_key_table_here`), so the command imports
+    litellm once, here, not a second time in the child Python of
+    :func:`~coopeval.agents.litellm_client.litellm_key_table`."""
 
     def __init__(self) -> None:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
+        from coopeval.agents.litellm_client import read_key_table_here
+
         self.pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
-        self.pool.submit(_import_litellm_quietly)
+        self.keys = self.pool.submit(read_key_table_here)
 
     def facts(self, samples: Mapping[str, Sequence[str]]) -> dict[str, ModelFacts]:
-        """:func:`model_facts` of ``samples``, computed in the child (which then exits)."""
+        """:func:`model_facts` of ``samples``, computed in the child (which then exits); the key
+        table it read is handed to this process
+        (:func:`~coopeval.agents.litellm_client.use_key_table`; if the child could not read it,
+        this process reads it as usual when it is needed)."""
+        from coopeval.agents.litellm_client import use_key_table
+
         try:
-            return self.pool.submit(model_facts, {m: list(p) for m, p in samples.items()}).result()
+            facts = self.pool.submit(model_facts, {m: list(p) for m, p in samples.items()}).result()
+            if self.keys.exception() is None:
+                use_key_table(self.keys.result())
+            return facts
         finally:
             self.pool.shutdown(wait=False, cancel_futures=True)
