@@ -15,8 +15,10 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
+from coopeval.comparison.multiplicity import adjust_p_values
 from coopeval.core.schemas import conform
 from coopeval.studies.coopeval.comparisons import all_pair_rows, compare_dr
+from coopeval.studies.coopeval.tables.dr_bootstrap import DR_RESAMPLES
 from coopeval.studies.coopeval.tables.metrics import compute_metrics, observations_by_cell
 
 C, D = "bot/c", "bot/d"
@@ -85,5 +87,16 @@ def test_all_pair_rows_add_dr_rows_when_a_rule_is_given() -> None:
     assert [r["scope"] for r in dr] == ["NoMechanism/All", "NoMechanism/PrisonersDilemma"]
     for row in dr:
         assert row["a"] == C and row["delta"] == 1.0
-        # one pair in the family: Holm leaves p unchanged; the default 200 DR resamples give 2/201
-        assert row["p_adjusted"] == pytest.approx(2 / 201) and row["correction"] == "holm"
+        # one pair in the family: Holm leaves p unchanged; the default 1 000 DR resamples give 2/1 001
+        assert row["p_adjusted"] == pytest.approx(2 / 1001) and row["correction"] == "holm"
+
+
+def test_the_default_resamples_can_separate_every_pair_of_four_agents_under_holm() -> None:
+    # 4 agents: a family of 6 pairs. Each at the smallest p = 2/(B + 1) = 2/1 001; Holm multiplies
+    # the smallest by 6, so every adjusted p is 12/1 001 ≈ 0.012 < 0.05 (with B = 200: 12/201 ≈ 0.06).
+    assert DR_RESAMPLES == 1000
+    smallest = 2 / (DR_RESAMPLES + 1)
+    adjusted = adjust_p_values([smallest] * 6, "holm")
+    assert adjusted == pytest.approx([12 / 1001] * 6)
+    assert all(p is not None and p < 0.05 for p in adjusted)
+    assert all(p is not None and p > 0.05 for p in adjust_p_values([2 / 201] * 6, "holm"))

@@ -180,7 +180,8 @@ def test_lp_failures_raise(monkeypatch: pytest.MonkeyPatch, status: int, word: s
 
 
 def test_iteration_freezing_nothing_raises(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(deviation, "_face_minimum", lambda *a, **k: -np.inf)
+    monkeypatch.setattr(deviation, "_face_minimum", lambda *a, **k: (-np.inf, None))
+    monkeypatch.setattr(deviation, "BINDING_DUAL", np.inf)  # every tight row goes to its face LP
     with pytest.raises(DeviationRatingError, match="no row frozen"):
         deviation_ratings(PD)
 

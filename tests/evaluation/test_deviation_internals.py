@@ -23,14 +23,16 @@ BOUNDS: list[tuple[float | None, float | None]] = [(0.0, None), (0.0, None)]
 
 def test_face_minimum_on_a_feasible_face() -> None:
     # σ0 ≤ 0.25 → σ1 ≥ 0.75.
-    low = deviation._face_minimum(ROW, A_UB, 0.25, A_EQ, B_EQ, BOUNDS, 1e-5, "T")
+    low, point = deviation._face_minimum(ROW, A_UB, 0.25, A_EQ, B_EQ, BOUNDS, 1e-5, "T")
     assert low == pytest.approx(0.75, abs=1e-12)
+    assert point is not None and point == pytest.approx([0.25, 0.75], abs=1e-12)
 
 
 def test_face_minimum_widens_an_infeasible_face_by_the_tolerance() -> None:
     # σ0 ≤ −1e−6 is infeasible (σ0 ≥ 0); widened by tol = 1e−5: σ0 ≤ 9e−6 → min σ1 = 1 − 9e−6.
-    low = deviation._face_minimum(ROW, A_UB, -1e-6, A_EQ, B_EQ, BOUNDS, 1e-5, "T")
+    low, point = deviation._face_minimum(ROW, A_UB, -1e-6, A_EQ, B_EQ, BOUNDS, 1e-5, "T")
     assert low == pytest.approx(1 - 9e-6, abs=1e-12)
+    assert point is None  # a point of the widened face is no point of the face
 
 
 def test_face_minimum_reports_a_face_infeasible_even_when_widened() -> None:
@@ -54,10 +56,11 @@ def test_solver_failures_are_reported(monkeypatch: pytest.MonkeyPatch, status: i
 
 
 def test_lp_counts_on_the_prisoners_dilemma() -> None:
-    """Iteration 1 (ε* = 0 at (D, D)): the two "deviate to D" rows are tight and tested on the
-    face; iteration 2 (ε* = −1): the two "deviate to C" rows. 2 main LPs, 4 face LPs."""
+    """Iteration 1 (ε* = 0 at (D, D)): the two "deviate to D" rows are tight with positive dual
+    values (BINDING_DUAL), so they freeze without a face LP; iteration 2 (ε* = −1): the two "deviate to C" rows, the only rows left. 2 main LPs,
+    0 face LPs."""
     result = deviation_ratings(PD)
-    assert (result.n_main_lps, result.n_face_lps) == (2, 4)
+    assert (result.n_main_lps, result.n_face_lps) == (2, 0)
     assert result.iteration_epsilons == pytest.approx((0.0, -1.0), abs=1e-12)
     dual = deviation_ratings(PD, freeze_test="dual")
     assert dual.n_face_lps == 0 and dual.ratings == (-1.0, 0.0)
