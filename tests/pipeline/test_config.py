@@ -109,6 +109,24 @@ def test_shipped_overlay_is_valid_over_the_default(overlay):
     assert config == validate_config(as_snakemake)
 
 
+# The paper's repeated-game protocol (arXiv 2604.15267; docs/protocol/mechanisms.md): exactly
+# T = 15 rounds, δ = 0.8, k = 3; Reputation− recurses once, Reputation+ to depth 3.
+PAPER_REPEATED = {
+    "Repetition": {"num_rounds": 15, "discount": 0.8, "lookup_depth": 3},
+    "ReputationFirstOrder": {"num_rounds": 15, "discount": 0.8, "lookup_depth": 3, "max_recursion_depth": 1},
+    "Reputation": {"num_rounds": 15, "discount": 0.8, "lookup_depth": 3, "max_recursion_depth": 3},
+}
+
+
+@pytest.mark.parametrize("overlay", ["paper.yaml", "paper_sim.yaml", "ablations.yaml"])
+def test_paper_overlays_play_the_papers_horizon(overlay):
+    """The default config plays T = 5; an overlay that stands for the paper's grid must not
+    inherit it (its mechanism_params are merged per mechanism over the default's)."""
+    config = load_config([REPO / "config" / DEFAULT_CONFIG, REPO / "config" / overlay])
+    for mechanism, expected in PAPER_REPEATED.items():
+        assert config["mechanism_params"][mechanism] == expected, mechanism
+
+
 def test_a_missing_overlay_fails():
     with pytest.raises(ConfigError, match=r"config file .*absent\.yaml does not exist"):
         load_config([REPO / "config" / DEFAULT_CONFIG, REPO / "config" / "absent.yaml"])
