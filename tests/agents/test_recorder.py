@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from coopeval.agents.maker import DecisionOutcome
-from coopeval.agents.recorder import DECISION_COLUMNS, call_rows, record_decision
+from coopeval.agents.recorder import DECISION_COLUMNS, call_rows, record_decision, released_decision
 from coopeval.core.schemas import SCHEMAS
 
 
@@ -120,3 +120,26 @@ def test_call_rows_alone_are_the_record_calls() -> None:
     assert [row["attempt"] for row in call_rows(OK, context)] == [0, 1]
     with pytest.raises(ValueError, match="llm_calls"):
         call_rows(OK, {"model": "mine"})
+
+
+def test_released_decision_matches_a_hand_written_row() -> None:
+    row = released_decision("c/m1/vote/P2", "m(IO)", "mediator_vote", {"cell_id": "c", "round": 0, "seat": 2},
+                            parsed={"M1": True, "M2": False}, decision_context={"points": 3.0})
+    assert row == {
+        "cell_id": "c",
+        "round": 0,
+        "seat": 2,
+        "decision_id": "c/m1/vote/P2",
+        "agent": "m(IO)",
+        "kind": "mediator_vote",
+        "status": "ok",
+        "parsed": '{"M1": true, "M2": false}',
+        "response": None,  # not released
+        "points": 3.0,
+    }
+    # a released move: the answer is in its own columns; no attempt columns (the log has none)
+    move = released_decision("d", "m(IO)", "action", {}, response='{"A1": 100}', decision_context={"action": 1})
+    assert move["parsed"] is None and move["response"] == '{"A1": 100}' and move["action"] == 1
+    assert not {"n_attempts", "finish_reason", "truncated", "error"} & set(move)
+    with pytest.raises(ValueError, match=r"decisions column\(s\) \['status'\]"):
+        released_decision("d", "m(IO)", "action", {}, decision_context={"status": "failed"})

@@ -6,7 +6,8 @@ of the ``llm_calls`` table (schemas in :mod:`coopeval.core.schemas`). The engine
 columns that describe the decision itself (:data:`DECISION_COLUMNS`: id, agent, kind, status,
 validated answer, attempts, final reply) and the attempt columns the maker writes; a study
 adds only its own context columns (where the decision sits in its game: matchup, round, seat,
-sampled action, …) and may not overwrite an engine column.
+sampled action, …) and may not overwrite an engine column. Decisions known only from a
+released log (the reference importer's) get their row from :func:`released_decision`.
 
 Rows are plain dicts; the stage that writes them conforms them to the table schema
 (:func:`coopeval.core.schemas.conform`), so absent columns become nulls.
@@ -56,6 +57,18 @@ def _check_context(context: Mapping[str, Any], owned: set[str], table: str) -> N
         )
 
 
+def _answer_json(parsed: Any) -> str | None:
+    return json.dumps(parsed) if parsed is not None else None
+
+
+def _decision_row(context: Mapping[str, Any], decision_context: Mapping[str, Any] | None, **engine: Any) -> dict[str, Any]:
+    """Context, then the engine's columns, then the decision-only context (clashes refused)."""
+    extra = dict(decision_context or {})
+    _check_context(context, set(DECISION_COLUMNS), "decisions")
+    _check_context(extra, set(DECISION_COLUMNS), "decisions")
+    return {**context, **engine, **extra}
+
+
 def record_decision(
     outcome: DecisionOutcome,
     agent: str,
@@ -94,24 +107,73 @@ def record_decision(
         If ``context`` or ``decision_context`` names an engine column of the ``decisions``
         row, or ``context`` names a column of an attempt row.
     """
-    extra = dict(decision_context or {})
-    _check_context(context, set(DECISION_COLUMNS), "decisions")
-    _check_context(extra, set(DECISION_COLUMNS), "decisions")
-    calls = call_rows(outcome, context)
-    decision = {
-        **context,
-        "decision_id": outcome.decision_id,
-        "agent": agent,
-        "kind": kind,
-        "status": outcome.status,
-        "parsed": json.dumps(outcome.parsed) if outcome.parsed is not None else None,
-        "n_attempts": len(outcome.attempts),
+    decision = _decision_row(
+        context,
+        decision_context,
+        decision_id=outcome.decision_id,
+        agent=agent,
+        kind=kind,
+        status=outcome.status,
+        parsed=_answer_json(outcome.parsed),
+        n_attempts=len(outcome.attempts),
         **outcome.reply_columns,
-        "response": outcome.response,
-        "error": outcome.error,
-        **extra,
-    }
+        response=outcome.response,
+        error=outcome.error,
+    )
+    calls = call_rows(outcome, context)
     return DecisionRows(decision, calls)
+
+
+def released_decision(
+    decision_id: str,
+    agent: str,
+    kind: str,
+    context: Mapping[str, Any],
+    *,
+    parsed: Any = None,
+    response: str | None = None,
+    decision_context: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The ``decisions`` row of a valid decision known only from a released log (the reference
+    implementation's records, :mod:`coopeval.studies.coopeval.reference.importer`), not asked
+    through the maker.
+
+    Parameters
+    ----------
+    decision_id, agent, kind:
+        The engine's identifying columns, as in :func:`record_decision`.
+    context, decision_context:
+        The study's columns, as in :func:`record_decision`.
+    parsed:
+        The released answer (stored as JSON text), or None when the decision's answer is in
+        ``decision_context`` (a move's ``action``).
+    response:
+        The released raw reply, or None when the log has none.
+
+    Returns
+    -------
+    dict
+        Context, then ``decision_id``, ``agent``, ``kind``, ``status`` (``"ok"``: a log holds
+        only taken decisions), ``parsed`` and ``response``, then ``decision_context``. The
+        attempt columns (``n_attempts``, ``finish_reason``, ``truncated``, ``answer_offset``,
+        ``reasoning_truncated``, ``error``) are left out (null once conformed): the log records
+        no attempts, so the decision has no ``llm_calls`` rows either.
+
+    Raises
+    ------
+    ValueError
+        If ``context`` or ``decision_context`` names an engine column of the ``decisions`` row.
+    """
+    return _decision_row(
+        context,
+        decision_context,
+        decision_id=decision_id,
+        agent=agent,
+        kind=kind,
+        status="ok",
+        parsed=_answer_json(parsed),
+        response=response,
+    )
 
 
 def call_rows(outcome: DecisionOutcome, context: Mapping[str, Any]) -> list[dict[str, Any]]:

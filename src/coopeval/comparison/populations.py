@@ -17,9 +17,12 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+import duckdb
 import polars as pl
 
 from coopeval.comparison.errors import UnknownNameError
@@ -32,7 +35,7 @@ from coopeval.comparison.paired import (
 )
 from coopeval.comparison.record import comparison_row, corrected, swapped
 
-__all__ = ["REPLICATE_CLUSTERS", "compare_populations", "population_rows", "select_and_compare"]
+__all__ = ["REPLICATE_CLUSTERS", "PopulationComparison", "compare_populations", "population_rows", "select_and_compare"]
 
 REPLICATE_CLUSTERS = "replicates paired by seed"
 
@@ -141,3 +144,76 @@ def select_and_compare(
     reason = (f"{' and '.join(absent)} ha{'s' if len(absent) == 1 else 've'} no run in the selection {scope}" if absent
               else f"{a} and {b} share no replicate with a finite {metric} in the selection {scope}")
     return corrected([comparison_row(study, scope, metric, a, b, no_shared_data(f"no shared data: {reason}"))], correction)[0]
+
+
+def _single_table(frame: pl.DataFrame) -> pl.DataFrame:
+    return frame
+
+
+@dataclass(frozen=True)
+class PopulationComparison:
+    """How a study compares its model populations (gossip, evolution), declared once: the
+    workflow's rows (:meth:`rows`) and ``coopeval compare --study <study>``
+    (:meth:`store_comparison`). Creating one raises ValueError if ``game_column`` or
+    ``mechanism_column`` is not one of ``scope_columns``."""
+
+    study: str
+    """The ``comparisons.study`` value."""
+    scope_columns: tuple[str, ...]
+    """Columns of one scope (compared separately); the CLI's filters apply in this order, so
+    the row's ``scope`` names the selected values in it."""
+    replicate_column: str
+    """The replicate column (replicates paired by seed)."""
+    metrics: tuple[str, ...]
+    """Compared metric columns; the first is the CLI's default ``--metric``."""
+    game_column: str
+    """The scope column ``coopeval compare --game`` selects."""
+    mechanism_column: str
+    """The scope column ``coopeval compare --mechanism`` selects."""
+    tables: tuple[str, ...]
+    """Store tables read by :meth:`store_comparison`, in the order :attr:`runs` takes them."""
+    runs: Callable[..., pl.DataFrame] = _single_table
+    """The per-run frame (one row per scope, population and replicate with the metric columns)
+    from the :attr:`tables` frames; default: the one table as it is."""
+    population_column: str = "model"
+    """The population column (the model)."""
+
+    def __post_init__(self) -> None:
+        for field, column in (("game_column", self.game_column), ("mechanism_column", self.mechanism_column)):
+            if column not in self.scope_columns:
+                raise ValueError(f"{field}: {column!r} is not a scope column {list(self.scope_columns)}; name one of them")
+
+    def rows(self, runs: pl.DataFrame, correction: str = DEFAULT_CORRECTION, seed: int = DEFAULT_SEED) -> list[dict[str, Any]]:
+        """Every pair of populations per scope on every metric (:func:`population_rows`)."""
+        return population_rows(runs, study=self.study, scope_columns=self.scope_columns, population_column=self.population_column,
+                               replicate_column=self.replicate_column, metrics=self.metrics, correction=correction, seed=seed)
+
+    def store_comparison(
+        self, store: str | Path, a: str, b: str, *, metric: str | None = None, mechanism: str | None = None,
+        game: str | None = None, correction: str = DEFAULT_CORRECTION, seed: int = DEFAULT_SEED,
+    ) -> dict[str, Any]:
+        """The ``comparisons`` row of models ``a`` vs ``b`` from a DuckDB store's :attr:`tables`
+        (``coopeval compare --study <study>``; :func:`select_and_compare`). ``metric`` None is
+        the first of :attr:`metrics`; ``mechanism`` / ``game`` select a value of
+        :attr:`mechanism_column` / :attr:`game_column`.
+
+        Raises
+        ------
+        coopeval.comparison.errors.UnknownNameError
+            For an unknown model, metric, ``--mechanism`` or ``--game`` value.
+        ValueError
+            If ``a`` and ``b`` are the same model (two models that share no replicate get a
+            row with null numbers and a ``note``).
+        duckdb.Error
+            If the store cannot be read or lacks one of :attr:`tables`.
+        """
+        con = duckdb.connect(str(store), read_only=True)
+        try:
+            runs = self.runs(*(con.sql(f"SELECT * FROM {table}").pl() for table in self.tables))
+        finally:
+            con.close()
+        options = {self.game_column: ("--game", game), self.mechanism_column: ("--mechanism", mechanism)}
+        return select_and_compare(runs, a, b, self.metrics[0] if metric is None else metric, study=self.study,
+                                  filters={column: options[column] for column in self.scope_columns if column in options},
+                                  scope_columns=self.scope_columns, population_column=self.population_column,
+                                  replicate_column=self.replicate_column, metrics=self.metrics, correction=correction, seed=seed)

@@ -15,21 +15,19 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import duckdb
 import polars as pl
 
 from coopeval.comparison.multiplicity import DEFAULT_CORRECTION
 from coopeval.comparison.paired import DEFAULT_SEED
-from coopeval.comparison.populations import population_rows, select_and_compare
+from coopeval.comparison.populations import PopulationComparison
 from coopeval.comparison.record import comparisons_frame
 from coopeval.core.io import write_parquet_atomic
 from coopeval.studies.evolution.records import TABLES
 
-__all__ = ["EVOLUTION_METRICS", "evolution_comparison_rows", "run_metrics", "store_comparison", "write_evolution_comparisons"]
+__all__ = ["COMPARISON", "EVOLUTION_METRICS", "evolution_comparison_rows", "run_metrics", "store_comparison", "write_evolution_comparisons"]
 
 EVOLUTION_METRICS = ("donation_fraction", "mean_final", "robustness")
 """Compared per-run metrics (the first is the CLI's default)."""
-SCOPE = ("protocol", "variant")
 _KEYS = ["cell_id", "run", "protocol", "model", "variant"]
 
 
@@ -42,10 +40,19 @@ def run_metrics(generations: pl.DataFrame, invasions: pl.DataFrame) -> pl.DataFr
     return last.join(robust, on=_KEYS, how="left")
 
 
+COMPARISON = PopulationComparison(
+    study="evolution", scope_columns=("protocol", "variant"), replicate_column="run", metrics=EVOLUTION_METRICS,
+    game_column="variant", mechanism_column="protocol", tables=("evo_generations", "invasion_tests"), runs=run_metrics,
+)
+"""Models compared per (protocol, variant), runs paired by seed; the store's runs are :func:`run_metrics`."""
+
+store_comparison = COMPARISON.store_comparison
+"""``coopeval compare --study evolution``: the row of models ``a`` vs ``b`` (``--mechanism`` = protocol, ``--game`` = variant)."""
+
+
 def evolution_comparison_rows(runs: pl.DataFrame, correction: str = DEFAULT_CORRECTION, seed: int = DEFAULT_SEED) -> list[dict[str, Any]]:
     """Every pair of models per (protocol, variant) on :data:`EVOLUTION_METRICS`."""
-    return population_rows(runs, study="evolution", scope_columns=SCOPE, population_column="model",
-                           replicate_column="run", metrics=EVOLUTION_METRICS, correction=correction, seed=seed)
+    return COMPARISON.rows(runs, correction, seed)
 
 
 def _read(paths: Sequence[str | Path], table: str) -> pl.DataFrame:
@@ -60,27 +67,3 @@ def write_evolution_comparisons(generations: Sequence[str | Path], invasions: Se
     write_parquet_atomic(rows, out)
     return rows
 
-
-def store_comparison(
-    store: str | Path, a: str, b: str, *, metric: str = EVOLUTION_METRICS[0], mechanism: str | None = None,
-    game: str | None = None, correction: str = DEFAULT_CORRECTION, seed: int = DEFAULT_SEED,
-) -> dict[str, Any]:
-    """The ``comparisons`` row of models ``a`` vs ``b`` from a store's evolution tables.
-
-    Raises
-    ------
-    coopeval.comparison.errors.UnknownNameError
-        For an unknown model, metric, protocol (``--mechanism``) or variant (``--game``).
-    ValueError
-        If ``a`` and ``b`` are the same model (two models that share no replicate get a row
-        with null numbers and a ``note``).
-    """
-    con = duckdb.connect(str(store), read_only=True)
-    try:
-        runs = run_metrics(con.sql("SELECT * FROM evo_generations").pl(), con.sql("SELECT * FROM invasion_tests").pl())
-    finally:
-        con.close()
-    return select_and_compare(runs, a, b, metric, study="evolution",
-                              filters={"protocol": ("--mechanism", mechanism), "variant": ("--game", game)},
-                              scope_columns=SCOPE, population_column="model", replicate_column="run",
-                              metrics=EVOLUTION_METRICS, correction=correction, seed=seed)

@@ -95,18 +95,7 @@ def read_designs(
         designs[name] = design
         encoded = json.dumps(design, sort_keys=False)
         rows.add("designs", **cell, designer=name, agent=agent, seat=seat, design_kind=kind, design=encoded, status="ok")
-        rows.add(
-            "decisions",
-            **cell,
-            decision_id=f"{cell['cell_id']}/design/{name}",
-            matchup_id=None,
-            round=0,
-            seat=seat,
-            agent=agent,
-            kind=decision_kind,
-            status="ok",
-            parsed=encoded,
-            response=response,
-        )
+        rows.add_decision(cell, f"{cell['cell_id']}/design/{name}", matchup_id=None, round=0, seat=seat, agent=agent,
+                          kind=decision_kind, parsed=design, response=response)
     return designs
 

@@ -95,20 +95,6 @@ def add_action_decisions(
     base = cfg.game.payoffs(profile)
     for m in moves:
         decision_id, matchup_id = ids(m)
-        rows.add(
-            "decisions",
-            **cell,
-            decision_id=decision_id,
-            matchup_id=matchup_id,
-            round=round_index,
-            seat=m.seat,
-            agent=m.agent,
-            kind="action",
-            status="ok",
-            action=m.action,
-            action_token=action_token(m.action),
-            points=m.points,
-            base_points=float(base[m.seat - 1]),
-            mediated=m.mediated,
-            response=m.response,
-        )
+        rows.add_decision(cell, decision_id, matchup_id=matchup_id, round=round_index, seat=m.seat, agent=m.agent, kind="action",
+                          response=m.response, action=m.action, action_token=action_token(m.action), points=m.points,
+                          base_points=float(base[m.seat - 1]), mediated=m.mediated)

@@ -8,11 +8,13 @@ them into polars frames conformed to each table's schema (our tables:
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import polars as pl
 
+from coopeval.agents.recorder import released_decision
 from coopeval.studies.coopeval import STUDY_NAME
 from coopeval.studies.coopeval.reference.schemas import conform_any, empty_any
 
@@ -42,8 +44,40 @@ class TableRows:
     tables: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: defaultdict(list))
 
     def add(self, table: str, **row: Any) -> None:
-        """Append one row to ``table``."""
+        """Append one row to ``table``.
+
+        Raises
+        ------
+        ValueError
+            For ``decisions`` or ``llm_calls``: the recorder builds those rows
+            (:meth:`add_decision`).
+        """
+        if table in STUDY_TABLES:
+            raise ValueError(f"table {table!r}: its rows come from the recorder; append a decision with TableRows.add_decision")
         self.tables[table].append(row)
+
+    def add_decision(
+        self,
+        cell: Mapping[str, Any],
+        decision_id: str,
+        *,
+        matchup_id: str | None,
+        round: int,
+        seat: int,
+        agent: str,
+        kind: str,
+        parsed: Any = None,
+        response: str | None = None,
+        **columns: Any,
+    ) -> None:
+        """Append one ``decisions`` row of a released decision, built by the recorder
+        (:func:`coopeval.agents.recorder.released_decision`): the cell's columns and the
+        decision's place (``matchup_id``, 1-based ``round`` or 0 before play, 1-based ``seat``)
+        as context, ``columns`` its other columns (a move's ``action``, ``points``, …)."""
+        context = {**cell, "matchup_id": matchup_id, "round": round, "seat": seat}
+        self.tables["decisions"].append(
+            released_decision(decision_id, agent, kind, context, parsed=parsed, response=response, decision_context=columns)
+        )
 
 
 def to_frames(rows: TableRows) -> dict[str, pl.DataFrame]:

@@ -147,15 +147,5 @@ def _add_seat_decision(
 ) -> None:
     """Append one valid round-0 ``decisions`` row of a seat (a vote or a signature) with the
     decision id ``<cell_id>/<matchup_id>/<step>/P<seat>`` and ``parsed`` as JSON."""
-    rows.add(
-        "decisions",
-        **cell,
-        decision_id=f"{cell['cell_id']}/{match.matchup_id}/{step}/P{seat}",
-        matchup_id=match.matchup_id,
-        round=0,
-        seat=seat,
-        agent=agent,
-        kind=kind,
-        status="ok",
-        parsed=json.dumps(parsed),
-    )
+    rows.add_decision(cell, f"{cell['cell_id']}/{match.matchup_id}/{step}/P{seat}", matchup_id=match.matchup_id, round=0,
+                      seat=seat, agent=agent, kind=kind, parsed=parsed)
