@@ -185,7 +185,8 @@ def main() -> None:
     figures["copies"] = args.copies
     figures["site"] = str(out)
     if args.browser:
-        figures.update(browse(out, args.screenshots, figures["largest"][0]))
+        episodes = sorted((f.stat().st_size, f) for f in (out / "data" / "ep").glob("*.js"))  # the largest episode part, not a cell file
+        figures.update(browse(out, args.screenshots, str(episodes[-1][1].relative_to(out))))
     print(json.dumps(figures, indent=2))
 
 
