@@ -24,10 +24,15 @@ def start_server(
     log: str | Path,
     options: Sequence[str] = (),
     env: Mapping[str, str] | None = None,
-    wait_s: float = 30.0,
+    wait_s: float = 120.0,
 ) -> subprocess.Popen[bytes]:
     """Start ``python -m coopeval.simserver --port PORT --log LOG *options`` and return once it
     accepts connections on 127.0.0.1:``port``.
+
+    ``wait_s`` only bounds a server that never listens: a healthy one returns as soon as it
+    accepts a connection (about 1 s on an idle machine). It is 120 s because at a load average
+    of ~20 on 2 cores the server's imports alone took over 30 s, the old limit, and failed
+    tests that had nothing wrong (tests/cache/test_cell_lock.py, tests/simserver/test_server.py).
 
     Raises
     ------
