@@ -25,21 +25,36 @@ def test_the_child_process_gives_the_facts_of_the_process():
     assert here["bot/always-defect"].tokens_per_char == 0.0 and here["openai/no-such-model-xyz"].price is None
 
 
+# What the facts child runs: a fresh Python that reads the table in its own process and checks
+# that its environment is restored. A fresh process because the table read in-process depends on
+# the state of the process's litellm, which earlier tests in a long pytest run may have changed.
+_READ_HERE = """
+import json, os
+from coopeval.agents import litellm_client
+environ = dict(os.environ)
+table = litellm_client.read_key_table_here()
+assert dict(os.environ) == environ, "read_key_table_here left the environment changed"
+print(json.dumps({provider: list(names) for provider, names in table.items()}))
+"""
+
+
 def test_the_key_table_read_in_the_facts_child_is_litellms_table(monkeypatch):
     """The facts child reads litellm's API-key table in its own process (the environment
     emptied to litellm's offline settings while it reads, then restored): the same table the
     child Python of ``litellm_key_table`` reads, handed to this process, which then starts no
     child Python of its own."""
     import os
+    import subprocess
+    import sys
 
     from coopeval.agents import litellm_client
 
     litellm_client.litellm_key_table.cache_clear()
     monkeypatch.setattr(litellm_client, "_PRESET_KEY_TABLE", {})
     monkeypatch.setenv("OPENROUTER_API_KEY", "set-here")  # a set key is still named in the table
-    environ = dict(os.environ)
-    here = litellm_client.read_key_table_here()
-    assert dict(os.environ) == environ
+    child = subprocess.run([sys.executable, "-c", _READ_HERE], capture_output=True, text=True, env=dict(os.environ), timeout=300)
+    assert child.returncode == 0, child.stderr[-2000:]
+    here = {provider: tuple(names) for provider, names in json.loads(child.stdout.strip().splitlines()[-1]).items()}
     expected = litellm_client.litellm_key_table()
     assert here == expected and here["openrouter"] == ("OPENROUTER_API_KEY",) and here["gemini"] == ("GEMINI_API_KEY",)
     litellm_client.litellm_key_table.cache_clear()
