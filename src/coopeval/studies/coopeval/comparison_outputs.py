@@ -13,7 +13,6 @@ import math
 from collections.abc import Sequence
 from pathlib import Path
 
-import duckdb
 import polars as pl
 
 from coopeval.comparison.multiplicity import CORRECTIONS, DEFAULT_CORRECTION
@@ -92,7 +91,11 @@ def render_comparisons(frame: pl.DataFrame) -> dict[str, str]:
 def comparison_tables_from_store(store: str | Path, out_dir: str | Path) -> list[Path]:
     """Write ``comparisons.{csv,md,tex}`` of the store's ``comparisons`` table (empty tables
     when the store has none). Returns the written files."""
-    con = duckdb.connect(str(store), read_only=True)
+    from coopeval.core.duckdb_settings import (
+        open_duckdb,  # not at import: the workflow reads this module's names when it parses
+    )
+
+    con = open_duckdb(store, read_only=True, purpose="comparison tables", log=False)
     try:
         present = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
         frame = con.sql("SELECT * FROM comparisons ORDER BY study, scope, metric, a, b").pl() if "comparisons" in present else None
