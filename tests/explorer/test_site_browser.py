@@ -270,7 +270,11 @@ def test_study_views_gossip_timeline_and_lineage_tree(site, browser):
     attacker = browser.evaluate("document.querySelector('table.timeline .attacker').textContent")
     assert attacker == "Kate [attacker]"
     heads = browser.evaluate("Array.prototype.map.call(document.querySelectorAll('table.timeline th'), function(e){return e.textContent;})")
-    assert heads[:5] == ["round", "donor", "recipient", "donor action", "recipient action"]  # the testbed's role names
+    # the testbed's role names; the columns no round fills (the recipient's action and amount in
+    # the donation game, and this store's unset amounts and rewards) are left out
+    assert heads == ["round", "donor", "recipient", "donor action", "recipient's tone", "recipient's message", "status"]
+    first_row = browser.evaluate("Array.prototype.map.call(document.querySelectorAll('table.timeline tr:nth-child(2) td'), function(e){return e.textContent;})")
+    assert first_row == ["1", "John", "Kate [attacker]", "cooperate", "praising", "John helped me.", "ok"]
     browser.screenshot(SCREENSHOTS / "gossip_timeline.png")
     go(browser, site, href(view="cell", cell="cellE"))
     browser.wait("document.querySelector('ul.lineage')", "the lineage tree")

@@ -36,17 +36,21 @@
     var who = function (name, kind) { return el('span', { class: kind && kind !== 'honest' ? 'attacker' : null }, name + (kind && kind !== 'honest' ? ' [' + kind + ']' : '')); };
     // gossip_rounds names the pair by position; first_role / second_role name them as the testbed does
     var first = rounds[0].first_role || 'first agent', second = rounds[0].second_role || 'second agent';
-    var heads = ['round', first, second, first + ' action', second + ' action', first + ' amount', second + ' amount',
-      second + "'s tone", second + "'s message", first + ' reward', second + ' reward', 'status'];
+    var tone = function (r) { return r.second_tone == null ? null : r.second_tone + (showTone ? '' : ' (hidden)'); };
+    // [heading, value of a round, numeric]; the role columns no round of this testbed fills are left out
+    var optional = [[first + ' action', function (r) { return r.first_action; }], [second + ' action', function (r) { return r.second_action; }],
+      [first + ' amount', function (r) { return r.first_amount; }, true], [second + ' amount', function (r) { return r.second_amount; }, true],
+      [second + "'s tone", tone], [second + "'s message", function (r) { return r.second_message; }],
+      [first + ' reward', function (r) { return r.first_reward; }, true], [second + ' reward', function (r) { return r.second_reward; }, true]
+    ].filter(function (c) { return rounds.some(function (r) { var v = c[1](r); return v != null && v !== ''; }); });
+    var heads = ['round', first, second].concat(optional.map(function (c) { return c[0]; }), ['status']);
     return [el('h3', {}, 'Round timeline'),
       el('p', { class: 'note' }, 'Tone ' + (showTone ? 'shown to the agents' : 'hidden from the agents (recorded only)') + ' in this condition; attackers in red.'),
       el('table', { class: 'timeline' }, el('tr', {}, heads.map(function (h) { return el('th', {}, h); })),
         rounds.map(function (r) {
           return el('tr', {}, el('td', {}, fmt(r.round)), el('td', {}, who(r.first_agent, r.first_kind)), el('td', {}, who(r.second_agent, r.second_kind)),
-            el('td', {}, fmt(r.first_action)), el('td', {}, fmt(r.second_action)),
-            el('td', { class: 'num' }, fmt(r.first_amount)), el('td', { class: 'num' }, fmt(r.second_amount)),
-            el('td', {}, (r.second_tone || '') + (showTone ? '' : ' (hidden)')), el('td', {}, r.second_message || ''),
-            el('td', { class: 'num' }, fmt(r.first_reward)), el('td', { class: 'num' }, fmt(r.second_reward)), el('td', {}, r.status || ''));
+            optional.map(function (c) { return el('td', { class: c[2] ? 'num' : null }, fmt(c[1](r))); }),
+            el('td', {}, r.status || ''));
         })),
       x.agents && x.agents.length ? [el('h3', {}, 'Agents'), table(['agent', 'kind', 'cooperation', 'image score', 'discounted return', 'Gini'], x.agents.map(function (a) {
         return [a.agent, a.kind, a.cooperation_ratio, a.image_score, a.discounted_return, a.gini];
