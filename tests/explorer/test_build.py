@@ -103,6 +103,25 @@ def test_store_without_a_study_table_builds_the_others(store, tmp_path):
     assert read_data(tmp_path / "site", "data/cell/cellG.js")["extras"] == {}
 
 
+def test_a_study_table_of_another_version_is_reported_and_the_rest_built(tmp_path):
+    """A store whose gossip_rounds predates the role-named columns (first_index …): the gossip
+    extras and leaderboard are left out with the reason, every decision is still written."""
+    import duckdb
+
+    old = make_store(tmp_path / "old.duckdb")
+    with duckdb.connect(str(old)) as con:
+        con.execute("ALTER TABLE gossip_rounds RENAME COLUMN first_index TO donor_index")
+    report = build_site(old, tmp_path / "site")
+    index = read_data(tmp_path / "site", "data/index.js")
+    assert (report.cells, report.decisions, report.missing) == (5, 14, {})
+    assert list(report.unreadable) == ["gossip"] and list(index["unreadable"]) == ["gossip"]
+    (entry,) = report.unreadable["gossip"]
+    assert entry.startswith("gossip_rounds (") and '"first_index" not found' in entry
+    assert sorted(index["leaderboards"]) == ["coopeval", "evolution"]
+    assert read_data(tmp_path / "site", "data/cell/cellG.js")["extras"] == {}
+    assert read_data(tmp_path / "site", "data/cell/cellE.js")["extras"]["strategies"][1]["parent_id"] == "1_1"
+
+
 def test_large_episodes_are_split_in_parts(store, tmp_path, monkeypatch):
     monkeypatch.setattr(build, "PART_BYTES", 50_000)
     report = build_site(store, tmp_path / "site")

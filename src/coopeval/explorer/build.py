@@ -31,7 +31,7 @@ from typing import Any
 import duckdb
 
 from coopeval.explorer.episodes import Episode, cell_episodes, reply_words
-from coopeval.explorer.extras import EXTRAS
+from coopeval.explorer.extras import EXTRAS, REBUILD, WHERE, unreadable_extras
 from coopeval.explorer.overview import leaderboards, missing_tables, run_overview
 from coopeval.explorer.privacy import PRIVACY_NOTE
 from coopeval.explorer.queries import grouped, rows, table_names
@@ -66,7 +66,8 @@ def bucket(decision_id: str) -> int:
 
 @dataclass
 class BuildReport:
-    """What :func:`build_site` wrote: counts, the largest file (bytes) and the missing tables."""
+    """What :func:`build_site` wrote: counts, the largest file (bytes), the missing tables and the
+    tables of another coopeval version (``unreadable``: study → ``"<table> (<reason>)"``)."""
 
     out: Path
     cells: int = 0
@@ -75,6 +76,7 @@ class BuildReport:
     bytes: int = 0
     largest: tuple[str, int] = ("", 0)
     missing: dict[str, list[str]] = field(default_factory=dict)
+    unreadable: dict[str, list[str]] = field(default_factory=dict)
     seconds: float = 0.0
 
     def note(self, relative: str, size: int) -> None:
@@ -182,6 +184,7 @@ def build_site(store: str | Path, out: str | Path, *, raw_replies: bool = True) 
         con.execute("SET enable_progress_bar = false")
         tables = table_names(con)
         report.missing = missing_tables(tables)
+        report.unreadable = unreadable_extras(con, tables, report.missing)
         index = _build_cells(con, tables, out_path, report, raw_replies, spill.name)
         index.update(
             {
@@ -190,8 +193,10 @@ def build_site(store: str | Path, out: str | Path, *, raw_replies: bool = True) 
                 "raw_replies": raw_replies,
                 "privacy": PRIVACY_NOTE,
                 "missing": report.missing,
+                "unreadable": report.unreadable,
+                "rebuild": REBUILD,
                 "overview": run_overview(con, tables),
-                "leaderboards": leaderboards(con, tables),
+                "leaderboards": leaderboards(con, tables, skip={*report.missing, *report.unreadable}),
                 "sensitivity": sensitivity_reports(con, tables),
                 "config": _config_text(store_path),
                 "buckets": BUCKETS,
@@ -203,10 +208,6 @@ def build_site(store: str | Path, out: str | Path, *, raw_replies: bool = True) 
     report.note("data/index.js", write_script(out_path, "data/index.js", "index", index))
     report.seconds = time.perf_counter() - started
     return report
-
-
-WHERE = "WHERE list_contains(?, cell_id)"
-"""The filter that restricts a query to one chunk of cells (their ids bound as a list)."""
 
 
 def _chunks(cells: list[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
@@ -223,7 +224,7 @@ def _chunks(cells: list[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
         yield chunk
 
 
-def _chunk_rows(con: duckdb.DuckDBPyConnection, tables: set[str], missing: dict[str, list[str]], ids: list[str]) -> dict[str, dict[str, list[dict[str, Any]]]]:
+def _chunk_rows(con: duckdb.DuckDBPyConnection, tables: set[str], skip: set[str], ids: list[str]) -> dict[str, dict[str, list[dict[str, Any]]]]:
     """Query name → cell id → rows, for the cells ``ids``: decisions, attempts, judgements and each study's extras."""
     queries = {"decisions": f"SELECT * FROM decisions {WHERE} ORDER BY cell_id, matchup_id NULLS FIRST, round, seat, kind, decision_id"}
     if "llm_calls" in tables:
@@ -231,7 +232,7 @@ def _chunk_rows(con: duckdb.DuckDBPyConnection, tables: set[str], missing: dict[
     if "judgements" in tables:
         queries["judgements"] = f"SELECT * FROM judgements {WHERE} ORDER BY cell_id, decision_id"
     for study, fields in EXTRAS.items():
-        if study not in missing:
+        if study not in skip:
             queries.update({f"{study}:{name}": extra.sql(WHERE) for name, extra in fields.items() if extra.table in tables})
     return {name: grouped(con, sql, [ids]) for name, sql in queries.items()}
 
@@ -302,7 +303,7 @@ def _build_cells(con: duckdb.DuckDBPyConnection, tables: set[str], out: Path, re
     search = SearchIndex(spill)
     try:
         for chunk in _chunks(cells):
-            found = _chunk_rows(con, tables, report.missing, [str(c["cell_id"]) for c in chunk])
+            found = _chunk_rows(con, tables, {*report.missing, *report.unreadable}, [str(c["cell_id"]) for c in chunk])
             for cell in chunk:
                 _write_cell(cell, found, out, report, raw_replies, index, flags, search)
             search.flush()

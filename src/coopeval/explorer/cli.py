@@ -32,6 +32,7 @@ def add_explore_parser(subparsers: Any) -> None:
 def run_explore(args: argparse.Namespace) -> int:
     """Build the site; 0 on success, 2 when the store or the output folder is unusable."""
     from coopeval.explorer.build import build_site  # DuckDB: imported only when a site is built
+    from coopeval.explorer.extras import REBUILD
 
     try:
         report = build_site(args.store, args.out, raw_replies=not args.no_raw_replies)
@@ -44,5 +45,7 @@ def run_explore(args: argparse.Namespace) -> int:
     )
     for study, tables in report.missing.items():
         print(f"study {study}: the store lacks {', '.join(tables)}; its pages show what the other tables hold")
+    for study, tables in report.unreadable.items():
+        print(f"study {study}: cannot read {'; '.join(tables)}: {REBUILD}; its pages show what the other tables hold")
     print(PRIVACY_NOTE if not args.no_raw_replies else "Raw replies left out (--no-raw-replies); prompts are shown.")
     return 0

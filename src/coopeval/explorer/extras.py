@@ -13,6 +13,11 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+import duckdb
+
+WHERE = "WHERE list_contains(?, cell_id)"
+"""The filter that restricts a query to one chunk of cells (their ids bound as a list)."""
+
 
 class Extra(NamedTuple):
     """One page field: rows of ``table`` (the columns ``select``, every column by default) in
@@ -64,3 +69,32 @@ EXTRAS: dict[str, dict[str, Extra]] = {
     },
 }
 """Study name → page field → its query."""
+
+
+REBUILD = "the store was written by another coopeval version: explore it with that version, or rerun the study with this one"
+"""What a reader is told to do about a table this explorer cannot read."""
+
+
+def unreadable_extras(con: duckdb.DuckDBPyConnection, tables: set[str], missing: dict[str, list[str]]) -> dict[str, list[str]]:
+    """Study name → its page tables whose columns differ from what :data:`EXTRAS` reads (a store
+    written by another coopeval version), each as ``"<table> (<DuckDB's reason>)"``.
+
+    Each extra of a study not in ``missing`` runs once with ``LIMIT 0`` (no rows read); studies
+    without such a table are omitted. The build then leaves those studies' extras out, as for a
+    missing table, instead of failing half-way.
+    """
+    out: dict[str, list[str]] = {}
+    for study, fields in EXTRAS.items():
+        if study in missing:
+            continue
+        for extra in fields.values():
+            if extra.table not in tables:
+                continue
+            try:
+                con.execute(f"{extra.sql(WHERE)} LIMIT 0", [[]])
+            except duckdb.Error as exc:
+                reason = str(exc).splitlines()[0].removeprefix("Binder Error: ")
+                entry = f"{extra.table} ({reason})"
+                if entry not in out.get(study, []):
+                    out.setdefault(study, []).append(entry)
+    return out

@@ -197,9 +197,9 @@ def evolution_board(con: duckdb.DuckDBPyConnection, tables: set[str]) -> dict[st
     return _board([("protocol", "protocol"), ("variant", "variant"), ("model", "model")], metrics, rows(con, sql), note)
 
 
-def leaderboards(con: duckdb.DuckDBPyConnection, tables: set[str]) -> dict[str, Any]:
-    """Study name → leaderboard (studies whose tables are missing are left out)."""
-    missing = missing_tables(tables)
+def leaderboards(con: duckdb.DuckDBPyConnection, tables: set[str], skip: set[str] | None = None) -> dict[str, Any]:
+    """Study name → leaderboard (studies whose tables are missing, or in ``skip``, are left out)."""
+    missing = {*missing_tables(tables), *(skip or set())}
     boards: dict[str, Any] = {}
     if "coopeval" not in missing:
         boards["coopeval"] = coopeval_board(con, tables)

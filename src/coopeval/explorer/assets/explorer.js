@@ -127,6 +127,9 @@
     var missing = Object.keys(INDEX.missing).map(function (s) {
       return el('p', { class: 'warn' }, 'Study ' + s + ': the store lacks table(s) ' + INDEX.missing[s].join(', ') + '; its pages show what the other tables hold.');
     });
+    Object.keys(INDEX.unreadable || {}).forEach(function (s) {
+      missing.push(el('p', { class: 'warn' }, 'Study ' + s + ': this explorer cannot read ' + INDEX.unreadable[s].join('; ') + ': ' + INDEX.rebuild + '. Its pages show what the other tables hold.'));
+    });
     show(el('h2', {}, 'Run overview'), missing,
       el('p', {}, 'Store ' + INDEX.store + ', site built ' + INDEX.built_utc + (INDEX.raw_replies ? '' : ' without raw replies') + '.'),
       el('h3', {}, 'Studies'),
