@@ -41,6 +41,20 @@ for p in sorted(str(getattr(p, "value", p)) for p in litellm.provider_list):
 """
 _KEY_TABLE_SCRIPT = "import json, litellm\n" + _KEY_TABLE_LOOP + "print(json.dumps(table))\n"
 
+UNREACHABLE_PROXY = "http://127.0.0.1:9"
+"""A proxy address nothing listens on (port 9, discard): while the key table is read, every HTTP
+request fails at once instead of reaching a server."""
+
+KEY_TABLE_ENVIRONMENT: dict[str, str] = {
+    **LITELLM_OFFLINE,
+    **dict.fromkeys(("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"), UNREACHABLE_PROXY),
+}
+"""The whole environment the key-table loop runs in: litellm offline and no network. Asking
+``validate_environment`` about a provider that logs in itself (``github_copilot``, ``chatgpt``)
+starts a device-code log-in with the provider's server; on a networked machine that waited for a
+user for minutes. Behind the unreachable proxy it fails at once and the provider gets no key
+variables (as when its check raises)."""
+
 _PRESET_KEY_TABLE: dict[str, tuple[str, ...]] = {}
 """The table another process of the same command read (:func:`use_key_table`)."""
 
@@ -59,7 +73,7 @@ def litellm_key_table() -> dict[str, tuple[str, ...]]:
     """litellm provider → the API-key variables it needs (see the module docstring).
 
     Computed once per process in a child Python (about 2-3 s: it imports litellm) with an
-    environment holding only litellm's offline settings.
+    environment holding only :data:`KEY_TABLE_ENVIRONMENT` (litellm offline, no network).
 
     Raises
     ------
@@ -70,7 +84,7 @@ def litellm_key_table() -> dict[str, tuple[str, ...]]:
         return dict(_PRESET_KEY_TABLE)
     done = subprocess.run(
         [sys.executable, "-c", _KEY_TABLE_SCRIPT],
-        env={**LITELLM_OFFLINE, "PYTHONPATH": ":".join(p for p in sys.path if p)},
+        env={**KEY_TABLE_ENVIRONMENT, "PYTHONPATH": ":".join(p for p in sys.path if p)},
         capture_output=True,
         text=True,
         timeout=300,
@@ -91,7 +105,7 @@ def _key_table(raw: dict[str, list[str]]) -> dict[str, tuple[str, ...]]:
 
 def read_key_table_here() -> dict[str, tuple[str, ...]]:
     """:func:`litellm_key_table`'s table read in this process, which imports litellm: the same
-    loop, with ``os.environ`` holding only litellm's offline settings while it runs (restored
+    loop, with ``os.environ`` holding only :data:`KEY_TABLE_ENVIRONMENT` while it runs (restored
     after) and litellm's log lines off. For a throwaway child process that imports litellm
     anyway (``coopeval estimate``'s facts worker): it saves the child Python of
     :func:`litellm_key_table`. Hand the result to :func:`use_key_table`."""
@@ -100,7 +114,7 @@ def read_key_table_here() -> dict[str, tuple[str, ...]]:
     litellm = import_litellm()
     saved = dict(os.environ)
     os.environ.clear()
-    os.environ.update(LITELLM_OFFLINE)
+    os.environ.update(KEY_TABLE_ENVIRONMENT)
     logging.disable(logging.CRITICAL)  # e.g. github_copilot's failed log-in attempts
     scope: dict[str, Any] = {"litellm": litellm}
     try:
