@@ -18,6 +18,6 @@ reproduce(
         n_bootstrap=snakemake.params.bootstrap,
         steps=snakemake.params.steps,
         lr=snakemake.params.lr,
+        columns=roster_file_agents(snakemake.input.roster),
     ),
-    columns=roster_file_agents(snakemake.input.roster),
 )

@@ -332,7 +332,7 @@ def test_agent_columns_follow_the_config_roster(tmp_path: Path) -> None:
     columns = table_agents(roster)
     assert columns.order == (B, A) and columns.labels == {B: "Bee"}
     data = rows("r1", "NoMechanism", "PrisonersDilemma", "Mean", {A: 1.0, B: 2.0, "x/c(IO)": 0.5})
-    t = build_tables(metrics_frame(data), settings=TableSettings(n_bootstrap=0), columns=columns)
+    t = build_tables(metrics_frame(data), settings=TableSettings(n_bootstrap=0, columns=columns))
     # roster order first, agents outside the roster after, sorted; LLM Average last
     assert t.per_game["agent"].to_list() == [B, A, "x/c(IO)", LLM]
     write_tables(t, tmp_path)

@@ -39,7 +39,7 @@ if TYPE_CHECKING:  # heavy modules are imported lazily so that ``coopeval --help
     import polars as pl
 
     from coopeval.studies.coopeval.reference.importer import ReferenceData
-    from coopeval.studies.coopeval.tables.frames import AgentColumns, TableSet
+    from coopeval.studies.coopeval.tables.frames import TableSet
 
 __all__ = ["STORE_NAME", "ReproduceResult", "add_reproduce_parser", "dr_comparison", "reproduce", "run_reproduce"]
 
@@ -105,7 +105,6 @@ def reproduce(
     out_dir: str | Path,
     *,
     settings: TableSettings = DEFAULT_TABLE_SETTINGS,
-    columns: AgentColumns | None = None,
     progress: Callable[[str], None] | None = _stderr,
 ) -> ReproduceResult:
     """Import released data, evaluate it through our path, and write the store and tables.
@@ -123,11 +122,10 @@ def reproduce(
         is always strictest-CCE); bootstrap resamples for the Mean/Fitness intervals (0
         disables) and seed; replicator steps and lr of both the Fitness point estimates and
         their bootstrap intervals (defaults: config schema ``evaluation.steps`` /
-        ``evaluation.lr``).
-    columns:
-        The tables' agent column order and labels (e.g. from ``config/paper.yaml`` with
-        :func:`coopeval.studies.coopeval.tables.roster.roster_file_agents`); default sorted
-        type strings.
+        ``evaluation.lr``); the tables' agent column order and labels (e.g. from
+        ``config/paper.yaml`` with
+        :func:`coopeval.studies.coopeval.tables.roster.roster_file_agents`; default sorted type
+        strings).
     progress:
         Receives one line per experiment (import and evaluation); default: stderr.
 
@@ -168,7 +166,6 @@ def reproduce(
         scores=data["scores"],
         designs=data["designs"],
         settings=settings,
-        columns=columns,
         progress=progress,
     )
     seconds["tables"] = time.perf_counter() - t
@@ -255,8 +252,7 @@ def run_reproduce(args: argparse.Namespace) -> int:
         reproduce(
             args.data_dir,
             args.out_dir,
-            settings=TableSettings(dr_rule=args.dr_rule, n_bootstrap=args.bootstrap, seed=args.seed),
-            columns=columns,
+            settings=TableSettings(dr_rule=args.dr_rule, n_bootstrap=args.bootstrap, seed=args.seed, columns=columns),
             progress=None if args.quiet else _stderr,
         )
     except ReferenceImportError as exc:

@@ -111,7 +111,6 @@ def build_tables(
     games: Mapping[str, Game] | None = None,
     per_game_games: Sequence[str] | None = None,
     aggregate_games: Sequence[str] = SOCIAL_DILEMMA_TYPES,
-    columns: AgentColumns | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> TableSet:
     """Build the per-game, aggregate and design-quality tables (docs/protocol/tables.md, docs/protocol/design-checks.md#ns-wd).
@@ -145,10 +144,6 @@ def build_tables(
         Games of the per-game table (default: every game present, in paper order).
     aggregate_games:
         Games averaged in the aggregate and design tables (default the four social dilemmas).
-    columns:
-        Column order and labels of the agent types (from the config's roster, see
-        :func:`coopeval.studies.coopeval.tables.roster.table_agents`; agents not listed follow,
-        sorted; default: sorted type strings).
     progress:
         Called with progress lines.
 
@@ -164,7 +159,7 @@ def build_tables(
     game_of = _GameCatalogue(games)
     values, dr_source = per_run_values(metrics, released, settings.dr_rule)
     replicates = bootstrap_replicates(scores, settings, progress) if scores is not None and settings.n_bootstrap > 0 else {}
-    columns = columns or AgentColumns()
+    columns = settings.columns or AgentColumns()
     axes = _table_axes(values, per_game_games, columns)
     per_game, cell_stats = per_game_rows(values, dr_source, replicates, axes)
     aggregate = aggregate_rows(cell_stats, dr_source, axes, aggregate_games, game_of)

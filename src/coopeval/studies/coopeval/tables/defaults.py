@@ -12,9 +12,12 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 from importlib.resources import files
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
+
+if TYPE_CHECKING:  # frames imports polars; this module stays dependency-free
+    from coopeval.studies.coopeval.tables.frames import AgentColumns
 
 
 @functools.cache
@@ -54,7 +57,7 @@ metadata and table notes). The workflow uses the config's ``seed``."""
 
 @dataclass(frozen=True)
 class TableSettings:
-    """How the result tables are computed: one value per config key, shared by the ``tables``
+    """How the result tables are computed and laid out: one value per config key, shared by the ``tables``
     rule (:func:`coopeval.studies.coopeval.tables.from_store.tables_from_store`), ``coopeval
     reproduce`` (:func:`coopeval.studies.coopeval.reference.cli.reproduce`) and
     :func:`coopeval.studies.coopeval.tables.builder.build_tables`.
@@ -71,6 +74,10 @@ class TableSettings:
         Replicator settings of the bootstrap; pass the ones the ``metrics`` were computed with
         (``evaluation.steps`` / ``evaluation.lr``), so the Fitness intervals match the point
         estimates.
+    columns:
+        Column order and labels of the agent types (from the config's roster, see
+        :func:`coopeval.studies.coopeval.tables.roster.table_agents`; agents not listed follow,
+        sorted; ``None``: sorted type strings).
     """
 
     dr_rule: str = "strictest"
@@ -78,6 +85,7 @@ class TableSettings:
     seed: int = DEFAULT_SEED
     steps: int = REPLICATOR_STEPS
     lr: float = REPLICATOR_LR
+    columns: AgentColumns | None = None
 
 
 DEFAULT_TABLE_SETTINGS = TableSettings()

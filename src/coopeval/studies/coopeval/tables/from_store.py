@@ -85,7 +85,9 @@ def tables_from_store(
         con.close()
     tables = build_tables(
         metrics, scores=scores, designs=designs, comparisons=comparisons,
-        settings=TableSettings(dr_rule=dr_rule, n_bootstrap=n_bootstrap, seed=seed, steps=steps, lr=lr),
-        columns=AgentColumns(tuple(agent_order), dict(agent_labels or {})),
+        settings=TableSettings(
+            dr_rule=dr_rule, n_bootstrap=n_bootstrap, seed=seed, steps=steps, lr=lr,
+            columns=AgentColumns(tuple(agent_order), dict(agent_labels or {})),
+        ),
     )
     return write_tables(tables, out_dir)
