@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from coopeval.evaluation.dr_rules import DR_RULE_ALIASES
 from coopeval.studies.coopeval.tables.defaults import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
@@ -212,7 +213,7 @@ def add_reproduce_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "--dr-rule",
         default="strictest",
-        choices=["strictest", "reference-vertex", "coopeval_vertex"],
+        choices=list(DR_RULE_ALIASES),
         help="deviation-rating rule where no released ratings exist (default: strictest)",
     )
     parser.add_argument("--bootstrap", type=int, default=DEFAULT_RESAMPLES, help="bootstrap resamples (0 = off)")
