@@ -19,12 +19,6 @@ from coopeval.decisions.formats import JudgeLabels
 __all__ = ["DEFAULT_TAXONOMY", "Taxonomy", "TaxonomyError", "load_taxonomy"]
 
 DEFAULT_TAXONOMY = "data/justification_taxonomy.yaml"  # inside the coopeval package
-_ALLOWED_KEYS = ("categories", "fallback", "fallback_definition")
-_NUMERIC_NAME = re.compile(r"(?:category\s*)?[0-9]+", re.IGNORECASE)
-
-
-class TaxonomyError(ValueError):
-    """The taxonomy file is missing, unreadable or malformed; the message names file and field."""
 
 
 @dataclass(frozen=True)
@@ -70,6 +64,14 @@ class Taxonomy:
     def answer_format(self) -> JudgeLabels:
         """The judge's answer contract over these labels (docs/protocol/design-checks.md#what-is-judged "Our contract")."""
         return JudgeLabels(self.labels)
+
+
+class TaxonomyError(ValueError):
+    """The taxonomy file is missing, unreadable or malformed; the message names file and field."""
+
+
+_ALLOWED_KEYS = ("categories", "fallback", "fallback_definition")
+_NUMERIC_NAME = re.compile(r"(?:category\s*)?[0-9]+", re.IGNORECASE)
 
 
 def load_taxonomy(path: str | os.PathLike[str] | None = None) -> Taxonomy:

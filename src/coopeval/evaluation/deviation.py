@@ -43,6 +43,7 @@ from typing import Literal
 import numpy as np
 from scipy.optimize import OptimizeResult, linprog
 
+from coopeval.evaluation.dr_rules import DR_RULE_ALIASES
 from coopeval.evaluation.rating_ranks import RATING_DECIMALS, rank_with_ties, rating_decimals
 from coopeval.evaluation.tensor import check_payoff_span
 
@@ -62,13 +63,6 @@ the whole optimal face by complementary slackness and is frozen without its face
 
 RELATIVE_TOL = 1e-9
 """Tightness, face-test and dual tolerance as a fraction of max|M| (docs/protocol/evaluation.md#deviation-ratings: 1e−9·max|M|)."""
-
-_RULE_ALIASES = {
-    "strictest": "strictest",
-    "reference-vertex": "reference-vertex",
-    "coopeval_vertex": "reference-vertex",
-}
-
 
 _Bounds = np.ndarray | list[tuple[float | None, float | None]]
 """Variable bounds as linprog takes them: an (n, 2) array (±inf for none) or (low, high) pairs."""
@@ -117,10 +111,10 @@ def canonical_rule(rule: str) -> str:
         On an unknown rule name.
     """
     try:
-        return _RULE_ALIASES[rule]
+        return DR_RULE_ALIASES[rule]
     except KeyError:
         raise ValueError(
-            f"dr_rule: unknown rule {rule!r}; use one of {sorted(_RULE_ALIASES)}"
+            f"dr_rule: unknown rule {rule!r}; use one of {sorted(DR_RULE_ALIASES)}"
         ) from None
 
 

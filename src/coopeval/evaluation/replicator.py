@@ -32,6 +32,34 @@ __all__ = ["ExtinctStartWarning", "ReplicatorResult", "fitness", "hedge_step", "
 LrMethod = Literal["constant", "sqrt"]
 
 
+@dataclass(frozen=True)
+class ReplicatorResult:
+    """Outcome of :func:`replicator_dynamics`.
+
+    Attributes
+    ----------
+    history:
+        Populations, shape (n_updates + 1, S): the start plus one row per applied update.
+    final_population:
+        Population after the last applied update, shape (S,).
+    fitness:
+        f(final_population), shape (S,) (points).
+    population_weighted_fitness:
+        Σ_i x_i f_i at the final population (the LLM-average "Fitness").
+    n_updates:
+        Number of updates applied.
+    stopped_early:
+        True if the convergence test fired before ``steps`` updates.
+    """
+
+    history: np.ndarray
+    final_population: np.ndarray
+    fitness: np.ndarray
+    population_weighted_fitness: float
+    n_updates: int
+    stopped_early: bool
+
+
 class ExtinctStartWarning(UserWarning):
     """A replicator start gives some type share 0: the map keeps it at 0 in every step."""
 
@@ -137,34 +165,6 @@ def hedge_step(x: np.ndarray, advantage: np.ndarray, eta: float) -> np.ndarray:
         weights = np.where(limit, (z == np.inf).astype(float), np.exp(z - np.where(limit, 0.0, top)))
     shares: np.ndarray = weights / weights.sum(axis=0)
     return shares
-
-
-@dataclass(frozen=True)
-class ReplicatorResult:
-    """Outcome of :func:`replicator_dynamics`.
-
-    Attributes
-    ----------
-    history:
-        Populations, shape (n_updates + 1, S): the start plus one row per applied update.
-    final_population:
-        Population after the last applied update, shape (S,).
-    fitness:
-        f(final_population), shape (S,) (points).
-    population_weighted_fitness:
-        Σ_i x_i f_i at the final population (the LLM-average "Fitness").
-    n_updates:
-        Number of updates applied.
-    stopped_early:
-        True if the convergence test fired before ``steps`` updates.
-    """
-
-    history: np.ndarray
-    final_population: np.ndarray
-    fitness: np.ndarray
-    population_weighted_fitness: float
-    n_updates: int
-    stopped_early: bool
 
 
 def replicator_dynamics(

@@ -112,21 +112,37 @@ GAMES: tuple[GameEntry, ...] = (
 )
 """The registered games, in the paper's order (four social dilemmas first)."""
 
-GAME_FACTORIES: dict[str, Callable[..., Game]] = {g.game.key: g.factory for g in GAMES}
+# The indexes below are derived from GAMES by _index_games (at import and after each
+# registration): the dicts are updated in place, the tuples rebound.
+GAME_FACTORIES: dict[str, Callable[..., Game]] = {}
 """Config key → factory, in the paper's game order."""
-GAME_TYPES: tuple[str, ...] = tuple(g.game.name for g in GAMES)
+GAME_TYPES: tuple[str, ...] = ()
 """Type names (``PrisonersDilemma`` …) in the paper's game order: the tables' row order."""
-SOCIAL_DILEMMAS: tuple[str, ...] = tuple(g.game.key for g in GAMES if g.social_dilemma)
+SOCIAL_DILEMMAS: tuple[str, ...] = ()
 """Config keys of the four social dilemmas."""
-SOCIAL_DILEMMA_TYPES: tuple[str, ...] = tuple(g.game.name for g in GAMES if g.social_dilemma)
+SOCIAL_DILEMMA_TYPES: tuple[str, ...] = ()
 """Type names of the four social dilemmas (the games of every headline number)."""
-TYPE_NAMES: dict[str, str] = {g.game.name: g.game.key for g in GAMES}
+TYPE_NAMES: dict[str, str] = {}
 """Type name → config key."""
+GAME_TITLES: dict[str, str] = {}
+"""Type name → title (``Prisoner's Dilemma``)."""
+
+
+def _index_games() -> None:
+    """Derive every index above from :data:`GAMES`."""
+    global GAME_TYPES, SOCIAL_DILEMMAS, SOCIAL_DILEMMA_TYPES
+    GAME_FACTORIES.update((g.game.key, g.factory) for g in GAMES)
+    TYPE_NAMES.update((g.game.name, g.game.key) for g in GAMES)
+    GAME_TITLES.update((g.game.name, g.game.title) for g in GAMES)
+    GAME_TYPES = tuple(g.game.name for g in GAMES)
+    SOCIAL_DILEMMAS = tuple(g.game.key for g in GAMES if g.social_dilemma)
+    SOCIAL_DILEMMA_TYPES = tuple(g.game.name for g in GAMES if g.social_dilemma)
+
+
+_index_games()
 SHIPPED_GAMES: tuple[str, ...] = tuple(GAME_FACTORIES)
 """Config keys of the games this package ships: the config's default ``games``. A plugin's game
-joins every registry above but is played only where a config names it."""
-GAME_TITLES: dict[str, str] = {g.game.name: g.game.title for g in GAMES}
-"""Type name → title (``Prisoner's Dilemma``)."""
+joins every index above but is played only where a config names it."""
 
 
 def register_game(entry: GameEntry) -> None:
@@ -139,18 +155,12 @@ def register_game(entry: GameEntry) -> None:
     ValueError
         If its config key or type name is already registered (give it a new ``key``/``name``).
     """
-    global GAMES, GAME_TYPES, SOCIAL_DILEMMAS, SOCIAL_DILEMMA_TYPES
+    global GAMES
     game = entry.game
     if game.key in GAME_FACTORIES or game.name in TYPE_NAMES:
         raise ValueError(f"game {game.key!r} ({game.name}) is already registered; give the new game another key and name")
     GAMES = (*GAMES, entry)
-    GAME_TYPES = (*GAME_TYPES, game.name)
-    if entry.social_dilemma:
-        SOCIAL_DILEMMAS = (*SOCIAL_DILEMMAS, game.key)
-        SOCIAL_DILEMMA_TYPES = (*SOCIAL_DILEMMA_TYPES, game.name)
-    GAME_FACTORIES[game.key] = entry.factory
-    TYPE_NAMES[game.name] = game.key
-    GAME_TITLES[game.name] = game.title
+    _index_games()
 
 
 def get_game(key: str, **params: Any) -> Game:

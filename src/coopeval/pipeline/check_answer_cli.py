@@ -22,7 +22,7 @@ __all__ = ["add_check_answer_parser", "run_check_answer"]
 def add_check_answer_parser(subparsers: Any) -> None:
     """Register ``coopeval check-answer``."""
     from coopeval.decisions.formats import DecisionKind
-    from coopeval.pipeline.study_answers import STUDY_KINDS
+    from coopeval.pipeline.study_answers import CONTEXT_OPTIONS, STUDY_KINDS
 
     parser = subparsers.add_parser(
         "check-answer",
@@ -40,13 +40,10 @@ def add_check_answer_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--kind", required=True, choices=[*(str(k) for k in DecisionKind), *STUDY_KINDS], help="decision kind"
     )
-    parser.add_argument("--protocol", metavar="P", help="evolution kinds: vh or horibe")
-    parser.add_argument("--holdings", type=float, metavar="UNITS", help="donation, matrix_probe: the donor's holdings")
-    parser.add_argument("--variant", metavar="V", help="donation: none, costly_punishment or partner_choice (default none)")
-    parser.add_argument("--percent-base", metavar="B", help="donation (horibe): current or endowment (default current)")
-    parser.add_argument("--endowment", type=float, metavar="UNITS", help="donation: the endowment (default 10)")
-    parser.add_argument("--resources", type=float, metavar="UNITS", help="investor_action: the investor's holdings")
-    parser.add_argument("--received", type=float, metavar="UNITS", help="responder_action: the amount received (3 x investment)")
+    parser.add_argument("--finish-reason", metavar="R", help="the provider's finish_reason (e.g. length)")
+    parser.add_argument("--max-tokens", type=int, metavar="N", help="the max_tokens of the call (named when cut off)")
+    for field, (value_type, metavar, text) in CONTEXT_OPTIONS.items():
+        parser.add_argument("--" + field.replace("_", "-"), type=value_type, metavar=metavar, help=text)
     parser.add_argument(
         "--actions",
         metavar="A0,A1",
@@ -59,8 +56,6 @@ def add_check_answer_parser(subparsers: Any) -> None:
         metavar="N",
         help="mediator_vote / contract_vote: number of options; mediator_design: number of players (default 2)",
     )
-    parser.add_argument("--finish-reason", metavar="R", help="the provider's finish_reason (e.g. length)")
-    parser.add_argument("--max-tokens", type=int, metavar="N", help="the max_tokens of the call (named when cut off)")
     parser.set_defaults(handler=run_check_answer)
 
 
@@ -88,15 +83,14 @@ def run_check_answer(args: argparse.Namespace) -> int:
         raise CliError(f"--max-tokens: {args.max_tokens} must be at least 1")
     from coopeval.core.errors import ConfigError
     from coopeval.pipeline.study_answers import (
+        CONTEXT_OPTIONS,
         STUDY_KINDS,
         StudyAnswerContext,
         donation_extras,
         study_answer_format,
     )
 
-    ctx = StudyAnswerContext(
-        args.protocol, args.holdings, args.variant, args.percent_base, args.endowment, args.resources, args.received
-    )
+    ctx = StudyAnswerContext(**{field: getattr(args, field) for field in CONTEXT_OPTIONS})
     kind = str(args.kind)  # a name from the command line, mapped to its format's constructor
     try:
         fmt = study_answer_format(kind, ctx) if kind in STUDY_KINDS else _answer_format(kind, args.actions, args.n_options)

@@ -17,6 +17,7 @@ import warnings
 from typing import Any
 
 from coopeval.core.errors import CliError, ComputationError
+from coopeval.evaluation.dr_rules import DR_RULE_ALIASES
 from coopeval.studies.coopeval.tables.defaults import REPLICATOR_LR, REPLICATOR_STEPS
 
 __all__ = ["add_evaluate_parser", "run_evaluate"]
@@ -59,7 +60,7 @@ def add_evaluate_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--dr-rule",
         default="strictest",
-        choices=["strictest", "reference-vertex", "coopeval_vertex"],
+        choices=list(DR_RULE_ALIASES),
         help="deviation-rating rule (default strictest)",
     )
     parser.set_defaults(handler=run_evaluate)

@@ -28,7 +28,7 @@ from typing import Any
 
 from coopeval.core.errors import ConfigError
 
-__all__ = ["STUDY_KINDS", "StudyAnswerContext", "donation_extras", "study_answer_format"]
+__all__ = ["CONTEXT_OPTIONS", "STUDY_KINDS", "StudyAnswerContext", "donation_extras", "study_answer_format"]
 
 STUDY_KINDS: dict[str, str] = {
     "donor_action": "gossip, donation game: the donor's cooperate or defect",
@@ -46,7 +46,17 @@ STUDY_KINDS: dict[str, str] = {
 }
 """Every study decision kind ``check-answer`` reads, with what it is and the flags it needs."""
 
-_EVOLUTION_KINDS = ("strategy", "donation", "matrix_probe")
+CONTEXT_OPTIONS: dict[str, tuple[type[str] | type[float], str, str]] = {
+    "protocol": (str, "P", "evolution kinds: vh or horibe"),
+    "holdings": (float, "UNITS", "donation, matrix_probe: the donor's holdings"),
+    "variant": (str, "V", "donation: none, costly_punishment or partner_choice (default none)"),
+    "percent_base": (str, "B", "donation (horibe): current or endowment (default current)"),
+    "endowment": (float, "UNITS", "donation: the endowment (default 10)"),
+    "resources": (float, "UNITS", "investor_action: the investor's holdings"),
+    "received": (float, "UNITS", "responder_action: the amount received (3 x investment)"),
+}
+"""The ``check-answer`` flag of each :class:`StudyAnswerContext` field (``--percent-base`` for
+``percent_base``): its value type, metavar and help."""
 
 
 @dataclass(frozen=True)
@@ -78,6 +88,9 @@ class StudyAnswerContext:
     endowment: float | None = None
     resources: float | None = None
     received: float | None = None
+
+
+_EVOLUTION_KINDS = ("strategy", "donation", "matrix_probe")
 
 
 def _require(value: float | str | None, flag: str, kind: str, example: str) -> Any:

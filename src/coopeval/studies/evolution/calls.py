@@ -42,7 +42,8 @@ class RunContext:
     Attributes
     ----------
     settings:
-        The run's parameters.
+        The run's resolved parameters (protocol, population size, generations, donation-game
+        parameters and punishment variant; :class:`~coopeval.studies.evolution.settings.EvolutionSettings`).
     maker:
         The shared decision loop.
     prompts:

@@ -19,6 +19,7 @@ from coopeval.evaluation.scores import discounted_average
 from coopeval.evaluation.tensor import build_payoff_tensor, mean_payoff
 from coopeval.games import Game, get_game
 from coopeval.studies.coopeval.reference.importer.layout import reference_enum_members
+from coopeval.studies.coopeval.tables.defaults import TableSettings
 
 
 @pytest.fixture(scope="session")
@@ -31,7 +32,7 @@ def run1_reproduced(full_run1_dir: Path, tmp_path_factory: pytest.TempPathFactor
 
     columns = roster_file_agents(Path(__file__).resolve().parents[4] / "config" / "paper.yaml")
     out = tmp_path_factory.mktemp("run1_out")
-    return reproduce(full_run1_dir, out, n_bootstrap=100, columns=columns, progress=None)
+    return reproduce(full_run1_dir, out, settings=TableSettings(n_bootstrap=100, columns=columns), progress=None)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ from coopeval.studies.coopeval.reference.importer import (
     discover_runs,
     import_reference,
 )
+from coopeval.studies.coopeval.tables.defaults import TableSettings
 
 TYPES = ["test/alpha(CoT)", "test/beta(IO)"]  # the synthetic roster of conftest.py
 ALPHA, BETA = TYPES
@@ -219,7 +220,7 @@ REQUIRED = [
 
 def _assert_nothing_written(data_dir: Path, out: Path) -> None:
     with pytest.raises(ReferenceImportError):
-        reproduce(data_dir, out, n_bootstrap=0, progress=None)
+        reproduce(data_dir, out, settings=TableSettings(n_bootstrap=0), progress=None)
     assert not out.exists() or not any(out.iterdir())
 
 
@@ -382,7 +383,7 @@ def test_reproduce_two_runs_has_standard_errors(tmp_path: Path, make_experiment:
     root = tmp_path / "study"
     for run in ("run1_a", "run2_b"):
         make_experiment(root / run, "repetition")
-    result = reproduce(root, tmp_path / "out", n_bootstrap=30, progress=None)
+    result = reproduce(root, tmp_path / "out", settings=TableSettings(n_bootstrap=30), progress=None)
     per_game = pl.read_csv(tmp_path / "out" / "per_game.csv")
     mean_rows = per_game.filter(pl.col("metric") == "Mean")
     assert mean_rows["se"].null_count() == 0  # two runs: se over runs (identical runs → 0)

@@ -20,6 +20,7 @@ from coopeval.studies.coopeval.tables.bootstrap import (
     group_rng,
 )
 from coopeval.studies.coopeval.tables.builder import build_tables, llm_average, standard_error
+from coopeval.studies.coopeval.tables.defaults import TableSettings
 from coopeval.studies.coopeval.tables.metrics import compute_metrics, observations_by_cell
 from coopeval.studies.coopeval.tables.render import (
     format_cell,
@@ -70,7 +71,7 @@ def test_per_game_mean_se_over_runs_and_llm_average() -> None:
         data += rows(run, "NoMechanism", "PrisonersDilemma", "Mean", {A: a, B: b})
         data += rows(run, "NoMechanism", "PrisonersDilemma", "Fitness", {A: 2.0, B: 1.0})
         data += rows(run, "NoMechanism", "PrisonersDilemma", "FinalPopulation", {A: 0.75, B: 0.25})
-    t = build_tables(metrics_frame(data), n_bootstrap=0)
+    t = build_tables(metrics_frame(data), settings=TableSettings(n_bootstrap=0))
     a = cell(t.per_game, metric="Mean", agent=A)
     assert a["mean"] == 2.0 and a["se"] == pytest.approx(1 / math.sqrt(3), abs=1e-15) and a["n"] == 3
     llm = cell(t.per_game, metric="Mean", agent=LLM)
@@ -82,7 +83,7 @@ def test_per_game_mean_se_over_runs_and_llm_average() -> None:
 
 
 def test_one_run_has_no_se() -> None:
-    t = build_tables(metrics_frame(rows("r1", "NoMechanism", "PrisonersDilemma", "Mean", {A: 1.0, B: 2.0})), n_bootstrap=0)
+    t = build_tables(metrics_frame(rows("r1", "NoMechanism", "PrisonersDilemma", "Mean", {A: 1.0, B: 2.0})), settings=TableSettings(n_bootstrap=0))
     assert t.per_game["se"].null_count() == t.per_game.height
 
 
@@ -93,7 +94,7 @@ def test_aggregate_normalises_per_game_after_run_averaging_and_se_across_games()
     for game, (x1, x2) in raw.items():
         data += rows("r1", "Repetition", game, "Mean", {A: x1, B: x1})
         data += rows("r2", "Repetition", game, "Mean", {A: x2, B: x1})
-    t = build_tables(metrics_frame(data), n_bootstrap=0)
+    t = build_tables(metrics_frame(data), settings=TableSettings(n_bootstrap=0))
     a = cell(t.aggregate, metric="Mean", agent=A)
     per_game = [0.5, 1.0, 0.0, 0.5]
     assert a["game"] == "All" and a["n"] == 4
@@ -105,7 +106,7 @@ def test_aggregate_normalises_per_game_after_run_averaging_and_se_across_games()
 def test_single_game_aggregate_divides_se_by_scale() -> None:
     data = rows("r1", "Mediation", "TravellersDilemma", "Mean", {A: 2.0, B: 2.0})
     data += rows("r2", "Mediation", "TravellersDilemma", "Mean", {A: 5.0, B: 2.0})
-    t = build_tables(metrics_frame(data), n_bootstrap=0)
+    t = build_tables(metrics_frame(data), settings=TableSettings(n_bootstrap=0))
     per_game_se = cell(t.per_game, metric="Mean", agent=A)["se"]
     assert per_game_se == pytest.approx(1.5)
     agg = cell(t.aggregate, metric="Mean", agent=A)
@@ -120,7 +121,7 @@ def test_dr_prefers_released_ranks_and_dr_exact_is_strictest() -> None:
         data += rows("r1", "Contracting", game, "DR_rank", {A: 1.5, B: 1.5}, "reference-vertex")
     released = conform_any("released_metrics", pl.DataFrame(
         rows("r1", "Contracting", "PrisonersDilemma", "DR_rank", {A: 2.0, B: 1.0}, "released")))
-    t = build_tables(metrics_frame(data), released=released, dr_rule="reference-vertex", n_bootstrap=0)
+    t = build_tables(metrics_frame(data), released=released, settings=TableSettings(dr_rule="reference-vertex", n_bootstrap=0))
     pg = t.per_game
     assert cell(pg, game="PrisonersDilemma", metric="DR", agent=A)["mean"] == 2.0
     assert cell(pg, game="PrisonersDilemma", metric="DR", agent=A)["dr_source"] == "released"
@@ -143,7 +144,7 @@ def test_reputation_rows_carry_mean_only() -> None:
     metrics = compute_metrics(conform("scores", scores))
     assert set(metrics["metric"]) == {"Mean"}
     assert dict(zip(metrics["agent"], metrics["value"], strict=True)) == {A: 1.5, B: 4.0}
-    t = build_tables(metrics, scores=conform("scores", scores), n_bootstrap=50)
+    t = build_tables(metrics, scores=conform("scores", scores), settings=TableSettings(n_bootstrap=50))
     assert set(t.per_game["metric"]) == {"Mean"}
     assert t.per_game["ci_low"].null_count() == 0
 
@@ -178,8 +179,8 @@ def test_compute_metrics_from_scores() -> None:
 def test_bootstrap_is_seeded_and_brackets_the_estimate() -> None:
     scores = _pd_scores({"r1": PD_RUN, "r2": {k: (v[0] + 0.5, v[1] + 0.5) for k, v in PD_RUN.items()}})
     metrics = compute_metrics(scores)
-    t1 = build_tables(metrics, scores=scores, n_bootstrap=200, seed=7)
-    t2 = build_tables(metrics, scores=scores, n_bootstrap=200, seed=7)
+    t1 = build_tables(metrics, scores=scores, settings=TableSettings(n_bootstrap=200, seed=7))
+    t2 = build_tables(metrics, scores=scores, settings=TableSettings(n_bootstrap=200, seed=7))
     assert t1.per_game.equals(t2.per_game)
     a = cell(t1.per_game, metric="Mean", agent=A)
     # run means of A: 1.0 and 1.5 → resampled means lie in [1.0, 1.5]
@@ -244,7 +245,7 @@ def test_design_quality_rates_and_se_across_games() -> None:
         ("Mediation", "StagHunt", B, {"1": "A1", "2": "A0"}),  # not one of the four games: ignored
     ]
     t = build_tables(metrics_frame(rows("r1", "Mediation", "PrisonersDilemma", "Mean", {A: 1.0, B: 1.0})),
-                     designs=_designs(entries), n_bootstrap=0)
+                     designs=_designs(entries), settings=TableSettings(n_bootstrap=0))
     dq = t.design_quality
     assert cell(dq, metric="NS", agent=A)["mean"] == 100.0 and cell(dq, metric="NS", agent=A)["se"] == 0.0
     wd = cell(dq, metric="WD", agent=A)
@@ -260,7 +261,7 @@ def test_single_game_design_rate_uses_binomial_se() -> None:
     entries = [("Contracting", "PrisonersDilemma", A, {"A0": 2, "A1": 0}),
                ("Contracting", "PrisonersDilemma", A, {"A0": 0, "A1": 0})]
     t = build_tables(metrics_frame(rows("r1", "Contracting", "PrisonersDilemma", "Mean", {A: 1.0})),
-                     designs=_designs(entries), n_bootstrap=0)
+                     designs=_designs(entries), settings=TableSettings(n_bootstrap=0))
     ns = cell(t.design_quality, metric="NS", agent=A)
     assert ns["mean"] == 50.0 and ns["se"] == pytest.approx(100 * math.sqrt(0.25 / 2))
 
@@ -271,7 +272,7 @@ def test_rendering_and_csv_columns(tmp_path: Path) -> None:
     for run in ("r1", "r2"):
         data += rows(run, "NoMechanism", "PrisonersDilemma", "Mean", agents)
         data += rows(run, "Reputation", "PrisonersDilemma", "Mean", agents)
-    t = build_tables(metrics_frame(data), n_bootstrap=0)
+    t = build_tables(metrics_frame(data), settings=TableSettings(n_bootstrap=0))
     files = write_tables(t, tmp_path)
     assert sorted(p.name for p in files) == sorted(
         f"{n}.{e}" for n in ("per_game", "aggregate", "design_quality") for e in ("csv", "md", "tex"))
@@ -295,8 +296,8 @@ def test_design_quality_table_input_uses_its_ns_wd_columns() -> None:
     designs = _designs(entries)
     pre = designs.with_columns(pl.lit(True).alias("ns"), pl.lit(False).alias("wd")).drop("status")
     metrics = metrics_frame(rows("r1", "Contracting", "PrisonersDilemma", "Mean", {A: 1.0}))
-    from_designs = build_tables(metrics, designs=designs, n_bootstrap=0).design_quality
-    from_table = build_tables(metrics, designs=pre, n_bootstrap=0).design_quality
+    from_designs = build_tables(metrics, designs=designs, settings=TableSettings(n_bootstrap=0)).design_quality
+    from_table = build_tables(metrics, designs=pre, settings=TableSettings(n_bootstrap=0)).design_quality
     assert cell(from_designs, metric="NS", agent=A)["mean"] == 0.0  # no contract: not NS
     assert cell(from_table, metric="NS", agent=A)["mean"] == 100.0 and cell(from_table, metric="WD", agent=A)["mean"] == 0.0
 
@@ -314,8 +315,8 @@ def test_builder_accepts_the_pipeline_evaluate_stage_output() -> None:
         ids = {"cell_id": f"{run}/nm", "source": "ours", "run": run, "mechanism": "NoMechanism", "game": "PrisonersDilemma"}
         metrics, _ = evaluate_cell(s, matchups, ids)
         frames.append(metrics)
-    pipeline = build_tables(pl.concat(frames), n_bootstrap=0).per_game
-    ours = build_tables(compute_metrics(scores), n_bootstrap=0).per_game
+    pipeline = build_tables(pl.concat(frames), settings=TableSettings(n_bootstrap=0)).per_game
+    ours = build_tables(compute_metrics(scores), settings=TableSettings(n_bootstrap=0)).per_game
     cols = ["metric", "agent", "mean", "se", "rank"]
     assert pipeline.select(cols).sort(["metric", "agent"]).equals(ours.select(cols).sort(["metric", "agent"]))
 
@@ -331,7 +332,7 @@ def test_agent_columns_follow_the_config_roster(tmp_path: Path) -> None:
     columns = table_agents(roster)
     assert columns.order == (B, A) and columns.labels == {B: "Bee"}
     data = rows("r1", "NoMechanism", "PrisonersDilemma", "Mean", {A: 1.0, B: 2.0, "x/c(IO)": 0.5})
-    t = build_tables(metrics_frame(data), n_bootstrap=0, columns=columns)
+    t = build_tables(metrics_frame(data), settings=TableSettings(n_bootstrap=0, columns=columns))
     # roster order first, agents outside the roster after, sorted; LLM Average last
     assert t.per_game["agent"].to_list() == [B, A, "x/c(IO)", LLM]
     write_tables(t, tmp_path)

@@ -14,6 +14,7 @@ from hypothesis import given
 from hypothesis import settings as hsettings
 
 from coopeval.studies.coopeval.tables.builder import build_tables, standard_error
+from coopeval.studies.coopeval.tables.defaults import TableSettings
 from coopeval.studies.coopeval.tables.render import render_latex, render_markdown
 from tests.strategies import scores_with_faults
 from tests.studies.coopeval.tables.test_tables_builder import GAMES, A, B, cell, metrics_frame, rows
@@ -29,7 +30,7 @@ def _runs(values: list[float]) -> pl.DataFrame:
 @hsettings(max_examples=40, deadline=None)
 @given(values=scores_with_faults(min_size=1, max_size=6, non_negative=False))
 def test_per_game_cells_average_the_finite_runs_and_count_them(values: list[float]) -> None:
-    t = build_tables(_runs(values), n_bootstrap=0)
+    t = build_tables(_runs(values), settings=TableSettings(n_bootstrap=0))
     a = cell(t.per_game, metric="Mean", agent=A)
     finite = [v for v in values if math.isfinite(v)]
     assert a["n"] == len(values) and a["n_valid"] == len(finite)
@@ -43,7 +44,7 @@ def test_per_game_cells_average_the_finite_runs_and_count_them(values: list[floa
 
 
 def test_one_nan_run_is_left_out_and_marked() -> None:
-    t = build_tables(_runs([1.0, math.nan, 3.0]), n_bootstrap=0)
+    t = build_tables(_runs([1.0, math.nan, 3.0]), settings=TableSettings(n_bootstrap=0))
     a = cell(t.per_game, metric="Mean", agent=A)
     assert a["mean"] == 2.0 and a["n"] == 3 and a["n_valid"] == 2 and a["se"] == pytest.approx(1.0)
     md = render_markdown(t.per_game, "per_game")
@@ -56,7 +57,7 @@ def test_aggregate_leaves_out_a_game_whose_mean_is_undefined() -> None:
     for game in GAMES:
         value = math.nan if game == "TrustGame" else {"PrisonersDilemma": 1.5, "PublicGoods": 1.5, "TravellersDilemma": 2.0}[game]
         data += rows("r1", "Repetition", game, "Mean", {A: value, B: 1.0})
-    t = build_tables(metrics_frame(data), n_bootstrap=0)
+    t = build_tables(metrics_frame(data), settings=TableSettings(n_bootstrap=0))
     a = cell(t.aggregate, metric="Mean", agent=A)
     # normalised: PD 1.5 → 0.5, PGG 1.5 → 1.0, TD 2.0 → 0.0 (tests/studies/coopeval/tables/test_tables_builder.py)
     assert a["n"] == 4 and a["n_valid"] == 3 and a["mean"] == pytest.approx(0.5)

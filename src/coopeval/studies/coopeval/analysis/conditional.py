@@ -20,22 +20,16 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from coopeval.studies.coopeval.analysis import AGENT_KEYS
+from coopeval.studies.coopeval.analysis import agent_schema
 from coopeval.studies.coopeval.analysis.actions import action_label
 from coopeval.studies.coopeval.mechanisms import catalog
 
 __all__ = ["conditional_action_frequencies"]
 
 
-_OUT_SCHEMA = {
-    **AGENT_KEYS,
-    "condition": pl.String,
-    "action": pl.String,
-    "count": pl.Int64,
-    "n": pl.Int64,
-    "frequency": pl.Float64,
-    "probability": pl.Float64,
-}
+_OUT_SCHEMA = agent_schema(
+    condition=pl.String, action=pl.String, count=pl.Int64, n=pl.Int64, frequency=pl.Float64, probability=pl.Float64
+)
 
 
 def conditional_action_frequencies(

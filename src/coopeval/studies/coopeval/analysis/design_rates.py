@@ -10,17 +10,11 @@ from __future__ import annotations
 
 import polars as pl
 
-from coopeval.studies.coopeval.analysis import AGENT_KEYS
+from coopeval.studies.coopeval.analysis import agent_schema
 
 __all__ = ["design_rate_frame"]
 
-_OUT_SCHEMA = {
-    **AGENT_KEYS,
-    "criterion": pl.String,
-    "rate": pl.Float64,
-    "se": pl.Float64,
-    "n_designs": pl.Int64,
-}
+_OUT_SCHEMA = agent_schema(criterion=pl.String, rate=pl.Float64, se=pl.Float64, n_designs=pl.Int64)
 
 
 def design_rate_frame(summary: pl.DataFrame) -> pl.DataFrame:

@@ -18,19 +18,14 @@ from __future__ import annotations
 
 import polars as pl
 
-from coopeval.studies.coopeval.analysis import AGENT_KEYS
+from coopeval.studies.coopeval.analysis import agent_schema
 from coopeval.studies.coopeval.mechanisms import catalog
 
 __all__ = ["MEASURES", "voting_adoption"]
 
 MEASURES = ("approvals per proposal", "selected", "signed", "delegated")
 
-_OUT_SCHEMA = {
-    **AGENT_KEYS,
-    "measure": pl.String,
-    "value": pl.Float64,
-    "n": pl.Int64,
-}
+_OUT_SCHEMA = agent_schema(measure=pl.String, value=pl.Float64, n=pl.Int64)
 
 
 def voting_adoption(

@@ -53,9 +53,7 @@ def action_probability_chart(frame: pl.DataFrame, x: str, title: str) -> Any:
             .mark_bar()
             .encode(
                 x=alt.X(f"{x}:N", title=None),
-                y=alt.Y(
-                    "probability:Q", title="mean stated probability", scale=alt.Scale(domain=[0, 1])
-                ),
+                y=_share_axis("probability", "mean stated probability"),
                 color=alt.Color("action:N", sort=alt.SortField("token"), title=f"{game} action"),
                 order=alt.Order("token:N"),
                 tooltip=[x, "game", "action", alt.Tooltip("probability:Q", format=".3f"), "n"],
@@ -66,13 +64,22 @@ def action_probability_chart(frame: pl.DataFrame, x: str, title: str) -> Any:
     return alt.vconcat(*rows).resolve_scale(color="independent").properties(title=title)
 
 
-def _faceted_bars(
-    data: pl.DataFrame, facet: Any, title: str, *, width: int, height: int, independent_y: bool = False, **encoding: Any
-) -> Any:
-    """Bars with the channels ``encoding``, one ``width`` × ``height`` px panel per value of the
-    ``facet`` column (an ``alt.Column``), each with its own y scale if ``independent_y``."""
+def _share_axis(field: str, title: str) -> Any:
+    """The y channel of a share (quantitative ``field``) on a fixed [0, 1] scale, so that panels
+    and figures compare."""
     import altair as alt
 
+    return alt.Y(f"{field}:Q", title=title, scale=alt.Scale(domain=[0, 1]))
+
+
+def _faceted_bars(
+    data: pl.DataFrame, facet: Any, title: str, *, size: tuple[int, int], independent_y: bool = False, **encoding: Any
+) -> Any:
+    """Bars with the channels ``encoding``, one panel of ``size`` (width, height in px) per value
+    of the ``facet`` column (an ``alt.Column``), each with its own y scale if ``independent_y``."""
+    import altair as alt
+
+    width, height = size
     chart = alt.Chart(data).mark_bar().encode(**encoding).properties(width=width, height=height).facet(column=facet)
     if independent_y:
         chart = chart.resolve_scale(y="independent")
@@ -88,10 +95,9 @@ def conditional_chart(frame: pl.DataFrame, title: str) -> Any:
         _check_rows(frame, "conditional"),
         alt.Column("agent:N", title=None),
         title,
-        width=140,
-        height=160,
+        size=(140, 160),
         x=alt.X("condition:N", title="co-player's previous action"),
-        y=alt.Y("frequency:Q", title="frequency of own action", scale=alt.Scale(domain=[0, 1])),
+        y=_share_axis("frequency", "frequency of own action"),
         color=alt.Color("action:N", title="own action"),
         tooltip=[
             "agent",
@@ -114,8 +120,7 @@ def voting_chart(frame: pl.DataFrame, title: str) -> Any:
         _check_rows(frame, "voting"),
         alt.Column("measure:N", title=None, sort=["approvals per proposal", "selected", "signed", "delegated"]),
         title,
-        width=160,
-        height=150,
+        size=(160, 150),
         independent_y=True,
         x=alt.X("agent:N", title=None),
         y=alt.Y("value:Q", title=None),
@@ -132,10 +137,9 @@ def design_quality_chart(frame: pl.DataFrame, title: str) -> Any:
         _check_rows(frame, "design_quality"),
         alt.Column("game:N", title=None),
         title,
-        width=180,
-        height=150,
+        size=(180, 150),
         x=alt.X("agent:N", title=None),
-        y=alt.Y("rate:Q", title="share of designs", scale=alt.Scale(domain=[0, 1])),
+        y=_share_axis("rate", "share of designs"),
         color=alt.Color("criterion:N"),
         xOffset="criterion:N",
         tooltip=[

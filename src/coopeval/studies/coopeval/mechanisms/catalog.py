@@ -183,18 +183,43 @@ MECHANISMS: tuple[MechanismInfo, ...] = (
 )
 """In the paper's row order."""
 
-MECHANISM_INFO: dict[str, MechanismInfo] = {m.name: m for m in MECHANISMS}
-MECHANISM_ORDER: tuple[str, ...] = tuple(MECHANISM_INFO)
+# The indexes below are derived from MECHANISMS by _index_mechanisms (at import and after each
+# registration): the dicts are updated in place, the tuples rebound.
+MECHANISM_INFO: dict[str, MechanismInfo] = {}
+"""Type name → entry, in row order."""
+MECHANISM_ORDER: tuple[str, ...] = ()
+"""Type names in row order."""
+MECHANISM_LABELS: dict[str, str] = {}
+"""Type name → display label."""
+DESIGN_MECHANISMS: tuple[str, ...] = ()
+"""Mechanisms whose agents submit mediator or contract designs."""
+POPULATION_MECHANISMS: frozenset[str] = frozenset()
+"""Mechanisms whose agents meet a population (no metagame: no Fitness or DR)."""
+CONDITIONAL_MECHANISMS: tuple[str, ...] = ()
+"""Mechanisms that show past moves (conditional action frequencies are meaningful)."""
+DELEGATING_MECHANISMS: tuple[str, ...] = ()
+"""Mechanisms whose adopted designs play the agents' moves (a mediator)."""
+REFERENCE_STEMS: dict[str, str] = {}
+"""Released-data folder stem → type name (docs/protocol/reference-data.md#layout)."""
+
+
+def _index_mechanisms() -> None:
+    """Derive every index above from :data:`MECHANISMS`."""
+    global MECHANISM_ORDER, DESIGN_MECHANISMS, POPULATION_MECHANISMS, CONDITIONAL_MECHANISMS, DELEGATING_MECHANISMS
+    MECHANISM_INFO.update((m.name, m) for m in MECHANISMS)
+    MECHANISM_LABELS.update((m.name, m.label) for m in MECHANISMS)
+    REFERENCE_STEMS.update((m.reference_stem, m.name) for m in MECHANISMS)
+    MECHANISM_ORDER = tuple(MECHANISM_INFO)
+    DESIGN_MECHANISMS = tuple(m.name for m in MECHANISMS if m.has_designs)
+    POPULATION_MECHANISMS = frozenset(m.name for m in MECHANISMS if m.population_game)
+    CONDITIONAL_MECHANISMS = tuple(m.name for m in MECHANISMS if m.conditional)
+    DELEGATING_MECHANISMS = tuple(m.name for m in MECHANISMS if m.delegates_actions)
+
+
+_index_mechanisms()
 SHIPPED_MECHANISMS: tuple[str, ...] = MECHANISM_ORDER
 """The mechanisms this package ships: the config's default ``mechanisms``. A plugin's mechanism
-joins the tables above but plays only where a config names it."""
-MECHANISM_LABELS: dict[str, str] = {m.name: m.label for m in MECHANISMS}
-DESIGN_MECHANISMS: tuple[str, ...] = tuple(m.name for m in MECHANISMS if m.has_designs)
-POPULATION_MECHANISMS: frozenset[str] = frozenset(m.name for m in MECHANISMS if m.population_game)
-CONDITIONAL_MECHANISMS: tuple[str, ...] = tuple(m.name for m in MECHANISMS if m.conditional)
-DELEGATING_MECHANISMS: tuple[str, ...] = tuple(m.name for m in MECHANISMS if m.delegates_actions)
-REFERENCE_STEMS: dict[str, str] = {m.reference_stem: m.name for m in MECHANISMS}
-"""Released-data folder stem → type name (docs/protocol/reference-data.md#layout)."""
+joins the indexes above but plays only where a config names it."""
 
 
 def register_mechanism(info: MechanismInfo) -> None:
@@ -207,22 +232,11 @@ def register_mechanism(info: MechanismInfo) -> None:
     ValueError
         If its type name or ``reference_stem`` is already registered (give it new ones).
     """
-    global MECHANISMS, MECHANISM_ORDER, DESIGN_MECHANISMS, POPULATION_MECHANISMS, CONDITIONAL_MECHANISMS, DELEGATING_MECHANISMS
+    global MECHANISMS
     if info.name in MECHANISM_INFO or info.reference_stem in REFERENCE_STEMS:
         raise ValueError(f"mechanism {info.name!r} (stem {info.reference_stem!r}) is already registered; give the new mechanism another name and reference_stem")
     MECHANISMS = (*MECHANISMS, info)
-    MECHANISM_ORDER = (*MECHANISM_ORDER, info.name)
-    if info.has_designs:
-        DESIGN_MECHANISMS = (*DESIGN_MECHANISMS, info.name)
-    if info.population_game:
-        POPULATION_MECHANISMS = POPULATION_MECHANISMS | {info.name}
-    if info.conditional:
-        CONDITIONAL_MECHANISMS = (*CONDITIONAL_MECHANISMS, info.name)
-    if info.delegates_actions:
-        DELEGATING_MECHANISMS = (*DELEGATING_MECHANISMS, info.name)
-    MECHANISM_INFO[info.name] = info
-    MECHANISM_LABELS[info.name] = info.label
-    REFERENCE_STEMS[info.reference_stem] = info.name
+    _index_mechanisms()
 
 
 def mechanism_name_pattern() -> str:

@@ -24,22 +24,23 @@ import argparse
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from coopeval.evaluation.dr_rules import DR_RULE_ALIASES
 from coopeval.studies.coopeval.tables.defaults import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
-    REPLICATOR_LR,
-    REPLICATOR_STEPS,
+    DEFAULT_TABLE_SETTINGS,
+    TableSettings,
 )
 
 if TYPE_CHECKING:  # heavy modules are imported lazily so that ``coopeval --help`` stays fast
     import polars as pl
 
     from coopeval.studies.coopeval.reference.importer import ReferenceData
-    from coopeval.studies.coopeval.tables.frames import AgentColumns, TableSet
+    from coopeval.studies.coopeval.tables.frames import TableSet
 
 __all__ = ["STORE_NAME", "ReproduceResult", "add_reproduce_parser", "dr_comparison", "reproduce", "run_reproduce"]
 
@@ -104,12 +105,7 @@ def reproduce(
     data_dir: str | Path,
     out_dir: str | Path,
     *,
-    dr_rule: str = "strictest",
-    n_bootstrap: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
-    steps: int = REPLICATOR_STEPS,
-    lr: float = REPLICATOR_LR,
-    columns: AgentColumns | None = None,
+    settings: TableSettings = DEFAULT_TABLE_SETTINGS,
     progress: Callable[[str], None] | None = _stderr,
 ) -> ReproduceResult:
     """Import released data, evaluate it through our path, and write the store and tables.
@@ -121,18 +117,16 @@ def reproduce(
     out_dir:
         Output folder; receives ``coopeval.duckdb`` and ``{per_game,aggregate,
         design_quality}.{csv,md,tex}``.
-    dr_rule:
-        Rule for ``DR`` where no released ratings exist (``"strictest"`` or
-        ``"reference-vertex"``); ``DR_exact`` is always strictest-CCE.
-    n_bootstrap, seed:
-        Bootstrap resamples for the Mean/Fitness intervals (0 disables) and seed.
-    steps, lr:
-        Replicator settings of both the Fitness point estimates and their bootstrap intervals
-        (defaults: config schema ``evaluation.steps`` / ``evaluation.lr``).
-    columns:
-        The tables' agent column order and labels (e.g. from ``config/paper.yaml`` with
-        :func:`coopeval.studies.coopeval.tables.roster.roster_file_agents`); default sorted
-        type strings.
+    settings:
+        :class:`~coopeval.studies.coopeval.tables.defaults.TableSettings`: the rule for ``DR``
+        where no released ratings exist (``"strictest"`` or ``"reference-vertex"``; ``DR_exact``
+        is always strictest-CCE); bootstrap resamples for the Mean/Fitness intervals (0
+        disables) and seed; replicator steps and lr of both the Fitness point estimates and
+        their bootstrap intervals (defaults: config schema ``evaluation.steps`` /
+        ``evaluation.lr``); the tables' agent column order and labels (e.g. from
+        ``config/paper.yaml`` with
+        :func:`coopeval.studies.coopeval.tables.roster.roster_file_agents`; default sorted type
+        strings).
     progress:
         Receives one line per experiment (import and evaluation); default: stderr.
 
@@ -145,7 +139,7 @@ def reproduce(
     coopeval.studies.coopeval.reference.importer.ReferenceImportError
         If any file is missing or malformed; nothing is written then.
     ValueError
-        On an unknown ``dr_rule``.
+        On an unknown ``settings.dr_rule``.
     """
     from coopeval.evaluation.deviation import canonical_rule
     from coopeval.studies.coopeval.reference.importer import import_reference
@@ -154,14 +148,16 @@ def reproduce(
     from coopeval.studies.coopeval.tables.metrics import compute_metrics
     from coopeval.studies.coopeval.tables.render import write_tables
 
-    rule = canonical_rule(dr_rule)
+    settings = replace(settings, dr_rule=canonical_rule(settings.dr_rule))
     seconds: dict[str, float] = {}
     t0 = time.perf_counter()
     data = import_reference(data_dir, progress=progress)
     seconds["import"] = time.perf_counter() - t0
 
     t = time.perf_counter()
-    metrics = compute_metrics(data["scores"], dr_rules=("strictest", rule), steps=steps, lr=lr, progress=progress)
+    metrics = compute_metrics(
+        data["scores"], dr_rules=("strictest", settings.dr_rule), steps=settings.steps, lr=settings.lr, progress=progress
+    )
     seconds["evaluate"] = time.perf_counter() - t
 
     t = time.perf_counter()
@@ -170,12 +166,7 @@ def reproduce(
         released=data["released_metrics"],
         scores=data["scores"],
         designs=data["designs"],
-        dr_rule=rule,
-        n_bootstrap=n_bootstrap,
-        seed=seed,
-        steps=steps,
-        lr=lr,
-        columns=columns,
+        settings=settings,
         progress=progress,
     )
     seconds["tables"] = time.perf_counter() - t
@@ -191,9 +182,9 @@ def reproduce(
     metadata = {
         "data_dir": str(Path(data_dir).resolve()),
         "runs": ",".join(data.runs),
-        "dr_rule": rule,
-        "bootstrap_resamples": str(n_bootstrap),
-        "bootstrap_seed": str(seed),
+        "dr_rule": settings.dr_rule,
+        "bootstrap_resamples": str(settings.n_bootstrap),
+        "bootstrap_seed": str(settings.seed),
     }
     store = write_store(frames, out / STORE_NAME, metadata=metadata)
     files = write_tables(tables, out)
@@ -222,7 +213,7 @@ def add_reproduce_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "--dr-rule",
         default="strictest",
-        choices=["strictest", "reference-vertex", "coopeval_vertex"],
+        choices=list(DR_RULE_ALIASES),
         help="deviation-rating rule where no released ratings exist (default: strictest)",
     )
     parser.add_argument("--bootstrap", type=int, default=DEFAULT_RESAMPLES, help="bootstrap resamples (0 = off)")
@@ -262,10 +253,7 @@ def run_reproduce(args: argparse.Namespace) -> int:
         reproduce(
             args.data_dir,
             args.out_dir,
-            dr_rule=args.dr_rule,
-            n_bootstrap=args.bootstrap,
-            seed=args.seed,
-            columns=columns,
+            settings=TableSettings(dr_rule=args.dr_rule, n_bootstrap=args.bootstrap, seed=args.seed, columns=columns),
             progress=None if args.quiet else _stderr,
         )
     except ReferenceImportError as exc:

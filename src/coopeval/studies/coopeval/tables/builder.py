@@ -35,8 +35,7 @@ import polars as pl
 from coopeval.games import GAME_TYPES, SOCIAL_DILEMMA_TYPES, Game, get_game
 from coopeval.studies.coopeval.mechanisms import catalog
 from coopeval.studies.coopeval.tables.aggregate import aggregate_rows
-from coopeval.studies.coopeval.tables.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
-from coopeval.studies.coopeval.tables.defaults import REPLICATOR_LR, REPLICATOR_STEPS
+from coopeval.studies.coopeval.tables.defaults import DEFAULT_TABLE_SETTINGS, TableSettings
 from coopeval.studies.coopeval.tables.design_table import design_rows
 from coopeval.studies.coopeval.tables.frames import (
     DESIGN_COLUMNS,
@@ -68,6 +67,7 @@ __all__ = [
     "PER_GAME_COLUMNS",
     "TABLE_METRICS",
     "TableSet",
+    "TableSettings",
     "build_tables",
     "csv_schema",
     "llm_average",
@@ -107,15 +107,10 @@ def build_tables(
     scores: pl.DataFrame | None = None,
     designs: pl.DataFrame | None = None,
     comparisons: pl.DataFrame | None = None,
-    dr_rule: str = "strictest",
+    settings: TableSettings = DEFAULT_TABLE_SETTINGS,
     games: Mapping[str, Game] | None = None,
     per_game_games: Sequence[str] | None = None,
     aggregate_games: Sequence[str] = SOCIAL_DILEMMA_TYPES,
-    n_bootstrap: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
-    steps: int = REPLICATOR_STEPS,
-    lr: float = REPLICATOR_LR,
-    columns: AgentColumns | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> TableSet:
     """Build the per-game, aggregate and design-quality tables (docs/protocol/tables.md, docs/protocol/design-checks.md#ns-wd).
@@ -137,8 +132,11 @@ def build_tables(
     designs:
         Optional ``designs`` frame (NS/WD computed here, docs/protocol/design-checks.md#ns-wd) or ``design_quality`` frame
         (its ``ns``/``wd`` columns are used as they are); enables the design-quality table.
-    dr_rule:
-        Rule whose ``DR_rank`` is used for ``DR`` where no released ratings exist.
+    settings:
+        DR rule (used for ``DR`` where no released ratings exist), bootstrap resamples (0
+        disables the intervals) and seed, and the replicator settings of the bootstrap (pass
+        the ones the ``metrics`` were computed with, so the Fitness intervals match the point
+        estimates): :class:`~coopeval.studies.coopeval.tables.defaults.TableSettings`.
     games:
         Game definitions by type name (default :func:`coopeval.games.get_game`), used for
         normalisation (docs/protocol/games.md#normalisation) and the NS/WD checks.
@@ -146,16 +144,6 @@ def build_tables(
         Games of the per-game table (default: every game present, in paper order).
     aggregate_games:
         Games averaged in the aggregate and design tables (default the four social dilemmas).
-    n_bootstrap, seed:
-        Bootstrap resamples (0 disables the intervals) and seed.
-    steps, lr:
-        Replicator settings of the bootstrap; pass the ones the ``metrics`` were computed with
-        (``evaluation.steps`` / ``evaluation.lr``), so the Fitness intervals match the point
-        estimates.
-    columns:
-        Column order and labels of the agent types (from the config's roster, see
-        :func:`coopeval.studies.coopeval.tables.roster.table_agents`; agents not listed follow,
-        sorted; default: sorted type strings).
     progress:
         Called with progress lines.
 
@@ -169,15 +157,13 @@ def build_tables(
         If a Fitness LLM average has population weights not summing to 1 ± 0.01.
     """
     game_of = _GameCatalogue(games)
-    values, dr_source = per_run_values(metrics, released, dr_rule)
-    replicates = (
-        bootstrap_replicates(scores, n_bootstrap, seed, steps, lr, progress) if scores is not None and n_bootstrap > 0 else {}
-    )
-    columns = columns or AgentColumns()
+    values, dr_source = per_run_values(metrics, released, settings.dr_rule)
+    replicates = bootstrap_replicates(scores, settings, progress) if scores is not None and settings.n_bootstrap > 0 else {}
+    columns = settings.columns or AgentColumns()
     axes = _table_axes(values, per_game_games, columns)
     per_game, cell_stats = per_game_rows(values, dr_source, replicates, axes)
     aggregate = aggregate_rows(cell_stats, dr_source, axes, aggregate_games, game_of)
-    ties = table_tie_groups(tie_groups_from(comparisons), dr_rule, dr_source, aggregate_games)
+    ties = table_tie_groups(tie_groups_from(comparisons), settings.dr_rule, dr_source, aggregate_games)
     corrections = attach_tie_groups(per_game, ties, axes.agents) | attach_tie_groups(aggregate, ties, axes.agents)
     designs_rows: list[TableCell] = []
     if designs is not None and designs.height:
@@ -186,16 +172,17 @@ def build_tables(
         per_game=frame(per_game, with_rank=True),
         aggregate=frame(aggregate, with_rank=True),
         design_quality=frame(designs_rows, with_rank=False),
-        notes={**_notes(dr_rule, n_bootstrap, seed, bool(replicates), aggregate_games),
+        notes={**_notes(settings, bool(replicates), aggregate_games),
                **({"tie_groups": ",".join(sorted(corrections))} if corrections else {})},
         columns=columns,
     )
 
 
-def _notes(dr_rule: str, n_bootstrap: int, seed: int, bootstrapped: bool, aggregate_games: Sequence[str]) -> dict[str, str]:
+def _notes(settings: TableSettings, bootstrapped: bool, aggregate_games: Sequence[str]) -> dict[str, str]:
     """The :attr:`TableSet.notes`: DR rule, bootstrap description and aggregate games."""
+    described = f"{settings.n_bootstrap} resamples over runs and matchups (stratified), seed {settings.seed}"
     return {
-        "dr_rule": dr_rule,
-        "bootstrap": f"{n_bootstrap} resamples over runs and matchups (stratified), seed {seed}" if bootstrapped else "none",
+        "dr_rule": settings.dr_rule,
+        "bootstrap": described if bootstrapped else "none",
         "aggregate_games": ",".join(aggregate_games),
     }

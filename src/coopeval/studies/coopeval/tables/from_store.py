@@ -13,6 +13,7 @@ from typing import Any
 
 from coopeval.core.duckdb_settings import open_duckdb
 from coopeval.studies.coopeval.tables.builder import build_tables
+from coopeval.studies.coopeval.tables.defaults import TableSettings
 from coopeval.studies.coopeval.tables.frames import AgentColumns
 from coopeval.studies.coopeval.tables.render import write_tables
 from coopeval.studies.coopeval.tables.roster import table_agents
@@ -83,7 +84,10 @@ def tables_from_store(
     finally:
         con.close()
     tables = build_tables(
-        metrics, scores=scores, designs=designs, comparisons=comparisons, dr_rule=dr_rule, n_bootstrap=n_bootstrap, seed=seed, steps=steps, lr=lr,
-        columns=AgentColumns(tuple(agent_order), dict(agent_labels or {})),
+        metrics, scores=scores, designs=designs, comparisons=comparisons,
+        settings=TableSettings(
+            dr_rule=dr_rule, n_bootstrap=n_bootstrap, seed=seed, steps=steps, lr=lr,
+            columns=AgentColumns(tuple(agent_order), dict(agent_labels or {})),
+        ),
     )
     return write_tables(tables, out_dir)

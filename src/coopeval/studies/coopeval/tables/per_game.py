@@ -16,6 +16,7 @@ from coopeval.studies.coopeval.tables.bootstrap import (
     group_rng,
     percentile_interval,
 )
+from coopeval.studies.coopeval.tables.defaults import TableSettings
 from coopeval.studies.coopeval.tables.frames import (
     TABLE_METRICS,
     CellStats,
@@ -82,11 +83,12 @@ def per_run_values(
 
 
 def bootstrap_replicates(
-    scores: pl.DataFrame, n_resamples: int, seed: int, steps: int, lr: float, progress: Callable[[str], None] | None
+    scores: pl.DataFrame, settings: TableSettings, progress: Callable[[str], None] | None
 ) -> dict[tuple[str, str], CellReplicates]:
-    """Bootstrap replicates per (mechanism, game), resampling runs and matchups (stratified).
+    """Bootstrap replicates per (mechanism, game), resampling runs and matchups (stratified):
+    ``settings.n_bootstrap`` resamples, replicator ``settings.steps`` / ``settings.lr``.
 
-    One RNG stream per (mechanism, game) from ``seed`` (:func:`group_rng`); see
+    One RNG stream per (mechanism, game) from ``settings.seed`` (:func:`group_rng`); see
     :mod:`coopeval.studies.coopeval.tables.bootstrap` (docs/protocol/tables.md).
     """
     cells = observations_by_cell(scores)
@@ -94,11 +96,11 @@ def bootstrap_replicates(
     for (_cell_id, _source, run, mech, game), observations in cells.items():
         groups.setdefault((mech, game), {}).setdefault(run, []).extend(observations)
     if progress is not None:
-        progress(f"bootstrap: {n_resamples} resamples for {len(groups)} (mechanism, game) group(s)")
+        progress(f"bootstrap: {settings.n_bootstrap} resamples for {len(groups)} (mechanism, game) group(s)")
     work = {
-        key: ([runs[r] for r in sorted(runs)], group_rng(seed, *key)) for key, runs in groups.items()
+        key: ([runs[r] for r in sorted(runs)], group_rng(settings.seed, *key)) for key, runs in groups.items()
     }
-    return bootstrap_groups(work, n_resamples, steps, lr)  # type: ignore[arg-type, return-value]
+    return bootstrap_groups(work, settings.n_bootstrap, settings.steps, settings.lr)  # type: ignore[arg-type, return-value]
 
 
 def replicates_of(rep: CellReplicates | None, metric: str, agent: str) -> np.ndarray | None:

@@ -72,6 +72,9 @@ class RunLoop(RunPrompts):
         ``honest``, ``max`` or ``attacker`` per name.
     schedule:
         Round pairs (seat indices), see :mod:`.schedules`.
+    memory_cap, log_cap:
+        Entries of each agent's private memory and of the public log shown in a prompt (0 =
+        all; the cell's ``memory_cap`` / ``log_cap``).
     message_agent:
         Who writes attacker messages under ``attacker_messages: llm`` (the cell's model).
 
@@ -93,8 +96,8 @@ class RunLoop(RunPrompts):
         replicate: int,
         matching: str,
         run_label: str,
-        memory_cap: int = 0,
-        log_cap: int = 0,
+        memory_cap: int,
+        log_cap: int,
         message_agent: Agent | None = None,
     ) -> None:
         self.testbed = testbed

@@ -33,6 +33,42 @@ from coopeval.studies.coopeval.reference.importer.layout import (
 __all__ = ["ExperimentConfig", "game_from_config", "read_config"]
 
 
+@dataclass(frozen=True)
+class ExperimentConfig:
+    """What the importer needs from one experiment's ``config.json``.
+
+    Attributes
+    ----------
+    mechanism:
+        Mechanism name written to the tables: the type name, or ``"<type>[<variant>]"`` for an
+        ablation folder (keeps variants apart).
+    mechanism_type:
+        Mechanism type name of ``config.json`` (a value of :data:`MECHANISM_STEMS`).
+    game:
+        The game, checked against our definition.
+    roster:
+        Agent type strings in ``config.json`` order, distinct.
+    n_rounds:
+        Rounds per match (``num_rounds`` for Repetition/Reputation, else 1).
+    discount:
+        ``mechanism.kwargs.discount`` if given, else None.
+    methods:
+        Evaluation method types listed in ``evaluation.methods``.
+    mechanism_kwargs, game_kwargs:
+        The raw ``kwargs`` objects (written to the ``experiments`` table).
+    """
+
+    mechanism: str
+    mechanism_type: str
+    game: Game
+    roster: tuple[str, ...]
+    n_rounds: int
+    discount: float | None
+    methods: frozenset[str]
+    mechanism_kwargs: dict[str, Any]
+    game_kwargs: dict[str, Any]
+
+
 def game_from_config(game_type: str, kwargs: Any, path: Path) -> Game:
     """Build the game of config.json and check its payoffs against our definition."""
     if not isinstance(kwargs, Mapping):
@@ -85,42 +121,6 @@ def game_from_config(game_type: str, kwargs: Any, path: Path) -> Game:
                     f"(the {game.name} of docs/protocol/games.md)",
                 )
     return game
-
-
-@dataclass(frozen=True)
-class ExperimentConfig:
-    """What the importer needs from one experiment's ``config.json``.
-
-    Attributes
-    ----------
-    mechanism:
-        Mechanism name written to the tables: the type name, or ``"<type>[<variant>]"`` for an
-        ablation folder (keeps variants apart).
-    mechanism_type:
-        Mechanism type name of ``config.json`` (a value of :data:`MECHANISM_STEMS`).
-    game:
-        The game, checked against our definition.
-    roster:
-        Agent type strings in ``config.json`` order, distinct.
-    n_rounds:
-        Rounds per match (``num_rounds`` for Repetition/Reputation, else 1).
-    discount:
-        ``mechanism.kwargs.discount`` if given, else None.
-    methods:
-        Evaluation method types listed in ``evaluation.methods``.
-    mechanism_kwargs, game_kwargs:
-        The raw ``kwargs`` objects (written to the ``experiments`` table).
-    """
-
-    mechanism: str
-    mechanism_type: str
-    game: Game
-    roster: tuple[str, ...]
-    n_rounds: int
-    discount: float | None
-    methods: frozenset[str]
-    mechanism_kwargs: dict[str, Any]
-    game_kwargs: dict[str, Any]
 
 
 def read_config(folder: Path) -> ExperimentConfig:

@@ -21,13 +21,13 @@ from coopeval.studies.coopeval.reference.importer.fields import (
     read_json,
     seated_agent,
 )
-from coopeval.studies.coopeval.reference.importer.rows import TableRows
+from coopeval.studies.coopeval.reference.importer.rows import CellRows
 
 __all__ = ["read_designs"]
 
 
 def read_designs(
-    folder: Path, cfg: ExperimentConfig, cell: dict[str, Any], rows: TableRows
+    folder: Path, cfg: ExperimentConfig, rows: CellRows
 ) -> dict[str, dict[str, Any]]:
     """Mediator or contract designs keyed by seated name (token form); also emits rows.
 
@@ -94,8 +94,8 @@ def read_designs(
             decision_kind = "contract_design"
         designs[name] = design
         encoded = json.dumps(design, sort_keys=False)
-        rows.add("designs", **cell, designer=name, agent=agent, seat=seat, design_kind=kind, design=encoded, status="ok")
-        rows.add_decision(cell, f"{cell['cell_id']}/design/{name}", matchup_id=None, round=0, seat=seat, agent=agent,
+        rows.add("designs", designer=name, agent=agent, seat=seat, design_kind=kind, design=encoded, status="ok")
+        rows.add_decision(f"{rows.cell_id}/design/{name}", matchup_id=None, round=0, seat=seat, agent=agent,
                           kind=decision_kind, parsed=design, response=response)
     return designs
 

@@ -29,7 +29,7 @@ from coopeval.studies.coopeval.reference.importer.matchups import (
 )
 from coopeval.studies.coopeval.reference.importer.metrics import read_released_metrics
 from coopeval.studies.coopeval.reference.importer.records import read_records
-from coopeval.studies.coopeval.reference.importer.rows import TableRows, to_frames
+from coopeval.studies.coopeval.reference.importer.rows import CellRows, TableRows, to_frames
 
 __all__ = ["add_experiment_row", "import_experiment", "import_experiment_into"]
 
@@ -69,23 +69,23 @@ def import_experiment_into(folder: Path, run: str, rows: TableRows) -> str:
     cfg = read_config(folder)
     cell_id = f"{run}/{folder.name}"
     cell = {"cell_id": cell_id, "source": "reference", "run": run, "mechanism": cfg.mechanism, "game": cfg.game.name}
+    out = CellRows(rows, cell)
     flags: list[ImportFlag] = []
     discount, matches = read_matchup_payoffs(folder, cfg)
-    add_matchup_rows(rows, cell, cfg, discount, matches)
-    read_released_metrics(folder, cfg, cell, rows, flags)
+    add_matchup_rows(out, cfg, discount, matches)
+    read_released_metrics(folder, cfg, out, flags)
     designs: dict[str, dict[str, Any]] = {}
     if cfg.mechanism_type in DESIGN_MECHANISMS:
-        designs = read_designs(folder, cfg, cell, rows)
-    records_file = read_records(folder, cfg, cell, matches, designs, rows, flags)
-    add_experiment_row(rows, cell, folder.name, cfg, discount, records_file)
+        designs = read_designs(folder, cfg, out)
+    records_file = read_records(folder, cfg, matches, designs, out, flags)
+    add_experiment_row(out, folder.name, cfg, discount, records_file)
     for flag, detail in flags:
-        rows.add("import_flags", **cell, flag=flag, detail=detail)
+        out.add("import_flags", flag=flag, detail=detail)
     return cell_id
 
 
 def add_experiment_row(
-    rows: TableRows,
-    cell: dict[str, Any],
+    rows: CellRows,
     experiment: str,
     cfg: ExperimentConfig,
     discount: float,
@@ -94,7 +94,6 @@ def add_experiment_row(
     """Append the ``experiments`` row: folder name, sizes, roster and the raw kwargs (sorted JSON)."""
     rows.add(
         "experiments",
-        **cell,
         experiment=experiment,
         n_players=cfg.game.n_players,
         n_rounds=cfg.n_rounds,

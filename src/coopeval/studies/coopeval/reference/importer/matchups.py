@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from coopeval.evaluation.scores import discounted_average
 from coopeval.studies.coopeval.reference.importer.config import ExperimentConfig
@@ -22,7 +21,7 @@ from coopeval.studies.coopeval.reference.importer.fields import (
     read_json,
 )
 from coopeval.studies.coopeval.reference.importer.layout import REPUTATION_MECHANISMS
-from coopeval.studies.coopeval.reference.importer.rows import TableRows
+from coopeval.studies.coopeval.reference.importer.rows import CellRows
 
 __all__ = ["ReleasedMatch", "add_matchup_rows", "read_matchup_payoffs"]
 
@@ -143,7 +142,7 @@ def read_matchup_payoffs(folder: Path, cfg: ExperimentConfig) -> tuple[float, li
 
 
 def add_matchup_rows(
-    rows: TableRows, cell: dict[str, Any], cfg: ExperimentConfig, discount: float, matches: list[ReleasedMatch]
+    rows: CellRows, cfg: ExperimentConfig, discount: float, matches: list[ReleasedMatch]
 ) -> None:
     """Append one ``matchups`` row per match and one ``scores`` row per seat.
 
@@ -152,9 +151,9 @@ def add_matchup_rows(
     """
     reputation = cfg.mechanism_type in REPUTATION_MECHANISMS
     for match in matches:
-        rows.add("matchups", **cell, matchup_id=match.matchup_id, agents=list(match.agents), n_rounds=cfg.n_rounds,
+        rows.add("matchups", matchup_id=match.matchup_id, agents=list(match.agents), n_rounds=cfg.n_rounds,
                  discount=discount, status="complete")
         for seat0, agent in enumerate(match.agents):
             seat = int(match.seated[seat0].rsplit("#P", 1)[1]) if reputation else seat0 + 1
             score = discounted_average([r[seat0] for r in match.payoffs], discount)
-            rows.add("scores", **cell, matchup_id=match.matchup_id, seat=seat, agent=agent, score=score, status="complete")
+            rows.add("scores", matchup_id=match.matchup_id, seat=seat, agent=agent, score=score, status="complete")

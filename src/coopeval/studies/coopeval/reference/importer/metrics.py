@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from coopeval.evaluation.deviation import rank_with_ties
 from coopeval.studies.coopeval.reference.importer.config import ExperimentConfig
@@ -25,17 +24,17 @@ from coopeval.studies.coopeval.reference.importer.fields import (
 )
 from coopeval.studies.coopeval.reference.importer.flags import ImportFlag, dr_release_flag
 from coopeval.studies.coopeval.reference.importer.layout import REPUTATION_MECHANISMS
-from coopeval.studies.coopeval.reference.importer.rows import TableRows
+from coopeval.studies.coopeval.reference.importer.rows import CellRows
 
 __all__ = ["read_released_metrics"]
 
 
 def read_released_metrics(
-    folder: Path, cfg: ExperimentConfig, cell: dict[str, Any], rows: TableRows, flags: list[ImportFlag]
+    folder: Path, cfg: ExperimentConfig, rows: CellRows, flags: list[ImportFlag]
 ) -> None:
     """Append the released metrics of ``folder`` to ``rows`` (and a DR flag to ``flags``).
 
-    ``cell`` holds the key columns of every row. Raises ReleasedFileError on a missing file,
+    ``rows`` gives every row the experiment's key columns. Raises ReleasedFileError on a missing file,
     keys other than ``cfg.roster``, a non-finite value, a share outside [0, 1], shares not
     summing to 1, or a rating > 0.
     """
@@ -44,7 +43,7 @@ def read_released_metrics(
     means = read_json(path, "{agent type: Mean} for every agent of config.json")
     check_agent_keys(means, roster, path, "{agent type: Mean}")
     for agent in cfg.roster:
-        rows.add("released_metrics", **cell, agent=agent, metric="Mean", value=finite_number(means[agent], path, f"[{agent!r}]"), rule="released")
+        rows.add("released_metrics", agent=agent, metric="Mean", value=finite_number(means[agent], path, f"[{agent!r}]"), rule="released")
     metagame = cfg.mechanism_type not in REPUTATION_MECHANISMS
     if metagame and "evolutionary_dynamics" in cfg.methods:
         path = folder / "replicator_dynamics_fitness.json"
@@ -61,8 +60,8 @@ def read_released_metrics(
             if not -1e-12 <= pop <= 1 + 1e-12:
                 raise ReleasedFileError(path, f"[{agent!r}].final_population is {pop}; expected a share in [0, 1]")
             total += pop
-            rows.add("released_metrics", **cell, agent=agent, metric="Fitness", value=fit, rule="released")
-            rows.add("released_metrics", **cell, agent=agent, metric="FinalPopulation", value=pop, rule="released")
+            rows.add("released_metrics", agent=agent, metric="Fitness", value=fit, rule="released")
+            rows.add("released_metrics", agent=agent, metric="FinalPopulation", value=pop, rule="released")
         if abs(total - 1.0) > 1e-6:
             raise ReleasedFileError(path, f"final_population shares sum to {total}; expected 1")
     if metagame and "deviation_rating" in cfg.methods:
@@ -77,8 +76,8 @@ def read_released_metrics(
             values.append(r)
         ranks = rank_with_ties(values)
         for agent, r, rank in zip(cfg.roster, values, ranks, strict=True):
-            rows.add("released_metrics", **cell, agent=agent, metric="DR", value=r, rule="released")
-            rows.add("released_metrics", **cell, agent=agent, metric="DR_rank", value=rank, rule="released")
-        flag = dr_release_flag(cell["run"], folder.name)
+            rows.add("released_metrics", agent=agent, metric="DR", value=r, rule="released")
+            rows.add("released_metrics", agent=agent, metric="DR_rank", value=rank, rule="released")
+        flag = dr_release_flag(rows.cell["run"], folder.name)
         if flag is not None:
             flags.append(flag)

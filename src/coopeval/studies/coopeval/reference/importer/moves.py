@@ -19,7 +19,7 @@ from coopeval.studies.coopeval.reference.importer.fields import (
     finite_number,
     seated_agent,
 )
-from coopeval.studies.coopeval.reference.importer.rows import TableRows
+from coopeval.studies.coopeval.reference.importer.rows import CellRows
 
 __all__ = ["ReleasedMove", "add_action_decisions", "moves_in_seat_order", "parse_move"]
 
@@ -78,8 +78,7 @@ def moves_in_seat_order(moves: Any, cfg: ExperimentConfig, path: Path, where: st
 
 
 def add_action_decisions(
-    rows: TableRows,
-    cell: dict[str, Any],
+    rows: CellRows,
     cfg: ExperimentConfig,
     round_index: int,
     moves: list[ReleasedMove],
@@ -95,6 +94,6 @@ def add_action_decisions(
     base = cfg.game.payoffs(profile)
     for m in moves:
         decision_id, matchup_id = ids(m)
-        rows.add_decision(cell, decision_id, matchup_id=matchup_id, round=round_index, seat=m.seat, agent=m.agent, kind="action",
+        rows.add_decision(decision_id, matchup_id=matchup_id, round=round_index, seat=m.seat, agent=m.agent, kind="action",
                           response=m.response, action=m.action, action_token=action_token(m.action), points=m.points,
                           base_points=float(base[m.seat - 1]), mediated=m.mediated)

@@ -29,7 +29,7 @@ from coopeval.studies.coopeval.reference.importer.moves import (
     add_action_decisions,
     moves_in_seat_order,
 )
-from coopeval.studies.coopeval.reference.importer.rows import TableRows
+from coopeval.studies.coopeval.reference.importer.rows import CellRows
 from coopeval.studies.coopeval.reference.importer.votes import read_vote_record
 
 __all__ = ["iter_records", "read_records", "read_reputation_records", "records_path"]
@@ -61,10 +61,9 @@ def iter_records(path: Path) -> Iterator[tuple[int, Any]]:
 def read_records(
     folder: Path,
     cfg: ExperimentConfig,
-    cell: dict[str, Any],
     matches: list[ReleasedMatch],
     designs: dict[str, dict[str, Any]],
-    rows: TableRows,
+    rows: CellRows,
     flags: list[ImportFlag],
 ) -> str | None:
     """Validate the records file against the matches and append its rows.
@@ -83,7 +82,7 @@ def read_records(
         flags.append(records_missing_flag())
         return None
     if cfg.mechanism_type in REPUTATION_MECHANISMS:
-        read_reputation_records(path, cfg, cell, matches, rows)
+        read_reputation_records(path, cfg, matches, rows)
         return path.name
     by_key: dict[tuple[str, ...], list[ReleasedMatch]] = defaultdict(list)
     for match in matches:
@@ -128,10 +127,10 @@ def read_records(
                         f"{where} round {t + 1} seat {m.seat}: points {m.points} differ from "
                         f"matchup_payoffs.json ({match.payoffs[t][m.seat - 1]}); expected the same match",
                     )
-            round_id = f"{cell['cell_id']}/{match.matchup_id}/r{t + 1:02d}"
-            add_action_decisions(rows, cell, cfg, t + 1, moves, lambda m: (f"{round_id}/P{m.seat}", match.matchup_id))  # noqa: B023
+            round_id = f"{rows.cell_id}/{match.matchup_id}/r{t + 1:02d}"
+            add_action_decisions(rows, cfg, t + 1, moves, lambda m: (f"{round_id}/P{m.seat}", match.matchup_id))  # noqa: B023
         if extra is not None:
-            read_vote_record(path, where, extra, cfg, cell, match, parsed_rounds[0], designs, rows, inconsistent)
+            read_vote_record(path, where, extra, cfg, match, parsed_rounds[0], designs, rows, inconsistent)
         elif any(abs(m.points - cfg.game.payoffs(tuple(x.action for x in moves))[m.seat - 1]) > POINT_TOL
                  for moves in parsed_rounds for m in moves):
             inconsistent.append(f"{where}: points differ from the base payoffs of the actions")
@@ -145,7 +144,7 @@ def read_records(
     return path.name
 
 
-def read_reputation_records(path: Path, cfg: ExperimentConfig, cell: dict[str, Any], matches: list[ReleasedMatch], rows: TableRows) -> None:
+def read_reputation_records(path: Path, cfg: ExperimentConfig, matches: list[ReleasedMatch], rows: CellRows) -> None:
     """Validate a reputation records file (one line listing rounds × roster matches).
 
     Each seated agent plays once per round with the points of its ``matchup_payoffs.json``
@@ -176,8 +175,8 @@ def read_reputation_records(path: Path, cfg: ExperimentConfig, cell: dict[str, A
                     f"match {i}: {name} has points {m.points} in round {round_index}; matchup_payoffs.json has "
                     f"{history[name].payoffs[t][0]}",
                 )
-        match_id = f"{cell['cell_id']}/r{round_index:02d}.m{i % per_round}"
+        match_id = f"{rows.cell_id}/r{round_index:02d}.m{i % per_round}"
         add_action_decisions(
-            rows, cell, cfg, round_index, moves,
+            rows, cfg, round_index, moves,
             lambda m: (f"{match_id}/P{m.seat}", history[f"{m.agent}#P{m.seat}"].matchup_id),  # noqa: B023
         )

@@ -18,7 +18,7 @@ from coopeval.agents.recorder import released_decision
 from coopeval.studies.coopeval import STUDY_NAME
 from coopeval.studies.coopeval.reference.schemas import conform_any, empty_any
 
-__all__ = ["IMPORTED_TABLES", "TableRows", "to_frames"]
+__all__ = ["IMPORTED_TABLES", "CellRows", "TableRows", "to_frames"]
 
 IMPORTED_TABLES = (
     "matchups",
@@ -78,6 +78,30 @@ class TableRows:
         self.tables["decisions"].append(
             released_decision(decision_id, agent, kind, context, parsed=parsed, response=response, decision_context=columns)
         )
+
+
+@dataclass(frozen=True)
+class CellRows:
+    """The rows of one experiment (a cell) in a :class:`TableRows`: every row it appends starts
+    with the cell's key columns ``cell`` (``cell_id``, ``source``, ``run``, ``mechanism``,
+    ``game``)."""
+
+    rows: TableRows
+    cell: Mapping[str, Any]
+
+    @property
+    def cell_id(self) -> str:
+        """The cell's id, ``"<run>/<experiment folder>"`` (the prefix of its decision ids)."""
+        return str(self.cell["cell_id"])
+
+    def add(self, table: str, **row: Any) -> None:
+        """Append one row of the cell to ``table`` (:meth:`TableRows.add`)."""
+        self.rows.add(table, **self.cell, **row)
+
+    def add_decision(self, decision_id: str, **place_and_columns: Any) -> None:
+        """Append one ``decisions`` row of the cell (:meth:`TableRows.add_decision`: the
+        decision's place and its columns as keywords)."""
+        self.rows.add_decision(self.cell, decision_id, **place_and_columns)
 
 
 def to_frames(rows: TableRows) -> dict[str, pl.DataFrame]:

@@ -22,7 +22,7 @@ from coopeval.studies.coopeval.reference.importer.fields import (
 )
 from coopeval.studies.coopeval.reference.importer.matchups import ReleasedMatch
 from coopeval.studies.coopeval.reference.importer.moves import ReleasedMove
-from coopeval.studies.coopeval.reference.importer.rows import TableRows
+from coopeval.studies.coopeval.reference.importer.rows import CellRows
 
 __all__ = ["read_vote_record"]
 
@@ -32,11 +32,10 @@ def read_vote_record(
     where: str,
     record: Mapping[str, Any],
     cfg: ExperimentConfig,
-    cell: dict[str, Any],
     match: ReleasedMatch,
     moves: list[ReleasedMove],
     designs: dict[str, dict[str, Any]],
-    rows: TableRows,
+    rows: CellRows,
     inconsistent: list[str],
 ) -> None:
     """Validate a Mediation/Contracting record's votes, selection and signatures; append rows.
@@ -75,9 +74,9 @@ def read_vote_record(
             raise ReleasedFileError(path, f"{vwhere}.votes must have exactly the keys '1'..'{n}'")
         for option in range(1, n + 1):
             counts[option - 1] += approvals[option]
-            rows.add("votes", **cell, matchup_id=match.matchup_id, voter_seat=seat, agent=agent, option=option, approve=approvals[option])
+            rows.add("votes", matchup_id=match.matchup_id, voter_seat=seat, agent=agent, option=option, approve=approvals[option])
         _add_seat_decision(
-            rows, cell, match, seat, agent, "vote", f"{label}_vote", {f"{prefix}{k}": approvals[k] for k in range(1, n + 1)}
+            rows, match, seat, agent, "vote", f"{label}_vote", {f"{prefix}{k}": approvals[k] for k in range(1, n + 1)}
         )
     if voters != set(range(1, n + 1)):
         raise ReleasedFileError(path, f"{where}.votes must have one voter per seat 1..{n}")
@@ -100,7 +99,7 @@ def read_vote_record(
                 raise ReleasedFileError(path, f"{where}.signatures[{name!r}] must be {{'agree': true/false, 'trace_id'}}")
             agent, seat = seated_agent(name, cfg.roster, n, path, f"{where}.signatures key")
             agrees.append(sig["agree"])
-            _add_seat_decision(rows, cell, match, seat, agent, "sign", "sign", {"sign": sig["agree"]})
+            _add_seat_decision(rows, match, seat, agent, "sign", "sign", {"sign": sig["agree"]})
         all_signed = record.get("all_signed")
         if not isinstance(all_signed, bool) or all_signed != all(agrees):
             raise ReleasedFileError(path, f"{where}.all_signed is {all_signed!r}; expected {all(agrees)} (every signature agrees)")
@@ -113,7 +112,6 @@ def read_vote_record(
     design = designs.get(designer)
     rows.add(
         "selections",
-        **cell,
         matchup_id=match.matchup_id,
         design_kind=label,
         selected_index=index,
@@ -143,9 +141,9 @@ def read_vote_record(
 
 
 def _add_seat_decision(
-    rows: TableRows, cell: dict[str, Any], match: ReleasedMatch, seat: int, agent: str, step: str, kind: str, parsed: Any
+    rows: CellRows, match: ReleasedMatch, seat: int, agent: str, step: str, kind: str, parsed: Any
 ) -> None:
     """Append one valid round-0 ``decisions`` row of a seat (a vote or a signature) with the
     decision id ``<cell_id>/<matchup_id>/<step>/P<seat>`` and ``parsed`` as JSON."""
-    rows.add_decision(cell, f"{cell['cell_id']}/{match.matchup_id}/{step}/P{seat}", matchup_id=match.matchup_id, round=0,
+    rows.add_decision(f"{rows.cell_id}/{match.matchup_id}/{step}/P{seat}", matchup_id=match.matchup_id, round=0,
                       seat=seat, agent=agent, kind=kind, parsed=parsed)
