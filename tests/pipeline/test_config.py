@@ -219,3 +219,15 @@ def test_snakemake_refuses_before_any_job(workflow_copy, overlay, dry_run, messa
     assert result.returncode != 0
     assert message in result.stdout + result.stderr
     assert not (workflow_copy / "results" / "play").exists()
+
+
+def test_the_dr_rule_choices_are_the_canonical_rules_of_the_solver():
+    """``evaluation.dr_rule`` accepts exactly the canonical names the deviation-rating code maps
+    its rules and aliases to (declared once, in coopeval.evaluation.dr_rules), default first."""
+    from coopeval.evaluation.deviation import canonical_rule
+    from coopeval.evaluation.dr_rules import DR_RULE_ALIASES
+    from coopeval.pipeline.config import config_schema
+
+    rule = config_schema()["properties"]["evaluation"]["properties"]["dr_rule"]
+    assert rule["enum"] == ["strictest", "reference-vertex"] and rule["default"] == "strictest"
+    assert sorted({canonical_rule(name) for name in DR_RULE_ALIASES}) == sorted(rule["enum"])

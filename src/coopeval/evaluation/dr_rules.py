@@ -8,7 +8,7 @@ solver; the rules themselves are computed by :mod:`coopeval.evaluation.deviation
 
 from __future__ import annotations
 
-__all__ = ["DR_RULE_ALIASES"]
+__all__ = ["DR_RULES", "DR_RULE_ALIASES"]
 
 DR_RULE_ALIASES: dict[str, str] = {
     "strictest": "strictest",
@@ -16,3 +16,6 @@ DR_RULE_ALIASES: dict[str, str] = {
     "coopeval_vertex": "reference-vertex",
 }
 """Every accepted rule name or alias → its canonical name."""
+
+DR_RULES: tuple[str, ...] = tuple(dict.fromkeys(DR_RULE_ALIASES.values()))
+"""The canonical rule names, the default first: what a config's ``evaluation.dr_rule`` accepts."""

@@ -14,6 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from coopeval.evaluation.dr_rules import DR_RULES
+
 __all__ = ["STUDY_COMPARISONS", "add_compare_parser"]
 
 STUDY_COMPARISONS: dict[str, str] = {
@@ -56,7 +58,7 @@ def add_compare_parser(subparsers: Any, usage_error: type[Exception]) -> None:
     parser.add_argument("--correction", default=DEFAULT_CORRECTION, choices=sorted(CORRECTIONS),
                         help=f"multiplicity correction over all pairs of the selection (default {DEFAULT_CORRECTION})")
     parser.add_argument("--dr-rule", default=None, help="coopeval --metric DR: the deviation-rating rule of the table's DR ranks"
-                        " (strictest, reference-vertex; default strictest)")
+                        f" ({', '.join(DR_RULES)}; default {DR_RULES[0]})")
     parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and permutation resamples (default 0)")
     parser.set_defaults(handler=lambda args: run_compare(args, usage_error))
 

@@ -2,8 +2,8 @@
 
 ``config.schema.yaml`` (package data beside this module) holds the keys, types, defaults and
 descriptions; the mechanism and game names (enums and defaults), the ``mechanism_params`` and
-the ``game_params`` objects come from :mod:`.mechanisms.catalog` and :mod:`coopeval.games`, so
-each is declared once.
+the ``game_params`` objects come from :mod:`.mechanisms.catalog` and :mod:`coopeval.games`, and the
+deviation-rating rules from :mod:`coopeval.evaluation.dr_rules`, so each is declared once.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import Any
 import yaml
 
 import coopeval.games as game_registry
+from coopeval.evaluation.dr_rules import DR_RULES
 from coopeval.studies.coopeval.mechanisms import catalog
 
 
@@ -35,5 +36,7 @@ def config_schema_part() -> dict[str, Any]:
     props["games"]["default"] = list(game_registry.SHIPPED_GAMES)
     props["judge"]["properties"]["include_games"]["items"]["enum"] = games
     props["judge"]["properties"]["include_games"]["default"] = games
+    props["evaluation"]["properties"]["dr_rule"]["enum"] = list(DR_RULES)
+    props["evaluation"]["properties"]["dr_rule"]["default"] = DR_RULES[0]
     return part
 
