@@ -106,8 +106,9 @@ def _keep(frame: pl.DataFrame, study: str, group: str, samples: dict[str, list[s
         return pl.DataFrame(schema={c: pl.String() for c in CALL_COLUMNS}).with_columns(
             pl.col("attempt", "round", "chars", "max_tokens").cast(pl.Int64), pl.col("weight").cast(pl.Float64)
         )
-    for (model, _kind), part in frame.group_by(["model", "kind"], maintain_order=True):
-        samples.setdefault(str(model), []).extend(part["prompt"].head(SAMPLE_PER_CELL).to_list())
+    heads = frame.group_by(["model", "kind"], maintain_order=True).head(SAMPLE_PER_CELL)  # in the groups' order
+    for model, prompt in zip(heads["model"].cast(pl.String).to_list(), heads["prompt"].to_list(), strict=True):
+        samples.setdefault(model, []).append(prompt)
     return frame.select(
         pl.lit(study).alias("study"),
         pl.lit(group).alias("group"),
@@ -234,23 +235,33 @@ def _spread(study: Study, frame: pl.DataFrame, played: Mapping[str, Any], member
     single = _single_model(study, played)
     if single is None or frame.height == 0:
         return frame.with_columns(pl.col("weight") * float(len(members)))
-    own = pl.col("model") == single
-    parts = [frame.filter(~own).with_columns(pl.col("weight") * float(len(members)))]
     counts: dict[tuple[str, int], int] = {}
     for member in members:
         key = (str(member["model"]["model"]), _budget(member["model"]))
         counts[key] = counts.get(key, 0) + 1
     same = (single, _budget(played["model"]))
-    for (model, budget), n in counts.items():
-        part = frame.filter(own).with_columns(
-            pl.lit(model).alias("model"), pl.lit(budget, dtype=pl.Int64).alias("max_tokens"), pl.col("weight") * float(n)
-        )
-        if (model, budget) != same:
-            part = part.with_columns(pl.lit(None, dtype=pl.String).alias("cache_key"))
+    for model, _budget_of_model in counts:
         if model != single and len(samples.get(model, [])) < SAMPLE_SIZE:
             samples.setdefault(model, []).extend(samples.get(single, [])[-SAMPLE_PER_CELL:])
-        parts.append(part)
-    return pl.concat(parts)
+    members_of = pl.DataFrame(  # one join, not a filter per member model
+        {
+            "model": [single] * len(counts),
+            "_model": [model for model, _ in counts],
+            "_budget": [budget for _, budget in counts],
+            "_n": [float(n) for n in counts.values()],
+            "_same": [key == same for key in counts],
+        },
+        schema={"model": pl.String(), "_model": pl.String(), "_budget": pl.Int64(), "_n": pl.Float64(), "_same": pl.Boolean()},
+    )
+    spread = frame.join(members_of, on="model", how="inner", maintain_order="right_left").select(
+        pl.col("study", "group", "cell_id"),
+        pl.col("_model").alias("model"),
+        pl.col("kind", "decision_id", "attempt", "round", "chars"),
+        pl.col("_budget").alias("max_tokens"),
+        pl.when(pl.col("_same")).then(pl.col("cache_key")).otherwise(None).alias("cache_key"),
+        (pl.col("weight") * pl.col("_n")).alias("weight"),
+    )
+    return pl.concat([frame.filter(pl.col("model") != single).with_columns(pl.col("weight") * float(len(members))), spread])
 
 
 def _play(
