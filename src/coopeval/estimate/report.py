@@ -54,7 +54,8 @@ ASSUMPTIONS = (
     "usd: input + output tokens at one attempt per decision, from prices.yaml, else litellm's bundled map; "
     "null when a model is unpriced",
     "repeated units are simulated once and multiplied (CoopEval rounds past the lookup window, evolution "
-    "generations past the second, one invasion test and one matrix per generation): decision counts exact, "
+    "generations past the second, one invasion test and one matrix, in the last simulated generation, for every "
+    "generation that tests): decision counts exact, "
     "their prompts sized as the simulated one's (--every-replicate simulates everything)",
     "cache hits: simulated requests already in the response cache (exact for prompts that depend on no "
     "earlier answer, a lower bound otherwise; the judge's requests are not looked up)",
