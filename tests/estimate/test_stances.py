@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from coopeval.estimate.simulate import PlayedCells, assemble, borrowable
-from coopeval.estimate.stances import StanceRuns
+from coopeval.estimate.stances import StanceRuns, fork_is_safe
 from coopeval.pipeline.config import merge_overlay, validate_config
 from coopeval.pipeline.studies import all_cells
 from tests.shared_data import REPO
@@ -67,12 +67,38 @@ print(json.dumps({str(s): sim.calls.height for s, sim in serial.items()}))
 
 
 def test_runs_played_in_a_forked_child_equal_the_runs_played_in_one_process(tmp_path):
+    rows = _fresh_python(_COMPARE, tmp_path)
+    assert rows["cooperative"] > rows["failing"] > 0 and rows["defecting"] > rows["failing"]
+
+
+_CHILD_DIES = """
+import json, os, sys
+from tests.estimate.test_stances import _config
+from coopeval.estimate import stances
+from coopeval.pipeline.studies import all_cells
+
+def die(*args):
+    os._exit(3)
+
+
+stances._play_others = die  # the forked child dies at once
+config = _config(sys.argv[1])
+runs = stances.StanceRuns(config, all_cells(config), processes=2)
+assert runs.forked
+print(json.dumps({str(s): sim.calls.height for s, sim in runs.runs().items()}))
+"""
+
+
+def _fresh_python(script, tmp_path):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "src"), str(REPO)])}
-    child = subprocess.run([sys.executable, "-c", _COMPARE, str(tmp_path / "cache")], capture_output=True, text=True,
+    child = subprocess.run([sys.executable, "-c", script, str(tmp_path / "cache")], capture_output=True, text=True,
                            env=env, cwd=REPO, timeout=300)
     assert child.returncode == 0, child.stderr[-3000:]
-    rows = json.loads(child.stdout.strip().splitlines()[-1])
-    assert rows["cooperative"] > rows["failing"] > 0 and rows["defecting"] > rows["failing"]
+    return json.loads(child.stdout.strip().splitlines()[-1])
+
+
+def test_runs_of_a_forked_child_that_died_are_played_in_the_process(tmp_path):
+    assert _fresh_python(_CHILD_DIES, tmp_path) == _fresh_python(_COMPARE, tmp_path)
 
 
 def test_the_defecting_run_borrows_the_cells_whose_counts_validity_decides(tmp_path):
@@ -89,3 +115,17 @@ def test_a_cell_left_to_borrow_needs_a_run_that_played_it(tmp_path):
     config = _config(tmp_path / "cache")
     with pytest.raises(ValueError, match="cell NoMechanism/x was left to borrow from a simulation that did not play it"):
         assemble(config, PlayedCells({"NoMechanism/x": None}, {}, {}, judge=False))
+
+
+def test_no_fork_while_another_python_thread_runs():
+    """A thread holding a lock at the fork would leave it held in the child for good."""
+    import threading
+
+    release = threading.Event()
+    thread = threading.Thread(target=release.wait, daemon=True)
+    thread.start()
+    try:
+        assert fork_is_safe() is False
+    finally:
+        release.set()
+        thread.join()

@@ -18,6 +18,7 @@ import re
 import threading
 from collections.abc import Callable, Mapping
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
@@ -102,7 +103,11 @@ class StanceRuns:
                     Stance.DEFECTING: simulate(self.config, Stance.DEFECTING, self.every_replicate, borrow=borrow, cells=self.cells),
                     Stance.FAILING: simulate(self.config, Stance.FAILING, self.every_replicate, cells=self.cells),
                 }
-            defecting, failing = self._future.result()
+            try:
+                defecting, failing = self._future.result()
+            except BrokenProcessPool:  # the child died (e.g. killed): play its runs here
+                defecting = play_cells(self.config, Stance.DEFECTING, self.every_replicate, cells=self.cells, borrowed=self.lent)
+                failing = play_cells(self.config, Stance.FAILING, self.every_replicate, cells=self.cells)
             return {
                 Stance.COOPERATIVE: first,
                 Stance.DEFECTING: assemble(self.config, defecting, borrow),
