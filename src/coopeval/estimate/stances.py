@@ -12,6 +12,7 @@ no language model need one run only (every stance plays the bots alike).
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import re
@@ -96,21 +97,14 @@ class StanceRuns:
                 after_first(first)
             if all(is_scripted(m) for m in first.calls["model"].unique().to_list()):  # nothing to stand in for
                 return dict.fromkeys(Stance, first)
-            borrow = None if self.every_replicate else first
-            if self._future is None:
-                return {
-                    Stance.COOPERATIVE: first,
-                    Stance.DEFECTING: simulate(self.config, Stance.DEFECTING, self.every_replicate, borrow=borrow, cells=self.cells),
-                    Stance.FAILING: simulate(self.config, Stance.FAILING, self.every_replicate, cells=self.cells),
-                }
-            try:
-                defecting, failing = self._future.result()
-            except BrokenProcessPool:  # the child died (e.g. killed): play its runs here
-                defecting = play_cells(self.config, Stance.DEFECTING, self.every_replicate, cells=self.cells, borrowed=self.lent)
-                failing = play_cells(self.config, Stance.FAILING, self.every_replicate, cells=self.cells)
+            others: tuple[PlayedCells, PlayedCells] | None = None
+            if self._future is not None:
+                with contextlib.suppress(BrokenProcessPool):  # the child died (e.g. killed): its runs are played here
+                    others = self._future.result()
+            defecting, failing = others or _play_others(self.config, self.every_replicate, self.cells, self.lent)
             return {
                 Stance.COOPERATIVE: first,
-                Stance.DEFECTING: assemble(self.config, defecting, borrow),
+                Stance.DEFECTING: assemble(self.config, defecting, None if self.every_replicate else first),
                 Stance.FAILING: assemble(self.config, failing),
             }
         finally:
