@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from coopeval.agents.litellm_client import import_litellm
 from coopeval.agents.prices import load_prices
 from coopeval.estimate.tokens import FactsWorker, count_tokens, model_facts
@@ -63,3 +65,22 @@ def test_the_key_table_read_in_the_facts_child_is_litellms_table(monkeypatch):
     monkeypatch.setattr(litellm_client.subprocess, "run", None)  # no child Python from here on
     assert litellm_client.litellm_key_table() == expected
     litellm_client.litellm_key_table.cache_clear()
+
+
+def test_prompts_counted_early_in_the_child_give_the_facts_of_the_process():
+    """:meth:`FactsWorker.warm` and :meth:`FactsWorker.count` sent before the samples are
+    complete change nothing in the facts; the child has ended once they are given."""
+    samples = {"openai/gpt-4o-mini": PROMPTS, "bot/always-defect": [], "openai/no-such-model-xyz": PROMPTS[:1]}
+    worker = FactsWorker()
+    worker.warm(["openai/gpt-4o-mini", "openai/no-such-model-xyz"])
+    worker.count({"openai/gpt-4o-mini": PROMPTS[:1]})
+    assert worker.facts(samples) == model_facts(samples)
+    assert not worker._process.is_alive()
+
+
+def test_a_closed_worker_ends_its_child_and_gives_no_facts():
+    worker = FactsWorker()
+    worker.close()
+    assert not worker._process.is_alive()
+    with pytest.raises(RuntimeError, match="ended without an answer"):
+        worker.facts({"openai/gpt-4o-mini": PROMPTS})

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from coopeval.comparison.multiplicity import DEFAULT_CORRECTION, adjust_p_values
-from coopeval.comparison.paired import PairedEstimate
 from coopeval.core.schemas import register_tables
+
+if TYPE_CHECKING:  # an annotation only: paired imports scipy.stats (~0.8 s), which config loading does not need
+    from coopeval.comparison.paired import PairedEstimate
 
 __all__ = ["COMPARISONS_SCHEMA", "COMPARISONS_TABLE", "JSON_FIELDS", "comparison_row", "comparisons_frame", "corrected", "swapped", "to_json"]
 

@@ -14,6 +14,7 @@ import contextlib
 import io
 import json
 import math
+import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -66,19 +67,30 @@ def run_estimate(args: argparse.Namespace) -> int:
         return _bad_input("--latency must be a finite number of seconds > 0 and --cap a positive integer")
     if args.out is not None and Path(args.out).is_dir():
         return _bad_input(f"--out: {args.out} is a folder; pass a file name, e.g. {Path(args.out) / 'estimate.json'}")
-    try:
-        config = load_config([DEFAULT_CONFIG, *args.configfile])
-    except ConfigError as exc:
-        return _bad_input(str(exc))
-    except (yaml.YAMLError, OSError) as exc:
-        return _bad_input(f"--configfile: cannot read the config ({exc})")
-    from coopeval.estimate.report import estimate_config, render_table
+    from coopeval.estimate.tokens import FactsWorker
 
+    # litellm's import (2-5 s) starts in a child before anything else; closed if no model needs it
+    worker = FactsWorker() if "litellm" not in sys.modules else None
     try:
-        with contextlib.redirect_stderr(io.StringIO()):  # the simulated cells' progress lines
-            estimate = estimate_config(config, latency_s=args.latency, cap=args.cap, every_replicate=args.every_replicate, background=True)
-    except EnvironmentSettingError as exc:
-        return _bad_input(str(exc))
+        try:
+            config = load_config([DEFAULT_CONFIG, *args.configfile])
+        except ConfigError as exc:
+            return _bad_input(str(exc))
+        except (yaml.YAMLError, OSError) as exc:
+            return _bad_input(f"--configfile: cannot read the config ({exc})")
+        from coopeval.estimate.report import estimate_config, render_table
+
+        try:
+            with contextlib.redirect_stderr(io.StringIO()):  # the simulated cells' progress lines
+                estimate = estimate_config(
+                    config, latency_s=args.latency, cap=args.cap, every_replicate=args.every_replicate, background=True, facts_worker=worker,
+                    processes=min(2, os.cpu_count() or 1),
+                )
+        except EnvironmentSettingError as exc:
+            return _bad_input(str(exc))
+    finally:
+        if worker is not None:
+            worker.close()
     payload = estimate.to_json()
     if args.out is not None:
         _write_json(payload, args.out)

@@ -34,7 +34,8 @@ import polars as pl
 
 from coopeval.agents.registry import is_scripted, required_env, uses_local_llm
 from coopeval.decisions.reask import MAX_ATTEMPTS
-from coopeval.estimate.simulate import Simulation, simulate
+from coopeval.estimate.simulate import SAMPLE_SIZE, Simulation
+from coopeval.estimate.stances import StanceRuns
 from coopeval.estimate.standin import Stance
 from coopeval.estimate.tokens import FactsWorker, model_facts
 
@@ -53,7 +54,8 @@ ASSUMPTIONS = (
     "usd: input + output tokens at one attempt per decision, from prices.yaml, else litellm's bundled map; "
     "null when a model is unpriced",
     "repeated units are simulated once and multiplied (CoopEval rounds past the lookup window, evolution "
-    "generations past the second, one invasion test and one matrix per generation): decision counts exact, "
+    "generations past the second, one invasion test and one matrix, in the last simulated generation, for every "
+    "generation that tests): decision counts exact, "
     "their prompts sized as the simulated one's (--every-replicate simulates everything)",
     "cache hits: simulated requests already in the response cache (exact for prompts that depend on no "
     "earlier answer, a lower bound otherwise; the judge's requests are not looked up)",
@@ -121,13 +123,19 @@ def _cache_observations(sim: Simulation, cache_dir: str | Path) -> pl.DataFrame:
     return pl.DataFrame(found).group_by("model").agg(pl.len().cast(pl.Int64).alias("cache_hits"), pl.col("observed").sum())
 
 
+def _models(config: Mapping[str, Any]) -> list[str]:
+    """The model strings the config's studies call (the judge's included)."""
+    from coopeval.pipeline.studies import configured_studies
+
+    return sorted({m for study in configured_studies(config) for m in study.models(config)})
+
+
 def _needs_key_table(config: Mapping[str, Any]) -> bool:
     """Whether the config calls an API model (the judge's included) and this process has not
     read litellm's API-key table yet."""
     from coopeval.agents.litellm_client import litellm_key_table
-    from coopeval.pipeline.studies import configured_studies
 
-    models = [m for study in configured_studies(config) for m in study.models(config)]
+    models = _models(config)
     return not all(is_scripted(m) or uses_local_llm(m) for m in models) and not litellm_key_table.cache_info().currsize
 
 
@@ -155,6 +163,8 @@ def estimate_config(
     cap: int | None = None,
     every_replicate: bool = False,
     background: bool = False,
+    facts_worker: FactsWorker | None = None,
+    processes: int = 1,
 ) -> Estimate:
     """Estimate the validated ``config`` (see the module docstring).
 
@@ -166,26 +176,31 @@ def estimate_config(
     import, token counts, prices) are computed in a spawned child process beside the simulation
     (:class:`~coopeval.estimate.tokens.FactsWorker`), when this process has not imported litellm;
     only for a process whose main module guards its entry point (the ``coopeval`` command: a
-    spawned child imports the main module again).
+    spawned child imports the main module again). ``facts_worker``: such a child started earlier
+    by the caller (before it loaded the config), used in place of a new one; it is closed when
+    the config calls no language model. ``processes`` > 1: two of the three simulated runs are
+    played in a forked child beside the first (:class:`~coopeval.estimate.stances.StanceRuns`;
+    the same estimate).
     """
     from coopeval.agents.slots import SLOTS_ENV
     from coopeval.core.environment import env_value
-
-    worker = FactsWorker() if background and "litellm" not in sys.modules and _needs_key_table(config) else None
-    keys = None if worker is not None else _prefetch_key_table(config)  # the worker reads the key table too
     from coopeval.pipeline.studies import all_cells
 
-    cells = all_cells(config)  # once for the three stances
-    first = simulate(config, Stance.COOPERATIVE, every_replicate, cells=cells)
-    if all(is_scripted(m) for m in first.calls["model"].unique().to_list()):  # nothing to stand in for
-        sims = dict.fromkeys(Stance, first)
-    else:
-        borrow = None if every_replicate else first  # cells whose counts only validity decides: as the cooperative run
-        sims = {
-            Stance.COOPERATIVE: first,
-            Stance.DEFECTING: simulate(config, Stance.DEFECTING, every_replicate, borrow=borrow, cells=cells),
-            Stance.FAILING: simulate(config, Stance.FAILING, every_replicate, cells=cells),
-        }
+    llms = [m for m in _models(config) if not is_scripted(m)]
+    worker = facts_worker if facts_worker is not None or not background or "litellm" in sys.modules else FactsWorker()
+    if worker is not None and not llms:  # bots only: no token to count
+        worker.close()
+        worker = None
+    runs = StanceRuns(config, all_cells(config), every_replicate, processes)  # forks before any thread starts
+    if worker is not None:
+        worker.warm(llms)
+    keys = None if worker is not None else _prefetch_key_table(config)  # the worker reads the key table too
+
+    def count_first(first: Simulation) -> None:  # its samples lead every model's sample (the order of ``sims``)
+        if worker is not None:
+            worker.count({model: prompts[:SAMPLE_SIZE] for model, prompts in first.samples.items() if not is_scripted(model)})
+
+    sims = runs.runs(count_first)
     counts = {stance: _counts(sim) for stance, sim in sims.items()}
     merged = pl.concat([c.with_columns(pl.lit(str(s)).alias("stance")) for s, c in counts.items()])
     low = merged.group_by(KEYS).agg(pl.col("decisions").min().alias("decisions_min"), pl.len().alias("_stances"))
@@ -213,7 +228,7 @@ def estimate_config(
     hits = {r["model"]: r for r in observed.iter_rows(named=True)}
     rows: list[dict[str, Any]] = []
     models: dict[str, dict[str, Any]] = {}
-    wanted = {model: samples.get(model, [])[:400] for model in sorted(set(table["model"].to_list()))}
+    wanted = {model: samples.get(model, [])[:SAMPLE_SIZE] for model in sorted(set(table["model"].to_list()))}
     facts = worker.facts(wanted) if worker is not None else model_facts(wanted)
     for model in wanted:
         ratio, price, default_out = facts[model].tokens_per_char, facts[model].price, facts[model].max_output

@@ -23,9 +23,11 @@ Evolution (docs/protocol/evolution.md#vh-generation-loop, #invasion-test, #strat
   ``g* = min(G, max(2, invasion first generation, matrix first generation))`` generations; the
   rows of generation ``g*`` count ``G − g* + 1`` times.
 * **invasion tests and matrices**: each test plays one population of N − 1 copies and the free
-  rider, each matrix 121 probes (× samples): the same decisions whatever strategy is tested. One
-  test and one matrix per generation are played; their rows count ``min(per_generation, N)``
-  times (the analysed sample has at most N agents, :meth:`~coopeval.studies.evolution.analysis.RobustnessTests.analysis_sample`).
+  rider, each matrix 121 probes (× samples): the same decisions whatever strategy is tested, in
+  whichever generation, with prompts of the same shape. One test and one matrix are played, in
+  generation ``g*`` only; their rows count ``min(per_generation, N)`` times (the analysed sample
+  has at most N agents, :meth:`~coopeval.studies.evolution.analysis.RobustnessTests.analysis_sample`)
+  for each of the ``G − first_generation + 1`` generations that test.
 
 Decision counts stay exact (checked against full simulations in ``tests/estimate``); prompt
 characters are exact where the shape is the same and approximate otherwise (a later
@@ -79,19 +81,27 @@ def _evolution(spec: Mapping[str, Any]) -> Shrunk:
     p = dict(spec["params"])
     n, generations = int(p["n_agents"]), int(p["generations"])
     invasion, matrix = int(p["invasion_per_generation"]), int(p["matrix_per_generation"])
-    played = min(generations, max(2, int(p["invasion_first_generation"]), int(p["matrix_first_generation"])))
-    p.update(generations=played, invasion_per_generation=min(invasion, 1), matrix_per_generation=min(matrix, 1))
+    first_invasion, first_matrix = int(p["invasion_first_generation"]), int(p["matrix_first_generation"])
+    played = min(generations, max(2, first_invasion, first_matrix))
+    p.update(
+        generations=played,
+        invasion_per_generation=min(invasion, 1),
+        matrix_per_generation=min(matrix, 1),
+        invasion_first_generation=max(first_invasion, played),  # tested in the last played generation only
+        matrix_first_generation=max(first_matrix, played),
+    )
     matchup = pl.col("matchup_id").cast(pl.String)  # g<generation>/<context>/game<game> (evolution.calls)
     generation = matchup.str.extract(r"^g(\d+)/", 1).cast(pl.Int64)
-    per_generation = pl.when(generation == played).then(float(generations - played + 1)).otherwise(1.0)
-    per_context = (
+    weight = (
         pl.when(matchup.str.contains(r"^g\d+/invasion:"))
-        .then(float(min(invasion, n)))
+        .then(float(min(invasion, n) * max(0, generations - first_invasion + 1)))
         .when(matchup.str.contains(r"^g\d+/matrix:"))
-        .then(float(min(matrix, n)))
+        .then(float(min(matrix, n) * max(0, generations - first_matrix + 1)))
+        .when(generation == played)
+        .then(float(generations - played + 1))
         .otherwise(1.0)
     )
-    return Shrunk({**spec, "params": p}, per_generation * per_context)
+    return Shrunk({**spec, "params": p}, weight)
 
 
 SHRINKERS: dict[str, Callable[[Mapping[str, Any]], Shrunk]] = {"coopeval": _coopeval, "evolution": _evolution}

@@ -31,7 +31,7 @@ from coopeval.games import get_game
 from coopeval.pipeline.studies import all_cells, configured_studies, prompts_dir
 from coopeval.studies.base import PlayInputs, Study
 
-__all__ = ["GROUP_KEYS", "Simulation", "simulate"]
+__all__ = ["GROUP_KEYS", "SAMPLE_SIZE", "PlayedCells", "Simulation", "assemble", "borrowable", "play_cells", "simulate"]
 
 GROUP_KEYS = ("mechanism", "condition", "protocol")
 """The cell-spec key that names a cell's group in the estimate, first present wins (CoopEval's
@@ -39,6 +39,9 @@ mechanism, gossip's condition (its ``name``), evolution's protocol); else the st
 
 SAMPLE_PER_CELL = 2
 """Prompts kept per (cell, model, kind) for the token count."""
+
+SAMPLE_SIZE = 400
+"""Prompts of a model counted for its tokens per character (the first ones simulated)."""
 
 CALL_COLUMNS = ("study", "group", "cell_id", "model", "kind", "decision_id", "attempt", "round", "chars", "max_tokens", "cache_key", "weight")
 """The columns of :attr:`Simulation.calls`."""
@@ -103,8 +106,9 @@ def _keep(frame: pl.DataFrame, study: str, group: str, samples: dict[str, list[s
         return pl.DataFrame(schema={c: pl.String() for c in CALL_COLUMNS}).with_columns(
             pl.col("attempt", "round", "chars", "max_tokens").cast(pl.Int64), pl.col("weight").cast(pl.Float64)
         )
-    for (model, _kind), part in frame.group_by(["model", "kind"], maintain_order=True):
-        samples.setdefault(str(model), []).extend(part["prompt"].head(SAMPLE_PER_CELL).to_list())
+    heads = frame.group_by(["model", "kind"], maintain_order=True).head(SAMPLE_PER_CELL)  # in the groups' order
+    for model, prompt in zip(heads["model"].cast(pl.String).to_list(), heads["prompt"].to_list(), strict=True):
+        samples.setdefault(model, []).append(prompt)
     return frame.select(
         pl.lit(study).alias("study"),
         pl.lit(group).alias("group"),
@@ -162,7 +166,7 @@ def _judge_calls(
 
     prompts = [render(g, r) for g, r in zip(selected["game"], selected["response"], strict=True)]
     model = str(judge["model"])
-    samples.setdefault(model, []).extend(prompts[:: max(1, len(prompts) // 400)][:400])
+    samples.setdefault(model, []).extend(prompts[:: max(1, len(prompts) // SAMPLE_SIZE)][:SAMPLE_SIZE])
     longest = max(rendered.values(), key=len)
     if len(longest) > len(largest.get(("coopeval", model), "")):
         largest[("coopeval", model)] = longest
@@ -231,23 +235,33 @@ def _spread(study: Study, frame: pl.DataFrame, played: Mapping[str, Any], member
     single = _single_model(study, played)
     if single is None or frame.height == 0:
         return frame.with_columns(pl.col("weight") * float(len(members)))
-    own = pl.col("model") == single
-    parts = [frame.filter(~own).with_columns(pl.col("weight") * float(len(members)))]
     counts: dict[tuple[str, int], int] = {}
     for member in members:
         key = (str(member["model"]["model"]), _budget(member["model"]))
         counts[key] = counts.get(key, 0) + 1
     same = (single, _budget(played["model"]))
-    for (model, budget), n in counts.items():
-        part = frame.filter(own).with_columns(
-            pl.lit(model).alias("model"), pl.lit(budget, dtype=pl.Int64).alias("max_tokens"), pl.col("weight") * float(n)
-        )
-        if (model, budget) != same:
-            part = part.with_columns(pl.lit(None, dtype=pl.String).alias("cache_key"))
-        if model != single and len(samples.get(model, [])) < 400:
+    for model, _budget_of_model in counts:
+        if model != single and len(samples.get(model, [])) < SAMPLE_SIZE:
             samples.setdefault(model, []).extend(samples.get(single, [])[-SAMPLE_PER_CELL:])
-        parts.append(part)
-    return pl.concat(parts)
+    members_of = pl.DataFrame(  # one join, not a filter per member model
+        {
+            "model": [single] * len(counts),
+            "_model": [model for model, _ in counts],
+            "_budget": [budget for _, budget in counts],
+            "_n": [float(n) for n in counts.values()],
+            "_same": [key == same for key in counts],
+        },
+        schema={"model": pl.String(), "_model": pl.String(), "_budget": pl.Int64(), "_n": pl.Float64(), "_same": pl.Boolean()},
+    )
+    spread = frame.join(members_of, on="model", how="inner", maintain_order="right_left").select(
+        pl.col("study", "group", "cell_id"),
+        pl.col("_model").alias("model"),
+        pl.col("kind", "decision_id", "attempt", "round", "chars"),
+        pl.col("_budget").alias("max_tokens"),
+        pl.when(pl.col("_same")).then(pl.col("cache_key")).otherwise(None).alias("cache_key"),
+        (pl.col("weight") * pl.col("_n")).alias("weight"),
+    )
+    return pl.concat([frame.filter(pl.col("model") != single).with_columns(pl.col("weight") * float(len(members))), spread])
 
 
 def _play(
@@ -281,6 +295,91 @@ def _play(
     return _spread(study, kept, spec, members, samples), judged, steps
 
 
+@dataclass
+class PlayedCells:
+    """One stance's cells as played, before the judge (:func:`play_cells`): ``cells`` maps each
+    representative cell id, in play order, to what its simulation gave, or to None for a cell
+    left to borrow from another stance (:func:`assemble`); ``samples`` and ``largest`` as in
+    :class:`Simulation`; ``judge``: whether the judge is simulated."""
+
+    cells: dict[str, PlayedCell | None]
+    samples: dict[str, list[str]]
+    largest: dict[tuple[str, str], str]
+    judge: bool
+
+
+def borrowable(config: Mapping[str, Any], cells: Mapping[str, list[dict[str, Any]]], every_replicate: bool = False) -> set[str]:
+    """The representative cells (:func:`representatives`) of ``cells`` whose decision counts
+    depend only on the answers' validity (:func:`~.shrink.validity_decides_counts`): a valid
+    stance other than the cooperative one may take them from the cooperative simulation."""
+    return {
+        str(spec["cell_id"])
+        for study in configured_studies(config)
+        if study.name in cells
+        for spec, _members in representatives(study, cells[study.name], every_replicate)
+        if validity_decides_counts(study.name, spec)
+    }
+
+
+def play_cells(
+    config: Mapping[str, Any],
+    stance: Stance,
+    every_replicate: bool = False,
+    studies: Collection[str] | None = None,
+    cells: Mapping[str, list[dict[str, Any]]] | None = None,
+    borrowed: Collection[str] = (),
+) -> PlayedCells:
+    """Play the representative cells of the validated ``config`` (those of ``studies``, default
+    all) with :class:`~.standin.StandIn` agents of ``stance``, except the cell ids in
+    ``borrowed`` (left None); see :func:`simulate`."""
+    samples: dict[str, list[str]] = {}
+    largest: dict[tuple[str, str], str] = {}
+    played: dict[str, PlayedCell | None] = {}
+    cells = all_cells(config) if cells is None else cells
+    wanted = set(cells) if studies is None else set(studies)
+    with stand_ins(stance):
+        for study in configured_studies(config):
+            if study.name not in wanted:
+                continue
+            library = PromptLibrary(prompts_dir(study, config))
+            for spec, members in representatives(study, cells[study.name], every_replicate):
+                cell = str(spec["cell_id"])
+                played[cell] = None if cell in borrowed else _play(study, spec, members, library, every_replicate, samples, largest)
+    return PlayedCells(played, samples, largest, "coopeval" in cells and "coopeval" in wanted)
+
+
+def assemble(config: Mapping[str, Any], played: PlayedCells, borrow: Simulation | None = None) -> Simulation:
+    """The :class:`Simulation` of ``played``: each cell left to borrow taken from ``borrow``,
+    then the judge's calls over the CoopEval cells' decisions (:func:`_judge_calls`).
+
+    Raises
+    ------
+    ValueError
+        A cell left to borrow that ``borrow`` did not play.
+    """
+    samples, largest = played.samples, played.largest
+    frames: list[pl.DataFrame] = []
+    steps: dict[str, int] = {}
+    judged: list[pl.DataFrame] = []
+    cells: dict[str, PlayedCell] = {}
+    for cell, own in played.cells.items():
+        if own is None:
+            if borrow is None or cell not in borrow.played:
+                raise ValueError(f"cell {cell} was left to borrow from a simulation that did not play it")
+            own = borrow.played[cell]
+        cells[cell] = own
+        frame, judged_part, steps[cell] = cells[cell]
+        frames.append(frame)
+        if judged_part is not None:
+            judged.append(judged_part)
+    judge = _judge_calls(config, judged, samples, largest) if played.judge else None
+    if judge is not None:
+        frames.append(judge)
+        steps["judge"] = 1
+    calls = pl.concat([f for f in frames if f.height], how="vertical_relaxed") if any(f.height for f in frames) else _keep(pl.DataFrame(), "", "", {})
+    return Simulation(calls, steps, samples, largest, cells)
+
+
 def simulate(
     config: Mapping[str, Any],
     stance: Stance,
@@ -294,37 +393,11 @@ def simulate(
     selection; see the module docstring. ``studies`` limits it to those configured studies
     (default: all; the judge only with ``coopeval``); ``every_replicate`` plays every cell in
     full (no representatives, nothing shrunk). A cell whose decision counts depend only on the
-    answers' validity (:func:`~.shrink.validity_decides_counts`) is taken from ``borrow`` (the
-    simulation of another valid stance) instead of played. Nothing is cached, journalled or
-    checkpointed, and no model is called. ``cells``: the config's cells per study
+    answers' validity (:func:`borrowable`) is taken from ``borrow`` (the simulation of another
+    valid stance) instead of played. Nothing is cached, journalled or checkpointed, and no
+    model is called. ``cells``: the config's cells per study
     (:func:`coopeval.pipeline.studies.all_cells`, computed when not given).
     """
-    samples: dict[str, list[str]] = {}
-    frames: list[pl.DataFrame] = []
-    steps: dict[str, int] = {}
-    judged: list[pl.DataFrame] = []
-    largest: dict[tuple[str, str], str] = {}
-    played: dict[str, PlayedCell] = {}
     cells = all_cells(config) if cells is None else cells
-    wanted = set(cells) if studies is None else set(studies)
-    with stand_ins(stance):
-        for study in configured_studies(config):
-            if study.name not in wanted:
-                continue
-            library = PromptLibrary(prompts_dir(study, config))
-            for spec, members in representatives(study, cells[study.name], every_replicate):
-                cell = str(spec["cell_id"])
-                if borrow is not None and cell in borrow.played and validity_decides_counts(study.name, spec):
-                    played[cell] = borrow.played[cell]
-                else:
-                    played[cell] = _play(study, spec, members, library, every_replicate, samples, largest)
-                frame, judged_part, steps[cell] = played[cell]
-                frames.append(frame)
-                if judged_part is not None:
-                    judged.append(judged_part)
-    judge = _judge_calls(config, judged, samples, largest) if "coopeval" in cells and "coopeval" in wanted else None
-    if judge is not None:
-        frames.append(judge)
-        steps["judge"] = 1
-    calls = pl.concat([f for f in frames if f.height], how="vertical_relaxed") if any(f.height for f in frames) else _keep(pl.DataFrame(), "", "", {})
-    return Simulation(calls, steps, samples, largest, played)
+    lent = borrowable(config, cells, every_replicate) & set(borrow.played) if borrow is not None else set()
+    return assemble(config, play_cells(config, stance, every_replicate, studies, cells, lent), borrow)

@@ -14,7 +14,9 @@ models with 0 and 0: they count as unpriced too) is *unpriced* (``None``), never
 
 from __future__ import annotations
 
+import contextlib
 import json
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -23,7 +25,7 @@ from coopeval.agents.litellm_client import import_litellm
 from coopeval.agents.prices import load_prices
 from coopeval.agents.registry import is_scripted, uses_local_llm
 
-__all__ = ["OPENAI_FAMILIES", "FactsWorker", "ModelFacts", "Price", "count_tokens", "litellm_model_info", "max_output_tokens", "model_facts", "price_of", "tokenizer_of", "tokens_per_char"]
+__all__ = ["OPENAI_FAMILIES", "FactsWorker", "ModelFacts", "Price", "count_tokens", "litellm_model_info", "max_output_tokens", "model_facts", "price_of", "tokenizer_of", "tokens_per_char", "warm"]
 
 
 @dataclass(frozen=True)
@@ -150,34 +152,132 @@ def model_facts(samples: Mapping[str, Sequence[str]]) -> dict[str, ModelFacts]:
     return out
 
 
+def warm(models: Sequence[str]) -> None:
+    """Load what :func:`model_facts` of ``models`` needs (litellm's price map entries and each
+    model's tokenizer) so that the later counts start at once; the results are not kept, only
+    litellm's and :func:`count_tokens`' caches filled."""
+    for model in models:
+        if is_scripted(model):
+            continue
+        price_of(model)
+        max_output_tokens(model)
+        tokenizer_of(model)
+        count_tokens(model, _WARM_PROMPT)
+
+
+_WARM_PROMPT = json.dumps([{"role": "user", "content": "cooperate"}])
+"""A one-word prompt whose count loads a model's tokenizer (:func:`warm`)."""
+
+
+def _serve(conn: Any) -> None:
+    """The loop of :class:`FactsWorker`'s child: first litellm's API-key table, sent at once
+    (``(True, table)``, or ``(False, message)`` when it cannot be read), then one request at a
+    time: ``("warm", models)`` and ``("count", samples)`` (no reply; a failure there is raised
+    again by the ``facts`` request that needs it), ``("facts", samples)`` (replies ``(True,
+    facts)`` or ``(False, message)``, then the child exits)."""
+    from coopeval.agents.litellm_client import read_key_table_here
+
+    try:
+        conn.send((True, read_key_table_here()))
+    except Exception as exc:  # this process then reads the table itself when it needs it
+        conn.send((False, f"{type(exc).__name__}: {exc}"))
+    while True:
+        try:
+            kind, payload = conn.recv()
+        except EOFError:  # the estimate is gone
+            return
+        if kind == "facts":
+            try:
+                conn.send((True, model_facts(payload)))
+            except Exception as exc:
+                conn.send((False, f"{type(exc).__name__}: {exc}"))
+            return
+        with contextlib.suppress(Exception):
+            if kind == "warm":
+                warm(payload)
+            else:
+                for model, prompts in payload.items():
+                    tokens_per_char(model, prompts)
+
+
 class FactsWorker:
     """:func:`model_facts` in a child process started at once, so that its import of litellm
-    (2-5 s) runs beside the simulation; for a process that has not imported litellm yet (the
-    ``coopeval estimate`` command). The child first reads litellm's API-key table
+    (2-5 s), the loading of the models' tokenizers and the token counts run beside the
+    simulation; for a process that has not imported litellm yet (the ``coopeval estimate``
+    command, which starts it before it loads the config). Requests are served in the order
+    sent: :meth:`warm` as soon as the models are known, :meth:`count` for each part of the
+    samples known early (counted prompts are memoized, :func:`count_tokens`), :meth:`facts` at
+    the end. The child first reads litellm's API-key table
     (:func:`coopeval.agents.litellm_client.read_key_table_here`), so the command imports
-    litellm once, here, not a second time in the child Python of
-    :func:`~coopeval.agents.litellm_client.litellm_key_table`."""
+    litellm once, there, not a second time in the child Python of
+    :func:`~coopeval.agents.litellm_client.litellm_key_table`. The child is a daemon: it ends
+    with this process, or at :meth:`close`."""
 
     def __init__(self) -> None:
         import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
 
-        from coopeval.agents.litellm_client import read_key_table_here
+        context = multiprocessing.get_context("spawn")
+        self._conn, child = context.Pipe()
+        self._process = context.Process(target=_serve, args=(child,), name="coopeval-estimate-facts", daemon=True)
+        self._process.start()
+        child.close()
+        self._sender: threading.Thread | None = None
 
-        self.pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
-        self.keys = self.pool.submit(read_key_table_here)
+    def _send(self, request: tuple[str, Any]) -> None:
+        """Send ``request`` from a thread, after the ones before it: a large request waits in
+        the pipe until the busy child reads it, and this process goes on meanwhile."""
+        before = self._sender
+
+        def send() -> None:
+            if before is not None:
+                before.join()
+            with contextlib.suppress(OSError):  # the child is gone: facts() reports it
+                self._conn.send(request)
+
+        self._sender = threading.Thread(target=send, name="coopeval-estimate-facts-send", daemon=True)
+        self._sender.start()
+
+    def warm(self, models: Sequence[str]) -> None:
+        """Ask the child to load the price entries and tokenizers of ``models`` (:func:`warm`)."""
+        self._send(("warm", list(models)))
+
+    def count(self, samples: Mapping[str, Sequence[str]]) -> None:
+        """Ask the child to count ``samples`` (model → prompts) now; :meth:`facts` of samples
+        holding them then finds them counted."""
+        self._send(("count", {m: list(p) for m, p in samples.items()}))
 
     def facts(self, samples: Mapping[str, Sequence[str]]) -> dict[str, ModelFacts]:
         """:func:`model_facts` of ``samples``, computed in the child (which then exits); the key
         table it read is handed to this process
         (:func:`~coopeval.agents.litellm_client.use_key_table`; if the child could not read it,
-        this process reads it as usual when it is needed)."""
+        this process reads it as usual when it is needed).
+
+        Raises
+        ------
+        RuntimeError
+            The child failed (its error in the message) or ended without an answer.
+        """
         from coopeval.agents.litellm_client import use_key_table
 
         try:
-            facts = self.pool.submit(model_facts, {m: list(p) for m, p in samples.items()}).result()
-            if self.keys.exception() is None:
-                use_key_table(self.keys.result())
-            return facts
+            self._send(("facts", {m: list(p) for m, p in samples.items()}))
+            if self._sender is not None:
+                self._sender.join()
+            keys_read, keys = self._conn.recv()
+            done, facts = self._conn.recv()
+        except (EOFError, OSError) as exc:
+            raise RuntimeError(f"coopeval estimate: the process counting tokens with litellm ended without an answer ({exc!r})") from exc
         finally:
-            self.pool.shutdown(wait=False, cancel_futures=True)
+            self.close()
+        if keys_read:
+            use_key_table(keys)
+        if not done:
+            raise RuntimeError(f"coopeval estimate: counting tokens with litellm failed: {facts}")
+        return dict(facts)
+
+    def close(self) -> None:
+        """End the child (if it still runs) and the pipe to it; idempotent."""
+        if self._process.is_alive():
+            self._process.terminate()
+        self._process.join(timeout=5)
+        self._conn.close()

@@ -21,7 +21,6 @@ from coopeval.studies.base import (
     play_table_paths,
     table_page_file,
 )
-from coopeval.studies.coopeval.analysis.prompt_sensitivity import SENSITIVITY
 from coopeval.studies.coopeval.cells import build_cells, cells_tsv, play_cost
 from coopeval.studies.coopeval.config_checks import check_config
 from coopeval.studies.coopeval.config_schema import config_schema_part
@@ -29,7 +28,6 @@ from coopeval.studies.coopeval.figures.catalog import analysis_figures, core_fig
 from coopeval.studies.coopeval.judge.selection import judge_has_work
 from coopeval.studies.coopeval.mechanisms.catalog import MECHANISM_INFO
 from coopeval.studies.coopeval.play import PLAY_TABLES, play_cell
-from coopeval.studies.coopeval.tables.render import TABLE_FILES
 
 DESIGN_QUALITY_OUTPUTS = {
     "rows": "results/design_quality/design_quality.parquet",
@@ -46,8 +44,20 @@ COMPARISONS_OUTPUT = "results/comparisons/coopeval.parquet"
 RUN_SUMMARY_PAGE = "results/report/run_summary.html"
 """The report's run summary page (the ``run_summary`` rule)."""
 
-REPORT_TABLES = tuple(sorted({str(PurePosixPath(name).stem) for name in TABLE_FILES}))
-"""The paper tables shown as report pages (``results/tables/<table>.csv``)."""
+
+def _report_tables() -> tuple[str, ...]:
+    """``REPORT_TABLES``: the paper tables shown as report pages (``results/tables/<table>.csv``);
+    read when first asked for (the table renderer imports scipy.optimize, which loading a config does not need)."""
+    from coopeval.studies.coopeval.tables.render import TABLE_FILES
+
+    return tuple(sorted({str(PurePosixPath(name).stem) for name in TABLE_FILES}))
+
+
+def __getattr__(name: str) -> Any:
+    """``REPORT_TABLES`` (:func:`_report_tables`), computed when imported (PEP 562)."""
+    if name == "REPORT_TABLES":
+        return _report_tables()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def cell_file(stage: str, cell: Mapping[str, Any], name: str) -> str:
@@ -151,9 +161,12 @@ class CoopEvalStudy:
         entries.append(ReportEntry(RUN_SUMMARY_PAGE, "Overview", "Run", "run_summary.rst"))
         entries += [
             ReportEntry(table_page_file(e.stem), e.category, e.subcategory, e.caption)
-            for e in table_pages(REPORT_TABLES, mechanisms, games)
+            for e in table_pages(_report_tables(), mechanisms, games)
         ]
         if len(config.get("prompt_variants", [])) > 1:  # docs/paraphrases.md
+            # imported here: it imports scipy, which loading a config does not need
+            from coopeval.studies.coopeval.analysis.prompt_sensitivity import SENSITIVITY
+
             entries.append(ReportEntry(figure_file(SENSITIVITY.figure, shown), "Prompt sensitivity", "Figure", "prompt_sensitivity.rst"))
             entries.append(ReportEntry(SENSITIVITY.page, "Prompt sensitivity", "Tables", "prompt_sensitivity_tables.rst"))
         return entries
