@@ -238,3 +238,28 @@ def test_ollama_models_are_estimated_without_asking_their_server(monkeypatch):
     finally:
         server.shutdown()
     assert hits == []
+
+
+def test_openrouter_models_the_map_lacks_are_priced_at_their_vendors_entry():
+    """OpenRouter passes its vendors' prices through: ``openrouter/openai/o4-mini`` (absent from
+    litellm's map) costs what litellm lists for ``openai/o4-mini``, with its output cap; a vendor
+    without its own litellm provider (qwen) and a name the vendor spells otherwise (Anthropic's
+    ``claude-3-5-…``) stay unpriced, never free."""
+    from coopeval.agents.litellm_client import import_litellm
+    from coopeval.estimate.tokens import (
+        litellm_model_info,
+        max_output_tokens,
+        price_of,
+        upstream_of,
+    )
+
+    assert not (litellm_model_info("openrouter/openai/o4-mini") or {}).get("input_cost_per_token")  # else the test proves nothing
+    own = import_litellm().get_model_info("openai/o4-mini")
+    price = price_of("openrouter/openai/o4-mini")
+    assert price is not None and price.source == "litellm upstream openai/o4-mini"
+    assert (price.input_usd, price.output_usd) == (own["input_cost_per_token"], own["output_cost_per_token"])
+    assert max_output_tokens("openrouter/openai/o4-mini") == own["max_output_tokens"]
+    assert upstream_of("openrouter/google/gemini-2.5-flash") == "gemini/gemini-2.5-flash"
+    assert upstream_of("openrouter/qwen/qwen3-235b-a22b-2507") is None and upstream_of("openai/o4-mini") is None
+    assert price_of("openrouter/qwen/qwen3-235b-a22b-2507") is None
+    assert price_of("openrouter/anthropic/claude-3.5-sonnet-20240620") is None

@@ -8,6 +8,7 @@ approximation) and the estimate scales each model's prompt characters by that ra
 Prices (US dollars per token): the project's pinned table (:mod:`coopeval.agents.prices`, which
 overrides) first, then litellm's bundled price map, read offline
 (``LITELLM_LOCAL_MODEL_COST_MAP``, :func:`coopeval.core.environment.use_offline_litellm`);
+an OpenRouter model the map lacks at its vendor's own entry (:data:`OPENROUTER_UPSTREAM`);
 bots and the embedded model cost nothing; any other model without a price (litellm lists some
 models with 0 and 0: they count as unpriced too) is *unpriced* (``None``), never free.
 """
@@ -25,7 +26,7 @@ from coopeval.agents.litellm_client import import_litellm
 from coopeval.agents.prices import load_prices
 from coopeval.agents.registry import is_scripted, uses_local_llm
 
-__all__ = ["OPENAI_FAMILIES", "FactsWorker", "ModelFacts", "Price", "count_tokens", "litellm_model_info", "max_output_tokens", "model_facts", "price_of", "tokenizer_of", "tokens_per_char", "warm"]
+__all__ = ["OPENAI_FAMILIES", "OPENROUTER_UPSTREAM", "FactsWorker", "ModelFacts", "Price", "count_tokens", "litellm_model_info", "max_output_tokens", "model_facts", "price_of", "tokenizer_of", "tokens_per_char", "upstream_of", "warm"]
 
 
 @dataclass(frozen=True)
@@ -60,28 +61,71 @@ def litellm_model_info(model: str) -> dict[str, Any] | None:
     return dict(info) if info else None
 
 
+OPENROUTER_UPSTREAM: dict[str, str] = {
+    "openai": "openai",
+    "anthropic": "anthropic",
+    "google": "gemini",
+    "deepseek": "deepseek",
+    "mistralai": "mistral",
+    "x-ai": "xai",
+    "moonshotai": "moonshot",
+}
+"""OpenRouter's vendor prefix → litellm's provider of that vendor's own API. OpenRouter passes
+the underlying providers' prices through (openrouter.ai/docs/faq, "Getting started"), so an
+``openrouter/<vendor>/<model>`` that litellm's map lacks is priced at ``<provider>/<model>``'s
+entry, with the exact model name (``openrouter/openai/o4-mini`` → ``openai/o4-mini``); other
+vendors, and names the vendor's API spells otherwise, stay unpriced."""
+
+
+def _litellm_price(model: str) -> tuple[float, float] | None:
+    info = litellm_model_info(model) or {}
+    per_in, per_out = float(info.get("input_cost_per_token") or 0), float(info.get("output_cost_per_token") or 0)
+    return (per_in, per_out) if per_in > 0 or per_out > 0 else None  # litellm lists some models it cannot price at 0 and 0
+
+
+def upstream_of(model: str) -> str | None:
+    """The vendor-API model string whose price stands for OpenRouter model ``model``
+    (:data:`OPENROUTER_UPSTREAM`), None for other models and vendors.
+
+    >>> upstream_of("openrouter/google/gemini-2.5-flash"), upstream_of("openai/gpt-4o")
+    ('gemini/gemini-2.5-flash', None)
+    """
+    provider, _, rest = model.partition("/")
+    vendor, _, name = rest.partition("/")
+    upstream = OPENROUTER_UPSTREAM.get(vendor) if provider == "openrouter" and name else None
+    return f"{upstream}/{name}" if upstream else None
+
+
 def price_of(model: str) -> Price | None:
-    """The price of ``model`` (see the module docstring), or ``None`` when unpriced."""
+    """The price of ``model`` (see the module docstring), or ``None`` when unpriced: source
+    ``free``, ``prices.yaml``, ``litellm``, or ``litellm upstream <model>`` for an OpenRouter
+    model priced at its vendor's own entry (:func:`upstream_of`)."""
     if is_scripted(model) or uses_local_llm(model):
         return Price(0.0, 0.0, "free")
     table = load_prices()
     if table.known(model):
         return Price(table.cost_usd(model, 1, 0), table.cost_usd(model, 0, 1), "prices.yaml")
-    info = litellm_model_info(model) or {}
-    per_in, per_out = float(info.get("input_cost_per_token") or 0), float(info.get("output_cost_per_token") or 0)
-    if per_in > 0 or per_out > 0:  # litellm lists some models it cannot price at 0 and 0
-        return Price(per_in, per_out, "litellm")
-    return None
+    found = _litellm_price(model)
+    if found is not None:
+        return Price(*found, "litellm")
+    upstream = upstream_of(model)
+    found = _litellm_price(upstream) if upstream else None
+    return Price(*found, f"litellm upstream {upstream}") if found is not None else None
 
 
 def max_output_tokens(model: str) -> int | None:
-    """The most tokens ``model`` may answer with, from litellm's map (``max_output_tokens``),
-    when a call sends no ``max_tokens``; ``None`` if unknown."""
+    """The most tokens ``model`` may answer with, from litellm's map (``max_output_tokens``;
+    an OpenRouter model the map lacks: its vendor's entry, :func:`upstream_of`), when a call
+    sends no ``max_tokens``; ``None`` if unknown."""
     if is_scripted(model):
         return 0
-    info = litellm_model_info(model)
-    value = (info or {}).get("max_output_tokens") or (info or {}).get("max_tokens")
-    return int(value) if value else None
+    upstream = upstream_of(model)
+    for name in (model, upstream) if upstream else (model,):
+        info = litellm_model_info(name) or {}
+        value = info.get("max_output_tokens") or info.get("max_tokens")
+        if value:
+            return int(value)
+    return None
 
 
 OPENAI_FAMILIES = ("gpt-", "chatgpt", "o1", "o3", "o4")
