@@ -118,7 +118,7 @@ PAPER_REPEATED = {
 }
 
 
-@pytest.mark.parametrize("overlay", ["paper.yaml", "paper_sim.yaml", "ablations.yaml"])
+@pytest.mark.parametrize("overlay", ["paper.yaml", "paper_sim.yaml", "ablations.yaml", "smoke.yaml"])
 def test_paper_overlays_play_the_papers_horizon(overlay):
     """The default config plays T = 5; an overlay that stands for the paper's grid must not
     inherit it (its mechanism_params are merged per mechanism over the default's)."""
