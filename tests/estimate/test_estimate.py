@@ -3,6 +3,8 @@ simulated run, checked against played cells and hand-derived protocol counts."""
 
 from __future__ import annotations
 
+import json
+
 import polars as pl
 import pytest
 import yaml
@@ -190,7 +192,8 @@ def test_one_simulated_cell_per_replicates_and_models_counts_as_every_cell(tmp_p
         ({"latency": float("nan")}, None, "--latency"),
         ({"latency": float("inf")}, None, "--latency"),
         ({"out": "DIR"}, None, "--out"),
-        ({}, "agents: [\n - model: x", "--configfile"),
+        ({}, "agents: [\n - model: x", "broken.yaml is not valid YAML"),
+        ({"out": "YAML"}, None, "--out"),
     ],
 )
 def test_bad_flags_and_unreadable_configs_are_usage_errors(tmp_path, capsys, monkeypatch, overrides, yaml_text, named):
@@ -204,7 +207,7 @@ def test_bad_flags_and_unreadable_configs_are_usage_errors(tmp_path, capsys, mon
         (tmp_path / "broken.yaml").write_text(yaml_text, encoding="utf-8")
         files = [tmp_path / "broken.yaml"]
     values = {"configfile": files, "json": True, "latency": 1.0, "cap": None, "out": None, "every_replicate": False}
-    values.update({k: (tmp_path if v == "DIR" else v) for k, v in overrides.items()})
+    values.update({k: {"DIR": tmp_path, "YAML": tmp_path / "config.yaml"}.get(v, v) for k, v in overrides.items()})
     assert run_estimate(argparse.Namespace(**values)) == 2
     out, err = capsys.readouterr()
     assert out == "" and named in err
@@ -263,3 +266,45 @@ def test_openrouter_models_the_map_lacks_are_priced_at_their_vendors_entry():
     assert upstream_of("openrouter/qwen/qwen3-235b-a22b-2507") is None and upstream_of("openai/o4-mini") is None
     assert price_of("openrouter/qwen/qwen3-235b-a22b-2507") is None
     assert price_of("openrouter/anthropic/claude-3.5-sonnet-20240620") is None
+
+
+_UNROUTABLE = """studies: [coopeval]
+agents: [{model: openaii/gpt-4o, params: {max_tokens: 50}}, {model: bot/always-defect}]
+mechanisms: [NoMechanism]
+games: [prisoners_dilemma]
+replicates: 1
+"""
+
+
+@pytest.mark.parametrize(
+    ("yaml_text", "expected"),
+    [
+        (_UNROUTABLE, "coopeval estimate: error: invalid configuration:\n  config (coopeval study) model 'openaii/gpt-4o': litellm knows no provider 'openaii'"),
+        ("studies: [evolution]\nevolution: {models: []}\n", "coopeval estimate: error: config studies: evolution would run no cell with this config"),
+    ],
+)
+def test_what_a_run_stops_on_at_its_start_the_estimate_reports_too(tmp_path, capsys, monkeypatch, yaml_text, expected):
+    """A config that validates but that a run refuses when it starts (an unroutable model, in
+    the onstart check's words) or when it parses (a study without cells): exit 2, the estimate
+    printed first where it could be computed."""
+    import argparse
+
+    monkeypatch.chdir(REPO)
+    (tmp_path / "c.yaml").write_text(yaml_text, encoding="utf-8")
+    args = argparse.Namespace(configfile=[tmp_path / "c.yaml"], json=True, latency=1.0, cap=None, out=None, every_replicate=False)
+    assert run_estimate(args) == 2
+    assert capsys.readouterr().err.startswith(expected)
+
+
+def test_a_budget_the_estimate_exceeds_is_named_beside_the_estimate(tmp_path, capsys, monkeypatch):
+    import argparse
+
+    monkeypatch.chdir(REPO)
+    text = _UNROUTABLE.replace("openaii/gpt-4o", "openai/gpt-4o-mini") + "max_usd: 0.000001\n"
+    (tmp_path / "c.yaml").write_text(text, encoding="utf-8")
+    args = argparse.Namespace(configfile=[tmp_path / "c.yaml"], json=True, latency=1.0, cap=None, out=None, every_replicate=False)
+    assert run_estimate(args) == 0
+    out, err = capsys.readouterr()
+    usd = json.loads(out)["totals"]["usd"]
+    assert usd > 0.000001
+    assert err.startswith(f"coopeval estimate: a run of this config stops before its first call: estimated cost up to ${usd:,.2f}")

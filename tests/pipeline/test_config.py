@@ -231,3 +231,29 @@ def test_the_dr_rule_choices_are_the_canonical_rules_of_the_solver():
     rule = config_schema()["properties"]["evaluation"]["properties"]["dr_rule"]
     assert rule["enum"] == ["strictest", "reference-vertex"] and rule["default"] == "strictest"
     assert sorted({canonical_rule(name) for name in DR_RULE_ALIASES}) == sorted(rule["enum"])
+
+
+@pytest.mark.parametrize(
+    ("overlay", "expected"),
+    [
+        # JSON Schema's `number` admits NaN and infinities; they would switch a budget off or break a cell id
+        ("max_usd: .nan\n", "config max_usd: nan is not a finite number"),
+        ("mechanism_params:\n  Repetition: {discount: .inf}\n", "config mechanism_params.Repetition.discount: inf is not a finite number"),
+        ("agents:\n  - {model: openai/gpt-4o, params: {temperature: .nan}}\n", "config agents[0].params.temperature: nan is not a finite number"),
+        # sampling bounds the project reads itself
+        ("agents:\n  - {model: openai/gpt-4o, params: {max_tokens: 0}}\n", "config agents[0].params.max_tokens is 0; use a whole number of tokens >= 1"),
+        ("agents:\n  - {model: openai/gpt-4o, params: {max_tokens: '100'}}\n", "config agents[0].params.max_tokens is '100'"),
+        ("agents:\n  - {model: openai/gpt-4o, params: {temperature: -1}}\n", "config agents[0].params.temperature is -1; use a number >= 0"),
+        ("prompts_dir: /nonexistent/prompts\n", "config prompts_dir: '/nonexistent/prompts' holds no prompt templates"),
+        ("agents: [\n", "is not valid YAML"),
+    ],
+)
+def test_values_no_run_could_use_are_refused_naming_the_field(tmp_path, monkeypatch, overlay, expected):
+    monkeypatch.chdir(REPO)
+    path = tmp_path / "overlay.yaml"
+    path.write_text(overlay, encoding="utf-8")
+    with pytest.raises(ConfigError) as raised:
+        load_config([REPO / "config" / DEFAULT_CONFIG, path])
+    assert expected in str(raised.value)
+    if "YAML" in expected:
+        assert str(path) in str(raised.value)

@@ -57,11 +57,13 @@ so a deadline would only abandon it (set ``deadline_s`` to fail such calls anywa
 
 
 def option_error(params: Mapping[str, Any]) -> str | None:
-    """Why the agent options in ``params`` (:data:`AGENT_OPTION_KEYS` and ``deadline_s``) are
-    invalid, naming the key (``params.<key> …; <fix>``), or ``None`` if they are valid.
+    """Why the agent options in ``params`` (:data:`AGENT_OPTION_KEYS`, ``deadline_s`` and the
+    sampling bounds below) are invalid, naming the key (``params.<key> …; <fix>``), or ``None`` if they are valid.
 
     The config checks call it before any model call; :class:`LiteLLMAgent` raises it as a
-    ``ValueError``. Sampling parameters are the provider's business and are not checked.
+    ``ValueError``. Sampling parameters are the provider's business and are not checked, except
+    those this project reads itself: ``max_tokens``/``max_completion_tokens`` (whole numbers >= 1)
+    and ``temperature`` (a number >= 0).
     """
     known = AGENT_OPTION_KEYS | TRANSPORT_KEYS | SAMPLING_KEYS
     for key in params:
@@ -84,6 +86,13 @@ def option_error(params: Mapping[str, Any]) -> str | None:
         isinstance(tolerance, bool) or not isinstance(tolerance, int | float) or not 0 <= tolerance < 1
     ):
         return f"params.prompt_cut_tolerance is {tolerance!r}; use a number in [0, 1) (default 0.2)"
+    for key in ("max_tokens", "max_completion_tokens"):  # read by the estimate and the context-window check too
+        bound = params.get(key)
+        if bound is not None and (isinstance(bound, bool) or not isinstance(bound, int) or bound < 1):
+            return f"params.{key} is {bound!r}; use a whole number of tokens >= 1 (leave it out for the provider's own limit)"
+    temperature = params.get("temperature")
+    if temperature is not None and (isinstance(temperature, bool) or not isinstance(temperature, int | float) or temperature < 0):
+        return f"params.temperature is {temperature!r}; use a number >= 0 (e.g. 1)"
     window = params.get("num_ctx")
     if window is not None and (isinstance(window, bool) or not isinstance(window, int) or window < 1):
         return f"params.num_ctx is {window!r}; use a whole number of tokens (the model's context window)"

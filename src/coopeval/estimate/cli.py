@@ -65,8 +65,15 @@ def run_estimate(args: argparse.Namespace) -> int:
 
     if not (math.isfinite(args.latency) and args.latency > 0) or (args.cap is not None and args.cap < 1):
         return _bad_input("--latency must be a finite number of seconds > 0 and --cap a positive integer")
+    if args.out is not None and Path(args.out).suffix.lower() in (".yaml", ".yml"):
+        return _bad_input(f"--out: {args.out} names a YAML file (a config?); the estimate is JSON, e.g. results/estimate.json")
     if args.out is not None and Path(args.out).is_dir():
         return _bad_input(f"--out: {args.out} is a folder; pass a file name, e.g. {Path(args.out) / 'estimate.json'}")
+    if not DEFAULT_CONFIG.is_file():
+        return _bad_input(
+            f"no {DEFAULT_CONFIG} in {Path.cwd()}: the estimate merges --configfile over it, as the workflow does; "
+            "run it from the repository's root folder"
+        )
     from coopeval.estimate.tokens import FactsWorker
 
     # litellm's import (2-5 s) starts in a child before anything else; closed if no model needs it
@@ -79,7 +86,11 @@ def run_estimate(args: argparse.Namespace) -> int:
         except (yaml.YAMLError, OSError) as exc:
             return _bad_input(f"--configfile: cannot read the config ({exc})")
         from coopeval.estimate.report import estimate_config, render_table
+        from coopeval.pipeline.studies import all_cells, empty_studies_error
 
+        empty = empty_studies_error(all_cells(config))  # as the workflow refuses it when it parses
+        if empty is not None:
+            return _bad_input(empty)
         try:
             with contextlib.redirect_stderr(io.StringIO()):  # the simulated cells' progress lines
                 estimate = estimate_config(
@@ -91,6 +102,7 @@ def run_estimate(args: argparse.Namespace) -> int:
     finally:
         if worker is not None:
             worker.close()
+    problems, over_budget = _run_start_problems(config, estimate)
     payload = estimate.to_json()
     if args.out is not None:
         _write_json(payload, args.out)
@@ -101,7 +113,26 @@ def run_estimate(args: argparse.Namespace) -> int:
         from rich.console import Console
 
         render_table(estimate, Console(width=200))
+    if over_budget is not None:
+        print(f"coopeval estimate: a run of this config stops before its first call: {over_budget}", file=sys.stderr)
+    if problems:  # the words the workflow's onstart stops with
+        return _bad_input("invalid configuration:\n  " + "\n  ".join(problems))
     return 0
+
+
+def _run_start_problems(config: Mapping[str, Any], estimate: Any) -> tuple[list[str], str | None]:
+    """What a run of ``config`` would stop on when it starts (:func:`~coopeval.pipeline.studies.run_start_errors`:
+    unroutable models, from the estimate's litellm child where it asked; an unusable
+    ``cache_dir``) and its budget error (:func:`~coopeval.estimate.report.budget_error`)."""
+    from coopeval.agents.registry import routing_error
+    from coopeval.estimate.report import budget_error
+    from coopeval.pipeline.studies import run_start_errors
+
+    def route(model: str) -> str | None:
+        known = estimate.models.get(model)
+        return known["routing_error"] if known is not None else routing_error(model)
+
+    return run_start_errors(config, route), budget_error(config, estimate)
 
 
 def _write_json(payload: Mapping[str, Any], path: str | Path) -> None:

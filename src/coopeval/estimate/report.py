@@ -240,7 +240,7 @@ def estimate_config(
                 "calls": 0, "calls_max": 0, "input_tokens": 0, "output_tokens": 0, "output_tokens_typical": None,
                 "usd": 0.0, "usd_typical": None, "cache_hits": int(seen["cache_hits"]) if seen else 0,
                 "priced": price is not None, "price_source": price.source if price else None,
-                "tokenizer": facts[model].tokenizer,
+                "tokenizer": facts[model].tokenizer, "routing_error": facts[model].routing,
                 "key_variables": required_env(model), "scripted": is_scripted(model), "local": uses_local_llm(model),
             },
         )
@@ -294,7 +294,7 @@ def estimate_config(
 def _study_ranges(sims: Mapping[Stance, Simulation]) -> dict[str, dict[str, int]]:
     per: dict[str, list[int]] = {}
     for sim in sims.values():
-        counts = sim.calls.filter(pl.col("attempt") == 0).group_by("study").agg(pl.col("weight").sum().round().cast(pl.Int64).alias("n"))
+        counts = sim.calls.filter(pl.col("attempt") == 0).group_by("study", maintain_order=True).agg(pl.col("weight").sum().round().cast(pl.Int64).alias("n"))
         for study, n in counts.iter_rows():
             per.setdefault(str(study), []).append(int(n))
     return {

@@ -24,7 +24,7 @@ from typing import Any
 
 from coopeval.agents.litellm_client import import_litellm
 from coopeval.agents.prices import load_prices
-from coopeval.agents.registry import is_scripted, uses_local_llm
+from coopeval.agents.registry import is_scripted, routing_error, uses_local_llm
 
 __all__ = ["OPENAI_FAMILIES", "OPENROUTER_UPSTREAM", "FactsWorker", "ModelFacts", "Price", "count_tokens", "litellm_model_info", "max_output_tokens", "model_facts", "price_of", "tokenizer_of", "tokens_per_char", "upstream_of", "warm"]
 
@@ -173,12 +173,14 @@ def tokens_per_char(model: str, prompts: Sequence[str]) -> float:
 class ModelFacts:
     """What litellm tells the estimate about one model: ``tokens_per_char`` of its sampled
     prompts (0 for bots), its ``price`` (None: unpriced), ``max_output`` tokens when a call sends
-    no ``max_tokens`` (None: unknown) and the ``tokenizer`` that counted it."""
+    no ``max_tokens`` (None: unknown), the ``tokenizer`` that counted it and why its provider
+    cannot route it (``routing``, :func:`coopeval.agents.registry.routing_error`; None: it can)."""
 
     tokens_per_char: float
     price: Price | None
     max_output: int | None
     tokenizer: str
+    routing: str | None = None
 
 
 def model_facts(samples: Mapping[str, Sequence[str]]) -> dict[str, ModelFacts]:
@@ -192,6 +194,7 @@ def model_facts(samples: Mapping[str, Sequence[str]]) -> dict[str, ModelFacts]:
             price_of(model),
             max_output_tokens(model),
             "none (scripted)" if scripted else tokenizer_of(model),
+            routing_error(model),
         )
     return out
 

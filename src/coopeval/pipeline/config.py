@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Iterable, Mapping, Sequence
+import math
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
@@ -85,7 +86,10 @@ def load_config(paths: Iterable[str | Path]) -> dict[str, Any]:
         p = Path(path)
         if not p.exists():
             raise ConfigError(f"config file {p} does not exist")
-        data = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
+        try:
+            data = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"config file {p} is not valid YAML: {exc}") from None
         if not isinstance(data, Mapping):
             raise ConfigError(f"config file {p} must hold a mapping at the top level")
         config = merge_overlay(config, data)
@@ -106,6 +110,7 @@ def validate_config(config: Mapping[str, Any]) -> dict[str, Any]:
     load_plugins(config)
     schema = config_schema()
     instance = copy.deepcopy(dict(config))
+    _refuse_non_finite(instance)
     validator = validator_with_defaults(schema)
     raise_config_errors(sorted(validator.iter_errors(instance), key=lambda e: list(e.absolute_path)), _allowed_keys)
     for study in configured_studies(instance):
@@ -114,6 +119,26 @@ def validate_config(config: Mapping[str, Any]) -> dict[str, Any]:
     for _ in validator.iter_errors(instance):
         pass
     return instance
+
+
+def _non_finite(value: Any, where: str) -> Iterator[tuple[str, float]]:
+    if isinstance(value, float) and not math.isfinite(value):
+        yield where, value
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            yield from _non_finite(item, f"{where}.{key}" if where else str(key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _non_finite(item, f"{where}[{index}]")
+
+
+def _refuse_non_finite(config: Mapping[str, Any]) -> None:
+    """Refuse NaN and infinities anywhere (YAML's ``.nan``/``.inf``): JSON Schema's ``number``
+    admits them, yet no parameter means anything with them (``max_usd: .nan`` would switch the
+    budget off; a NaN discount cannot be hashed into a cell id)."""
+    found = [f"config {where}: {value} is not a finite number; write a finite value" for where, value in _non_finite(config, "")]
+    if found:
+        raise ConfigError("\n".join(found))
 
 
 def _allowed_keys(error: Any, where: str) -> str | None:

@@ -7,7 +7,7 @@ the same call at import in a plugin module (config key ``plugins``, :mod:`.plugi
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -92,14 +92,16 @@ def required_env(config: Mapping[str, Any]) -> list[str]:
     return sorted({name for study in configured_studies(config) for model in study.models(config) for name in model_env(model)})
 
 
-def run_start_errors(config: Mapping[str, Any]) -> list[str]:
+def run_start_errors(config: Mapping[str, Any], route: Callable[[str], str | None] = routing_error) -> list[str]:
     """What a validated config can only be checked for when a run starts, one message each
     (empty if none): models of the configured studies that litellm cannot route (an unknown
     provider prefix; imports litellm when a litellm model is configured, hence once per run, in
     the workflow's ``onstart``, before any model call) and a ``cache_dir`` that cannot be
-    created (it is created here when missing)."""
+    created (it is created here when missing). ``route`` gives a model's routing problem
+    (default :func:`coopeval.agents.registry.routing_error`; ``coopeval estimate`` passes the
+    answers its litellm child computed)."""
     models = {model: study.name for study in configured_studies(config) for model in study.models(config)}
-    problems = ((model, study, routing_error(model)) for model, study in sorted(models.items()))
+    problems = ((model, study, route(model)) for model, study in sorted(models.items()))
     errors = [f"config ({study} study) model {model!r}: {problem}" for model, study, problem in problems if problem]
     try:
         Path(config["cache_dir"]).mkdir(parents=True, exist_ok=True)
@@ -115,8 +117,9 @@ def empty_studies_error(cells_by_study: Mapping[str, Sequence[Any]]) -> str | No
     if not empty:
         return None
     return (
-        f"config studies: {', '.join(empty)} would run no cell with this config (e.g. every agent's "
-        "`mechanisms` excludes the configured mechanisms); fix the roster or drop the study from `studies`."
+        f"config studies: {', '.join(empty)} would run no cell with this config (e.g. every CoopEval agent's "
+        "`mechanisms` excludes the configured mechanisms, or an empty gossip or evolution `models` list); "
+        "fix the roster or drop the study from `studies`."
     )
 
 

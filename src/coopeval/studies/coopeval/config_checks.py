@@ -20,7 +20,8 @@ SECRET_PARAM_KEYS = frozenset({"api_key", "apikey", "key", "token", "access_toke
 def check_config(config: Mapping[str, Any]) -> None:
     """What the schema cannot check: known models and valid agent options (provider registry),
     no API key in params, unique agent names, variants of listed mechanisms with valid parameters,
-    configured prompt variants that exist in ``prompts_dir`` (relative to the working directory).
+    a ``prompts_dir`` (relative to the working directory) that holds templates, and configured
+    prompt variants that exist in it.
 
     Raises
     ------
@@ -52,6 +53,12 @@ def check_config(config: Mapping[str, Any]) -> None:
                 f"config agents[{index}]: duplicates agents[{names[name]}] ({name}); give one of them a distinct label."
             )
         names[name] = index
+    folder = Path(config["prompts_dir"])
+    if not any(folder.glob("*.txt")):
+        raise ConfigError(
+            f"config prompts_dir: {str(folder)!r} holds no prompt templates (*.txt; relative paths are read from "
+            f"the working directory, {Path.cwd()}); leave it out for the shipped resources/prompts or point it at a copy of that folder."
+        )
     wordings = list(config.get("prompt_variants", [BASE_VARIANT]))
     if wordings != [BASE_VARIANT]:
         check_prompt_variants(wordings, Path(config["prompts_dir"]), "coopeval")
