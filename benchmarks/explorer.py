@@ -114,7 +114,7 @@ def browse(site: Path, shots: Path, largest: str) -> dict[str, Any]:
     index = _payload(site, "data/index.js")
     largest_key = Path(largest).name.split(".")[0]  # data/ep/<key>.<part>.js
     biggest, episode = next(
-        (c, e) for c in index["cells"] for e in _payload(site, f"data/cell/{c['cell_id']}.js")["episodes"] if e["key"] == largest_key
+        (c, e) for c in index["cells"] for e in _payload(site, f"data/cell/{c['file']}.js")["episodes"] if e["key"] == largest_key
     )
     first: dict[str, Any] = {}
     for cell in index["cells"]:
@@ -149,7 +149,7 @@ def browse(site: Path, shots: Path, largest: str) -> dict[str, Any]:
             out["search"] = {"word": word, "hits": browser.evaluate("document.querySelectorAll('table.search tr').length - 1")}
             browser.screenshot(shots / "search.png")
         if "coopeval" in first:
-            cell = _payload(site, f"data/cell/{first['coopeval']['cell_id']}.js")
+            cell = _payload(site, f"data/cell/{first['coopeval']['file']}.js")
             ep = cell["episodes"][-1]
             go(_hash(view="ep", cell=cell["cell_id"], m=ep["matchup"], round=ep["rounds"][0]))
             browser.wait("document.querySelector('.decision')", "a CoopEval round")

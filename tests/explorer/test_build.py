@@ -122,6 +122,36 @@ def test_a_study_table_of_another_version_is_reported_and_the_rest_built(tmp_pat
     assert read_data(tmp_path / "site", "data/cell/cellE.js")["extras"]["strategies"][1]["parent_id"] == "1_1"
 
 
+def test_cell_ids_that_are_no_plain_file_name_stay_inside_the_site(tmp_path):
+    """A reference id holds '/', a damaged store may hold '../…': each cell's data file is named
+    by ``cell_file`` inside data/cell/, listed in the index, and nothing is written elsewhere."""
+    import duckdb
+
+    from coopeval.explorer.build import cell_file
+
+    odd = {"cellA": "../../escape", "cellB": "run1/contracting_trust_game"}
+    store = make_store(tmp_path / "odd.duckdb")
+    with duckdb.connect(str(store)) as con:
+        tables = con.execute(
+            "SELECT DISTINCT c.table_name FROM information_schema.columns c JOIN information_schema.tables t USING (table_name)"
+            " WHERE c.column_name = 'cell_id' AND t.table_type = 'BASE TABLE'"
+        ).fetchall()
+        for (table,) in tables:
+            for old, new in odd.items():
+                con.execute(f'UPDATE "{table}" SET cell_id = ? WHERE cell_id = ?', [new, old])
+    site = tmp_path / "deep" / "site"
+    build_site(store, site)
+    index = read_data(site, "data/index.js")
+    files = {c["cell_id"]: c["file"] for c in index["cells"]}
+    for new in odd.values():
+        assert files[new] == cell_file(new) and files[new].startswith("c") and len(files[new]) == 17
+        assert read_data(site, f"data/cell/{files[new]}.js")["cell_id"] == new
+    assert files["cellE"] == "cellE"
+    written = {p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file()}
+    assert all(str(p).startswith("deep/site/") or p.name == "odd.duckdb" for p in written)
+    assert sorted(p.name for p in (site / "data" / "cell").iterdir()) == sorted(f"{f}.js" for f in files.values())
+
+
 def test_large_episodes_are_split_in_parts(store, tmp_path, monkeypatch):
     monkeypatch.setattr(build, "PART_BYTES", 50_000)
     report = build_site(store, tmp_path / "site")

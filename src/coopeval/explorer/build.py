@@ -4,7 +4,7 @@ Layout of the output folder::
 
     index.html  explorer.js  explorer.css
     data/index.js                 run overview, leaderboards, prompt sensitivity, list of cells
-    data/cell/<cell_id>.js        one cell: its episodes and the study's per-cell data
+    data/cell/<file>.js           one cell: its episodes and the study's per-cell data (file: cell_file)
     data/ep/<key>.<part>.js       one episode part: decisions with attempts and judge labels
     data/dix/<bucket>.js          decision_id → (cell, episode, part), 256 buckets
     data/flags/<n>.js             failed, re-asked and truncated decisions of the whole run
@@ -17,8 +17,10 @@ dozen bytes per decision).
 
 from __future__ import annotations
 
+import hashlib
 import importlib.resources
 import operator
+import re
 import shutil
 import tempfile
 import time
@@ -62,6 +64,18 @@ def bucket(decision_id: str) -> int:
     for ch in decision_id:
         h = (h * 31 + ord(ch)) % BUCKETS
     return h
+
+
+PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
+"""A cell id that is its own file name (our 12-hex ids, most reference ids)."""
+
+
+def cell_file(cell_id: str) -> str:
+    """The name (without ``.js``) of a cell's data file: the id when it is a plain name
+    (:data:`PLAIN_NAME`), else ``c`` + 16 hex digits of its SHA-1 (a reference id holds ``/``;
+    a damaged store may hold ``../…``, which must not name a path outside the site). The index
+    lists it per cell (``file``), where the page looks it up."""
+    return cell_id if PLAIN_NAME.fullmatch(cell_id) else "c" + hashlib.sha1(cell_id.encode()).hexdigest()[:16]
 
 
 @dataclass
@@ -283,7 +297,7 @@ def _write_cell(
         summaries.append(episode.summary(len(parts)))
         report.decisions += len(episode.decisions)
     payload = {**cell, "episodes": summaries, "extras": _extras(found, study, cell_id)}
-    relative = f"data/cell/{cell_id}.js"
+    relative = f"data/cell/{cell['file']}.js"
     report.note(relative, write_script(out, relative, f"cell:{cell_id}", payload))
     report.cells += 1
 
@@ -298,6 +312,8 @@ def _build_cells(con: duckdb.DuckDBPyConnection, tables: set[str], out: Path, re
         " list(DISTINCT agent ORDER BY agent) AS agents"
         " FROM decisions GROUP BY cell_id, study ORDER BY cell_id, study",
     )
+    for cell in cells:
+        cell["file"] = cell_file(str(cell["cell_id"]))
     index: list[dict[str, str]] = [{} for _ in range(BUCKETS)]
     flags: list[list[Any]] = []
     search = SearchIndex(spill)

@@ -28,7 +28,12 @@
       document.head.appendChild(s);
     });
   };
-  function loadCell(id) { return CE.load('cell:' + id, 'data/cell/' + encodeURIComponent(id) + '.js'); }
+  var CELL_FILES = null;
+  function cellFile(id) {  // the index names each cell's data file (coopeval.explorer.build.cell_file)
+    if (!CELL_FILES) { CELL_FILES = {}; (INDEX.cells || []).forEach(function (c) { CELL_FILES[c.cell_id] = c.file; }); }
+    return CELL_FILES[id] || 'missing';
+  }
+  function loadCell(id) { return CE.load('cell:' + id, 'data/cell/' + cellFile(id) + '.js'); }
   function loadEpisode(summary) {
     var parts = [];
     for (var i = 0; i < summary.parts; i++) parts.push(CE.load('ep:' + summary.key + ':' + i, 'data/ep/' + summary.key + '.' + i + '.js'));
