@@ -29,7 +29,7 @@ def store(tmp_path_factory):
 
 
 def _decision(site, decision_id):
-    cell, key, part = read_data(site, f"data/dix/{bucket(decision_id)}.js")[decision_id].split("/")
+    cell, key, part = read_data(site, f"data/dix/{bucket(decision_id)}.js")[decision_id].rsplit("/", 2)
     decisions = read_data(site, f"data/ep/{key}.{part}.js")["decisions"]
     (found,) = [d for d in decisions if d["decision_id"] == decision_id]
     return cell, key, found
@@ -146,6 +146,7 @@ def test_cell_ids_that_are_no_plain_file_name_stay_inside_the_site(tmp_path):
     for new in odd.values():
         assert files[new] == cell_file(new) and files[new].startswith("c") and len(files[new]) == 17
         assert read_data(site, f"data/cell/{files[new]}.js")["cell_id"] == new
+    assert _decision(site, "dB-r2-s1")[0] == odd["cellB"]  # the decision index keeps the id with its '/'
     assert files["cellE"] == "cellE"
     written = {p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file()}
     assert all(str(p).startswith("deep/site/") or p.name == "odd.duckdb" for p in written)

@@ -52,8 +52,9 @@
     var b = bucket(id);
     return CE.load('dix:' + b, 'data/dix/' + b + '.js').then(function (m) {
       if (!Object.prototype.hasOwnProperty.call(m, id)) throw new Error('decision ' + id + ' is not in this site');
-      var p = m[id].split('/');
-      return { cell: p[0], key: p[1], part: +p[2] };
+      var p = m[id].split('/');  // <cell id>/<episode key>/<part>; a reference cell id holds '/' itself
+      var part = +p.pop(), key = p.pop();
+      return { cell: p.join('/'), key: key, part: part };
     });
   }
   function episodeOf(cell, matchup) {
