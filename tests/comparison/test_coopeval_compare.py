@@ -114,6 +114,21 @@ def test_no_shared_data_reports_null_numbers_with_a_reason(capsys: pytest.Captur
     assert code == 0 and result is not None and result["delta"] is not None and result["ci_low"] is not None
 
 
+def test_a_pooled_comparison_names_the_groups_it_leaves_out(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """always-defect plays no Repetition cell: A vs B with every mechanism pooled equals the
+    NoMechanism-only comparison, and the note says so (it did not before)."""
+    store = write_store(tmp_path / "s.duckdb", _without(bot_scores(), AD, "Repetition"))
+    code, pooled, err = _compare(capsys, store, "--a", TFT, "--b", AD)
+    assert code == 0 and pooled is not None, err
+    code, only, err = _compare(capsys, store, "--a", TFT, "--b", AD, "--mechanism", "NoMechanism")
+    assert code == 0 and only is not None, err
+    assert pooled["delta"] == only["delta"] and pooled["n_pairs"] == only["n_pairs"]
+    assert str(pooled["note"]).startswith("pooled over the 2 of 4 mechanism × game groups of the selection where both play (mechanisms: NoMechanism)")
+    assert only["note"] is None
+    code, full, err = _compare(capsys, store, "--a", TFT, "--b", AC)  # both play everywhere
+    assert code == 0 and full is not None and full["note"] is None
+
+
 def test_dr_comparison_is_the_difference_of_the_tables_dr_ranks(capsys: pytest.CaptureFixture[str], store: Path) -> None:
     code, result, err = _compare(capsys, store, "--a", RND, "--b", AD, "--metric", "DR", "--mechanism", "NoMechanism",
                                  "--game", "prisoners_dilemma")

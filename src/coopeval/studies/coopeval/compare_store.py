@@ -105,7 +105,22 @@ def store_comparison(
     rows = [comparison_row("coopeval", scope, metric, x, y, _compare(selected, metrics, x, y, metric, rule, seed, reps))
             for x, y in pairs]
     row = next(r for r in corrected(rows, correction) if {r["a"], r["b"]} == {a, b})
-    return row if row["a"] == a else swapped(row)
+    row = row if row["a"] == a else swapped(row)
+    if row["note"] is None:
+        row["note"] = _coverage_note(selected, a, b)
+    return row
+
+
+def _coverage_note(cells: Cells, a: str, b: str) -> str | None:
+    """Why Δ pools fewer (mechanism, game) groups than the selection holds (an agent that plays
+    only some mechanisms, e.g. a roster entry restricted by ``mechanisms``), or None."""
+    groups = {(k[3], k[4]) for k in cells}
+    both = {(k[3], k[4]) for k, obs in cells.items() if any(a in seats and b in seats for seats, _ in obs)}
+    if both == groups:
+        return None
+    mechanisms = ", ".join(sorted({m for m, _ in both}))
+    return (f"pooled over the {len(both)} of {len(groups)} mechanism × game groups of the selection where both play"
+            f" (mechanisms: {mechanisms}); pass --mechanism and --game to compare within one group")
 
 
 def _agents(cells: Cells) -> set[str]:
