@@ -18,3 +18,23 @@ def test_explore_builds_the_site_without_raw_replies(tmp_path, capsys):
 def test_explore_missing_store_is_a_usage_error(tmp_path, capsys):
     assert main(["explore", str(tmp_path / "none.duckdb"), "--out", str(tmp_path / "site")]) == 2
     assert "none.duckdb not found" in capsys.readouterr().err
+
+
+def test_a_store_another_process_writes_is_named_as_locked_not_as_unreadable(tmp_path):
+    """DuckDB refuses a read-only open while another process holds the write lock: explore and
+    compare say so, naming the holder, instead of calling the store unreadable."""
+    import os
+    import subprocess
+    import sys
+
+    import duckdb
+
+    path = tmp_path / "busy.duckdb"
+    with duckdb.connect(str(path)) as con:
+        con.execute("CREATE TABLE decisions (cell_id VARCHAR)")
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+        for args in (["explore", str(path), "--out", str(tmp_path / "site")], ["compare", str(path), "--study", "coopeval", "--a", "x", "--b", "y"]):
+            done = subprocess.run([sys.executable, "-m", "coopeval.cli", *args], capture_output=True, text=True, env=env, timeout=120)
+            assert done.returncode == 2, done.stderr
+            assert f"store {path} is open for writing in " in done.stderr and f"(PID {os.getpid()})" in done.stderr
+            assert "not a readable" not in done.stderr and "See also" not in done.stderr

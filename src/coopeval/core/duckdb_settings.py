@@ -18,7 +18,7 @@ import duckdb
 
 from coopeval.core.environment import env_value
 
-__all__ = ["STORE_MEMORY_ENV", "STORE_THREADS_ENV", "duckdb_settings", "open_duckdb"]
+__all__ = ["STORE_MEMORY_ENV", "STORE_THREADS_ENV", "duckdb_settings", "locked_store_message", "open_duckdb"]
 
 STORE_MEMORY_ENV = "COOPEVAL_STORE_MEMORY"
 STORE_THREADS_ENV = "COOPEVAL_STORE_THREADS"
@@ -61,3 +61,13 @@ def open_duckdb(path: str | Path, read_only: bool = False, purpose: str = "", lo
             flush=True,
         )
     return con
+
+
+def locked_store_message(path: str | Path, exc: BaseException) -> str | None:
+    """The message for a store another process holds open for writing (DuckDB: "Could not set
+    lock … Conflicting lock is held in …"), naming the holder, or None for any other error."""
+    first = str(exc).splitlines()[0] if str(exc) else ""
+    if "Conflicting lock" not in first:
+        return None
+    holder = first.split("Conflicting lock is held in", 1)[1].split(". See also", 1)[0].strip() or "another process"
+    return f"store {path} is open for writing in {holder}; wait until that finishes (e.g. the workflow's store rule), then try again"

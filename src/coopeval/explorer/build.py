@@ -32,6 +32,7 @@ from typing import Any
 
 import duckdb
 
+from coopeval.core.duckdb_settings import locked_store_message
 from coopeval.explorer.episodes import Episode, cell_episodes, reply_words
 from coopeval.explorer.extras import EXTRAS, REBUILD, WHERE, unreadable_extras
 from coopeval.explorer.overview import leaderboards, missing_tables, run_overview
@@ -186,7 +187,8 @@ def build_site(store: str | Path, out: str | Path, *, raw_replies: bool = True) 
     try:  # opened before anything is written, so a bad store leaves an existing site as it was
         con = duckdb.connect(str(store_path), read_only=True)
     except duckdb.Error as exc:
-        raise FileNotFoundError(f"store {store_path} is not a readable DuckDB database ({exc}); pass a coopeval store") from None
+        locked = locked_store_message(store_path, exc)
+        raise FileNotFoundError(locked or f"store {store_path} is not a readable DuckDB database ({exc}); pass a coopeval store") from None
     _prepare(out_path)
     report = BuildReport(out_path)
     spill = tempfile.TemporaryDirectory(prefix="explorer-spill-")

@@ -78,6 +78,7 @@ def run_compare(args: argparse.Namespace, usage_error: type[Exception]) -> int:
 
     from coopeval.comparison.errors import UnknownNameError
     from coopeval.comparison.record import to_json
+    from coopeval.core.duckdb_settings import locked_store_message
 
     if args.study not in STUDY_COMPARISONS:
         raise usage_error(f"--study: unknown {args.study!r}; valid names: {', '.join(sorted(STUDY_COMPARISONS))}")
@@ -97,6 +98,8 @@ def run_compare(args: argparse.Namespace, usage_error: type[Exception]) -> int:
     except ValueError as exc:
         raise usage_error(str(exc)) from exc
     except duckdb.Error as exc:  # not a DuckDB file, or a store without the study's tables
+        if (locked := locked_store_message(args.store, exc)) is not None:
+            raise usage_error(f"STORE: {locked}") from None
         raise usage_error(
             f"STORE: {args.store} cannot be read as a store with the {args.study} study's tables ({str(exc).splitlines()[0]});"
             " pass the DuckDB store of a run that played the study"
