@@ -57,8 +57,6 @@ def run_estimate(args: argparse.Namespace) -> int:
     """Handler of ``coopeval estimate``: 0 when printed; 2 (the message on stderr, as
     ``coopeval``'s other bad-input errors) for a config that does not load or validate (the
     workflow's own message) or a non-positive ``--latency`` / ``--cap``."""
-    import yaml
-
     from coopeval.core.environment import EnvironmentSettingError
     from coopeval.core.errors import ConfigError
     from coopeval.pipeline.config import load_config
@@ -83,19 +81,20 @@ def run_estimate(args: argparse.Namespace) -> int:
             config = load_config([DEFAULT_CONFIG, *args.configfile])
         except ConfigError as exc:
             return _bad_input(str(exc))
-        except (yaml.YAMLError, OSError) as exc:
+        except OSError as exc:  # a YAML error is a ConfigError naming its file
             return _bad_input(f"--configfile: cannot read the config ({exc})")
         from coopeval.estimate.report import estimate_config, render_table
         from coopeval.pipeline.studies import all_cells, empty_studies_error
 
-        empty = empty_studies_error(all_cells(config))  # as the workflow refuses it when it parses
+        cells = all_cells(config)
+        empty = empty_studies_error(cells)  # as the workflow refuses it when it parses
         if empty is not None:
             return _bad_input(empty)
         try:
             with contextlib.redirect_stderr(io.StringIO()):  # the simulated cells' progress lines
                 estimate = estimate_config(
                     config, latency_s=args.latency, cap=args.cap, every_replicate=args.every_replicate, background=True, facts_worker=worker,
-                    processes=min(2, os.cpu_count() or 1),
+                    processes=min(2, os.cpu_count() or 1), cells=cells,
                 )
         except EnvironmentSettingError as exc:
             return _bad_input(str(exc))

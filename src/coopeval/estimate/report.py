@@ -165,6 +165,7 @@ def estimate_config(
     background: bool = False,
     facts_worker: FactsWorker | None = None,
     processes: int = 1,
+    cells: Mapping[str, list[dict[str, Any]]] | None = None,
 ) -> Estimate:
     """Estimate the validated ``config`` (see the module docstring).
 
@@ -180,7 +181,8 @@ def estimate_config(
     by the caller (before it loaded the config), used in place of a new one; it is closed when
     the config calls no language model. ``processes`` > 1: two of the three simulated runs are
     played in a forked child beside the first (:class:`~coopeval.estimate.stances.StanceRuns`;
-    the same estimate).
+    the same estimate). ``cells``: the config's cells per study
+    (:func:`coopeval.pipeline.studies.all_cells`, computed when not given).
     """
     from coopeval.agents.slots import SLOTS_ENV
     from coopeval.core.environment import env_value
@@ -191,7 +193,7 @@ def estimate_config(
     if worker is not None and not llms:  # bots only: no token to count
         worker.close()
         worker = None
-    runs = StanceRuns(config, all_cells(config), every_replicate, processes)  # forks before any thread starts
+    runs = StanceRuns(config, all_cells(config) if cells is None else cells, every_replicate, processes)  # forks before any thread starts
     if worker is not None:
         worker.warm(llms)
     keys = None if worker is not None else _prefetch_key_table(config)  # the worker reads the key table too
