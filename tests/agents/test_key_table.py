@@ -38,3 +38,31 @@ def test_the_key_table_is_read_without_reaching_any_server():
     assert hosts <= {"127.0.0.1"}, hosts
     assert connects <= {"('127.0.0.1', 9)"}, connects
     assert found["copilot"] == []
+
+
+def test_the_key_table_is_read_once_per_litellm_version(tmp_path, monkeypatch):
+    """The first process saves the table under ``key_table_file()`` (named by litellm's
+    version); a later process reads that file and starts no child Python; a torn file is read
+    again from litellm and overwritten."""
+    import importlib.metadata
+
+    from coopeval.agents import litellm_client
+
+    monkeypatch.setenv("COOPEVAL_KEY_TABLE_DIR", str(tmp_path))
+    monkeypatch.setattr(litellm_client, "_PRESET_KEY_TABLE", {})
+    litellm_client.litellm_key_table.cache_clear()
+    path = litellm_client.key_table_file()
+    assert path == tmp_path / f"litellm-key-table-{importlib.metadata.version('litellm')}.json"
+    try:
+        first = litellm_client.litellm_key_table()
+        assert first["openrouter"] == ("OPENROUTER_API_KEY",) and path.is_file()
+        litellm_client.litellm_key_table.cache_clear()
+        with monkeypatch.context() as m:
+            m.setattr(litellm_client.subprocess, "run", None)  # no child Python: the file answers
+            assert litellm_client.litellm_key_table() == first
+        litellm_client.litellm_key_table.cache_clear()
+        path.write_text('{"openrouter": ["OPENROUTER_', encoding="utf-8")  # torn by a crash
+        assert litellm_client.litellm_key_table() == first
+        assert json.loads(path.read_text(encoding="utf-8"))["openrouter"] == ["OPENROUTER_API_KEY"]
+    finally:
+        litellm_client.litellm_key_table.cache_clear()

@@ -17,16 +17,28 @@ from __future__ import annotations
 
 import difflib
 import functools
+import importlib.metadata
 import json
 import os
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from coopeval.core.environment import LITELLM_OFFLINE, use_offline_litellm
 
-__all__ = ["KEY_CHOICES", "api_key_variables", "import_litellm", "litellm_key_table", "read_key_table_here", "routing_error", "use_key_table"]
+__all__ = [
+    "KEY_CHOICES",
+    "api_key_variables",
+    "import_litellm",
+    "key_table_file",
+    "litellm_key_table",
+    "read_key_table_here",
+    "routing_error",
+    "use_key_table",
+]
 
 KEY_CHOICES: dict[str, tuple[str, ...]] = {"gemini": ("GEMINI_API_KEY",)}
 """Providers for which litellm accepts any one of several key variables: the one we require."""
@@ -68,12 +80,60 @@ def import_litellm() -> ModuleType:
     return litellm
 
 
+def key_table_file() -> Path | None:
+    """Where the key table of the installed litellm is kept between processes:
+    ``$COOPEVAL_KEY_TABLE_DIR`` (default ``$XDG_CACHE_HOME/coopeval``, else ``~/.cache/coopeval``)
+    / ``litellm-key-table-<litellm version>.json``; None when litellm is not installed.
+
+    The table depends only on the installed litellm (it is read with an empty environment), so
+    one file per litellm version serves every job of every run: without it each play job started
+    a child Python importing litellm (~2-3 s of CPU a job; docs/measurements.md).
+    """
+    try:
+        version = importlib.metadata.version("litellm")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    base = os.environ.get("COOPEVAL_KEY_TABLE_DIR") or str(
+        Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "coopeval"
+    )
+    return Path(base) / f"litellm-key-table-{version}.json"
+
+
+def _read_saved_table() -> dict[str, list[str]] | None:
+    path = key_table_file()
+    if path is None or not path.is_file():
+        return None
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None  # torn or foreign file: read the table again (and overwrite it)
+    valid = isinstance(raw, dict) and all(isinstance(v, list) and all(isinstance(n, str) for n in v) for v in raw.values())
+    return raw if valid and raw else None
+
+
+def _save_table(raw: dict[str, list[str]]) -> None:
+    """Write the raw table atomically (a temporary file renamed); a folder that cannot be
+    written only costs the next process another read."""
+    path = key_table_file()
+    if path is None:
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(raw, handle)
+        os.replace(tmp, path)
+    except OSError:
+        return
+
+
 @functools.lru_cache(maxsize=1)
 def litellm_key_table() -> dict[str, tuple[str, ...]]:
     """litellm provider → the API-key variables it needs (see the module docstring).
 
-    Computed once per process in a child Python (about 2-3 s: it imports litellm) with an
-    environment holding only :data:`KEY_TABLE_ENVIRONMENT` (litellm offline, no network).
+    Read once per installed litellm version: from :func:`key_table_file` when an earlier process
+    saved it, else in a child Python (about 2-3 s: it imports litellm) with an environment
+    holding only :data:`KEY_TABLE_ENVIRONMENT` (litellm offline, no network), then saved there.
 
     Raises
     ------
@@ -82,6 +142,8 @@ def litellm_key_table() -> dict[str, tuple[str, ...]]:
     """
     if _PRESET_KEY_TABLE:
         return dict(_PRESET_KEY_TABLE)
+    if (saved := _read_saved_table()) is not None:
+        return _key_table(saved)
     done = subprocess.run(
         [sys.executable, "-c", _KEY_TABLE_SCRIPT],
         env={**KEY_TABLE_ENVIRONMENT, "PYTHONPATH": ":".join(p for p in sys.path if p)},
@@ -92,7 +154,9 @@ def litellm_key_table() -> dict[str, tuple[str, ...]]:
     )
     if done.returncode != 0:
         raise RuntimeError(f"could not read litellm's API-key table: {done.stderr.strip()[-2000:]}")
-    return _key_table(json.loads(done.stdout.strip().splitlines()[-1]))
+    raw = json.loads(done.stdout.strip().splitlines()[-1])
+    _save_table(raw)
+    return _key_table(raw)
 
 
 def _key_table(raw: dict[str, list[str]]) -> dict[str, tuple[str, ...]]:
@@ -123,6 +187,7 @@ def read_key_table_here() -> dict[str, tuple[str, ...]]:
         logging.disable(logging.NOTSET)
         os.environ.clear()
         os.environ.update(saved)
+    _save_table(scope["table"])
     return _key_table(scope["table"])
 
 
