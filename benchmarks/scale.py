@@ -27,8 +27,11 @@ line:
   steps of the most attempts any decision of that step needed, plus the judge's longest
   decision (the judge starts after every cell); ``ratio`` = wall_s / bound_s;
 * ``requests_per_decision``: requests / decisions (transport retries and re-asks push it above 1);
-* ``cpu_s_per_call``: CPU seconds of snakemake and its jobs (user + system, server excluded)
-  per ok request;
+* ``cpu_ms_per_call`` (and ``cpu_s_per_call``): CPU milliseconds (seconds) of snakemake and
+  its jobs (user + system, the server excluded) per ok request, start-up, store, figures and
+  tables included (``benchmarks/call_overhead.py`` measures one play job's per-call path alone);
+* ``failed`` (= ``failed_decisions``) and ``repeats`` (= ``harness_repeats``): the two counts
+  that must be 0;
 * ``estimate_decisions_min``/``_max``, ``estimate_input_tokens``: ``coopeval estimate`` of the
   run's config (issue 24), and ``decisions_per_estimate``, ``prompt_tokens_per_estimate``: the
   recorded decisions and first-attempt prompt tokens (the simulated provider's counts) over
@@ -400,6 +403,9 @@ def run_study(work: Path, port: int, small: bool, latency: float, cap: int, faul
         bound_s=round(bound, 1),
         ratio=round(wall / bound, 3) if bound else None,
         cpu_s_per_call=round(cpu / max(measures["ok_requests"], 1), 4),
+        cpu_ms_per_call=round(1000 * cpu / max(measures["ok_requests"], 1), 2),
+        failed=measures["failed_decisions"],
+        repeats=measures["harness_repeats"],
         requests_per_decision=round(measures["requests"] / max(measures["decisions"], 1), 4),
         kills=plan.fired,
         **extra,
@@ -428,7 +434,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     p.add_argument("--reference", type=Path, default=None,
                    help="with kills: the work folder of an earlier uninterrupted run (same port, seed and sizing) "
                         "to compare with, instead of running one")
-    p.add_argument("--replay", action="store_true", help="after the run, replay every play job from the cache")
+    p.add_argument("--replay", action="store_true",
+                   help="after the run, replay every play job from the cache (always with --small)")
     a = p.parse_args(argv)
     if a.reference is not None and not (a.reference / "results" / "coopeval.duckdb").is_file():
         # checked now, not after the killed run (~40 min at full scale)
@@ -440,7 +447,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     chosen = (("games", a.games), ("replicates", a.replicates), ("max_concurrency", a.per_job or a.cap))
     sizing = {k: v for k, v in chosen if v is not None}
     port = a.port or free_port()
-    result = run_study(root / "run", port, a.small, latency, a.cap, a.faults, kills, a.seed, sizing, a.replay)
+    result = run_study(root / "run", port, a.small, latency, a.cap, a.faults, kills, a.seed, sizing, a.replay or a.small)
     if kills:
         reference_dir = a.reference or root / "reference"
         if a.reference is None:

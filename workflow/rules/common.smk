@@ -94,6 +94,10 @@ onstart:
     from coopeval.pipeline.sigterm import sigterm_cancels_remote_jobs
 
     sigterm_cancels_remote_jobs(workflow)
+    # every job process imports coopeval: its bytecode, written here once, saves each a compile
+    from coopeval.pipeline.bytecode import precompile_package
+
+    precompile_package()
     # litellm's provider table costs its 1-4 s import: asked here, once per run before the
     # first job (a dry run skips it), not while every job process parses this file.
     _problems = run_start_errors(config)
