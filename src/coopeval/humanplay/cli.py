@@ -1,0 +1,110 @@
+"""``coopeval play-human``: start a run with human seats and serve their front end (docs/human-play.md).
+
+The run is the ordinary workflow (``snakemake --cores N TARGET --configfile …``) started as a
+child process with ``COOPEVAL_HUMAN_SEATS`` pointing at the seats folder, its output going to
+``<seats>/run.log``. Meanwhile the command serves the page on 127.0.0.1 (printing its address)
+or, with ``--tty``, asks the questions in the terminal. A stopped run (Ctrl-C, a closed
+terminal) is resumed by the same command: answers given are in the response cache and the seat
+folder, so nobody is asked twice.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from coopeval.core.errors import CliError
+
+__all__ = ["add_play_human_parser", "run_play_human"]
+
+HELP = "play in a human seat: start the run and serve the seat page (or --tty) for the person"
+
+
+def add_play_human_parser(subparsers: Any) -> None:
+    """Register ``coopeval play-human``."""
+    parser = subparsers.add_parser("play-human", help=HELP, description=HELP + " (docs/human-play.md).")
+    parser.add_argument("--configfile", action="append", default=[], metavar="CONFIG",
+                        help="config file(s) of the run, as for snakemake (one or more agents 'human/<name>')")
+    parser.add_argument("targets", nargs="*", default=["all"], metavar="TARGET", help="snakemake targets (default: all)")
+    parser.add_argument("--tty", action="store_true", help="ask in this terminal instead of serving the web page")
+    parser.add_argument("--port", type=int, default=8765, help="port of the page on 127.0.0.1 (0: any free port; default 8765)")
+    parser.add_argument("--cores", type=int, default=1, help="snakemake --cores (default 1)")
+    parser.add_argument("--seats", metavar="DIR", help="seats folder (default COOPEVAL_HUMAN_SEATS, else results/.human)")
+    parser.add_argument("--no-run", action="store_true",
+                        help="start no run: only answer the seats of a run started otherwise with the same seats folder")
+    parser.set_defaults(handler=run_play_human)
+
+
+def _start_run(args: argparse.Namespace, seats: Path) -> subprocess.Popen[bytes]:
+    for config in args.configfile:
+        if not Path(config).is_file():
+            raise CliError(f"--configfile {config}: no such file; give the path of a config YAML")
+    if not args.configfile:
+        raise CliError("--configfile is missing: give the run's config (with an agent 'human/<name>'), or --no-run")
+    if not Path("Snakefile").is_file():
+        raise CliError("no Snakefile in the working directory: run play-human from the repository's root")
+    command = [sys.executable, "-m", "snakemake", "--cores", str(args.cores), *args.targets, "--configfile", *args.configfile]
+    log = (seats / "run.log").open("ab")
+    env = {**os.environ, "COOPEVAL_HUMAN_SEATS": str(seats)}
+    return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)
+
+
+def run_play_human(args: argparse.Namespace) -> int:
+    """Start the run (unless ``--no-run``), serve the front end until it ends; its exit code
+    (0 finished; 1 the run failed or the terminal closed; 130 interrupted)."""
+    from coopeval.agents.human.seat import SeatFolder, seats_root
+    from coopeval.humanplay.service import SeatDesk
+    from coopeval.humanplay.tty import play_in_terminal
+    from coopeval.humanplay.web import SeatServer
+
+    seats = Path(args.seats).resolve() if args.seats else seats_root().resolve()
+    seats.mkdir(parents=True, exist_ok=True)
+    folder = SeatFolder(seats)
+    run = None
+    if not args.no_run:
+        run = _start_run(args, seats)
+        folder.set_status({"state": "running", "message": f"log: {seats / 'run.log'}"})
+
+    def finished() -> bool:
+        if run is None:
+            return folder.status().get("state") in ("finished", "failed")
+        return run.poll() is not None
+
+    code = 0
+    server = None
+    try:
+        if args.tty:
+            print(f"Seats: {seats}" + (f"; the run's log: {seats / 'run.log'}" if run else ""), flush=True)
+            code = play_in_terminal(SeatDesk(seats), sys.stdin, sys.stdout, finished)
+        else:
+            try:
+                server = SeatServer(seats, args.port).start()
+            except OSError as exc:
+                raise CliError(f"--port {args.port}: cannot listen on 127.0.0.1 ({exc}); give another port or 0") from exc
+            print(f"Open {server.url} to play (the run waits for your answers; Ctrl-C stops and a rerun resumes).", flush=True)
+            while not finished():
+                time.sleep(0.5)
+        if run is not None:
+            status = run.wait()
+            message = f"snakemake exited {status}; log: {seats / 'run.log'}"
+            folder.set_status({"state": "finished" if status == 0 else "failed", "message": message})
+            print(message, flush=True)
+            code = code or (0 if status == 0 else 1)
+    except KeyboardInterrupt:
+        code = 130
+        if run is not None and run.poll() is None:
+            run.send_signal(signal.SIGINT)
+            run.wait()
+            folder.set_status({"state": "stopped", "message": "stopped; run play-human again to resume"})
+        print("Stopped; answers given are kept (run the same command to resume).", file=sys.stderr)
+    finally:
+        if server is not None:
+            time.sleep(1.0)  # let the page fetch the final status once
+            server.stop()
+    return code
