@@ -36,7 +36,7 @@ def page_html() -> bytes:
 class _Handler(BaseHTTPRequestHandler):
     server: _Server
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (the base class's name)
+    def log_message(self, format: str, *args: Any) -> None:
         return  # requests are not logged: the terminal belongs to the run's messages
 
     def _local(self) -> bool:
