@@ -30,19 +30,21 @@ def first_choice(question: Question) -> str:
 
 
 class ScriptedPerson:
-    """Answers every question ``answer(question)`` says, after ``delay_s`` seconds; keeps each
-    question and the verdict the desk returned (``log``: ``(question, text, verdict)``)."""
+    """Answers every question ``answer(question)`` says, after ``delay_s`` seconds, until it has
+    given ``max_answers`` answers (None: no limit); keeps each question and the verdict the desk
+    returned (``log``: ``(question, text, verdict)``)."""
 
-    def __init__(self, root: Path, answer: Answerer = first_choice, delay_s: float = 0.0) -> None:
+    def __init__(self, root: Path, answer: Answerer = first_choice, delay_s: float = 0.0, max_answers: int | None = None) -> None:
         self.desk = SeatDesk(root)
         self.answer = answer
         self.delay_s = delay_s
+        self.max_answers = max_answers
         self.log: list[tuple[Question, str, dict[str, Any]]] = []
         self._stop = threading.Event()
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            question = self.desk.next_question()
+            question = self.desk.next_question() if self.max_answers is None or len(self.log) < self.max_answers else None
             if question is None:
                 time.sleep(0.02)
                 continue

@@ -23,6 +23,9 @@ from coopeval.core.errors import CliError
 
 __all__ = ["add_play_human_parser", "run_play_human"]
 
+STOP_WAIT_S = 60.0
+"""How long a stopped run may take to end after Ctrl-C before it gets SIGTERM, seconds."""
+
 HELP = "play in a human seat: start the run and serve the seat page (or --tty) for the person"
 
 
@@ -52,7 +55,25 @@ def _start_run(args: argparse.Namespace, seats: Path) -> subprocess.Popen[bytes]
     command = [sys.executable, "-m", "snakemake", "--cores", str(args.cores), *args.targets, "--configfile", *args.configfile]
     log = (seats / "run.log").open("ab")
     env = {**os.environ, "COOPEVAL_HUMAN_SEATS": str(seats)}
-    return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)
+    # A session of its own: the run's jobs (one may be waiting for the person) are stopped as a group.
+    return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+
+
+def _stop_run(run: subprocess.Popen[bytes]) -> None:
+    """Stop the run this command started and every job of it: Ctrl-C to its process group (the
+    play job waiting for an answer stops at once; answers given are cached), then, if it has not
+    stopped within :data:`STOP_WAIT_S` seconds, SIGTERM."""
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            os.killpg(run.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            run.wait(timeout=STOP_WAIT_S)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+    run.wait()
 
 
 def run_play_human(args: argparse.Namespace) -> int:
@@ -98,9 +119,8 @@ def run_play_human(args: argparse.Namespace) -> int:
             code = code or (0 if status == 0 else 1)
     except KeyboardInterrupt:
         code = 130
-        if run is not None and run.poll() is None:
-            run.send_signal(signal.SIGINT)
-            run.wait()
+        if run is not None:
+            _stop_run(run)
             folder.set_status({"state": "stopped", "message": "stopped; run play-human again to resume"})
         print("Stopped; answers given are kept (run the same command to resume).", file=sys.stderr)
     finally:
