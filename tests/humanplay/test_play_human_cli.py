@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -50,6 +51,19 @@ def test_a_missing_config_file_exits_2_naming_it(tmp_path, capsys):
 def test_no_config_file_exits_2_naming_the_fix(tmp_path, capsys):
     assert main(["play-human", "--seats", str(tmp_path / "seats")]) == 2
     assert "--configfile is missing" in capsys.readouterr().err
+
+
+def test_a_taken_port_exits_2_before_the_run_starts(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "Snakefile").write_text("raise SystemExit('the run must not start')\n")
+    (tmp_path / "human.yaml").write_text(CONFIG)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        code = main(["play-human", "--configfile", "human.yaml", "--port", str(port), "--seats", str(tmp_path / "seats")])
+    assert code == 2 and f"--port {port}: cannot listen on 127.0.0.1" in capsys.readouterr().err
+    assert not (tmp_path / "seats" / "run.log").exists() and not (tmp_path / "seats" / "run.json").exists()
 
 
 def _play_human(work: Path) -> subprocess.Popen[str]:

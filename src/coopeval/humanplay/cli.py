@@ -44,14 +44,18 @@ def add_play_human_parser(subparsers: Any) -> None:
     parser.set_defaults(handler=run_play_human)
 
 
-def _start_run(args: argparse.Namespace, seats: Path) -> subprocess.Popen[bytes]:
+def _check_run(args: argparse.Namespace) -> None:
+    """Refuse a run that cannot start (before anything is served or started)."""
+    if not args.configfile:
+        raise CliError("--configfile is missing: give the run's config (with an agent 'human/<name>'), or --no-run")
     for config in args.configfile:
         if not Path(config).is_file():
             raise CliError(f"--configfile {config}: no such file; give the path of a config YAML")
-    if not args.configfile:
-        raise CliError("--configfile is missing: give the run's config (with an agent 'human/<name>'), or --no-run")
     if not Path("Snakefile").is_file():
         raise CliError("no Snakefile in the working directory: run play-human from the repository's root")
+
+
+def _start_run(args: argparse.Namespace, seats: Path) -> subprocess.Popen[bytes]:
     command = [sys.executable, "-m", "snakemake", "--cores", str(args.cores), *args.targets, "--configfile", *args.configfile]
     log = (seats / "run.log").open("ab")
     env = {**os.environ, "COOPEVAL_HUMAN_SEATS": str(seats)}
@@ -84,47 +88,54 @@ def run_play_human(args: argparse.Namespace) -> int:
     from coopeval.humanplay.tty import play_in_terminal
     from coopeval.humanplay.web import SeatServer
 
+    if not args.no_run:
+        _check_run(args)
     seats = Path(args.seats).resolve() if args.seats else seats_root().resolve()
     seats.mkdir(parents=True, exist_ok=True)
     folder = SeatFolder(seats)
-    run = None
-    if not args.no_run:
-        run = _start_run(args, seats)
-        folder.set_status({"state": "running", "message": f"log: {seats / 'run.log'}"})
+    server = None
+    if not args.tty:
+        try:
+            server = SeatServer(seats, args.port).start()
+        except OSError as exc:
+            raise CliError(f"--port {args.port}: cannot listen on 127.0.0.1 ({exc}); give another port or 0") from exc
+    run: subprocess.Popen[bytes] | None = None
 
     def finished() -> bool:
         if run is None:
             return folder.status().get("state") in ("finished", "failed")
         return run.poll() is not None
 
-    code = 0
-    server = None
-    try:
-        if args.tty:
-            print(f"Seats: {seats}" + (f"; the run's log: {seats / 'run.log'}" if run else ""), flush=True)
-            code = play_in_terminal(SeatDesk(seats), sys.stdin, sys.stdout, finished)
-        else:
-            try:
-                server = SeatServer(seats, args.port).start()
-            except OSError as exc:
-                raise CliError(f"--port {args.port}: cannot listen on 127.0.0.1 ({exc}); give another port or 0") from exc
-            print(f"Open {server.url} to play (the run waits for your answers; Ctrl-C stops and a rerun resumes).", flush=True)
-            while not finished():
-                time.sleep(0.5)
-        if run is not None:
-            status = run.wait()
-            message = f"snakemake exited {status}; log: {seats / 'run.log'}"
-            folder.set_status({"state": "finished" if status == 0 else "failed", "message": message})
-            print(message, flush=True)
-            code = code or (0 if status == 0 else 1)
-    except KeyboardInterrupt:
-        code = 130
+    def stop() -> None:
         if run is not None:
             _stop_run(run)
             folder.set_status({"state": "stopped", "message": "stopped; run play-human again to resume"})
         print("Stopped; answers given are kept (run the same command to resume).", file=sys.stderr)
+
+    try:
+        if not args.no_run:
+            run = _start_run(args, seats)
+            folder.set_status({"state": "running", "message": f"log: {seats / 'run.log'}"})
+        if server is None:
+            print(f"Seats: {seats}" + (f"; the run's log: {seats / 'run.log'}" if run else ""), flush=True)
+            if play_in_terminal(SeatDesk(seats), sys.stdin, sys.stdout, finished) != 0:  # the input closed first
+                stop()
+                return 1
+        else:
+            print(f"Open {server.url} to play (the run waits for your answers; Ctrl-C stops and a rerun resumes).", flush=True)
+            while not finished():
+                time.sleep(0.5)
+        if run is None:
+            return 0
+        status = run.wait()
+        message = f"snakemake exited {status}; log: {seats / 'run.log'}"
+        folder.set_status({"state": "finished" if status == 0 else "failed", "message": message})
+        print(message, flush=True)
+        return 0 if status == 0 else 1
+    except KeyboardInterrupt:
+        stop()
+        return 130
     finally:
         if server is not None:
             time.sleep(1.0)  # let the page fetch the final status once
             server.stop()
-    return code
