@@ -6,7 +6,7 @@ workflow; a scripted person answers three questions on the seat folder and leave
 is interrupted (Ctrl-C) and started again, and a second person answers the rest. The three
 answers are never asked again (the seat folder and the response cache hold them), and the store
 holds the person's decisions like any agent's: ``agent`` ``human/alice(IO)``, provider ``human``,
-the time to answer and every attempt.
+the time to answer and every attempt; the explorer built from it lists the person.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import duckdb
 import pytest
 
 from coopeval.cli import main
+from coopeval.explorer import build_site
 from tests.humanplay.person import ScriptedPerson
 from tests.pipeline.workflow_copy import copy_workflow
 
@@ -115,3 +116,6 @@ def test_a_person_leaves_and_resumes_a_run(tmp_path):
     finally:
         store.close()
     assert len(first.log) == 3 and len(second.log) == 5
+    # the explorer lists the person among the agents, like any other
+    build_site(work / "results" / "coopeval.duckdb", tmp_path / "site")
+    assert "human/alice(IO)" in (tmp_path / "site" / "data" / "index.js").read_text(encoding="utf-8")
