@@ -100,10 +100,12 @@ def run_play_human(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise CliError(f"--port {args.port}: cannot listen on 127.0.0.1 ({exc}); give another port or 0") from exc
     run: subprocess.Popen[bytes] | None = None
+    earlier = folder.status()  # a status left by an earlier run does not end this session
 
     def finished() -> bool:
         if run is None:
-            return folder.status().get("state") in ("finished", "failed")
+            status = folder.status()
+            return status != earlier and status.get("state") in ("finished", "failed")
         return run.poll() is not None
 
     def stop() -> None:

@@ -155,8 +155,9 @@ class SeatFolder:
     # -- the run's status, written by coopeval play-human -----------------------------------------
 
     def set_status(self, status: Mapping[str, Any]) -> None:
-        """Record the run's status (``{"state": "running" | "finished" | "failed", ...}``)."""
-        _write_json(self.root / "run.json", status)
+        """Record the run's status (``{"state": "running" | "finished" | "failed" | "stopped",
+        "message"}``), stamped with the time written (``at``, Unix seconds)."""
+        _write_json(self.root / "run.json", {**status, "at": time.time()})
 
     def status(self) -> dict[str, Any]:
         """The run's status (``{}`` when no run wrote one)."""
