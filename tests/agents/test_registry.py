@@ -84,7 +84,8 @@ def test_base_url_variables_come_from_the_entry():
 
 
 def test_dispatch_is_by_entry():
-    assert [p.name for p in registry.PROVIDERS] == ["bot", "local", "mock", "litellm"]
+    assert [p.name for p in registry.PROVIDERS] == ["bot", "local", "mock", "human", "litellm"]
+    assert provider_for("human/alice").name == "human"
     assert provider_for("bot/x").name == "bot" and provider_for("mock/x").name == "mock"
     assert provider_for("openrouter/openai/gpt-5.2").name == "litellm"
     assert isinstance(make_agent({"model": "bot/tit-for-tat"}), TitForTat)

@@ -34,7 +34,11 @@ class Chromium:
     """One headless Chromium with one page; use as a context manager.
 
     ``profile`` is an empty folder for the browser's profile; ``size`` the window in CSS pixels.
+    ``host_rules`` are Chromium's ``--host-resolver-rules`` (default: no host name resolves; the
+    human seat's tests add ``EXCLUDE 127.0.0.1`` to reach their local server).
     """
+
+    host_rules = "MAP * ~NOTFOUND"
 
     def __init__(self, profile: Path, size: tuple[int, int] = (1280, 900)) -> None:
         self.profile = profile
@@ -50,7 +54,7 @@ class Chromium:
         command = [
             str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
             "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={self.profile}",
-            "--host-resolver-rules=MAP * ~NOTFOUND", "--hide-scrollbars", f"--window-size={self.size[0]},{self.size[1]}",
+            f"--host-resolver-rules={self.host_rules}", "--hide-scrollbars", f"--window-size={self.size[0]},{self.size[1]}",
             "--remote-debugging-port=0", "--remote-allow-origins=*", "about:blank",
         ]  # fmt: skip
         self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

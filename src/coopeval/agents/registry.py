@@ -9,6 +9,8 @@ prefix     provider (entry)                                     agent class
 ``local/`` the embedded model, llama.cpp behind litellm          :class:`~.llm_agent.LiteLLMAgent`
            (:data:`.litellm_provider.LOCAL`)
 ``mock/``  the deterministic mock model (:data:`.mock.MOCK`)     :class:`~.mock.MockLLM`
+``human/`` a person (``coopeval play-human``)                    :class:`~.human.HumanAgent`
+           (:data:`.human.HUMAN`)
 anything   litellm (``openai/``, ``anthropic/``, ``openrouter/``, :class:`~.llm_agent.LiteLLMAgent`
            ``hosted_vllm/``, ``ollama/`` …; :data:`.litellm_provider.LITELLM`)
 ========== ==================================================== ==========================
@@ -27,6 +29,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from coopeval.agents.bots import BOT
+from coopeval.agents.human import HUMAN
 from coopeval.agents.litellm_provider import LITELLM, LOCAL
 from coopeval.agents.mock import MOCK
 from coopeval.agents.protocol import Agent, ErrorClass
@@ -34,6 +37,7 @@ from coopeval.agents.provider import Provider
 
 __all__ = [
     "BOT",
+    "HUMAN",
     "LITELLM",
     "LOCAL",
     "MOCK",
@@ -58,7 +62,7 @@ __all__ = [
 ]
 
 
-PROVIDERS: tuple[Provider, ...] = (BOT, LOCAL, MOCK, LITELLM)
+PROVIDERS: tuple[Provider, ...] = (BOT, LOCAL, MOCK, HUMAN, LITELLM)
 """In lookup order; the litellm fallback matches every string and comes last."""
 
 

@@ -19,6 +19,7 @@ variable                            type     default       meaning
 ``COOPEVAL_CELL_LOCK``              choice   wait          a second executor of a cell: ``wait`` for the
                                                            first, then replay; ``fail`` at once
 ``COOPEVAL_PRICES``                 file     packaged      price table replacing ``coopeval/data/prices.yaml``
+``COOPEVAL_HUMAN_SEATS``            path     results/.human question and answer files of the human seats
 ``COOPEVAL_REQUIRE_BROWSER``        flag     off           tests: fail (not skip) without Chromium
 ``COOPEVAL_REQUIRE_SHARED``         flag     off           tests: fail (not skip) without the reference data
 ``COOPEVAL_SHARED_DIR``             path     ../shared     tests: the reference-data folder
@@ -182,6 +183,11 @@ ENVIRONMENT: dict[str, EnvVar] = {
         EnvVar(
             "COOPEVAL_SHARED_DIR", "path", None, "tests: the reference-data folder (default ../shared beside the clone)",
             "give a folder path", scope="tests",
+        ),
+        EnvVar(
+            "COOPEVAL_HUMAN_SEATS", "path", "results/.human",
+            "folder of the human seats' question and answer files (docs/human-play.md; set by coopeval play-human)",
+            "give a folder path",
         ),
         EnvVar(
             "COOPEVAL_LLAMA_SERVER_LOG", "path", None, "tests: a file the test llama-server's log is appended to (default: discarded)",

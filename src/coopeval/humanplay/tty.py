@@ -1,0 +1,168 @@
+"""The terminal front end of the human seats (``coopeval play-human --tty``, e.g. over ssh).
+
+Shows each open question's messages as a model receives them, then asks for the answer field by
+field as the form spec says (:mod:`coopeval.agents.human.form`): a distribution as one
+percentage per action (or one action's token for 100 % on it), a choice by its value, yes/no
+for a boolean, a number or a line of text. Typing ``:text`` instead gives the whole answer as raw
+text, as a model would (ended by a line holding only ``.``). The play job's parser judges every
+answer; a refusal is printed with the parser's message and the re-ask follows.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from typing import Any, TextIO
+
+from coopeval.agents.human.seat import POLL_S, Question
+from coopeval.humanplay.service import SeatDesk
+
+__all__ = ["RAW", "play_in_terminal"]
+
+RAW = ":text"
+"""What a person types at any field to give the whole answer as text instead."""
+
+RULE = "─" * 72
+
+
+class _RawRequested(Exception):
+    """The person typed :data:`RAW`."""
+
+
+class TerminalSeat:
+    """One person at a terminal: reads from ``stdin``, writes to ``stdout``."""
+
+    def __init__(self, desk: SeatDesk, stdin: TextIO, stdout: TextIO) -> None:
+        self.desk = desk
+        self.stdin = stdin
+        self.stdout = stdout
+
+    def say(self, text: str = "") -> None:
+        self.stdout.write(text + "\n")
+        self.stdout.flush()
+
+    def ask(self, prompt: str) -> str:
+        """One line from the person (EOF ends the session)."""
+        self.stdout.write(prompt)
+        self.stdout.flush()
+        line = self.stdin.readline()
+        if not line:
+            raise EOFError
+        value = line.rstrip("\n")
+        if value.strip() == RAW:
+            raise _RawRequested
+        return value
+
+    def raw_text(self) -> str:
+        """Lines until one holding only ``.``; the answer is the lines between, joined."""
+        self.say("Type the whole answer; end it with a line holding only '.'")
+        lines: list[str] = []
+        while True:
+            line = self.stdin.readline()
+            if not line or line.rstrip("\n") == ".":
+                return "\n".join(lines)
+            lines.append(line.rstrip("\n"))
+
+    def distribution(self, keys: list[str]) -> dict[str, Any]:
+        """Percentages for ``keys``: ``60 40`` (one number per action, in order) or a token (100 % on it)."""
+        self.say(f"Actions: {', '.join(keys)}. Type one percentage per action in this order (e.g. "
+                 f"{' '.join(['100'] + ['0'] * (len(keys) - 1))}), or one action's token for 100 % on it.")
+        line = self.ask("percentages> ").strip()
+        if line in keys:
+            return {k: 100 if k == line else 0 for k in keys}
+        parts = line.replace(",", " ").split()
+        # A count or a number that does not fit is sent as typed: the parser words the refusal.
+        return {k: _json_number(parts[i]) if i < len(parts) else None for i, k in enumerate(keys)}
+
+    def field(self, spec: dict[str, Any]) -> Any:
+        """One field's value, as the web form would send it."""
+        key, widget = spec["key"], spec["widget"]
+        if widget == "choice":
+            options = spec["options"]
+            shown = " | ".join(json.dumps(o) for o in options)
+            typed = self.ask(f"{key} ({shown})> ").strip()
+            by_text = {str(o): o for o in options} | {json.dumps(o): o for o in options}
+            return by_text.get(typed, typed)
+        if widget == "boolean":
+            typed = self.ask(f"{key} (yes/no)> ").strip().lower()
+            return {"yes": True, "y": True, "true": True, "no": False, "n": False, "false": False}.get(typed, typed)
+        if widget in ("integer", "number"):
+            typed = self.ask(f"{key} (a number)> ")
+            return _json_number(typed) if typed.strip() else None
+        return self.ask(f"{key}> ")
+
+    def answer_text(self, question: Question) -> str:
+        """The answer text the form builds from the person's input."""
+        form = question.data["form"]
+        try:
+            if form["type"] == "distribution":
+                return json.dumps(self.distribution(list(form["keys"])))
+            if form["type"] == "fields":
+                return json.dumps({f["key"]: self.field(f) for f in form["fields"]}, ensure_ascii=False)
+        except _RawRequested:
+            pass
+        return self.raw_text()
+
+    def show(self, question: Question) -> None:
+        data = question.data
+        self.say(RULE)
+        self.say(f"{data['agent']} · decision: {data['kind']} · attempt {int(data['attempt']) + 1}")
+        for message in data["messages"]:
+            self.say(f"[{message['role']}]")
+            self.say(str(message["content"]))
+        self.say(RULE)
+        self.say(f"(type {RAW} at any field to give the whole answer as text)")
+
+    def play(self, finished: Callable[[], bool]) -> int:
+        """Answer open questions until ``finished()`` is true and none is open; 0, or 1 on EOF."""
+        waiting_said = False
+        while True:
+            question = self.desk.next_question()
+            if question is None:
+                if finished():
+                    self.say("The run finished: no question is open.")
+                    return 0
+                if not waiting_said:
+                    self.say("Waiting for the next question…")
+                    waiting_said = True
+                time.sleep(POLL_S)
+                continue
+            waiting_said = False
+            self.show(question)
+            try:
+                text = self.answer_text(question)
+            except EOFError:
+                self.say("\nInput closed; the question stays open (run play-human again to answer it).")
+                return 1
+            try:
+                verdict = self.desk.answer(question.seat, question.id, text)
+            except KeyError as exc:
+                self.say(str(exc.args[0]))
+                continue
+            if verdict["valid"] is True:
+                self.say(f"Accepted: {json.dumps(verdict['parsed'], ensure_ascii=False)}")
+            elif verdict["valid"] is False:
+                self.say(f"Refused by the parser: {verdict['error']}")
+            else:
+                self.say("Answer handed over; the run has not read it yet.")
+
+
+def _json_number(text: str) -> Any:
+    """``text`` as a JSON number if it reads as one, else the text itself (the parser judges it)."""
+    try:
+        value = json.loads(text.strip())
+    except ValueError:
+        return text
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else text
+
+
+def play_in_terminal(desk: SeatDesk, stdin: TextIO, stdout: TextIO, finished: Callable[[], bool]) -> int:
+    """Play the open questions of ``desk`` at a terminal until the run is ``finished()``.
+
+    Returns
+    -------
+    int
+        0 when the run finished with no open question, 1 when the input closed first.
+    """
+    return TerminalSeat(desk, stdin, stdout).play(finished)

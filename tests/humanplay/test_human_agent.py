@@ -1,0 +1,173 @@
+"""The ``human/<name>`` agent through the real decision loop: a scripted person answers through the
+seat folder and its answers are recorded like a model's (provider ``human``, time to answer, every
+attempt); a refused answer carries the parser's own words and is re-asked, never substituted; a
+restart replays the cache and asks nobody; every mechanism and game and gossip's donation testbed
+seat a person."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from coopeval.agents.human import HUMAN, HumanAgent, SeatFolder, form_for
+from coopeval.agents.human.seat import Question
+from coopeval.agents.registry import agent_name, entry_error, make_agent, provider_for
+from coopeval.cache.response_cache import ResponseCache
+from coopeval.decisions.formats import ActionDistribution
+from coopeval.decisions.formats.contract_design import ContractDesign
+from coopeval.decisions.formats.mediator_design import MediatorDesign
+from coopeval.decisions.formats.signature import Signature
+from coopeval.decisions.formats.vote import ApprovalVote
+from coopeval.decisions.parsing import check_answer
+from coopeval.decisions.reask import MAX_ATTEMPTS
+from coopeval.games import SHIPPED_GAMES
+from coopeval.studies.coopeval.mechanisms.catalog import MECHANISMS
+from coopeval.studies.evolution.formats import DonationFormat
+from coopeval.studies.gossip.formats import GossipFormat
+from tests.helpers import make_cell, play_spec, play_study_cell, study_cells
+from tests.humanplay.person import ScriptedPerson, first_choice
+
+
+def _human(root: Path, name: str = "alice") -> HumanAgent:
+    return HumanAgent(f"human/{name}", seats=SeatFolder(root))
+
+
+def test_the_provider_entry_builds_a_person_and_names_a_bad_name():
+    agent = make_agent({"model": "human/alice", "style": "IO"})
+    assert isinstance(agent, HumanAgent) and agent.name == "human/alice(IO)" and agent.cacheable
+    assert provider_for("human/alice") is HUMAN and HUMAN.name == "human"
+    assert agent_name({"model": "human/alice"}) == "human/alice(IO)"
+    assert entry_error("human/alice", {}) is None
+    problem = entry_error("human/", {})
+    assert problem is not None and "e.g. human/alice" in problem
+    assert "e.g. human/alice" in (entry_error("human/../x", {}) or "")
+
+
+def test_forms_follow_the_answer_formats():
+    assert form_for(ActionDistribution(("A0", "A1", "A2"))) == {"type": "distribution", "keys": ["A0", "A1", "A2"]}
+    assert form_for(ContractDesign(("A0", "A1"))) == {
+        "type": "fields", "fields": [{"key": "A0", "widget": "integer"}, {"key": "A1", "widget": "integer"}],
+    }  # fmt: skip
+    votes = form_for(ApprovalVote(("C1", "C2")))
+    assert votes["fields"] == [{"key": "C1", "widget": "boolean"}, {"key": "C2", "widget": "boolean"}]
+    assert form_for(Signature())["fields"] == [{"key": "sign", "widget": "boolean"}]
+    design = form_for(MediatorDesign(("1", "2"), values=("A0", "A1")))
+    assert design["fields"][0] == {"key": "1", "widget": "choice", "options": ["A0", "A1"]}
+    gossip = form_for(GossipFormat(max_words=20))
+    assert [(f["key"], f["widget"]) for f in gossip["fields"]] == [("justification", "text"), ("tone", "choice"), ("gossip", "text")]
+    assert form_for(DonationFormat()) == {"type": "text"}
+
+
+def _defect_first_refused(question: Question) -> str:
+    """Always defect; the first answer of round 1 in seat 0 against the bot sums to 90 (refused)."""
+    position = question.data["position"]
+    if position["round"] == 1 and position["agents"][1] == "bot/tit-for-tat" and question.data["attempt"] == 0:
+        return '{"A0": 60, "A1": 30}'
+    return '{"A0": 0, "A1": 100}'
+
+
+def test_a_repetition_match_is_recorded_like_a_models(tmp_path):
+    human = _human(tmp_path / "seats")
+    spec = make_cell("Repetition", "prisoners_dilemma", [human, "tit-for-tat"], num_rounds=2)
+    with ScriptedPerson(tmp_path / "seats", _defect_first_refused, delay_s=0.2).sitting() as person:
+        tables, stats = play_spec(spec, [human, "tit-for-tat"], cache=ResponseCache(tmp_path / "cache"))
+    decisions = tables["decisions"].filter(pl.col("agent") == "human/alice(IO)")
+    # 2 rounds × (2 seats of the self-play match-up + 1 seat in each match-up with the bot)
+    assert decisions.height == 8 and set(decisions["status"]) == {"ok"}
+    assert stats.calls_made == 9 and stats.failed_decisions == 0  # 8 decisions + 1 refused attempt
+    # Against tit-for-tat from seat 0: D vs C (3 points), then D vs D (1 point); PD payoffs 2/0/3/1.
+    against_bot = decisions.filter(pl.col("matchup_id").str.starts_with("human/alice(IO)|bot/")).sort("round")
+    assert against_bot["points"].to_list() == [3.0, 1.0] and against_bot["n_attempts"].to_list() == [2, 1]
+    calls = tables["llm_calls"].filter(pl.col("model") == "human/alice")
+    assert calls.height == 9 and calls["model"].str.split("/").list.first().unique().to_list() == ["human"]
+    assert calls["latency_s"].min() >= 0.2  # the time to answer: the person waited 0.2 s each time
+    refused = calls.filter(pl.col("error") != "")
+    expected = check_answer(ActionDistribution(("A0", "A1")), '{"A0": 60, "A1": 30}').error
+    assert refused["response"].to_list() == ['{"A0": 60, "A1": 30}'] and refused["error"].to_list() == [expected]
+    # the person saw the parser's words twice: as the verdict and in the re-ask prompt
+    (verdict,) = [v for _, text, v in person.log if text == '{"A0": 60, "A1": 30}']
+    assert verdict == {"valid": False, "error": expected, "parsed": None}
+    (reask,) = [q for q, _, _ in person.log if q.data["attempt"] == 1]
+    (prompt,) = reask.data["messages"]  # one user message: the question, the refused answer and why
+    assert expected in prompt["content"] and '{"A0": 60, "A1": 30}' in prompt["content"]
+
+
+def test_a_restart_replays_the_cache_and_asks_nobody(tmp_path):
+    cache = ResponseCache(tmp_path / "cache")
+    human = _human(tmp_path / "seats")
+    spec = make_cell("Repetition", "prisoners_dilemma", [human, "tit-for-tat"], num_rounds=2)
+    with ScriptedPerson(tmp_path / "seats", _defect_first_refused).sitting():
+        first, _ = play_spec(spec, [human, "tit-for-tat"], cache=cache)
+    fresh = _human(tmp_path / "other-seats")  # a new folder: any question would wait there
+    with ScriptedPerson(tmp_path / "other-seats").sitting() as nobody:
+        again, stats = play_spec(spec, [fresh, "tit-for-tat"], cache=ResponseCache(tmp_path / "cache"))
+    assert nobody.log == [] and stats.calls_made == 0 and stats.cache_hits == 9
+    columns = ["decision_id", "agent", "status", "parsed", "points", "n_attempts"]
+    assert again["decisions"].select(columns).sort("decision_id").equals(first["decisions"].select(columns).sort("decision_id"))
+
+
+def test_an_answer_on_file_is_not_asked_again(tmp_path):
+    """A job killed after the person answered but before the cache stored it takes the answer
+    from the seat folder (same question id)."""
+    human = _human(tmp_path / "seats")
+    spec = make_cell("NoMechanism", "prisoners_dilemma", [human, "tit-for-tat"])
+    with ScriptedPerson(tmp_path / "seats").sitting() as person:
+        play_spec(spec, [human, "tit-for-tat"])
+    assert len(person.log) == 4
+    with ScriptedPerson(tmp_path / "seats").sitting() as again:
+        tables, _ = play_spec(spec, [_human(tmp_path / "seats"), "tit-for-tat"])  # no cache
+    assert again.log == [] and set(tables["decisions"]["status"]) == {"ok"}
+
+
+def test_a_person_who_never_answers_validly_fails_the_decision(tmp_path):
+    human = _human(tmp_path / "seats")
+    spec = make_cell("NoMechanism", "prisoners_dilemma", [human, "always-cooperate"])
+
+    def stubborn(question: Question) -> str:
+        against_bot = question.data["position"]["agents"] == ["human/alice(IO)", "bot/always-cooperate"]
+        return "cooperate, obviously" if against_bot else first_choice(question)
+
+    with ScriptedPerson(tmp_path / "seats", stubborn).sitting():
+        tables, stats = play_spec(spec, [human, "always-cooperate"])
+    failed = tables["decisions"].filter(pl.col("status") == "failed")
+    assert failed.height == 1 and failed["parsed"].null_count() == 1 and failed["response"].to_list() == ["cooperate, obviously"]
+    assert set(failed["n_attempts"]) == {MAX_ATTEMPTS} and failed["agent"].unique().to_list() == ["human/alice(IO)"]
+    assert stats.failed_decisions == failed.height
+
+
+@pytest.mark.parametrize("mechanism", [m.name for m in MECHANISMS])
+def test_every_mechanism_seats_a_person(tmp_path, mechanism):
+    human = _human(tmp_path / "seats")
+    params = {"num_rounds": 1} if mechanism.startswith("Re") else {}
+    spec = make_cell(mechanism, "prisoners_dilemma", [human, "tit-for-tat"], **params)
+    with ScriptedPerson(tmp_path / "seats").sitting() as person:
+        tables, stats = play_spec(spec, [human, "tit-for-tat"])
+    mine = tables["decisions"].filter(pl.col("agent") == "human/alice(IO)")
+    assert mine.height == len(person.log) > 0 and set(mine["status"]) == {"ok"} and stats.failed_decisions == 0
+    assert {q.data["kind"] for q, _, _ in person.log} == set(mine["kind"])
+
+
+@pytest.mark.parametrize("game", SHIPPED_GAMES)
+def test_every_game_seats_a_person(tmp_path, game):
+    human = _human(tmp_path / "seats")
+    spec = make_cell("NoMechanism", game, [human, "always-defect"])
+    with ScriptedPerson(tmp_path / "seats").sitting() as person:
+        tables, _ = play_spec(spec, [human, "always-defect"])
+    mine = tables["decisions"].filter(pl.col("agent") == "human/alice(IO)")
+    assert mine.height == len(person.log) > 0 and set(mine["action_token"]) == {"A0"}  # 100 % on A0 draws A0
+
+
+def test_gossip_donation_seats_a_person(tmp_path, monkeypatch):
+    monkeypatch.setenv("COOPEVAL_HUMAN_SEATS", str(tmp_path / "seats"))
+    (cell,) = study_cells("gossip", {"seed": 1, "gossip": {"testbeds": ["donation"], "conditions": ["align"], "models": [{"model": "human/alice"}]}})
+    with ScriptedPerson(tmp_path / "seats").sitting() as person:
+        tables, _ = play_study_cell("gossip", cell)
+    kinds = {q.data["kind"] for q, _, _ in person.log}
+    assert len(person.log) == tables["decisions"].height == 72 and len(kinds) == 2
+    assert set(tables["decisions"]["status"]) == {"ok"}
+    gossip = [json.loads(text) for q, text, _ in person.log if "tone" in text]
+    assert gossip and {g["tone"] for g in gossip} == {"praising"}  # the first tone button
+    assert set(tables["gossip_rounds"]["second_message"].drop_nulls()) == {"fair enough"}

@@ -1,0 +1,194 @@
+"""The seat page driven in a real headless Chromium (Debian's ``chromium``) by a scripted person.
+
+The person plays a full Repetition match against tit-for-tat (and the self-play match-up) with the
+sliders and the "100 % on" buttons, gives one answer the parser refuses (sliders summing to 90) and
+reads the parser's own message on the page, then plays one Contracting round: designs a contract
+in the number fields, votes with the yes/no buttons and signs. The cell runs through the real
+decision loop in a background thread; its tables hold exactly what the person clicked.
+Screenshots of a question, the refusal and the contract design go to ``results/human/screenshots/``
+(``COOPEVAL_SCREENSHOTS`` overrides).
+
+Skipped when ``/usr/bin/chromium`` is absent, except under ``COOPEVAL_REQUIRE_BROWSER=1``.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+
+from coopeval.agents.human import HumanAgent, SeatFolder
+from coopeval.core.environment import env_value
+from coopeval.decisions.formats import ActionDistribution
+from coopeval.decisions.parsing import check_answer
+from coopeval.humanplay.web import SeatServer
+from tests.explorer.browser import CHROMIUM, REQUIRE_BROWSER, WAIT_S, BrowserError, Chromium
+from tests.helpers import make_cell, play_spec
+
+SCREENSHOTS = Path(env_value("COOPEVAL_SCREENSHOTS") or Path(__file__).resolve().parents[2] / "results" / "human" / "screenshots")
+REFUSED = {"A0": 60, "A1": 30}
+
+
+class LocalChromium(Chromium):
+    """Chromium that reaches 127.0.0.1 (the seat server) and still resolves no other host."""
+
+    host_rules = "MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    if not CHROMIUM.exists():
+        if REQUIRE_BROWSER:
+            pytest.fail(f"COOPEVAL_REQUIRE_BROWSER=1 but {CHROMIUM} is missing: apt-get install -y chromium")
+        pytest.skip(f"{CHROMIUM} absent (Debian package chromium); .ci/run installs it and requires it")
+    with LocalChromium(tmp_path_factory.mktemp("profile"), size=(1100, 1000)) as chromium:
+        yield chromium
+
+
+class Game(threading.Thread):
+    """Plays one cell in the background; ``tables`` when done, ``error`` if it raised."""
+
+    def __init__(self, spec: dict[str, Any], players: list[Any]) -> None:
+        super().__init__(daemon=True)
+        self.spec, self.players = spec, players
+        self.tables: dict[str, pl.DataFrame] = {}
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            self.tables = play_spec(self.spec, self.players)[0]
+        except BaseException as exc:  # reported by the test
+            self.error = exc
+
+
+def next_question(browser: Chromium, last: str | None, game: Game) -> dict[str, Any] | None:
+    """The question the page shows once it differs from ``last`` (its seat and id), or None when
+    the game ended."""
+    started = time.monotonic()
+    while time.monotonic() - started < WAIT_S:
+        shown = browser.evaluate("current && !document.getElementById('question').hidden ? JSON.stringify(current) : ''")
+        if shown:
+            question = json.loads(shown)
+            if f"{question['seat']}/{question['id']}" != last:
+                return question
+        elif not game.is_alive():
+            return None
+        time.sleep(0.05)
+    raise BrowserError(f"the page showed no new question after {last}")
+
+
+def set_slider(browser: Chromium, key: str, value: int) -> None:
+    browser.evaluate(
+        f"(function(){{var s=document.getElementById('w-{key}'); s.value='{value}';"
+        "s.dispatchEvent(new Event('input', {bubbles: true})); return true;})()"
+    )
+
+
+def type_into(browser: Chromium, key: str, text: str) -> None:
+    browser.evaluate(
+        f"(function(){{var e=document.getElementById({json.dumps('f-' + key)}); e.value={json.dumps(text)};"
+        "e.dispatchEvent(new Event('input', {bubbles: true})); return true;})()"
+    )
+
+
+def test_a_person_plays_a_repetition_match_with_a_refusal_and_a_contracting_round(browser, tmp_path):
+    seats = tmp_path / "seats"
+    human = HumanAgent("human/alice", seats=SeatFolder(seats))
+    with SeatServer(seats, port=0) as server:
+        browser.open(server.url)
+        browser.wait("document.getElementById('status') && document.getElementById('status').textContent.indexOf('open questions') >= 0", "the status line")
+
+        # -- a full Repetition match (2 rounds) against tit-for-tat, plus the self-play match-up --
+        game = Game(make_cell("Repetition", "prisoners_dilemma", [human, "tit-for-tat"], num_rounds=2), [human, "tit-for-tat"])
+        game.start()
+        last, answered, refusal_shown = None, 0, ""
+        while (question := next_question(browser, last, game)) is not None:
+            last = f"{question['seat']}/{question['id']}"
+            assert question["form"] == {"type": "distribution", "keys": ["A0", "A1"]} and question["kind"] == "action"
+            prompt = browser.evaluate("document.querySelector('pre.msg').textContent")
+            assert prompt == question["messages"][0]["content"] and "Choose a probability distribution" in prompt
+            position = question["position"]
+            if position["agents"] == ["human/alice(IO)", "bot/tit-for-tat"] and position["round"] == 1 and question["attempt"] == 0:
+                set_slider(browser, "A0", REFUSED["A0"])
+                set_slider(browser, "A1", REFUSED["A1"])
+                assert browser.evaluate("document.getElementById('preview').textContent") == json.dumps(REFUSED)
+                assert "Total: 90 %" in browser.evaluate("document.getElementById('total').textContent")
+                browser.click("#send")
+                browser.wait("!document.getElementById('refusal').hidden", "the parser's refusal")
+                refusal_shown = browser.evaluate("document.getElementById('refusal-text').textContent")
+                continue
+            if question["attempt"] == 1:  # the re-ask keeps the refusal in view
+                browser.wait("!document.getElementById('refusal').hidden", "the refusal above the re-ask")
+                browser.screenshot(SCREENSHOTS / "human-refused.png")
+            if answered == 0:
+                browser.screenshot(SCREENSHOTS / "human-question.png")
+            browser.click('button.pure[data-key="A1"]')  # defect: 100 % on A1
+            assert browser.evaluate("document.getElementById('preview').textContent") == '{"A0": 0, "A1": 100}'
+            browser.click("#send")
+            answered += 1
+        assert game.error is None, game.error
+        expected = check_answer(ActionDistribution(("A0", "A1")), json.dumps(REFUSED)).error
+        assert refusal_shown == expected and "sum" in expected
+        mine = game.tables["decisions"].filter(pl.col("agent") == "human/alice(IO)")
+        assert answered == mine.height == 8 and set(mine["parsed"]) == {'{"A0": 0, "A1": 100}'}
+        against_bot = mine.filter(pl.col("matchup_id").str.starts_with("human/alice(IO)|bot/")).sort("round")
+        assert against_bot["points"].to_list() == [3.0, 1.0] and against_bot["n_attempts"].to_list() == [2, 1]
+        refused = game.tables["llm_calls"].filter(pl.col("error") != "")
+        assert refused["response"].to_list() == [json.dumps(REFUSED)] and refused["error"].to_list() == [expected]
+
+        # -- one Contracting round: design, vote, sign, play --
+        game = Game(make_cell("Contracting", "prisoners_dilemma", [human, "tit-for-tat"]), [human, "tit-for-tat"])
+        game.start()
+        last, kinds = None, []
+        while (question := next_question(browser, last, game)) is not None:
+            last = f"{question['seat']}/{question['id']}"
+            kinds.append(question["kind"])
+            if question["kind"] == "contract_design":
+                type_into(browser, "A0", "0")
+                type_into(browser, "A1", "-3")
+                browser.screenshot(SCREENSHOTS / "human-contract-design.png")
+            elif question["kind"] == "contract_vote":
+                browser.click('button.choice[data-key="C1"][data-value="true"]')
+                browser.click('button.choice[data-key="C2"][data-value="false"]')
+            elif question["kind"] == "sign":
+                browser.click('button.choice[data-key="sign"][data-value="true"]')
+            else:
+                browser.click('button.pure[data-key="A0"]')
+            browser.click("#send")
+        assert game.error is None, game.error
+        assert {"contract_design", "contract_vote", "sign", "action"} == set(kinds)
+        mine = game.tables["decisions"].filter(pl.col("agent") == "human/alice(IO)")
+        assert mine.height == len(kinds) and set(mine["status"]) == {"ok"}
+        by_kind = {k: [json.loads(p) for p in mine.filter(pl.col("kind") == k)["parsed"]] for k in set(kinds)}
+        assert by_kind["contract_design"] and all(d == {"A0": 0, "A1": -3} for d in by_kind["contract_design"])
+        assert all(v == {"C1": True, "C2": False} for v in by_kind["contract_vote"])
+        assert all(s == {"sign": True} for s in by_kind["sign"])
+        browser.wait("document.getElementById('waiting').hidden === false", "the waiting note after the last answer")
+
+
+def test_the_server_refuses_foreign_hosts_and_form_posts(tmp_path):
+    with SeatServer(tmp_path / "seats", port=0) as server:
+        foreign = urllib.request.Request(server.url + "api/state", headers={"Host": "evil.example"})
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(foreign)
+        assert refused.value.code == 403
+        form = urllib.request.Request(server.url + "api/answer", data=b"seat=alice&id=x&text=1", method="POST",
+                                      headers={"Content-Type": "application/x-www-form-urlencoded"})
+        with pytest.raises(urllib.error.HTTPError) as unsupported:
+            urllib.request.urlopen(form)
+        assert unsupported.value.code == 415
+        stale = urllib.request.Request(server.url + "api/answer", data=json.dumps({"seat": "alice", "id": "x", "text": "{}"}).encode(),
+                                       method="POST", headers={"Content-Type": "application/json"})
+        with pytest.raises(urllib.error.HTTPError) as conflict:
+            urllib.request.urlopen(stale)
+        assert conflict.value.code == 409 and "no open question x" in conflict.value.read().decode()
+        with urllib.request.urlopen(server.url) as page:
+            html = page.read().decode()
+        assert "<script>" in html and "http://" not in html and "https://" not in html  # nothing fetched from the network
