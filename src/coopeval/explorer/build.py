@@ -120,7 +120,7 @@ def _parts(episode: Episode) -> list[list[tuple[dict[str, Any], str]]]:
 def _check_out(out: Path) -> None:
     """Refuse an output folder that is not empty and not an explorer's: nothing of a user's is
     ever overwritten (a file, the current folder, another site)."""
-    if str(out).strip() in ("", "."):
+    if not str(out).strip():
         raise FileExistsError("--out: give the folder to build the site in, e.g. results/explorer")
     if out.exists() and not out.is_dir():
         raise FileExistsError(f"--out: {out} is a file, not a folder; pass a folder for the site")
@@ -173,7 +173,7 @@ def build_site(store: str | Path, out: str | Path, *, raw_replies: bool = True) 
     Raises
     ------
     FileNotFoundError
-        ``store`` does not exist or is not a DuckDB database (nothing is written).
+        ``store`` does not exist, is not a DuckDB database or holds no tables (nothing is written).
     FileExistsError
         ``out`` is a file, or a non-empty folder that holds no explorer (nothing is written).
     """
@@ -189,6 +189,9 @@ def build_site(store: str | Path, out: str | Path, *, raw_replies: bool = True) 
     except duckdb.Error as exc:
         locked = locked_store_message(store_path, exc)
         raise FileNotFoundError(locked or f"store {store_path} is not a readable DuckDB database ({exc}); pass a coopeval store") from None
+    if not table_names(con):
+        con.close()
+        raise FileNotFoundError(f"store {store_path} holds no tables (an empty DuckDB file, not a coopeval store); pass the store a run wrote")
     _prepare(out_path)
     report = BuildReport(out_path)
     spill = tempfile.TemporaryDirectory(prefix="explorer-spill-")
