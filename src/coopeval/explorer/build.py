@@ -33,16 +33,22 @@ from typing import Any
 import duckdb
 
 from coopeval.core.duckdb_settings import locked_store_message
+from coopeval.explorer.charts import cooperation_rows, study_charts, trajectory_rows
 from coopeval.explorer.episodes import Episode, cell_episodes, reply_words
-from coopeval.explorer.extras import EXTRAS, REBUILD, WHERE, unreadable_extras
-from coopeval.explorer.overview import leaderboards, missing_tables, run_overview
+from coopeval.explorer.extras import CHART_EXTRAS, EXTRAS, REBUILD, WHERE, unreadable_extras
+from coopeval.explorer.overview import STUDY_TABLES, leaderboards, missing_tables, run_overview
 from coopeval.explorer.privacy import PRIVACY_NOTE
 from coopeval.explorer.queries import grouped, rows, table_names
 from coopeval.explorer.scripts import PART_BYTES, to_json, write_encoded, write_script
 from coopeval.explorer.search_index import SearchIndex
 from coopeval.explorer.sensitivity import sensitivity_reports
 
-ASSETS = ("index.html", "register.js", "explorer.js", "studies.js", "export.js", "search.js", "sensitivity.js", "explorer.css")
+ASSETS = (
+    "index.html", "register.js", "explorer.js", "studies.js", "export.js", "search.js", "sensitivity.js", "charts.js", "explorer.css",
+    "vega.min.js", "vega-lite.min.js", "vega-embed.min.js", "vega-interpreter.js", "vendor.json",
+    "vega.LICENSE", "vega-lite.LICENSE", "vega-embed.LICENSE", "vega-interpreter.LICENSE",
+)  # fmt: skip
+"""The page's files: hand-written, and the chart scripts copied from npm (``vendor.json``: versions, hashes, licences)."""
 BUCKETS = 256
 FLAG_CHUNK = 10_000
 CHUNK_DECISIONS = 5_000
@@ -205,6 +211,8 @@ def build_site(store: str | Path, out: str | Path, *, raw_replies: bool = True) 
         report.missing = missing_tables(tables)
         report.unreadable = unreadable_extras(con, tables, report.missing)
         index = _build_cells(con, tables, out_path, report, raw_replies, spill.name)
+        skip = {*report.missing, *report.unreadable}
+        boards = leaderboards(con, tables, skip=skip)
         index.update(
             {
                 "built_utc": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -215,7 +223,8 @@ def build_site(store: str | Path, out: str | Path, *, raw_replies: bool = True) 
                 "unreadable": report.unreadable,
                 "rebuild": REBUILD,
                 "overview": run_overview(con, tables),
-                "leaderboards": leaderboards(con, tables, skip={*report.missing, *report.unreadable}),
+                "leaderboards": boards,
+                "charts": study_charts(con, boards, [s for s in STUDY_TABLES if s not in skip]),
                 "sensitivity": sensitivity_reports(con, tables),
                 "config": _config_text(store_path),
                 "buckets": BUCKETS,
@@ -285,7 +294,10 @@ def _write_cell(
         found.get("judgements", {}).get(cell_id, []),
         raw_replies=raw_replies,
     )
+    played: list[tuple[str, list[dict[str, Any]]]] = []
     for episode in episodes:
+        if study == "coopeval":
+            played.append((episode.matchup, episode.decisions))
         parts = _parts(episode)
         for number, part in enumerate(parts):
             relative = f"data/ep/{episode.key}.{number}.js"
@@ -301,10 +313,26 @@ def _write_cell(
             search.add(cell_id, episode.key, len(parts), reply_words(episode.decisions))
         summaries.append(episode.summary(len(parts)))
         report.decisions += len(episode.decisions)
-    payload = {**cell, "episodes": summaries, "extras": _extras(found, study, cell_id)}
+    extras = _extras(found, study, cell_id)
+    payload = {**cell, "episodes": summaries, "extras": extras, "charts": _cell_charts(cell, extras, played)}
     relative = f"data/cell/{cell['file']}.js"
     report.note(relative, write_script(out, relative, f"cell:{cell_id}", payload))
     report.cells += 1
+
+def _cell_charts(cell: dict[str, Any], extras: dict[str, Any], played: list[tuple[str, list[dict[str, Any]]]]) -> list[dict[str, Any]]:
+    """The cell page's charts (coopeval.explorer.charts): CoopEval's cooperation per round and replicator trajectory."""
+    found = {name: extras.pop(name) for name in CHART_EXTRAS if name in extras}
+    if cell["study"] != "coopeval":
+        return []
+    cell_id = str(cell["cell_id"])
+    charts = []
+    cooperation = cooperation_rows(cell_id, str(cell["game"]), played)
+    if cooperation:
+        charts.append({"kind": "cooperation", "title": "Cooperation over rounds", "rows": cooperation})
+    if found.get("trajectory"):
+        charts.append({"kind": "trajectory", "title": "Replicator trajectory of the metagame", "rows": trajectory_rows(cell_id, found["trajectory"])})
+    return charts
+
 
 def _build_cells(con: duckdb.DuckDBPyConnection, tables: set[str], out: Path, report: BuildReport, raw_replies: bool, spill: str) -> dict[str, Any]:
     if "decisions" not in tables:
