@@ -127,7 +127,7 @@ def _line_kind(x: str, x_title: str, y: str, y_title: str, color: str, keys: lis
     chart = (
         alt.Chart(_rows_data())
         .mark_line(point=alt.OverlayMarkDef(filled=True, size=40, cursor="pointer"))
-        .encode(x=alt.X(f"{x}:Q", title=x_title), y=alt.Y(f"{y}:Q", title=y_title, scale=scale), color=alt.Color(f"{color}:N"),
+        .encode(x=alt.X(f"{x}:Q", title=x_title, axis=alt.Axis(tickMinStep=1, format="d")), y=alt.Y(f"{y}:Q", title=y_title, scale=scale), color=alt.Color(f"{color}:N"),
                 tooltip=[*(f"{k}:N" if k != x else f"{k}:Q" for k in keys), alt.Tooltip(f"{y}:Q", format=".3f"), *(["n:Q"] if counted else [])])  # fmt: skip
         .properties(width=300, height=180)
     )
