@@ -83,8 +83,9 @@ def build(store: Path, out: Path, profile: Path | None = None) -> dict[str, Any]
 
 
 def _payload(site: Path, relative: str) -> Any:
-    text = (site / relative).read_text(encoding="ascii")
-    return json.loads(text[len("CE.register(") : -3].partition(",")[2])
+    from coopeval.explorer.scripts import read_payload
+
+    return read_payload((site / relative).read_text(encoding="ascii"))[1]
 
 
 def _hash(**params: object) -> str:

@@ -5,7 +5,7 @@ Layout of the output folder::
     index.html  explorer.js  explorer.css
     data/index.js                 run overview, leaderboards, prompt sensitivity, list of cells
     data/cell/<file>.js           one cell: its episodes and the study's per-cell data (file: cell_file)
-    data/ep/<key>.<part>.js       one episode part: decisions with attempts and judge labels
+    data/ep/<key>.<part>.js       one episode part: decisions with attempts and judge labels (gzip-packed: scripts.write_packed)
     data/dix/<bucket>.js          decision_id → (cell, episode, part), 256 buckets
     data/flags/<n>.js             failed, re-asked and truncated decisions of the whole run
     data/words/…                  the run-wide search over replies (coopeval.explorer.search_index)
@@ -39,7 +39,7 @@ from coopeval.explorer.extras import CHART_EXTRAS, EXTRAS, REBUILD, WHERE, unrea
 from coopeval.explorer.overview import STUDY_TABLES, leaderboards, missing_tables, run_overview
 from coopeval.explorer.privacy import PRIVACY_NOTE
 from coopeval.explorer.queries import grouped, rows, table_names
-from coopeval.explorer.scripts import PART_BYTES, to_json, write_encoded, write_script
+from coopeval.explorer.scripts import PART_BYTES, to_strict_json, write_packed, write_script
 from coopeval.explorer.search_index import SearchIndex
 from coopeval.explorer.sensitivity import sensitivity_reports
 
@@ -114,7 +114,7 @@ def _parts(episode: Episode) -> list[list[tuple[dict[str, Any], str]]]:
     parts: list[list[tuple[dict[str, Any], str]]] = [[]]
     size = 0
     for decision in episode.decisions:
-        encoded = to_json(decision)
+        encoded = to_strict_json(decision)
         if parts[-1] and size + len(encoded) > PART_BYTES:
             parts.append([])
             size = 0
@@ -302,7 +302,7 @@ def _write_cell(
         for number, part in enumerate(parts):
             relative = f"data/ep/{episode.key}.{number}.js"
             encoded = '{"decisions":[' + ",".join(e for _, e in part) + "]}"
-            report.note(relative, write_encoded(out, relative, f"ep:{episode.key}:{number}", encoded))
+            report.note(relative, write_packed(out, relative, f"ep:{episode.key}:{number}", encoded))
             for d, _ in part:
                 did = str(d["decision_id"])
                 index[bucket(did)][did] = f"{cell_id}/{episode.key}/{number}"

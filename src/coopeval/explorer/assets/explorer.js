@@ -18,7 +18,7 @@
       s.src = file;
       s.onload = function () {
         var l = CE.waiting[key];
-        if (l) { delete CE.waiting[key]; l.forEach(function (f) { f[1](new Error(file + ' registered nothing')); }); }
+        if (l && !CE.pending[key]) { delete CE.waiting[key]; l.forEach(function (f) { f[1](new Error(file + ' registered nothing')); }); }
       };
       s.onerror = function () {
         var l = CE.waiting[key] || [];
