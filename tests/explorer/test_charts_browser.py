@@ -23,7 +23,7 @@ from tests.explorer.browser import CHROMIUM, REQUIRE_BROWSER, Chromium
 from tests.explorer.fake_store import make_store, read_data
 from tests.explorer.test_site_browser import SCREENSHOTS, go
 
-TRAJECTORY = [(step, agent, share) for step in range(0, 5) for agent, share in (("model-x", 0.5 + 0.1 * step), ("model-y", 0.5 - 0.1 * step))]
+TRAJECTORY = [(step, agent, share) for step in range(5) for agent, share in (("model-x", 0.5 + 0.1 * step), ("model-y", 0.5 - 0.1 * step))]
 """A replicator trajectory of cellA: model-x's share grows 0.5 → 0.9 over steps 0–4."""
 
 HONEST_TONES = [("cellG", 1, "praising"), ("cellG", 2, "criticism"), ("cellH", 2, "criticism")]

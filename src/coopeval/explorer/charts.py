@@ -32,7 +32,7 @@ import duckdb
 
 from coopeval.explorer.queries import rows
 
-__all__ = ["chart_kinds", "cooperation_rows", "study_charts", "href"]
+__all__ = ["chart_kinds", "cooperation_rows", "href", "study_charts"]
 
 
 
@@ -51,7 +51,7 @@ def _spec(chart: Any) -> dict[str, Any]:
 def _rows_data() -> Any:
     import altair as alt
 
-    return alt.Data(name="rows")
+    return alt.NamedData(name="rows")
 
 
 BOARD_AXES: dict[str, tuple[str, str, str]] = {
@@ -66,8 +66,8 @@ def _board_kind(study: str, label: str, axes: tuple[str, str, str]) -> dict[str,
     import altair as alt
 
     y, color, facet = axes
-    tooltip = [f"{facet}:N", f"{color}:N", f"{y}:N", alt.Tooltip("value:Q", format=".3f"), alt.Tooltip("lo:Q", format=".3f"),
-               alt.Tooltip("hi:Q", format=".3f"), "group:N", "n:Q"]  # fmt: skip
+    tooltip: list[Any] = [f"{facet}:N", f"{color}:N", f"{y}:N", alt.Tooltip("value:Q", format=".3f"), alt.Tooltip("lo:Q", format=".3f"),
+                          alt.Tooltip("hi:Q", format=".3f"), "group:N", "n:Q"]  # fmt: skip
     base = alt.Chart().encode(y=alt.Y(f"{y}:N", title=None), yOffset=alt.YOffset(f"{color}:N"), color=alt.Color(f"{color}:N"), tooltip=tooltip)
     interval = base.mark_rule().encode(x=alt.X("lo:Q", title=label), x2="hi:Q")
     point = base.mark_point(filled=True, size=50, cursor="pointer").encode(x=alt.X("value:Q", title=label))
@@ -128,7 +128,7 @@ def _line_kind(x: str, x_title: str, y: str, y_title: str, color: str, keys: lis
         alt.Chart(_rows_data())
         .mark_line(point=alt.OverlayMarkDef(filled=True, size=40, cursor="pointer"))
         .encode(x=alt.X(f"{x}:Q", title=x_title, axis=alt.Axis(tickMinStep=1, format="d")), y=alt.Y(f"{y}:Q", title=y_title, scale=scale), color=alt.Color(f"{color}:N"),
-                tooltip=[*(f"{k}:N" if k != x else f"{k}:Q" for k in keys), alt.Tooltip(f"{y}:Q", format=".3f"), *(["n:Q"] if counted else [])])  # fmt: skip
+                tooltip=[*(f"{k}:N" if k != x else f"{k}:Q" for k in keys), alt.Tooltip(f"{y}:Q", format=".3f"), *(["n:Q"] if counted else [])])
         .properties(width=300, height=180)
     )
     if facet:
@@ -172,7 +172,7 @@ def chart_kinds() -> dict[str, Any]:
         alt.Chart(_rows_data())
         .mark_bar(cursor="pointer")
         .encode(x=alt.X("round:O", title="round"), y=alt.Y("share:Q", title="share of honest gossip", stack="normalize"),
-                color=alt.Color("tone:N", sort=list(_tones())), tooltip=["testbed:N", "condition:N", "round:O", "tone:N", alt.Tooltip("share:Q", format=".3f"), "n:Q"])  # fmt: skip
+                color=alt.Color("tone:N", sort=list(_tones())), tooltip=["testbed:N", "condition:N", "round:O", "tone:N", alt.Tooltip("share:Q", format=".3f"), "n:Q"])
         .properties(width=300, height=160)
         .facet(facet=alt.Facet("panel:N", title=None), columns=2)
     )
