@@ -19,6 +19,7 @@ import duckdb
 import polars as pl
 
 from coopeval.core.schemas import SCHEMAS
+from coopeval.core.store_tables import NEUTRAL_COLUMNS, NEUTRAL_TABLES
 from coopeval.explorer.scripts import read_payload
 from coopeval.pipeline.store import build_store
 
@@ -128,7 +129,8 @@ def _insert(con: duckdb.DuckDBPyConnection, table: str, records: Iterable[dict[s
     schema = SCHEMAS[table]
     frame = pl.DataFrame([{k: r.get(k) for k in schema} for r in records], schema=schema)
     con.register("src", frame.to_arrow())
-    con.execute(f"INSERT INTO {table} SELECT * FROM src")
+    renamed = f" RENAME ({', '.join(f'{old} AS {new}' for new, old in NEUTRAL_COLUMNS.items())})" if table in NEUTRAL_TABLES else ""
+    con.execute(f"INSERT INTO {table} BY NAME SELECT *{renamed} FROM src")
     con.unregister("src")
 
 

@@ -40,10 +40,12 @@ def create_store_table(con: duckdb.DuckDBPyConnection, name: str, select: str, p
     their places, so ``SELECT *`` lists the record's columns in their order followed by
     ``setting, environment``.
 
+    Rows without ``mechanism`` or ``game`` (a partial record) get null ones.
+
     Raises
     ------
     duckdb.Error
-        From DuckDB (e.g. ``select`` lacks ``mechanism`` or ``game`` for a shared table).
+        From DuckDB.
     """
     table = _quoted(name)
     if name not in NEUTRAL_TABLES:
@@ -52,10 +54,12 @@ def create_store_table(con: duckdb.DuckDBPyConnection, name: str, select: str, p
     described = con.execute(f"DESCRIBE SELECT * FROM ({select})", list(params)).fetchall()
     types = {str(r[0]): str(r[1]) for r in described}
     names = list(types)
+    described_names = set(names)
     coopeval_names = {old: new for new, old in NEUTRAL_COLUMNS.items()}
-    missing = [c for c in coopeval_names if c not in names]
-    if missing:
-        raise duckdb.BinderException(f"table {name}: the rows lack {', '.join(missing)} (the study-neutral columns are made from them)")
+    for column in coopeval_names:  # rows without them (a partial record) get null settings, still under both names
+        if column not in types:
+            types[column] = "VARCHAR"
+            names.append(column)
     definitions = []
     for column in names:
         if column in coopeval_names:
@@ -65,7 +69,6 @@ def create_store_table(con: duckdb.DuckDBPyConnection, name: str, select: str, p
     definitions += [f"{_quoted(new)} {types[old]}" for new, old in NEUTRAL_COLUMNS.items()]
     con.execute(f"CREATE TABLE {table} ({', '.join(definitions)})")
     stored = [c for c in names if c not in coopeval_names] + list(NEUTRAL_COLUMNS)
-    source = [c for c in names if c not in coopeval_names] + list(NEUTRAL_COLUMNS.values())
-    con.execute(
-        f"INSERT INTO {table} ({', '.join(map(_quoted, stored))}) SELECT {', '.join(map(_quoted, source))} FROM ({select})", list(params)
-    )
+    source = [_quoted(c) for c in names if c not in coopeval_names]
+    source += [_quoted(old) if old in described_names else f"NULL::{types[old]}" for old in NEUTRAL_COLUMNS.values()]
+    con.execute(f"INSERT INTO {table} ({', '.join(map(_quoted, stored))}) SELECT {', '.join(source)} FROM ({select})", list(params))
