@@ -78,7 +78,8 @@ def _instance(site: Path, page: str, kind: str) -> dict[str, Any]:
     if page.startswith("#view=cell&"):
         cell = page.rsplit("=", 1)[1]
         return next(c for c in read_data(site, f"data/cell/{cell}.js")["charts"] if c["kind"] == kind)
-    return next(c for c in read_data(site, "data/index.js")["charts"]["charts"] if c["kind"] == kind)
+    listed = next(c for c in read_data(site, "data/index.js")["charts"]["charts"] if c["kind"] == kind)
+    return {**listed, "rows": read_data(site, f"data/charts/{listed['file']}.js")}
 
 
 def _described(label: str) -> dict[str, str]:

@@ -3,7 +3,8 @@
 Layout of the output folder::
 
     index.html  explorer.js  explorer.css
-    data/index.js                 run overview, leaderboards, prompt sensitivity, list of cells
+    data/index.js                 run overview, leaderboards, prompt sensitivity, chart kinds, list of cells
+    data/charts/<n>.js            the rows of one study-wide chart (coopeval.explorer.charts)
     data/cell/<file>.js           one cell: its episodes and the study's per-cell data (file: cell_file)
     data/ep/<key>.<part>.js       one episode part: decisions with attempts and judge labels (gzip-packed: scripts.write_packed)
     data/dix/<bucket>.js          decision_id → (cell, episode, part), 256 buckets
@@ -224,7 +225,7 @@ def build_site(store: str | Path, out: str | Path, *, raw_replies: bool = True) 
                 "rebuild": REBUILD,
                 "overview": run_overview(con, tables),
                 "leaderboards": boards,
-                "charts": study_charts(con, boards, [s for s in STUDY_TABLES if s not in skip]),
+                "charts": _write_charts(out_path, report, study_charts(con, boards, [s for s in STUDY_TABLES if s not in skip])),
                 "sensitivity": sensitivity_reports(con, tables),
                 "config": _config_text(store_path),
                 "buckets": BUCKETS,
@@ -236,6 +237,16 @@ def build_site(store: str | Path, out: str | Path, *, raw_replies: bool = True) 
     report.note("data/index.js", write_script(out_path, "data/index.js", "index", index))
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _write_charts(out: Path, report: BuildReport, charts: dict[str, Any]) -> dict[str, Any]:
+    """Write each study-wide chart's rows to ``data/charts/<n>.js``; the index lists the charts without their rows."""
+    listed = []
+    for number, chart in enumerate(charts["charts"]):
+        relative = f"data/charts/{number}.js"
+        report.note(relative, write_script(out, relative, f"chart:{number}", chart["rows"]))
+        listed.append({k: v for k, v in chart.items() if k != "rows"} | {"file": number})
+    return {"kinds": charts["kinds"], "charts": listed}
 
 
 def _chunks(cells: list[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:

@@ -2,8 +2,9 @@
 
 A chart is a *kind* (a Vega-Lite spec whose data is the named dataset ``rows``, the columns
 its table shows and a note), written once into ``data/index.js``, and *instances*
-``{"kind", "title", "rows"}``: study-wide charts in the index, per-cell charts in the cell's
-data file. The page (``charts.js``) puts an instance's rows into the spec's ``datasets``, draws
+``{"kind", "title", "rows"}``: a study-wide chart's rows in a data file of their own
+(``data/charts/<n>.js``, listed in the index, loaded by the study's leaderboard page), a
+per-cell chart in the cell's data file. The page (``charts.js``) puts an instance's rows into the spec's ``datasets``, draws
 it with the Vega, Vega-Lite and vega-embed scripts shipped in the site (``assets/vendor.json``)
 and shows the same rows as a table behind a toggle. Every row carries ``href``, the page a click
 on its mark opens (a cell, an episode's round, a filtered list of cells).
@@ -155,7 +156,7 @@ def chart_kinds() -> dict[str, Any]:
         "gossip_cooperation": _line_kind(
             "round", "round", "cooperation", "share of cooperative actions", "condition", ["testbed", "condition", "model", "round"],
             "Share of cooperative actions of the acting role (donor, player 1, seller) per round, over the replicates of each"
-            " condition. Click a point for that round of the condition's first run.", facet="testbed", domain=(0, 1),
+            " condition, one panel per model. Click a point for that round of the condition's first run.", facet="model", domain=(0, 1),
         ),
         "evolution_resources": _line_kind(
             "generation", "generation", "mean_final", "mean final resources", "variant", ["protocol", "variant", "model", "generation"],
@@ -174,7 +175,7 @@ def chart_kinds() -> dict[str, Any]:
         .encode(x=alt.X("round:O", title="round"), y=alt.Y("share:Q", title="share of honest gossip", stack="normalize"),
                 color=alt.Color("tone:N", sort=list(_tones())), tooltip=["testbed:N", "condition:N", "round:O", "tone:N", alt.Tooltip("share:Q", format=".3f"), "n:Q"])
         .properties(width=300, height=160)
-        .facet(facet=alt.Facet("panel:N", title=None), columns=2)
+        .facet(facet=alt.Facet("condition:N", title=None), columns=3)
     )
     kinds["gossip_tones"] = {
         "spec": _spec(tones),
@@ -198,7 +199,8 @@ def _first_runs(con: duckdb.DuckDBPyConnection, study: str) -> dict[str, str]:
 
 
 def gossip_charts(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
-    """Cooperation and tone per round of every (testbed, condition) of ``gossip_rounds``."""
+    """Cooperation and tone per round of every (testbed, condition) of ``gossip_rounds``: one
+    chart of each per testbed (a chart's rows are one data file, bounded by one testbed's conditions, models and rounds)."""
     from coopeval.studies.gossip.testbeds import COOPERATIVE_ACTIONS
 
     matchups = _first_runs(con, "gossip")
@@ -221,13 +223,12 @@ def gossip_charts(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
     )
     out = []
     for found, kind, title in ((cooperation, "gossip_cooperation", "gossip: cooperation over rounds"), (tones, "gossip_tones", "gossip: tones over rounds")):
+        by_testbed: dict[str, list[dict[str, Any]]] = {}
         for r in found:
             cell = str(r.pop("cell_id"))
             r["href"] = href(view="ep", cell=cell, m=matchups.get(cell), round=r["round"])
-            if kind == "gossip_tones":
-                r["panel"] = f"{r['testbed']} · {r['condition']}"
-        if found:
-            out.append({"kind": kind, "study": "gossip", "title": title, "rows": found})
+            by_testbed.setdefault(str(r["testbed"]), []).append(r)
+        out += [{"kind": kind, "study": "gossip", "title": f"{title} ({testbed})", "rows": part} for testbed, part in by_testbed.items()]
     return out
 
 

@@ -72,10 +72,18 @@
     return figure;
   };
 
-  /* The study-wide charts of a study (leaderboards, gossip and evolution over time). */
+  /* The study-wide charts of a study (leaderboards, gossip and evolution over time): each
+     chart's rows are a data file of their own (data/charts/<n>.js), loaded here. */
   CE.studyCharts = function (study) {
-    var charts = (CE.store.index.charts || { charts: [] }).charts.filter(function (c) { return c.study === study; });
-    return charts.length ? [el('h3', {}, 'Charts')].concat(charts.map(CE.chart)) : [];
+    var listed = (CE.store.index.charts || { charts: [] }).charts.filter(function (c) { return c.study === study; });
+    if (!listed.length) return [];
+    return [el('h3', {}, 'Charts')].concat(listed.map(function (c) {
+      var holder = el('div', { class: 'chart-holder' });
+      CE.load('chart:' + c.file, 'data/charts/' + c.file + '.js').then(function (rows) {
+        holder.appendChild(CE.chart({ kind: c.kind, title: c.title, rows: rows }));
+      }, function (err) { holder.appendChild(el('p', { class: 'warn' }, String(err && err.message ? err.message : err))); });
+      return holder;
+    }));
   };
   /* A cell's charts (CoopEval: cooperation over rounds, replicator trajectory). */
   CE.cellCharts = function (cell) {
