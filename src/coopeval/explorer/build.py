@@ -34,7 +34,7 @@ from typing import Any
 import duckdb
 
 from coopeval.core.duckdb_settings import locked_store_message
-from coopeval.explorer.charts import cooperation_rows, study_charts, trajectory_rows
+from coopeval.explorer.charts import CooperationTally, study_charts, trajectory_rows
 from coopeval.explorer.episodes import Episode, cell_episodes, reply_words
 from coopeval.explorer.extras import CHART_EXTRAS, EXTRAS, REBUILD, WHERE, unreadable_extras
 from coopeval.explorer.overview import STUDY_TABLES, leaderboards, missing_tables, run_overview
@@ -305,10 +305,10 @@ def _write_cell(
         found.get("judgements", {}).get(cell_id, []),
         raw_replies=raw_replies,
     )
-    played: list[tuple[str, list[dict[str, Any]]]] = []
+    cooperation = CooperationTally(cell_id, str(cell["game"])) if study == "coopeval" else None
     for episode in episodes:
-        if study == "coopeval":
-            played.append((episode.matchup, episode.decisions))
+        if cooperation is not None:
+            cooperation.add(episode.matchup, episode.decisions)
         parts = _parts(episode)
         for number, part in enumerate(parts):
             relative = f"data/ep/{episode.key}.{number}.js"
@@ -325,23 +325,22 @@ def _write_cell(
         summaries.append(episode.summary(len(parts)))
         report.decisions += len(episode.decisions)
     extras = _extras(found, study, cell_id)
-    payload = {**cell, "episodes": summaries, "extras": extras, "charts": _cell_charts(cell, extras, played)}
+    payload = {**cell, "episodes": summaries, "extras": extras, "charts": _cell_charts(cell, extras, cooperation)}
     relative = f"data/cell/{cell['file']}.js"
     report.note(relative, write_script(out, relative, f"cell:{cell_id}", payload))
     report.cells += 1
 
-def _cell_charts(cell: dict[str, Any], extras: dict[str, Any], played: list[tuple[str, list[dict[str, Any]]]]) -> list[dict[str, Any]]:
+def _cell_charts(cell: dict[str, Any], extras: dict[str, Any], cooperation: CooperationTally | None) -> list[dict[str, Any]]:
     """The cell page's charts (coopeval.explorer.charts): CoopEval's cooperation per round and replicator trajectory."""
     found = {name: extras.pop(name) for name in CHART_EXTRAS if name in extras}
     if cell["study"] != "coopeval":
         return []
-    cell_id = str(cell["cell_id"])
     charts = []
-    cooperation = cooperation_rows(cell_id, str(cell["game"]), played)
-    if cooperation:
-        charts.append({"kind": "cooperation", "title": "Cooperation over rounds", "rows": cooperation})
+    tallied = cooperation.rows() if cooperation is not None else []
+    if tallied:
+        charts.append({"kind": "cooperation", "title": "Cooperation over rounds", "rows": tallied})
     if found.get("trajectory"):
-        charts.append({"kind": "trajectory", "title": "Replicator trajectory of the metagame", "rows": trajectory_rows(cell_id, found["trajectory"])})
+        charts.append({"kind": "trajectory", "title": "Replicator trajectory of the metagame", "rows": trajectory_rows(str(cell["cell_id"]), found["trajectory"])})
     return charts
 
 

@@ -278,37 +278,54 @@ def _cooperative_token(game: str, cache: dict[str, str | None]) -> str | None:
 _TOKENS: dict[str, str | None] = {}
 
 
-def cooperation_rows(cell_id: str, game: str, episodes: list[tuple[str, list[dict[str, Any]]]]) -> list[dict[str, Any]]:
-    """Per agent and round of a CoopEval cell, the mean probability on the cooperative action.
+class CooperationTally:
+    """Per agent and round of a CoopEval cell, the mean probability on the cooperative action,
+    tallied one episode at a time (the builder drops each episode's decisions once written).
 
-    ``episodes`` are (match-up, decisions) pairs. A decision counts when it is an ``action``
-    decision whose parsed answer is a distribution over action tokens (``{"A0": 40, "A1": 60}``):
-    its probability on the cooperative action is that token's weight over the weights' sum. Rows
-    ``{"agent", "round", "cooperation", "n", "href"}``; ``href`` opens the round in the first
-    match-up where the agent made such a decision. Empty for a game without a known cooperative
-    action.
+    A decision counts when it is an ``action`` decision whose parsed answer is a distribution
+    over action tokens (``{"A0": 40, "A1": 60}``): its probability on the cooperative action
+    (arXiv 2604.15267 §3; the game's ``cooperative_action``) is that token's weight over the
+    weights' sum. A game without a known cooperative action tallies nothing.
     """
-    token = _cooperative_token(game, _TOKENS)
-    if token is None:
-        return []
-    sums: dict[tuple[str, int], list[float]] = {}
-    first: dict[tuple[str, int], str] = {}
-    for matchup, decisions in episodes:
+
+    def __init__(self, cell_id: str, game: str) -> None:
+        self.cell_id = cell_id
+        self.token = _cooperative_token(game, _TOKENS)
+        self.sums: dict[tuple[str, int], list[float]] = {}
+        self.first: dict[tuple[str, int], str] = {}
+
+    def add(self, matchup: str, decisions: Iterable[dict[str, Any]]) -> None:
+        """Tally the decisions of one match-up."""
+        if self.token is None:
+            return
         for d in decisions:
             if d.get("kind") != "action" or d.get("status") != "ok" or not d.get("parsed") or d.get("round") is None:
                 continue
-            p = _probability(str(d["parsed"]), token)
+            p = _probability(str(d["parsed"]), self.token)
             if p is None:
                 continue
             key = (str(d["agent"]), int(d["round"]))
-            acc = sums.setdefault(key, [0.0, 0])
+            acc = self.sums.setdefault(key, [0.0, 0])
             acc[0] += p
             acc[1] += 1
-            first.setdefault(key, matchup)
-    return [
-        {"agent": agent, "round": rnd, "cooperation": total / n, "n": int(n), "href": href(view="ep", cell=cell_id, m=first[(agent, rnd)], round=rnd)}
-        for (agent, rnd), (total, n) in sorted(sums.items())
-    ]
+            self.first.setdefault(key, matchup)
+
+    def rows(self) -> list[dict[str, Any]]:
+        """Rows ``{"agent", "round", "cooperation", "n", "href"}``; ``href`` opens the round in
+        the first match-up where the agent made a counted decision."""
+        return [
+            {"agent": agent, "round": rnd, "cooperation": total / n, "n": int(n),
+             "href": href(view="ep", cell=self.cell_id, m=self.first[(agent, rnd)], round=rnd)}
+            for (agent, rnd), (total, n) in sorted(self.sums.items())
+        ]  # fmt: skip
+
+
+def cooperation_rows(cell_id: str, game: str, episodes: Iterable[tuple[str, list[dict[str, Any]]]]) -> list[dict[str, Any]]:
+    """:class:`CooperationTally` rows of ``episodes``, (match-up, decisions) pairs of one cell."""
+    tally = CooperationTally(cell_id, game)
+    for matchup, decisions in episodes:
+        tally.add(matchup, decisions)
+    return tally.rows()
 
 
 def _probability(parsed: str, token: str) -> float | None:
