@@ -345,7 +345,5 @@ def _probability(parsed: str, token: str) -> float | None:
 def trajectory_rows(cell_id: str, found: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The drawn steps of a cell's replicator trajectory (``trajectories`` rows, already thinned
     by the query of :data:`coopeval.explorer.extras.TRAJECTORY`), each linking to the agent's decisions in the cell."""
-    return [
-        {"agent": r["agent"], "step": r["step"], "share": r["share"], "href": href(view="cell", cell=cell_id, model=r["agent"], apply="1")}
-        for r in found
-    ]
+    links = {agent: href(view="cell", cell=cell_id, model=agent, apply="1") for agent in {r["agent"] for r in found}}
+    return [{"agent": r["agent"], "step": r["step"], "share": r["share"], "href": links[r["agent"]]} for r in found]
