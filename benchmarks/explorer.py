@@ -170,8 +170,11 @@ def browse(site: Path, shots: Path, largest: str) -> dict[str, Any]:
     return out
 
 
-DRAWN = "document.querySelectorAll('figure.chart').length > 0 && document.querySelectorAll('figure.chart:not([data-drawn])').length === 0"
-"""Every chart of the page drawn (or failed: ``data-drawn`` is then ``error``)."""
+DRAWN = (
+    "document.querySelectorAll('figure.chart').length > 0 && document.querySelectorAll('figure.chart:not([data-drawn])').length === 0"
+    " && document.querySelectorAll('.chart-holder:empty').length === 0"
+)
+"""Every chart of the page loaded and drawn (or failed: ``data-drawn`` is then ``error``)."""
 
 
 def charts(browser: Any, go: Any, first: dict[str, Any], shots: Path) -> dict[str, Any]:

@@ -56,3 +56,25 @@ def test_the_shipped_chart_scripts_are_the_pinned_ones():
     for package in vendor["packages"]:
         assert hashlib.sha256((assets / package["file"]).read_bytes()).hexdigest() == package["file_sha256"], package["file"]
         assert (assets / package["license_file"]).read_text().startswith("Copyright")
+
+
+
+def test_every_chart_kind_is_a_valid_vega_lite_spec():
+    """The build writes specs without validating them (speed); here each kind is checked against the schema."""
+    import altair as alt
+    import jsonschema
+
+    from coopeval.explorer.charts import BOARD_AXES, board_charts, chart_kinds
+
+    label = 'Mean "x"'
+    boards = {
+        study: {"columns": [{"key": "m", "label": label, "metric": True}], "rows": [{**dict.fromkeys(axes, "a"), "m": [1.0, 0.5], "n": 2}]}
+        for study, axes in BOARD_AXES.items()
+    }
+    kinds = {**chart_kinds(), **board_charts(boards)[0]}
+    schema = alt.vegalite.v6.schema.core.load_schema()
+    for name, kind in kinds.items():
+        jsonschema.validate({**kind["spec"], "datasets": {"rows": []}}, schema)
+        assert kind["spec"]["$schema"].endswith(f"{alt.SCHEMA_VERSION}.json"), name
+    titles = [layer["encoding"]["x"]["title"] for layer in kinds["board:coopeval:m"]["spec"]["spec"]["layer"]]
+    assert titles == [label, label]  # the label substituted into the study's template, quotes and all
