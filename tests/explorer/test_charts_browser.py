@@ -107,9 +107,16 @@ def test_chart_draws_its_rows_shows_them_as_a_table_and_links_to_their_episodes(
     rows = instance["rows"]
     assert rows
     go(browser, site, page)
+    browser.evaluate(  # the page's Content-Security-Policy must let the charts draw without a violation (no eval, no inline style)
+        "window.CSP || (window.CSP = [], document.addEventListener('securitypolicyviolation', function (e) { CSP.push(e.violatedDirective + ' ' + e.blockedURI); }))"
+    )
     figure = f"figure.chart[data-kind={json.dumps(kind)}]"
     browser.wait(f"document.querySelector('{figure}[data-drawn]')", f"the chart {kind}")
     assert browser.evaluate(f"document.querySelector('{figure}').getAttribute('data-drawn')") == "yes"
+    assert browser.evaluate("window.CSP") == []
+    scripts = browser.evaluate("Array.prototype.map.call(document.scripts, function (s) { return s.src; })")
+    assert all(s.startswith(site.resolve().as_uri() + "/") for s in scripts), scripts  # the chart scripts come from the site itself
+    assert {s.rsplit("/", 1)[1] for s in scripts} >= {"vega.min.js", "vega-lite.min.js", "vega-embed.min.js", "vega-interpreter.js"}
     marks = f"{figure} .role-mark.mark-symbol [role=graphics-symbol], {figure} .role-mark.mark-rect [role=graphics-symbol]"
     labels = browser.evaluate(f"Array.prototype.map.call(document.querySelectorAll({json.dumps(marks)}), function (e) {{ return e.getAttribute('aria-label'); }})")
     assert len(labels) == len(rows)  # one point (or bar) per row
