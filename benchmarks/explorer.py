@@ -6,8 +6,9 @@ The build runs in a child process (its peak RSS is the child's ``ru_maxrss``). W
 ``--browser`` the built site is opened from ``file://`` in headless Chromium (no network): the
 time until the landing page shows the overview, until the largest episode's round table is
 drawn, until a deep-linked decision shows and until a run-wide search for a rare word of the
-replies has read every episode holding it; screenshots of the landing page, a CoopEval round,
-a gossip timeline and a lineage tree go to ``--screenshots`` (default
+replies has read every episode holding it, and until every chart of each study's leaderboard
+page and of one CoopEval cell is drawn (``charts``: seconds, drawn, failed); screenshots of the
+landing page, a CoopEval round, a gossip timeline, a lineage tree and those charts go to ``--screenshots`` (default
 ``results/explorer/screenshots``). ``--copies N`` builds from a copy of the store with every
 cell repeated N times (ids suffixed), a scale-up of the same episodes. Prints one JSON object.
 """
