@@ -6,8 +6,9 @@ The build runs in a child process (its peak RSS is the child's ``ru_maxrss``). W
 ``--browser`` the built site is opened from ``file://`` in headless Chromium (no network): the
 time until the landing page shows the overview, until the largest episode's round table is
 drawn, until a deep-linked decision shows and until a run-wide search for a rare word of the
-replies has read every episode holding it; screenshots of the landing page, a CoopEval round,
-a gossip timeline and a lineage tree go to ``--screenshots`` (default
+replies has read every episode holding it, and until every chart of each study's leaderboard
+page and of one CoopEval cell is drawn (``charts``: seconds, drawn, failed); screenshots of the
+landing page, a CoopEval round, a gossip timeline, a lineage tree and those charts go to ``--screenshots`` (default
 ``results/explorer/screenshots``). ``--copies N`` builds from a copy of the store with every
 cell repeated N times (ids suffixed), a scale-up of the same episodes. Prints one JSON object.
 """
@@ -83,8 +84,9 @@ def build(store: Path, out: Path, profile: Path | None = None) -> dict[str, Any]
 
 
 def _payload(site: Path, relative: str) -> Any:
-    text = (site / relative).read_text(encoding="ascii")
-    return json.loads(text[len("CE.register(") : -3].partition(",")[2])
+    from coopeval.explorer.scripts import read_payload
+
+    return read_payload((site / relative).read_text(encoding="ascii"))[1]
 
 
 def _hash(**params: object) -> str:
@@ -164,7 +166,35 @@ def browse(site: Path, shots: Path, largest: str) -> dict[str, Any]:
             browser.wait("document.querySelector('ul.lineage')", "a lineage tree")
             browser.evaluate("document.querySelector('ul.lineage').previousElementSibling.scrollIntoView()")
             browser.screenshot(shots / "lineage.png")
+        out["charts"] = charts(browser, go, first, shots)
     out["screenshots"] = sorted(str(p) for p in shots.glob("*.png"))
+    return out
+
+
+DRAWN = (
+    "document.querySelectorAll('figure.chart').length > 0 && document.querySelectorAll('figure.chart:not([data-drawn])').length === 0"
+    " && document.querySelectorAll('.chart-holder:empty').length === 0"
+)
+"""Every chart of the page loaded and drawn (or failed: ``data-drawn`` is then ``error``)."""
+
+
+def charts(browser: Any, go: Any, first: dict[str, Any], shots: Path) -> dict[str, Any]:
+    """Seconds until every chart of each study's leaderboard page (and of one CoopEval cell) is
+    drawn, how many were drawn and how many failed; one screenshot of a chart of each page."""
+    out: dict[str, Any] = {}
+    pages = [(f"board_{s}", _hash(view="board", study=s), f"chart_board_{s}.png") for s in ("coopeval", "gossip", "evolution") if s in first]
+    if "coopeval" in first:
+        pages.append(("coopeval_cell", _hash(view="cell", cell=first["coopeval"]["cell_id"]), "chart_coopeval_cell.png"))
+    for name, hash_, shot in pages:
+        go(hash_)
+        seconds = browser.wait(DRAWN, f"the charts of {name}")
+        drawn = browser.evaluate("document.querySelectorAll('figure.chart[data-drawn=yes]').length")
+        failed = browser.evaluate("document.querySelectorAll('figure.chart[data-drawn=error]').length")
+        out[name] = {"s": round(seconds, 2), "drawn": drawn, "failed": failed}
+        last = "gossip_cooperation" if name == "board_gossip" else ("evolution_resources" if name == "board_evolution" else "")
+        target = f"figure.chart[data-kind={last}]" if last else "figure.chart"
+        browser.evaluate(f"document.querySelector('{target}').scrollIntoView()")
+        browser.screenshot(shots / shot)
     return out
 
 

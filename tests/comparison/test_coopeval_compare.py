@@ -204,3 +204,14 @@ def test_a_file_that_is_no_store_is_a_usage_error(capsys: pytest.CaptureFixture[
         code = main(["compare", str(path), "--study", "coopeval", "--a", "x", "--b", "y"])
         out, err = capsys.readouterr()
         assert code == 2 and out == "" and reason in err and "STORE" in err
+
+
+def test_metric_names_match_whatever_their_case(capsys: pytest.CaptureFixture[str], store: Path) -> None:
+    """``--metric mean`` is the Mean: the same row as ``--metric Mean``, labelled ``Mean``."""
+    code, exact, err = _compare(capsys, store, "--a", AC, "--b", AD, "--metric", "Mean")
+    assert code == 0, err
+    code, lower, err = _compare(capsys, store, "--a", AC, "--b", AD, "--metric", "mean")
+    assert code == 0, err
+    assert lower == exact and lower is not None and lower["metric"] == "Mean"
+    code, _, err = _compare(capsys, store, "--a", AC, "--b", AD, "--metric", "median")
+    assert code == 2 and "--metric: unknown 'median'; valid names: DR, Fitness, Mean" in err

@@ -93,3 +93,12 @@ def test_compare_cli_reads_gossip_from_the_store(capsys: pytest.CaptureFixture[s
     assert code == 2 and "only --study coopeval" in capsys.readouterr().err
     code = main(["compare", str(store), "--study", "chess", "--a", "m1", "--b", "m2"])
     assert code == 2 and "coopeval, evolution, gossip" in capsys.readouterr().err
+
+
+def test_a_population_metric_matches_whatever_its_case() -> None:
+    from coopeval.comparison.errors import UnknownNameError, metric_name
+
+    assert metric_name("GINI", ["gini", "cooperation_ratio_mean"]) == "gini"
+    assert metric_name("Gini", ["Gini", "gini"]) == "Gini"  # an exact spelling wins
+    with pytest.raises(UnknownNameError, match="valid names: Gini, gini"):
+        metric_name("GINI", ["Gini", "gini"])  # two names differ only in case: ambiguous

@@ -19,6 +19,8 @@ import duckdb
 import polars as pl
 
 from coopeval.core.schemas import SCHEMAS
+from coopeval.core.store_tables import NEUTRAL_COLUMNS, NEUTRAL_TABLES
+from coopeval.explorer.scripts import read_payload
 from coopeval.pipeline.store import build_store
 
 SCRIPT_REPLY = '<script>window.PWNED = 1</script><img src=x onerror="window.PWNED=2"> {"A0": 50'
@@ -127,7 +129,8 @@ def _insert(con: duckdb.DuckDBPyConnection, table: str, records: Iterable[dict[s
     schema = SCHEMAS[table]
     frame = pl.DataFrame([{k: r.get(k) for k in schema} for r in records], schema=schema)
     con.register("src", frame.to_arrow())
-    con.execute(f"INSERT INTO {table} SELECT * FROM src")
+    renamed = f" RENAME ({', '.join(f'{old} AS {new}' for new, old in NEUTRAL_COLUMNS.items())})" if table in NEUTRAL_TABLES else ""
+    con.execute(f"INSERT INTO {table} BY NAME SELECT *{renamed} FROM src")
     con.unregister("src")
 
 
@@ -152,8 +155,14 @@ def make_store(path: Path, *, drop: Iterable[str] = ()) -> Path:
 
 
 def read_data(site: Path, relative: str) -> Any:
-    """The payload a data script registers."""
-    text = (site / relative).read_text(encoding="ascii")
-    assert text.startswith("CE.register(") and text.endswith(");\n")
-    _key, _, payload = text[len("CE.register(") : -3].partition(",")
-    return json.loads(payload)
+    """The payload a data script registers (packed or not)."""
+    return read_payload((site / relative).read_text(encoding="ascii"))[1]
+
+
+def site_text(site: Path) -> str:
+    """Every data file's text, packed episode parts unpacked (what a reader of the site can see)."""
+    texts = []
+    for path in sorted((site / "data").rglob("*.js")):
+        text = path.read_text(encoding="ascii")
+        texts.append(json.dumps(read_payload(text)[1]) if text.startswith("CE.registerPacked(") else text)
+    return "".join(texts)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import base64
+import gzip
 import json
+import re
 
 import pytest
 
@@ -20,6 +23,7 @@ from tests.explorer.fake_store import (
     make_store,
     prompt_text,
     read_data,
+    site_text,
 )
 
 
@@ -51,8 +55,11 @@ def test_every_decision_is_indexed_with_its_prompt_and_replies(store, tmp_path):
     assert (judge["labels"], judge["confidence"], judge["reasoning"]) == (["reciprocity", "fairness"], 0.9, JUDGE_REASONING)
     for decision_id, cell_id in (("dG-r2", "cellG"), ("dE-1", "cellE"), ("dB-r2-s1", "cellB")):
         assert _decision(site, decision_id)[0] == cell_id
-    # no data file can be read as markup: every '<' is escaped in the scripts
-    assert "<script>" not in (site / f"data/ep/{key}.0.js").read_text()
+    # no data file can be read as markup: an episode part is base64 only, and '<' is escaped in its JSON too
+    text = (site / f"data/ep/{key}.0.js").read_text()
+    packed = text[len("CE.registerPacked(") :].split(",", 1)[1]
+    assert re.fullmatch(r'"[A-Za-z0-9+/=]*"\);\n', packed)
+    assert "<" not in gzip.decompress(base64.b64decode(json.loads(packed[:-3]))).decode("ascii")
 
 
 def test_flags_list_exactly_the_failed_and_reasked_decisions(store, tmp_path):
@@ -83,7 +90,7 @@ def test_leaderboards_are_means_with_normal_intervals(store, tmp_path):
 def test_no_raw_replies_leaves_replies_out_and_keeps_prompts(store, tmp_path):
     build_site(store, tmp_path / "site", raw_replies=False)
     site = tmp_path / "site"
-    text = "".join(p.read_text() for p in (site / "data").rglob("*.js"))
+    text = site_text(site)
     assert "PWNED" not in text and "bold" not in text and "I pick A0" not in text and JUDGE_REASONING not in text
     assert _decision(site, JUDGED)[2]["judge"]["labels"] == ["reciprocity", "fairness"]
     assert json.dumps(prompt_text("cellA", 1, 1))[1:-1] in text
@@ -285,3 +292,17 @@ def test_bucket_is_the_polynomial_hash_the_page_computes():
 
     for text in ("", "a", "dA-r1-s1", "60d30cae25de12d1", "x" * 5000, "été-1"):
         assert bucket(text) == page(text)
+
+
+def test_a_packed_part_is_strict_json_with_non_finite_numbers_named(tmp_path):
+    from coopeval.explorer.scripts import read_payload, to_strict_json, write_packed
+
+    value = {"points": float("nan"), "x": [float("inf"), -float("inf"), 1.5], "text": "NaN <b>"}
+    encoded = to_strict_json(value)
+    expected = {"points": "NaN", "x": ["Infinity", "-Infinity", 1.5], "text": "NaN <b>"}
+    assert json.loads(encoded) == expected  # JSON.parse reads it (no bare NaN)
+    assert to_strict_json({"a": 1.5, "t": "fine"}) == '{"a":1.5,"t":"fine"}'
+    size = write_packed(tmp_path, "data/ep/k.0.js", "ep:k:0", encoded)
+    text = (tmp_path / "data/ep/k.0.js").read_text()
+    assert size == len(text) and read_payload(text) == ("ep:k:0", expected)
+    assert write_packed(tmp_path, "data/ep/k.1.js", "ep:k:0", encoded) == size and (tmp_path / "data/ep/k.1.js").read_text() == text  # deterministic

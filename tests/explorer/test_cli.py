@@ -38,3 +38,28 @@ def test_a_store_another_process_writes_is_named_as_locked_not_as_unreadable(tmp
             assert done.returncode == 2, done.stderr
             assert f"store {path} is open for writing in " in done.stderr and f"(PID {os.getpid()})" in done.stderr
             assert "not a readable" not in done.stderr and "See also" not in done.stderr
+
+
+def test_explore_builds_into_the_current_folder_when_it_is_empty(tmp_path, capsys, monkeypatch):
+    store = make_store(tmp_path / "coopeval.duckdb")
+    site = tmp_path / "here"
+    site.mkdir()
+    monkeypatch.chdir(site)
+    assert main(["explore", str(store), "--out", "."]) == 0
+    assert (site / "index.html").is_file() and read_data(site, "data/index.js")["cells"]
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "notes.txt").write_text("mine")
+    monkeypatch.chdir(tmp_path / "mine")
+    assert main(["explore", str(store), "--out", "."]) == 2  # a folder of the user's is still refused
+    assert "is not empty" in capsys.readouterr().err
+    assert [p.name for p in (tmp_path / "mine").iterdir()] == ["notes.txt"]
+
+
+def test_a_duckdb_file_without_tables_is_refused_and_nothing_is_written(tmp_path, capsys):
+    import duckdb
+
+    empty = tmp_path / "empty.duckdb"
+    duckdb.connect(str(empty)).close()
+    assert main(["explore", str(empty), "--out", str(tmp_path / "site")]) == 2
+    assert f"store {empty} holds no tables" in capsys.readouterr().err
+    assert not (tmp_path / "site").exists()

@@ -25,7 +25,7 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from coopeval.comparison.errors import UnknownNameError
+from coopeval.comparison.errors import UnknownNameError, metric_name
 from coopeval.comparison.multiplicity import DEFAULT_CORRECTION
 from coopeval.comparison.paired import (
     DEFAULT_SEED,
@@ -115,8 +115,7 @@ def select_and_compare(
     ValueError
         If ``a`` equals ``b``.
     """
-    if metric not in metrics:
-        raise UnknownNameError("--metric", metric, metrics)
+    metric = metric_name(metric, metrics)
     every = sorted(set(frame[population_column].drop_nulls().to_list()))
     for option, name in (("--a", a), ("--b", b)):
         if name not in every:

@@ -3,9 +3,10 @@
 Layout of the output folder::
 
     index.html  explorer.js  explorer.css
-    data/index.js                 run overview, leaderboards, prompt sensitivity, list of cells
+    data/index.js                 run overview, leaderboards, prompt sensitivity, chart kinds, list of cells
+    data/charts/<n>.js            the rows of one study-wide chart (coopeval.explorer.charts)
     data/cell/<file>.js           one cell: its episodes and the study's per-cell data (file: cell_file)
-    data/ep/<key>.<part>.js       one episode part: decisions with attempts and judge labels
+    data/ep/<key>.<part>.js       one episode part: decisions with attempts and judge labels (gzip-packed: scripts.write_packed)
     data/dix/<bucket>.js          decision_id → (cell, episode, part), 256 buckets
     data/flags/<n>.js             failed, re-asked and truncated decisions of the whole run
     data/words/…                  the run-wide search over replies (coopeval.explorer.search_index)
@@ -33,16 +34,22 @@ from typing import Any
 import duckdb
 
 from coopeval.core.duckdb_settings import locked_store_message
+from coopeval.explorer.charts import CooperationTally, study_charts, trajectory_rows
 from coopeval.explorer.episodes import Episode, cell_episodes, reply_words
-from coopeval.explorer.extras import EXTRAS, REBUILD, WHERE, unreadable_extras
-from coopeval.explorer.overview import leaderboards, missing_tables, run_overview
+from coopeval.explorer.extras import CHART_EXTRAS, EXTRAS, REBUILD, WHERE, unreadable_extras
+from coopeval.explorer.overview import STUDY_TABLES, leaderboards, missing_tables, run_overview
 from coopeval.explorer.privacy import PRIVACY_NOTE
 from coopeval.explorer.queries import grouped, rows, table_names
-from coopeval.explorer.scripts import PART_BYTES, to_json, write_encoded, write_script
+from coopeval.explorer.scripts import PART_BYTES, to_strict_json, write_packed, write_script
 from coopeval.explorer.search_index import SearchIndex
 from coopeval.explorer.sensitivity import sensitivity_reports
 
-ASSETS = ("index.html", "register.js", "explorer.js", "studies.js", "export.js", "search.js", "sensitivity.js", "explorer.css")
+ASSETS = (
+    "index.html", "register.js", "explorer.js", "studies.js", "export.js", "search.js", "sensitivity.js", "charts.js", "explorer.css",
+    "vega.min.js", "vega-lite.min.js", "vega-embed.min.js", "vega-interpreter.js", "vendor.json",
+    "vega.LICENSE", "vega-lite.LICENSE", "vega-embed.LICENSE", "vega-interpreter.LICENSE",
+)  # fmt: skip
+"""The page's files: hand-written, and the chart scripts copied from npm (``vendor.json``: versions, hashes, licences)."""
 BUCKETS = 256
 FLAG_CHUNK = 10_000
 CHUNK_DECISIONS = 5_000
@@ -108,7 +115,7 @@ def _parts(episode: Episode) -> list[list[tuple[dict[str, Any], str]]]:
     parts: list[list[tuple[dict[str, Any], str]]] = [[]]
     size = 0
     for decision in episode.decisions:
-        encoded = to_json(decision)
+        encoded = to_strict_json(decision)
         if parts[-1] and size + len(encoded) > PART_BYTES:
             parts.append([])
             size = 0
@@ -120,7 +127,7 @@ def _parts(episode: Episode) -> list[list[tuple[dict[str, Any], str]]]:
 def _check_out(out: Path) -> None:
     """Refuse an output folder that is not empty and not an explorer's: nothing of a user's is
     ever overwritten (a file, the current folder, another site)."""
-    if str(out).strip() in ("", "."):
+    if not str(out).strip():
         raise FileExistsError("--out: give the folder to build the site in, e.g. results/explorer")
     if out.exists() and not out.is_dir():
         raise FileExistsError(f"--out: {out} is a file, not a folder; pass a folder for the site")
@@ -173,7 +180,7 @@ def build_site(store: str | Path, out: str | Path, *, raw_replies: bool = True) 
     Raises
     ------
     FileNotFoundError
-        ``store`` does not exist or is not a DuckDB database (nothing is written).
+        ``store`` does not exist, is not a DuckDB database or holds no tables (nothing is written).
     FileExistsError
         ``out`` is a file, or a non-empty folder that holds no explorer (nothing is written).
     """
@@ -189,6 +196,9 @@ def build_site(store: str | Path, out: str | Path, *, raw_replies: bool = True) 
     except duckdb.Error as exc:
         locked = locked_store_message(store_path, exc)
         raise FileNotFoundError(locked or f"store {store_path} is not a readable DuckDB database ({exc}); pass a coopeval store") from None
+    if not table_names(con):
+        con.close()
+        raise FileNotFoundError(f"store {store_path} holds no tables (an empty DuckDB file, not a coopeval store); pass the store a run wrote")
     _prepare(out_path)
     report = BuildReport(out_path)
     spill = tempfile.TemporaryDirectory(prefix="explorer-spill-")
@@ -202,6 +212,8 @@ def build_site(store: str | Path, out: str | Path, *, raw_replies: bool = True) 
         report.missing = missing_tables(tables)
         report.unreadable = unreadable_extras(con, tables, report.missing)
         index = _build_cells(con, tables, out_path, report, raw_replies, spill.name)
+        skip = {*report.missing, *report.unreadable}
+        boards = leaderboards(con, tables, skip=skip)
         index.update(
             {
                 "built_utc": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -212,7 +224,8 @@ def build_site(store: str | Path, out: str | Path, *, raw_replies: bool = True) 
                 "unreadable": report.unreadable,
                 "rebuild": REBUILD,
                 "overview": run_overview(con, tables),
-                "leaderboards": leaderboards(con, tables, skip={*report.missing, *report.unreadable}),
+                "leaderboards": boards,
+                "charts": _write_charts(out_path, report, study_charts(con, boards, [s for s in STUDY_TABLES if s not in skip])),
                 "sensitivity": sensitivity_reports(con, tables),
                 "config": _config_text(store_path),
                 "buckets": BUCKETS,
@@ -224,6 +237,16 @@ def build_site(store: str | Path, out: str | Path, *, raw_replies: bool = True) 
     report.note("data/index.js", write_script(out_path, "data/index.js", "index", index))
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _write_charts(out: Path, report: BuildReport, charts: dict[str, Any]) -> dict[str, Any]:
+    """Write each study-wide chart's rows to ``data/charts/<n>.js``; the index lists the charts without their rows."""
+    listed = []
+    for number, chart in enumerate(charts["charts"]):
+        relative = f"data/charts/{number}.js"
+        report.note(relative, write_script(out, relative, f"chart:{number}", chart["rows"]))
+        listed.append({k: v for k, v in chart.items() if k != "rows"} | {"file": number})
+    return {"kinds": charts["kinds"], "charts": listed}
 
 
 def _chunks(cells: list[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
@@ -282,12 +305,15 @@ def _write_cell(
         found.get("judgements", {}).get(cell_id, []),
         raw_replies=raw_replies,
     )
+    cooperation = CooperationTally(cell_id, str(cell["game"])) if study == "coopeval" else None
     for episode in episodes:
+        if cooperation is not None:
+            cooperation.add(episode.matchup, episode.decisions)
         parts = _parts(episode)
         for number, part in enumerate(parts):
             relative = f"data/ep/{episode.key}.{number}.js"
             encoded = '{"decisions":[' + ",".join(e for _, e in part) + "]}"
-            report.note(relative, write_encoded(out, relative, f"ep:{episode.key}:{number}", encoded))
+            report.note(relative, write_packed(out, relative, f"ep:{episode.key}:{number}", encoded))
             for d, _ in part:
                 did = str(d["decision_id"])
                 index[bucket(did)][did] = f"{cell_id}/{episode.key}/{number}"
@@ -298,10 +324,25 @@ def _write_cell(
             search.add(cell_id, episode.key, len(parts), reply_words(episode.decisions))
         summaries.append(episode.summary(len(parts)))
         report.decisions += len(episode.decisions)
-    payload = {**cell, "episodes": summaries, "extras": _extras(found, study, cell_id)}
+    extras = _extras(found, study, cell_id)
+    payload = {**cell, "episodes": summaries, "extras": extras, "charts": _cell_charts(cell, extras, cooperation)}
     relative = f"data/cell/{cell['file']}.js"
     report.note(relative, write_script(out, relative, f"cell:{cell_id}", payload))
     report.cells += 1
+
+def _cell_charts(cell: dict[str, Any], extras: dict[str, Any], cooperation: CooperationTally | None) -> list[dict[str, Any]]:
+    """The cell page's charts (coopeval.explorer.charts): CoopEval's cooperation per round and replicator trajectory."""
+    found = {name: extras.pop(name) for name in CHART_EXTRAS if name in extras}
+    if cell["study"] != "coopeval":
+        return []
+    charts = []
+    tallied = cooperation.rows() if cooperation is not None else []
+    if tallied:
+        charts.append({"kind": "cooperation", "title": "Cooperation over rounds", "rows": tallied})
+    if found.get("trajectory"):
+        charts.append({"kind": "trajectory", "title": "Replicator trajectory of the metagame", "rows": trajectory_rows(str(cell["cell_id"]), found["trajectory"])})
+    return charts
+
 
 def _build_cells(con: duckdb.DuckDBPyConnection, tables: set[str], out: Path, report: BuildReport, raw_replies: bool, spill: str) -> dict[str, Any]:
     if "decisions" not in tables:

@@ -27,12 +27,16 @@ class Extra(NamedTuple):
     order: str = ""
     select: str = "*"
     grouped: bool = False
+    source: str = ""
+    """A query to read instead of ``table`` (``{where}`` in it is the chunk's filter), e.g. to thin rows per cell."""
 
     def sql(self, where: str) -> str:
         """The query of the cells ``where`` selects (a ``WHERE`` clause)."""
         columns = self.select if self.select == "*" else f"cell_id, {self.select}"
         group = " GROUP BY ALL" if self.grouped else ""
         order = f"cell_id, {self.order}" if self.order else "cell_id"
+        if self.source:
+            return f"SELECT {columns} FROM ({self.source.format(where=where)}){group} ORDER BY {order}"
         return f"SELECT {columns} FROM {self.table} {where}{group} ORDER BY {order}"
 
 
@@ -44,6 +48,18 @@ DONATION_EVENT = (
     " donor_resources_before, donor_resources_after, parse_status, attempts, failed, decision_id"
 )
 
+TRAJECTORY = Extra(
+    "trajectories",
+    "agent, step",
+    "step, agent, share",
+    source="SELECT * FROM (SELECT *, max(step) OVER (PARTITION BY cell_id, agent) AS last FROM trajectories {where})"
+    " WHERE step % greatest(1, last // 100) = 0 OR step = last",
+)
+"""A cell's replicator trajectory at every ``max(1, steps // 100)``-th step and the last (the chart's points)."""
+
+CHART_EXTRAS = {"trajectory"}
+"""Page fields that feed a chart (:mod:`coopeval.explorer.charts`) instead of the cell's extras."""
+
 EXTRAS: dict[str, dict[str, Extra]] = {
     "coopeval": {
         "scores": Extra("scores", "matchup_id, seat", "matchup_id, seat, agent, score, status"),
@@ -53,6 +69,7 @@ EXTRAS: dict[str, dict[str, Extra]] = {
             "selections", "matchup_id, design_kind", "matchup_id, design_kind, selected_index, selected_designer, all_signed, design, details"
         ),
         "manifest": Extra("cells"),
+        "trajectory": TRAJECTORY,
     },
     "gossip": {
         "rounds": Extra("gossip_rounds", "round, first_index, second_index"),

@@ -20,6 +20,7 @@ import polars as pl
 from coopeval.core.duckdb_settings import STORE_MEMORY_ENV, STORE_THREADS_ENV, open_duckdb
 from coopeval.core.io import read_delimited
 from coopeval.core.schemas import SCHEMAS, VIEWS
+from coopeval.core.store_tables import create_store_table
 from coopeval.pipeline import studies as _studies  # noqa: F401  (registers each study's tables)
 
 __all__ = ["STORE_MEMORY_ENV", "STORE_THREADS_ENV", "build_store"]
@@ -63,7 +64,9 @@ def build_store(
     count (:func:`coopeval.core.duckdb_settings.open_duckdb`: ``COOPEVAL_STORE_MEMORY``, default
     1GB, ``COOPEVAL_STORE_THREADS``, default 2, both printed in the job's log; beyond the limit
     DuckDB spills to a temporary folder beside the store); no table passes through Python.
-    The registered views (:data:`~coopeval.core.schemas.VIEWS`) are created last.
+    The registered views (:data:`~coopeval.core.schemas.VIEWS`) are created last. ``decisions``
+    and ``llm_calls`` get the study-neutral columns ``setting`` and ``environment``
+    (:mod:`coopeval.core.store_tables`; ``mechanism`` and ``game`` stay as generated columns).
     """
     out = Path(out_path)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -80,11 +83,11 @@ def build_store(
         for name in sorted(names):
             paths = [str(p) for p in tables.get(name, [])]
             if paths:
-                con.execute(f"CREATE TABLE {name} AS SELECT * FROM read_parquet(?, union_by_name = true)", [paths])
+                create_store_table(con, name, "SELECT * FROM read_parquet(?, union_by_name = true)", [paths])
             else:
                 schema = SCHEMAS.get(name, {})
                 con.register("empty_source", pl.DataFrame(schema=schema).to_arrow())
-                con.execute(f"CREATE TABLE {name} AS SELECT * FROM empty_source")
+                create_store_table(con, name, "SELECT * FROM empty_source")
                 con.unregister("empty_source")
             counts[name] = con.execute(f"SELECT count(*) FROM {name}").fetchone()[0]
         for manifest, table in (manifests or {}).items():

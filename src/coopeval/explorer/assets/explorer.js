@@ -18,7 +18,7 @@
       s.src = file;
       s.onload = function () {
         var l = CE.waiting[key];
-        if (l) { delete CE.waiting[key]; l.forEach(function (f) { f[1](new Error(file + ' registered nothing')); }); }
+        if (l && !CE.pending[key]) { delete CE.waiting[key]; l.forEach(function (f) { f[1](new Error(file + ' registered nothing')); }); }
       };
       s.onerror = function () {
         var l = CE.waiting[key] || [];
@@ -189,13 +189,18 @@
         rs.map(function (r) { return el('tr', {}, b.columns.map(function (c) { return el('td', { class: c.metric ? 'num' : null }, fmt(cellOf(c, r))); })); })));
     }
     render();
-    show(el('h2', {}, 'Leaderboard: ' + study), el('p', { class: 'note' }, b.note + ' Click a column to sort.'), holder);
+    show(el('h2', {}, 'Leaderboard: ' + study), el('p', { class: 'note' }, b.note + ' Click a column to sort.'), holder, CE.studyCharts(study));
   }
 
   // ---------------------------------------------------------------- cells and cell page
-  function cells(study) {
-    var list = INDEX.cells.filter(function (c) { return !study || c.study === study; });
+  function cells(q) {  // &mechanism=, &game=, &agent= narrow the list (a chart's point links here)
+    var study = q.get('study'), narrow = ['mechanism', 'game', 'agent'].filter(function (k) { return q.get(k); });
+    var list = INDEX.cells.filter(function (c) {
+      return (!study || c.study === study) && (!q.get('mechanism') || c.mechanism === q.get('mechanism')) &&
+        (!q.get('game') || c.game === q.get('game')) && (!q.get('agent') || c.agents.indexOf(q.get('agent')) >= 0);
+    });
     show(el('h2', {}, 'Cells' + (study ? ' of ' + study : '')),
+      narrow.length ? el('p', { class: 'narrowed' }, narrow.map(function (k) { return k + ' = ' + q.get(k); }).join(', ') + ' · ', link({ view: 'cells', study: study }, 'all cells')) : null,
       table(['study', 'mechanism / condition / protocol', 'game / testbed', 'run', 'agents', 'decisions', 'failed', 're-asked', 'truncated', 'cell'], list.map(function (c) {
         return [c.study, c.mechanism, c.game, c.run, c.agents.join(', '), c.decisions, c.failed, c.reasked, c.truncated, link({ view: 'cell', cell: c.cell_id }, c.cell_id)];
       })));
@@ -210,7 +215,7 @@
       show(crumbs(cell), el('h2', {}, 'Cell ' + cellLabel(cell)),
         manifest ? el('details', {}, el('summary', {}, 'Cell manifest'), table(['field', 'value'], Object.keys(manifest).map(function (k) { return [k, fmt(manifest[k])]; }))) : null,
         filterForm(cell, q), el('div', { id: 'results' }),
-        el('h3', {}, 'Episodes'), eps, CE.studyViews.cell(cell));
+        el('h3', {}, 'Episodes'), eps, CE.cellCharts(cell), CE.studyViews.cell(cell));
       if (q.get('apply')) runFilter(cell, q);
     }, fail);
   }
@@ -441,7 +446,7 @@
     switch (q.get('view')) {
       case 'boards': return boards();
       case 'board': return board(q.get('study'));
-      case 'cells': return cells(q.get('study'));
+      case 'cells': return cells(q);
       case 'cell': return cellPage(q.get('cell'), q);
       case 'ep': return episodePage(q.get('cell'), q.get('m'), q.get('round'));
       case 'compare': return comparePage(q);

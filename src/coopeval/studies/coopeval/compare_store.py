@@ -14,7 +14,7 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from coopeval.comparison.errors import UnknownNameError
+from coopeval.comparison.errors import UnknownNameError, metric_name
 from coopeval.comparison.multiplicity import DEFAULT_CORRECTION
 from coopeval.comparison.paired import DEFAULT_SEED, PairedEstimate, no_shared_data
 from coopeval.comparison.record import comparison_row, corrected, swapped
@@ -78,8 +78,7 @@ def store_comparison(
     ValueError
         If A and B are the same agent or ``dr_rule`` is unknown.
     """
-    if metric not in METRICS:
-        raise UnknownNameError("--metric", metric, METRICS)
+    metric = metric_name(metric, METRICS)
     rule = canonical_rule(dr_rule)
     scores, metrics = _read(store)
     if metric == "DR":

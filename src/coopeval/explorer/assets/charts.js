@@ -1,0 +1,92 @@
+/* Charts (docs/explorer.md#charts; coopeval.explorer.charts). A chart is a kind (a Vega-Lite spec
+   written with Altair whose data is the named dataset "rows", the columns of its table and a note,
+   in INDEX.charts.kinds) and an instance {kind, title, rows}. CE.chart(instance) returns a figure:
+   the rows drawn by Vega-Lite (the scripts ship with the site: vendor.json; loaded on the first
+   chart, so pages without charts never load them), the same rows as a table behind a toggle, and
+   a click on a mark opens the row's href (a cell, an episode's round, a list of cells). Vega runs
+   with its expression interpreter, so the page's Content-Security-Policy needs no eval. */
+(function () {
+  'use strict';
+  var CE = window.CE, el = CE.el, fmt = CE.fmt;
+  var SCRIPTS = ['vega.min.js', 'vega-lite.min.js', 'vega-embed.min.js', 'vega-interpreter.js'];
+  var ready = null, counter = 0;
+
+  function loadScripts() {
+    if (ready) return ready;
+    ready = SCRIPTS.reduce(function (previous, src) {
+      return previous.then(function () {
+        return new Promise(function (resolve, reject) {
+          var s = document.createElement('script');
+          s.src = src;
+          s.onload = resolve;
+          s.onerror = function () { reject(new Error('cannot load ' + src)); };
+          document.head.appendChild(s);
+        });
+      });
+    }, Promise.resolve());
+    return ready;
+  }
+
+  function dataTable(fields, rows) {
+    return el('table', { class: 'chart-data' },
+      el('tr', {}, fields.map(function (f) { return el('th', {}, f[1]); }), el('th', {}, 'episodes')),
+      rows.map(function (r) {
+        return el('tr', {}, fields.map(function (f) { return el('td', { class: typeof r[f[0]] === 'number' ? 'num' : null }, fmt(r[f[0]])); }),
+          el('td', {}, r.href ? el('a', { href: r.href }, 'open') : ''));
+      }));
+  }
+
+  CE.chart = function (c) {
+    var kind = CE.store.index.charts.kinds[c.kind];
+    var id = 'chart-' + (++counter);
+    var vis = el('div', { class: 'vis', role: 'img', 'aria-label': c.title + ': a chart; its data is in the table behind the button above it' });
+    var data = dataTable(kind.fields, c.rows);
+    data.id = id + '-table';
+    data.hidden = true;
+    var toggle = el('button', { type: 'button', class: 'toggle', 'aria-expanded': 'false', 'aria-controls': data.id }, 'show the data as a table');
+    toggle.addEventListener('click', function () {
+      data.hidden = !data.hidden;
+      toggle.setAttribute('aria-expanded', data.hidden ? 'false' : 'true');
+      toggle.textContent = data.hidden ? 'show the data as a table' : 'hide the table';
+    });
+    var figure = el('figure', { class: 'chart', id: id, 'data-kind': c.kind },
+      el('figcaption', {}, el('b', {}, c.title), ' ', toggle), el('p', { class: 'note' }, kind.note), vis, data);
+    loadScripts().then(function () {
+      var spec = JSON.parse(JSON.stringify(kind.spec));
+      spec.datasets = { rows: c.rows };
+      return window.vegaEmbed(vis, spec, {
+        renderer: 'svg', actions: false, defaultStyle: false, ast: true, expr: window.vegaInterpreter.expressionInterpreter,
+        tooltip: { disableDefaultStyle: true }
+      });
+    }).then(function (result) {
+      result.view.addEventListener('click', function (event, item) {
+        var d = item && item.datum;
+        if (d && d.href) location.hash = d.href;
+      });
+      figure.setAttribute('data-drawn', 'yes');
+    }).catch(function (err) {
+      vis.appendChild(el('p', { class: 'warn' }, 'The chart could not be drawn (' + (err && err.message ? err.message : err) + '); its data is in the table.'));
+      data.hidden = false;
+      figure.setAttribute('data-drawn', 'error');
+    });
+    return figure;
+  };
+
+  /* The study-wide charts of a study (leaderboards, gossip and evolution over time): each
+     chart's rows are a data file of their own (data/charts/<n>.js), loaded here. */
+  CE.studyCharts = function (study) {
+    var listed = (CE.store.index.charts || { charts: [] }).charts.filter(function (c) { return c.study === study; });
+    if (!listed.length) return [];
+    return [el('h3', {}, 'Charts')].concat(listed.map(function (c) {
+      var holder = el('div', { class: 'chart-holder' });
+      CE.load('chart:' + c.file, 'data/charts/' + c.file + '.js').then(function (rows) {
+        holder.appendChild(CE.chart({ kind: c.kind, title: c.title, rows: rows }));
+      }, function (err) { holder.appendChild(el('p', { class: 'warn' }, String(err && err.message ? err.message : err))); });
+      return holder;
+    }));
+  };
+  /* A cell's charts (CoopEval: cooperation over rounds, replicator trajectory). */
+  CE.cellCharts = function (cell) {
+    return cell.charts && cell.charts.length ? [el('h3', {}, 'Charts')].concat(cell.charts.map(CE.chart)) : [];
+  };
+}());

@@ -1,0 +1,361 @@
+"""The explorer's charts: Vega-Lite specs written with Altair, filled in the page with rows of the site's data.
+
+A chart is a *kind* (a Vega-Lite spec whose data is the named dataset ``rows``, the columns
+its table shows and a note), written once into ``data/index.js``, and *instances*
+``{"kind", "title", "rows"}``: a study-wide chart's rows in a data file of their own
+(``data/charts/<n>.js``, listed in the index, loaded by the study's leaderboard page), a
+per-cell chart in the cell's data file. The page (``charts.js``) puts an instance's rows into the spec's ``datasets``, draws
+it with the Vega, Vega-Lite and vega-embed scripts shipped in the site (``assets/vendor.json``)
+and shows the same rows as a table behind a toggle. Every row carries ``href``, the page a click
+on its mark opens (a cell, an episode's round, a filtered list of cells).
+
+Charts (docs/explorer.md#charts):
+
+- leaderboards, one per study and metric: mean ± 95 % interval and tie group per agent
+  (:mod:`coopeval.explorer.overview`);
+- CoopEval, per cell: the probability each agent put on the game's cooperative action per round
+  (mean over its match-ups; arXiv 2604.15267 §3), and the replicator trajectory of the cell's
+  metagame (population share per agent and step, at most 101 steps drawn; docs/protocol/evaluation.md);
+- gossip: the share of cooperative actions and the tones of honest gossip per round, condition
+  and testbed (arXiv 2602.07777 §4; :func:`coopeval.studies.gossip.summary.cooperation_by_round`);
+- evolution: mean final resources and donation fraction per generation, protocol and variant
+  (arXiv 2412.10270 §3).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+from urllib.parse import quote
+
+import duckdb
+
+from coopeval.explorer.queries import rows
+
+__all__ = ["chart_kinds", "cooperation_rows", "href", "study_charts"]
+
+
+
+def href(**params: object) -> str:
+    """The page's hash for ``params`` (as the page's ``hash()`` writes it: encodeURIComponent)."""
+    keep = "-_.!~*'()"
+    return "#" + "&".join(quote(k, safe="") + "=" + quote(str(v), safe=keep) for k, v in params.items() if v is not None and v != "")
+
+
+VALIDATE = False
+"""Whether each spec is checked against the Vega-Lite schema as it is written (tests/explorer/test_charts.py
+checks every kind; skipping it at build time saves a second or more of every build)."""
+
+
+def _spec(chart: Any) -> dict[str, Any]:
+    spec: dict[str, Any] = chart.to_dict(validate=VALIDATE)
+    spec.pop("datasets", None)
+    return spec
+
+
+def _rows_data() -> Any:
+    import altair as alt
+
+    return alt.NamedData(name="rows")
+
+
+BOARD_AXES: dict[str, tuple[str, str, str]] = {
+    "coopeval": ("agent", "mechanism", "game"),
+    "gossip": ("model", "condition", "testbed"),
+    "evolution": ("model", "protocol", "variant"),
+}
+"""Study → (the axis of the compared agents, colour, facet) of its leaderboard chart."""
+
+
+def _board_kind(study: str, label: str, axes: tuple[str, str, str]) -> dict[str, Any]:
+    import altair as alt
+
+    y, color, facet = axes
+    tooltip: list[Any] = [f"{facet}:N", f"{color}:N", f"{y}:N", alt.Tooltip("value:Q", format=".3f"), alt.Tooltip("lo:Q", format=".3f"),
+                          alt.Tooltip("hi:Q", format=".3f"), "group:N", "n:Q"]  # fmt: skip
+    base = alt.Chart().encode(y=alt.Y(f"{y}:N", title=None), yOffset=alt.YOffset(f"{color}:N"), color=alt.Color(f"{color}:N"), tooltip=tooltip)
+    interval = base.mark_rule().encode(x=alt.X("lo:Q", title=label), x2="hi:Q")
+    point = base.mark_point(filled=True, size=50, cursor="pointer").encode(x=alt.X("value:Q", title=label))
+    chart = alt.layer(interval, point, data=_rows_data()).properties(width=260).facet(facet=alt.Facet(f"{facet}:N", title=None), columns=3)
+    fields = [[facet, facet], [color, color], [y, y], ["value", label], ["lo", "95 % low"], ["hi", "95 % high"], ["group", "tie group"], ["n", "cells"]]
+    note = f"{label} per {y}: point = mean over cells, line = 95 % normal interval; tie group as in the table. Click a point for its cells."
+    return {"spec": _spec(chart), "fields": fields, "note": note}
+
+
+def _board_rows(study: str, board: dict[str, Any], key: str) -> list[dict[str, Any]]:
+    y, color, facet = BOARD_AXES[study]
+    out = []
+    for r in board["rows"]:
+        value, ci = r[key]
+        if value is None:
+            continue
+        row = {facet: r[facet], color: r[color], y: r[y], "value": value, "lo": value - ci if ci is not None else value,
+               "hi": value + ci if ci is not None else value, "group": r.get(f"{key}_group"), "n": r["n"]}  # fmt: skip
+        row["href"] = _board_href(study, r)
+        out.append(row)
+    return out
+
+
+def _board_href(study: str, r: dict[str, Any]) -> str:
+    """The cells behind a leaderboard row: the cells page filtered to its setting, environment and agent."""
+    if study == "coopeval":
+        mechanism = str(r["mechanism"]).split(" (", 1)[0]  # "Repetition (variant)" → the cells' mechanism
+        game = None if r["game"] == "all games" else r["game"]
+        return href(view="cells", study=study, mechanism=mechanism, game=game, agent=r["agent"])
+    if study == "gossip":
+        return href(view="cells", study=study, mechanism=r["condition"], game=r["testbed"], agent=r["model"])
+    return href(view="cells", study=study, mechanism=f"evolution/{r['protocol']}", agent=r["model"])
+
+
+LABEL = "@metric@"
+"""Stands for the metric's label in a study's leaderboard chart template."""
+
+
+def board_charts(boards: dict[str, dict[str, Any]]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Kinds and instances of the leaderboard charts: one per study and metric with a value."""
+    kinds: dict[str, Any] = {}
+    templates: dict[str, str] = {}
+    instances = []
+    for study, board in boards.items():
+        for column in board["columns"]:
+            if not column["metric"]:
+                continue
+            found = _board_rows(study, board, column["key"])
+            if not found:
+                continue
+            kind = f"board:{study}:{column['key']}"
+            if study not in templates:  # one Altair chart per study; each metric's label put in its copy
+                templates[study] = json.dumps(_board_kind(study, LABEL, BOARD_AXES[study]))
+            kinds[kind] = json.loads(templates[study].replace(LABEL, json.dumps(column["label"])[1:-1]))
+            instances.append({"kind": kind, "study": study, "title": f"{study}: {column['label']}", "rows": found})
+    return kinds, instances
+
+
+def _line_kind(x: str, x_title: str, y: str, y_title: str, color: str, keys: list[str], note: str, facet: str | None = None,
+               domain: tuple[float, float] | None = None, counted: bool = True) -> dict[str, Any]:  # fmt: skip
+    import altair as alt
+
+    scale = alt.Scale(domain=list(domain)) if domain else alt.Undefined
+    chart = (
+        alt.Chart(_rows_data())
+        .mark_line(point=alt.OverlayMarkDef(filled=True, size=40, cursor="pointer"))
+        .encode(x=alt.X(f"{x}:Q", title=x_title, axis=alt.Axis(tickMinStep=1, format="d")), y=alt.Y(f"{y}:Q", title=y_title, scale=scale), color=alt.Color(f"{color}:N"),
+                tooltip=[*(f"{k}:N" if k != x else f"{k}:Q" for k in keys), alt.Tooltip(f"{y}:Q", format=".3f"), *(["n:Q"] if counted else [])])
+        .properties(width=300, height=180)
+    )
+    if facet:
+        chart = chart.facet(facet=alt.Facet(f"{facet}:N", title=None), columns=3)
+    fields = [[k, k] for k in keys if k not in (x, y)] + [[x, x_title], [y, y_title]] + ([["n", "n"]] if counted else [])
+    return {"spec": _spec(chart), "fields": fields, "note": note}
+
+
+def chart_kinds() -> dict[str, Any]:
+    """The chart kinds that do not depend on the store (per cell, gossip, evolution)."""
+    import altair as alt
+
+    kinds = {
+        "cooperation": _line_kind(
+            "round", "round", "cooperation", "probability on the cooperative action", "agent", ["agent", "round"],
+            "Probability each agent put on the game's cooperative action, per round: mean over its decisions of that round in"
+            " every match-up of the cell. Click a point for that round of the agent's first match-up.", domain=(0, 1),
+        ),
+        "trajectory": _line_kind(
+            "step", "replicator step", "share", "population share", "agent", ["agent", "step"],
+            "Replicator dynamics of the cell's metagame (docs/protocol/evaluation.md): each agent's population share per step"
+            " (at most 101 steps drawn). Click a point for the agent's decisions in this cell.", domain=(0, 1), counted=False,
+        ),
+        "gossip_cooperation": _line_kind(
+            "round", "round", "cooperation", "share of cooperative actions", "condition", ["testbed", "condition", "model", "round"],
+            "Share of cooperative actions of the acting role (donor, player 1, seller) per round, over the replicates of each"
+            " condition, one panel per model. Click a point for that round of the condition's first run.", facet="model", domain=(0, 1),
+        ),
+        "evolution_resources": _line_kind(
+            "generation", "generation", "mean_final", "mean final resources", "variant", ["protocol", "variant", "model", "generation"],
+            "Mean final resources of each generation's games, mean over replicates. Click a point for the first replicate's cell"
+            " (lineage and strategies).", facet="protocol",
+        ),
+        "evolution_donation": _line_kind(
+            "generation", "generation", "donation_fraction", "donation fraction", "variant", ["protocol", "variant", "model", "generation"],
+            "Share of resources donated in each generation (Σ donated / Σ donor resources), mean over replicates. Click a point"
+            " for the first replicate's cell.", facet="protocol", domain=(0, 1),
+        ),
+    }
+    tones = (
+        alt.Chart(_rows_data())
+        .mark_bar(cursor="pointer")
+        .encode(x=alt.X("round:O", title="round"), y=alt.Y("share:Q", title="share of honest gossip", stack="normalize"),
+                color=alt.Color("tone:N", sort=list(_tones())), tooltip=["testbed:N", "condition:N", "round:O", "tone:N", alt.Tooltip("share:Q", format=".3f"), "n:Q"])
+        .properties(width=300, height=160)
+        .facet(facet=alt.Facet("condition:N", title=None), columns=3)
+    )
+    kinds["gossip_tones"] = {
+        "spec": _spec(tones),
+        "fields": [["testbed", "testbed"], ["condition", "condition"], ["round", "round"], ["tone", "tone"], ["share", "share"], ["n", "n"]],
+        "note": "Tones of the honest witnesses' gossip per round (share of the toned messages of that round), per testbed and"
+        " condition. Click a bar for that round of the condition's first run.",
+    }
+    return kinds
+
+
+def _tones() -> tuple[str, ...]:
+    from coopeval.studies.gossip.tones import TONES
+
+    return TONES
+
+
+def _first_runs(con: duckdb.DuckDBPyConnection, study: str) -> dict[str, str]:
+    """Cell id → its first match-up (the episode a chart's point opens)."""
+    found = rows(con, "SELECT cell_id, min(matchup_id) AS matchup FROM decisions WHERE study = ? GROUP BY cell_id", [study])
+    return {str(r["cell_id"]): r["matchup"] for r in found}
+
+
+def gossip_charts(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+    """Cooperation and tone per round of every (testbed, condition) of ``gossip_rounds``: one
+    chart of each per testbed (a chart's rows are one data file, bounded by one testbed's conditions, models and rounds)."""
+    from coopeval.studies.gossip.testbeds import COOPERATIVE_ACTIONS
+
+    matchups = _first_runs(con, "gossip")
+    cooperative = list(COOPERATIVE_ACTIONS)
+    cooperation = rows(
+        con,
+        """SELECT testbed, condition, model, round, avg(CASE WHEN list_contains(?, first_action) THEN 1.0 ELSE 0.0 END) AS cooperation,
+                  count(*) AS n, min(cell_id) AS cell_id
+           FROM gossip_rounds WHERE status <> 'failed_action' AND first_action IS NOT NULL
+           GROUP BY ALL ORDER BY testbed, condition, model, round""",
+        [cooperative],
+    )
+    tones = rows(
+        con,
+        """WITH toned AS (SELECT testbed, condition, round, second_tone AS tone, cell_id FROM gossip_rounds
+                          WHERE second_tone IS NOT NULL AND second_kind = 'honest')
+           SELECT testbed, condition, round, tone, count(*) AS n, min(cell_id) AS cell_id,
+                  count(*) / sum(count(*)) OVER (PARTITION BY testbed, condition, round) AS share
+           FROM toned GROUP BY testbed, condition, round, tone ORDER BY testbed, condition, round, tone""",
+    )
+    out = []
+    for found, kind, title in ((cooperation, "gossip_cooperation", "gossip: cooperation over rounds"), (tones, "gossip_tones", "gossip: tones over rounds")):
+        by_testbed: dict[str, list[dict[str, Any]]] = {}
+        for r in found:
+            cell = str(r.pop("cell_id"))
+            r["href"] = href(view="ep", cell=cell, m=matchups.get(cell), round=r["round"])
+            by_testbed.setdefault(str(r["testbed"]), []).append(r)
+        out += [{"kind": kind, "study": "gossip", "title": f"{title} ({testbed})", "rows": part} for testbed, part in by_testbed.items()]
+    return out
+
+
+def evolution_charts(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+    """Mean final resources and donation fraction per generation of every (protocol, variant, model)."""
+    found = rows(
+        con,
+        """SELECT protocol, variant, model, generation, avg(mean_final) AS mean_final, avg(donation_fraction) AS donation_fraction,
+                  count(*) AS n, min(cell_id) AS cell_id
+           FROM evo_generations GROUP BY ALL ORDER BY protocol, variant, model, generation""",
+    )
+    out = []
+    for metric, kind, title in (("mean_final", "evolution_resources", "evolution: mean final resources per generation"),
+                                ("donation_fraction", "evolution_donation", "evolution: donation fraction per generation")):  # fmt: skip
+        picked = [{k: r[k] for k in ("protocol", "variant", "model", "generation", metric, "n")} | {"href": href(view="cell", cell=r["cell_id"])}
+                  for r in found if r[metric] is not None]  # fmt: skip
+        if picked:
+            out.append({"kind": kind, "study": "evolution", "title": title, "rows": picked})
+    return out
+
+
+def study_charts(con: duckdb.DuckDBPyConnection, boards: dict[str, dict[str, Any]], readable: Iterable[str]) -> dict[str, Any]:
+    """``{"kinds": {...}, "charts": [...]}`` of the index: every kind, and the study-wide charts of
+    the studies in ``readable`` (those whose tables the store has and this explorer reads)."""
+    kinds = chart_kinds()
+    board_kinds, charts = board_charts(boards)
+    kinds.update(board_kinds)
+    studies = set(readable)
+    if "gossip" in studies:
+        charts += gossip_charts(con)
+    if "evolution" in studies:
+        charts += evolution_charts(con)
+    return {"kinds": kinds, "charts": charts}
+
+
+def _cooperative_token(game: str, cache: dict[str, str | None]) -> str | None:
+    if game not in cache:
+        from coopeval.games import action_token, get_game
+
+        try:
+            cache[game] = action_token(get_game(game).cooperative_action)
+        except (KeyError, TypeError, ValueError):  # a plugin game this installation lacks, or one needing parameters
+            cache[game] = None
+    return cache[game]
+
+
+_TOKENS: dict[str, str | None] = {}
+
+
+class CooperationTally:
+    """Per agent and round of a CoopEval cell, the mean probability on the cooperative action,
+    tallied one episode at a time (the builder drops each episode's decisions once written).
+
+    A decision counts when it is an ``action`` decision whose parsed answer is a distribution
+    over action tokens (``{"A0": 40, "A1": 60}``): its probability on the cooperative action
+    (arXiv 2604.15267 §3; the game's ``cooperative_action``) is that token's weight over the
+    weights' sum. A game without a known cooperative action tallies nothing.
+    """
+
+    def __init__(self, cell_id: str, game: str) -> None:
+        self.cell_id = cell_id
+        self.token = _cooperative_token(game, _TOKENS)
+        self.sums: dict[tuple[str, int], list[float]] = {}
+        self.first: dict[tuple[str, int], str] = {}
+
+    def add(self, matchup: str, decisions: Iterable[dict[str, Any]]) -> None:
+        """Tally the decisions of one match-up."""
+        if self.token is None:
+            return
+        for d in decisions:
+            if d.get("kind") != "action" or d.get("status") != "ok" or not d.get("parsed") or d.get("round") is None:
+                continue
+            p = _probability(str(d["parsed"]), self.token)
+            if p is None:
+                continue
+            key = (str(d["agent"]), int(d["round"]))
+            acc = self.sums.setdefault(key, [0.0, 0])
+            acc[0] += p
+            acc[1] += 1
+            self.first.setdefault(key, matchup)
+
+    def rows(self) -> list[dict[str, Any]]:
+        """Rows ``{"agent", "round", "cooperation", "n", "href"}``; ``href`` opens the round in
+        the first match-up where the agent made a counted decision."""
+        return [
+            {"agent": agent, "round": rnd, "cooperation": total / n, "n": int(n),
+             "href": href(view="ep", cell=self.cell_id, m=self.first[(agent, rnd)], round=rnd)}
+            for (agent, rnd), (total, n) in sorted(self.sums.items())
+        ]  # fmt: skip
+
+
+def cooperation_rows(cell_id: str, game: str, episodes: Iterable[tuple[str, list[dict[str, Any]]]]) -> list[dict[str, Any]]:
+    """:class:`CooperationTally` rows of ``episodes``, (match-up, decisions) pairs of one cell."""
+    tally = CooperationTally(cell_id, game)
+    for matchup, decisions in episodes:
+        tally.add(matchup, decisions)
+    return tally.rows()
+
+
+def _probability(parsed: str, token: str) -> float | None:
+    try:
+        answer = json.loads(parsed)
+    except ValueError:
+        return None
+    if not isinstance(answer, dict) or token not in answer:
+        return None
+    weights = [v for v in answer.values() if isinstance(v, int | float) and not isinstance(v, bool)]
+    total = float(sum(weights))
+    if len(weights) != len(answer) or total <= 0:
+        return None
+    return float(answer[token]) / total
+
+
+def trajectory_rows(cell_id: str, found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The drawn steps of a cell's replicator trajectory (``trajectories`` rows, already thinned
+    by the query of :data:`coopeval.explorer.extras.TRAJECTORY`), each linking to the agent's decisions in the cell."""
+    links = {agent: href(view="cell", cell=cell_id, model=agent, apply="1") for agent in {r["agent"] for r in found}}
+    return [{"agent": r["agent"], "step": r["step"], "share": r["share"], "href": links[r["agent"]]} for r in found]
