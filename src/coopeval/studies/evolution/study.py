@@ -47,13 +47,16 @@ from coopeval.studies.evolution.records import TABLES, frame
 from coopeval.studies.evolution.runner import EvolutionRun, Member, RunAgents
 from coopeval.studies.evolution.settings import EvolutionSettings
 
-EVOLUTION_PARSER_VERSION = 3
+EVOLUTION_PARSER_VERSION = 4
 """Bump when a format's ``parse`` can accept, return or word an error differently (2: the
 decision loop parses the text without its reasoning blocks and rejects cut-off answers,
 :func:`coopeval.decisions.parsing.check_answer`; 3: numbers are read as one whole token and
 the shown holdings are the limit, :mod:`coopeval.studies.evolution.amounts`, and the embedded
 model's grammar admits exactly the amounts up to that limit: the grammar is not in the cache
-key, so this version, part of every position's run key, keeps old answers from being replayed)."""
+key, so this version, part of every position's run key, keeps old answers from being replayed;
+4: a space inside a number is read only as a thousands separator (``1 207`` is 1207, ``12 5``
+is re-asked, :mod:`coopeval.decisions.numbers`), and a refusal is the answer line's leading
+token(s), never a mention elsewhere (issue 36))."""
 
 ANALYSIS_KEYS = (
     "invasion_per_generation",
