@@ -79,3 +79,13 @@ def test_the_changed_reading_has_a_new_parser_version() -> None:
     assert EVOLUTION_PARSER_VERSION == 4
     cells = EvolutionStudy().cells({"evolution": {"models": [{"model": "bot/evo-constant-50"}]}})
     assert cells and all(c["parser_version"] == 4 for c in cells)
+
+
+def test_the_manifest_says_which_parser_read_the_answers() -> None:
+    from coopeval.studies.evolution.study import MANIFEST_SCHEMA
+
+    study = EvolutionStudy()
+    cells = study.cells({"evolution": {"models": [{"model": "bot/evo-constant-50"}]}})
+    header, *lines = study.manifest(cells).splitlines()
+    assert header.split("\t")[-1] == "parser_version" and list(MANIFEST_SCHEMA)[-1] == "parser_version"
+    assert lines and {line.split("\t")[-1] for line in lines} == {str(EVOLUTION_PARSER_VERSION)}

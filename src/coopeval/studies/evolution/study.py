@@ -116,6 +116,7 @@ MANIFEST_SCHEMA: dict[str, pl.DataType] = {
     "invasion_per_generation": pl.Int64(),
     "matrix_per_generation": pl.Int64(),
     "path": pl.String(),
+    "parser_version": pl.Int64(),  # EVOLUTION_PARSER_VERSION: the parser that read the cell's answers
 }
 """Columns of ``results/evolution/cells.tsv`` (store table ``evolution_cells``), read back with exactly these types."""
 register_tables({"evolution_cells": MANIFEST_SCHEMA})
@@ -219,12 +220,13 @@ class EvolutionStudy:
 
     def manifest(self, cells: list[dict[str, Any]]) -> str:
         """One line per cell: cell_id, protocol, model, variant, replicate, seed, n_agents,
-        generations, invasion and matrix sizes, path."""
+        generations, invasion and matrix sizes, path, parser_version (the version of the parser
+        that read the cell's answers, so the store says which reading a decision had)."""
         lines = ["\t".join(MANIFEST_SCHEMA)]
         for c in cells:
             p = c["params"]
             values = (c["cell_id"], c["protocol"], c["model_label"], c["variant"], c["replicate"], c["seed"], p["n_agents"],
-                      p["generations"], p["invasion_per_generation"], p["matrix_per_generation"], c["path"])
+                      p["generations"], p["invasion_per_generation"], p["matrix_per_generation"], c["path"], c["parser_version"])
             lines.append("\t".join(str(v) for v in values))
         return "\n".join(lines) + "\n"
 
