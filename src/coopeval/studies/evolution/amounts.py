@@ -24,7 +24,13 @@ from pathlib import Path
 
 from coopeval.core.prompts import TemplateFolder
 from coopeval.decisions.errors import AnswerError
-from coopeval.decisions.numbers import MISSING, PERCENT_SIGN, NumberFormError, NumberToken, read_number_token
+from coopeval.decisions.numbers import (
+    MISSING,
+    PERCENT_SIGN,
+    NumberFormError,
+    NumberToken,
+    read_number_token,
+)
 from coopeval.games.donation import ContinuousDonationGame
 
 ERRORS = TemplateFolder(Path(__file__).resolve().parent / "prompts" / "errors")
