@@ -129,3 +129,20 @@ def test_a_gini_over_partly_missing_runs_says_how_many_it_used() -> None:
     markdown = to_markdown(table)
     assert "0.23 ± 0.07† (3/5 runs)" in markdown and FEWER_RUNS_FOOTNOTE in markdown
     assert "leaves the undefined runs out" in GINI_FOOTNOTE  # the † note covers the partial case too
+
+
+def test_the_round_figures_leave_a_failed_run_out() -> None:
+    """Run r1 cooperates in its 2 rounds but every assessment failed; r2 defects once and
+    cooperates once: per round, cooperation is r2's alone (0.0 then 1.0), never 1.0 / 1.0."""
+    from coopeval.studies.gossip.summary import cooperation_by_round
+
+    def _round(run: str, t: int, action: str, status: str) -> dict[str, Any]:
+        return {"cell_id": "c", "run": run, "model": "m", "testbed": "donation", "condition": "align", "round": t,
+                "first_action": action, "status": status}
+
+    rounds = pl.DataFrame([
+        _round("r1", 1, "cooperate", "failed_gossip"), _round("r1", 2, "cooperate", "failed_gossip"),
+        _round("r2", 1, "defect", "ok"), _round("r2", 2, "cooperate", "failed_gossip"),
+    ])
+    by_round = cooperation_by_round(rounds)
+    assert by_round["cooperation"].to_list() == [0.0, 1.0] and by_round["n"].to_list() == [1, 1]

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from coopeval.studies.gossip.metrics import FAILED_ROUND_STATUSES
 from coopeval.studies.gossip.testbeds import COOPERATIVE_ACTIONS
 
 GROUP = ("testbed", "condition", "model", "gamma", "horizon", "matching")
@@ -207,13 +208,21 @@ def to_latex(table: pl.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
+def without_failed_runs(rounds: pl.DataFrame) -> pl.DataFrame:
+    """``gossip_rounds`` without the runs whose every round failed (as :func:`replicate_summary`
+    leaves them out of the means; issue 36 item 3): their actions, if any, were played without
+    the condition's messages."""
+    failed = pl.col("status").is_in(list(FAILED_ROUND_STATUSES)).all().over(["cell_id", "run"])
+    return rounds.filter(~failed)
+
+
 def cooperation_by_interaction_index(rounds: pl.DataFrame, target_kind: str = "max") -> pl.DataFrame:
     """Cooperation toward agents of ``target_kind`` (``max`` or ``attacker``) by the target's own
     interaction index (docs/protocol/gossip.md#greedy-defector, Fig. 8). ``rounds`` is
     ``gossip_rounds``; the target is the round's second agent (the donation game's recipient).
     One row per (model, condition, target_index) with ``cooperation`` = share of honest first
-    agents' cooperative actions and ``n`` decisions."""
-    ok = rounds.filter(
+    agents' cooperative actions and ``n`` decisions; runs whose every round failed are left out."""
+    ok = without_failed_runs(rounds).filter(
         (pl.col("status") != "failed_action") & (pl.col("second_kind") == target_kind) & (pl.col("first_kind") == "honest")
     )
     return (
@@ -241,8 +250,8 @@ def tone_distribution(rounds: pl.DataFrame) -> pl.DataFrame:
 def cooperation_by_round(rounds: pl.DataFrame) -> pl.DataFrame:
     """Share of cooperative first-agent actions (the donor's, player 1's, the seller's) per
     (model, testbed, condition, round) of ``gossip_rounds``, for the "cooperation with vs
-    without gossip" figure."""
-    ok = rounds.filter((pl.col("status") != "failed_action") & pl.col("first_action").is_not_null())
+    without gossip" figure; runs whose every round failed are left out."""
+    ok = without_failed_runs(rounds).filter((pl.col("status") != "failed_action") & pl.col("first_action").is_not_null())
     return (
         ok.group_by(["model", "testbed", "condition", "round"])
         .agg(pl.col("first_action").is_in(list(COOPERATIVE_ACTIONS)).mean().alias("cooperation"), pl.len().alias("n"))
