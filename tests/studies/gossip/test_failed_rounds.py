@@ -146,3 +146,23 @@ def test_the_round_figures_leave_a_failed_run_out() -> None:
     ])
     by_round = cooperation_by_round(rounds)
     assert by_round["cooperation"].to_list() == [0.0, 1.0] and by_round["n"].to_list() == [1, 1]
+
+
+def test_run_metrics_written_before_the_failed_round_columns_still_compare(tmp_path: Any) -> None:
+    """A cell's Parquet file from before issue 36 lacks the new columns: they read as null."""
+    from coopeval.studies.gossip.comparisons import write_gossip_comparisons
+    from coopeval.studies.gossip.records import TABLES
+
+    new = ("n_failed_action_rounds", "n_failed_gossip_rounds", "all_rounds_failed")
+    paths = []
+    for model in ("a", "b"):
+        for replicate in (1, 2):
+            row = {c: None for c in TABLES["gossip_run_metrics"] if c not in new}
+            row.update(cell_id=f"{model}{replicate}", run=f"r{replicate}", testbed="donation", condition="align", model=model,
+                       replicate=replicate, matching="m", cooperation_ratio_mean=0.5 if model == "a" else 0.25 * replicate,
+                       discounted_return_mean=1.0, gini=0.1, utility_gap=0.0)
+            path = tmp_path / f"{model}{replicate}.parquet"
+            pl.DataFrame([row], schema={c: t for c, t in TABLES["gossip_run_metrics"].items() if c not in new}).write_parquet(path)
+            paths.append(str(path))
+    rows = write_gossip_comparisons(paths, tmp_path / "out.parquet")
+    assert rows.height > 0
