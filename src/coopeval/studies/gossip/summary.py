@@ -74,10 +74,13 @@ def _finite(values: list[float | None]) -> list[float]:
 def replicate_summary(run_metrics: pl.DataFrame) -> pl.DataFrame:
     """One row per (testbed, condition, model, γ, horizon, matching) from ``gossip_run_metrics``.
 
-    Columns: the group keys, ``n_replicates``; for every metric of :data:`METRICS` and ``gini``:
-    ``<metric>`` (mean over the runs whose value is finite, NaN if none), ``<metric>_se`` and
-    ``n_valid_<metric>`` (those runs); ``gini_nan_runs``, ``negative_return_runs`` and
-    ``gini_out_of_range_runs`` (domain diagnostics; 0 when the runs predate those columns).
+    Columns: the group keys, ``n_replicates`` (runs played); ``failed_runs`` (runs whose every
+    round failed: left out of every mean), ``runs_with_failed_rounds``, ``n_failed_rounds`` and
+    ``n_rounds`` (summed over the runs played); for every metric of :data:`METRICS` and
+    ``gini``: ``<metric>`` (mean over the runs kept whose value is finite, NaN if none),
+    ``<metric>_se`` and ``n_valid_<metric>`` (those runs); ``gini_nan_runs``,
+    ``negative_return_runs`` and ``gini_out_of_range_runs`` over the runs kept (domain
+    diagnostics; 0 when the runs predate those columns).
     """
     rows = []
     for keys, played in run_metrics.group_by(list(GROUP), maintain_order=True):
