@@ -80,6 +80,7 @@ EVOLUTION_CASES: list[tuple[Any, str]] = [
     (DonationFormat("percent"), "Answer: 101"),
     (DonationFormat(variant="costly_punishment"), "Answer: hmm"),
     (DonationFormat(variant="partner_choice"), "Answer: hmm"),
+    (DonationFormat(variant="partner_choice"), "Answer: Refuse, 5"),
 ]
 BOT_STATES = [
     {"cooperated": True}, {"partner": "Ann"},

@@ -111,3 +111,18 @@ def test_generation_means_over_runs_are_nan_aware_and_count_the_runs(values: lis
         assert out["mean_final"] is None
     elif all(math.isfinite(v) for v in nan_free):
         assert out["mean_final"] == pytest.approx(sum(nan_free) / len(nan_free))
+
+
+def test_the_oes_table_says_how_many_strategies_its_means_used() -> None:
+    """Issue 36 item 4: of model a's three strategies at generation 3, one has a failed matrix
+    cell (no features): the edges and OES are means over the other two, and the table says 2 of 3."""
+    from coopeval.studies.evolution.figures import oes_page
+    from coopeval.studies.evolution.robustness import oes_decomposition
+
+    ramp = np.tile(np.arange(11.0) * 10, (11, 1))
+    rows = [_row("a", ramp), _row("a", np.full((11, 11), 50.0)), {**_row("a", ramp), "n_failed_cells": 1}]
+    tests = pl.DataFrame([{"protocol": "horibe", "variant": "default", "model": "a", "generation": 3, "robust": k < 3} for k in range(4)])
+    table = oes_decomposition(pl.DataFrame(rows), tests).row(0, named=True)
+    assert (table["n_agents"], table["n_analysed"], table["n_tested"]) == (2, 3, 4)
+    assert table["robustness"] == 75.0
+    assert "<th>n_agents</th><th>n_analysed</th>" in oes_page(pl.DataFrame(rows), tests)

@@ -36,7 +36,7 @@ def test_paper_table_layout(runs: pl.DataFrame) -> None:
     assert table.columns == ["Model", "Condition", "Cooperation", "Image score", "Return", "Reward per round", "Discounted return", "Gini"]
     row = table.filter(pl.col("Model") == "bot/always-cooperate").row(0, named=True)
     assert row["Discounted return"] == "15.44" and row["Reward per round"] == "2.00" and row["Gini"] == "0.00"
-    assert table.filter(pl.col("Model") == "bot/always-defect")["Gini"][0] == "NaN†"
+    assert table.filter(pl.col("Model") == "bot/always-defect")["Gini"][0] == "NaN† (0/2 runs)"
     md = to_markdown(table)
     assert "| Model |" in md and "†" in md
     tex = to_latex(table)

@@ -80,8 +80,9 @@ def test_replicate_means_are_nan_aware_and_state_n_valid(coop: list[float], gini
     assert row["n_valid_gini"] == sum(math.isfinite(g) for g in gini[:k]) == k - row["gini_nan_runs"]
     assert row["gini_out_of_range_runs"] == sum(g == 3.6 for g in gini[:k])
     cell = paper_table(replicate_summary(runs)).row(0, named=True)
-    assert cell["Gini"].endswith("‡") == (row["gini_out_of_range_runs"] > 0)
-    assert cell["Cooperation"].endswith("§") == (0 < len(finite) < k)
+    assert ("‡" in cell["Gini"]) == (row["gini_out_of_range_runs"] > 0)
+    assert cell["Cooperation"].endswith(f" ({len(finite)}/{k} runs)") == (len(finite) < k)
+    assert cell["Gini"].endswith(f" ({row['n_valid_gini']}/{k} runs)") == (row["n_valid_gini"] < k)
 
 
 def test_a_gini_of_negative_returns_is_marked_not_printed_plain() -> None:

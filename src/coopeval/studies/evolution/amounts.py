@@ -5,11 +5,12 @@ Three rules, each declared once here:
 * **Shown.** Units appear in every prompt with at most two decimals and no trailing zeros
   (:func:`shown_units`); the holdings a donor is shown are also the largest amount it may
   state (:func:`stated_limit`), so the prompt and the parser never disagree (issue 21 item 2).
-* **Read.** An answer's number is read as one whole token (:func:`read_number`): digits, or
-  groups of exactly three digits after commas (``1,250``), an optional decimal part, then the
-  end, whitespace, ``%`` where a percentage is asked, or punctuation not followed by a digit.
-  Anything else (``1,5``, ``3.2.1``, ``1e3``, ``5units``) is ambiguous and re-asked; no number is
-  ever guessed or substituted.
+* **Read.** An answer's number is read as one whole token (:func:`read_number`, the rule of
+  :mod:`coopeval.decisions.numbers`): digits, or groups of exactly three digits after commas
+  or single spaces (``1,250``, ``1 250``), an optional decimal part, then the end, a line
+  break, ``%`` where a percentage is asked, or whitespace or punctuation not followed by a
+  digit. Anything else (``1,5``, ``12 5``, ``3.2.1``, ``1e3``, ``5units``) is ambiguous and
+  re-asked; no number is ever guessed or substituted.
 * **Given.** A stated amount at or above the donor's shown holdings gives everything it holds
   (:func:`units_given`, :func:`units_for_percent`): the shown holdings are rounded, so
   ``182.97`` shown for 182.96875 units means "all of it"; below that the stated amount is given
@@ -18,20 +19,23 @@ Three rules, each declared once here:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from coopeval.core.prompts import TemplateFolder
 from coopeval.decisions.errors import AnswerError
+from coopeval.decisions.numbers import (
+    MISSING,
+    PERCENT_SIGN,
+    NumberFormError,
+    NumberToken,
+    read_number_token,
+)
 from coopeval.games.donation import ContinuousDonationGame
 
 ERRORS = TemplateFolder(Path(__file__).resolve().parent / "prompts" / "errors")
 """The error messages of the evolution formats (sent back to the model in a re-ask; part of
 every evolution cell id through :func:`~coopeval.decisions.texts.answer_texts_hash`)."""
-
-_TOKEN = re.compile(r"(?P<whole>[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?P<fraction>\.[0-9]+)?")
 
 
 def shown_units(value: float) -> str:
@@ -96,18 +100,9 @@ def _given(stated: float, holdings: float, full: float, to_units: Callable[[floa
     return min(to_units(stated), holdings)  # min: a float guard only (stated < full means below holdings)
 
 
-@dataclass(frozen=True)
-class NumberToken:
-    """A number read from an answer: ``value``, the ``text`` it was read from (commas kept) and
-    ``end``, the offset just after the number (and its ``%`` sign, when there is one)."""
-
-    value: float
-    text: str
-    end: int
-
-
 def read_number(text: str, start: int = 0, *, percent: bool = False) -> NumberToken:
-    """Read the number that starts at ``text[start]`` (after optional whitespace) as one token.
+    """Read the number that starts at ``text[start]`` (after optional whitespace) as one token,
+    by the rule every number-reading answer shares (:func:`coopeval.decisions.numbers.read_number_token`).
 
     Parameters
     ----------
@@ -124,29 +119,14 @@ def read_number(text: str, start: int = 0, *, percent: bool = False) -> NumberTo
     AnswerError
         ``code="invalid"``: no digit where the number should start (e.g. ``-3``, ``about 3``)
         or a ``%`` under a question in units; ``code="ambiguous"``: the token goes on with a
-        letter or digit-carrying punctuation (``1,5``, ``12,5``, ``3.2.1``, ``1e3``, ``1,2500``).
+        letter, digit-carrying punctuation or a second number (``1,5``, ``12,5``, ``3.2.1``,
+        ``1e3``, ``1,2500``, ``12 5``).
     """
-    i = start
-    while i < len(text) and text[i].isspace():
-        i += 1
-    match = _TOKEN.match(text, i)
-    if match is None:
-        raise AnswerError(ERRORS.render("number_missing"), code="invalid")
-    end = match.end()
-    token = match.group(0)
-    nxt = text[end] if end < len(text) else ""
-    after = text[end + 1] if end + 1 < len(text) else ""
-    if nxt == "%":
-        if not percent:
-            raise AnswerError(ERRORS.render("percent_in_units", token=token), code="invalid")
-        if after.isdigit():
-            raise AnswerError(_ambiguous(text[match.start():].split()[0]), code="ambiguous")
-        end += 1
-    elif nxt and not nxt.isspace() and (nxt.isalnum() or after.isdigit()):
-        raise AnswerError(_ambiguous(text[match.start():].split()[0]), code="ambiguous")
-    whole, fraction = match.group("whole").replace(",", ""), match.group("fraction") or ""
-    return NumberToken(float(whole + fraction), token, end)
-
-
-def _ambiguous(shown: str) -> str:
-    return ERRORS.render("ambiguous", shown=shown)
+    try:
+        return read_number_token(text, start, percent=percent)
+    except NumberFormError as exc:
+        if exc.problem == MISSING:
+            raise AnswerError(ERRORS.render("number_missing"), code="invalid") from None
+        if exc.problem == PERCENT_SIGN:
+            raise AnswerError(ERRORS.render("percent_in_units", token=exc.shown), code="invalid") from None
+        raise AnswerError(ERRORS.render("ambiguous", shown=exc.shown), code="ambiguous") from None

@@ -25,6 +25,7 @@ from decimal import Decimal
 from typing import Any, ClassVar
 
 from coopeval.decisions.errors import AnswerError
+from coopeval.decisions.extract import excerpt
 from coopeval.decisions.formats import TextAnswerFormat
 from coopeval.games.donation import AMOUNT_UNITS
 from coopeval.studies.evolution.amounts import ERRORS, read_number, shown_units
@@ -38,6 +39,38 @@ UNITS = AMOUNT_UNITS
 _TEXT_CHAR = r"[\x20-\x7E]"  # printable ASCII, no newline
 _JUSTIFICATION_CHAR = r"[\x20-\x39\x3B-\x7E]"  # printable ASCII minus ':' (never forms "Answer:")
 _PUNISH_ANSWER = re.compile(r"(donate|punish)\s*[,:]?\s*(?=[0-9])", re.IGNORECASE)
+_REFUSAL = re.compile(r"[^\w]*(?:I\s+)?refuse(?:\s+to\s+play)?(?![\w-])", re.IGNORECASE)
+"""The leading token(s) of a refusal: ``refuse`` or ``refuse to play`` (the prompt's words),
+optionally after ``I`` and opening punctuation (``**Refuse**``); never ``refused``, ``refuse-``."""
+_REFUSAL_WORD = re.compile(r"\brefus", re.IGNORECASE)
+_PLAYER_NAME = re.compile(r"\bplayer\s+[0-9]+", re.IGNORECASE)
+"""A player's name (``evo_player_name.txt``: ``Player <number>``), whose digits are no amount."""
+
+
+def answer_line(answer: str) -> str:
+    """The answer line: the text after ``Answer:`` up to the first line break (after leading
+    whitespace, so ``Answer:\n5`` has the line ``5``)."""
+    stripped = answer.lstrip()
+    return stripped.splitlines()[0] if stripped else ""
+
+
+def _is_refusal(answer: str) -> bool:
+    """Whether a partner-choice answer refuses (docs/protocol/evolution.md#punishment-variants; issue 36 item 2).
+
+    The answer line's leading token(s) decide: ``refuse`` / ``refuse to play`` alone, with any
+    punctuation, is a refusal; a mention further on (``I will not refuse``, ``5, never
+    refuse``) is not. A line that names both a refusal and an amount (a digit outside a
+    player's name) is ambiguous.
+
+    Raises
+    ------
+    AnswerError
+        ``code="ambiguous"``: the line names a refusal and an amount.
+    """
+    line = answer_line(answer)
+    if _REFUSAL_WORD.search(line) and any(c.isdigit() for c in _PLAYER_NAME.sub("", line)):
+        raise AnswerError(ERRORS.render("refuse_and_amount", line=excerpt(line)), code="ambiguous")
+    return _REFUSAL.match(line) is not None
 
 
 def word_count(text: str) -> int:
@@ -133,12 +166,15 @@ class DonationFormat(TextAnswerFormat):
     * ``costly_punishment``: the first ``donate``/``punish`` followed by a number, e.g.
       ``Donate, 3`` or ``Punish, 1.5`` (the reference's decimal comma is not read: ``1,5`` is
       ambiguous with a thousands separator and is re-asked);
-    * ``partner_choice``: the word ``refuse`` anywhere in the answer means refusing; otherwise
-      the answer must begin with a number.
+    * ``partner_choice``: an answer line beginning with ``refuse`` (or ``refuse to play``,
+      ``I refuse``) is a refusal; otherwise the answer must begin with a number. A line that
+      names both a refusal and an amount (``Refuse, 5``; ``I will not refuse; 5``) is
+      ambiguous and re-asked; a negated or later mention is never a refusal.
 
     ``parse`` returns ``{"action": "donate" | "punish" | "refuse", "value": float,
     "justification": str}``; ``value`` is in units or percent (0 for refuse). Raises AnswerError with ``code`` ``invalid`` (no ``Answer:``, no number
-    where one is needed), ``ambiguous`` (a number that is not one whole token) or ``range``
+    where one is needed), ``ambiguous`` (a number that is not one whole token, or a refusal
+    together with an amount) or ``range``
     (above ``max_value``): never clipped, never substituted.
     """
 
@@ -175,7 +211,7 @@ class DonationFormat(TextAnswerFormat):
             justification = justification[len("justification:"):].strip()
         percent = self.unit == "percent"
         action = "donate"
-        if self.variant == "partner_choice" and "refuse" in answer.lower():
+        if self.variant == "partner_choice" and _is_refusal(answer):
             return {"action": "refuse", "value": 0.0, "justification": justification}
         if self.variant == "costly_punishment":
             match = _PUNISH_ANSWER.search(answer)

@@ -51,32 +51,39 @@ def model_feature_means(features: pl.DataFrame, generation: int | None = None) -
     the population's last analysed generation), and ``l1_prevalence`` (share of agents with
     L1, 0–1).
 
-    Columns: protocol, variant, model, ``n_agents`` (strategies with a complete matrix),
-    the :data:`MEAN_FEATURES`, ``n_valid_entropy`` and ``n_valid_rho_mono`` (strategies whose
-    feature is defined; the mean is over those, null when none), ``l1_prevalence``.
+    Columns: protocol, variant, model, ``n_agents`` (strategies with a complete matrix: the
+    means are over those), ``n_analysed`` (every strategy analysed at that generation, also
+    those with a failed matrix cell; issue 36 item 4), the :data:`MEAN_FEATURES`,
+    ``n_valid_entropy`` and ``n_valid_rho_mono`` (strategies whose feature is defined; the mean
+    is over those, null when none), ``l1_prevalence``.
     """
     df = features.filter(pl.col("n_failed_cells") == 0)
     if generation is None:
         df = df.filter(pl.col("generation") == pl.col("generation").max().over(POPULATION))
     else:
         df = df.filter(pl.col("generation") == generation)
-    return (
+    analysed = features.group_by([*POPULATION, "generation"]).agg(pl.len().alias("n_analysed"))
+    means = (
         df.group_by(POPULATION)
         .agg(
             pl.len().alias("n_agents"),
+            pl.col("generation").first(),
             *(pl.col(c).cast(pl.Float64).fill_nan(None).mean() for c in MEAN_FEATURES),
             *(pl.col(c).cast(pl.Float64).fill_nan(None).count().alias(f"n_valid_{c}") for c in UNDEFINED_FEATURES),
             pl.col("l1").cast(pl.Float64).mean().alias("l1_prevalence"),
         )
-        .sort(POPULATION)
     )
+    joined = means.join(analysed, on=[*POPULATION, "generation"], how="left").drop("generation")
+    return joined.select(*POPULATION, "n_agents", "n_analysed", *[c for c in means.columns if c not in (*POPULATION, "n_agents", "generation")]).sort(POPULATION)
 
 
 def oes_decomposition(features: pl.DataFrame, invasion: pl.DataFrame, generation: int | None = None) -> pl.DataFrame:
     """Table 2 layout: protocol, variant, model, left, right, oes, robustness (%); per
-    protocol × variant, sorted by OES descending."""
-    means = model_feature_means(features, generation).select(*POPULATION, "left", "right", "oes")
-    robust = robustness_by_model(invasion).select(*POPULATION, "robustness")
+    protocol × variant, sorted by OES descending. The counts behind each mean follow:
+    ``n_agents`` of ``n_analysed`` strategies (those with a complete matrix, of all analysed)
+    and ``n_tested`` invasion tests."""
+    means = model_feature_means(features, generation).select(*POPULATION, "left", "right", "oes", "n_agents", "n_analysed")
+    robust = robustness_by_model(invasion).select(*POPULATION, "robustness", "n_tested")
     return means.join(robust, on=POPULATION, how="left").sort([*GROUP, "oes"], descending=[False, False, True])
 
 

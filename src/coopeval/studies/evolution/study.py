@@ -47,13 +47,16 @@ from coopeval.studies.evolution.records import TABLES, frame
 from coopeval.studies.evolution.runner import EvolutionRun, Member, RunAgents
 from coopeval.studies.evolution.settings import EvolutionSettings
 
-EVOLUTION_PARSER_VERSION = 3
+EVOLUTION_PARSER_VERSION = 4
 """Bump when a format's ``parse`` can accept, return or word an error differently (2: the
 decision loop parses the text without its reasoning blocks and rejects cut-off answers,
 :func:`coopeval.decisions.parsing.check_answer`; 3: numbers are read as one whole token and
 the shown holdings are the limit, :mod:`coopeval.studies.evolution.amounts`, and the embedded
 model's grammar admits exactly the amounts up to that limit: the grammar is not in the cache
-key, so this version, part of every position's run key, keeps old answers from being replayed)."""
+key, so this version, part of every position's run key, keeps old answers from being replayed;
+4: a space inside a number is read only as a thousands separator (``1 207`` is 1207, ``12 5``
+is re-asked, :mod:`coopeval.decisions.numbers`), and a refusal is the answer line's leading
+token(s), never a mention elsewhere (issue 36))."""
 
 ANALYSIS_KEYS = (
     "invasion_per_generation",
@@ -113,6 +116,7 @@ MANIFEST_SCHEMA: dict[str, pl.DataType] = {
     "invasion_per_generation": pl.Int64(),
     "matrix_per_generation": pl.Int64(),
     "path": pl.String(),
+    "parser_version": pl.Int64(),  # EVOLUTION_PARSER_VERSION: the parser that read the cell's answers
 }
 """Columns of ``results/evolution/cells.tsv`` (store table ``evolution_cells``), read back with exactly these types."""
 register_tables({"evolution_cells": MANIFEST_SCHEMA})
@@ -216,12 +220,13 @@ class EvolutionStudy:
 
     def manifest(self, cells: list[dict[str, Any]]) -> str:
         """One line per cell: cell_id, protocol, model, variant, replicate, seed, n_agents,
-        generations, invasion and matrix sizes, path."""
+        generations, invasion and matrix sizes, path, parser_version (the version of the parser
+        that read the cell's answers, so the store says which reading a decision had)."""
         lines = ["\t".join(MANIFEST_SCHEMA)]
         for c in cells:
             p = c["params"]
             values = (c["cell_id"], c["protocol"], c["model_label"], c["variant"], c["replicate"], c["seed"], p["n_agents"],
-                      p["generations"], p["invasion_per_generation"], p["matrix_per_generation"], c["path"])
+                      p["generations"], p["invasion_per_generation"], p["matrix_per_generation"], c["path"], c["parser_version"])
             lines.append("\t".join(str(v) for v in values))
         return "\n".join(lines) + "\n"
 

@@ -21,6 +21,7 @@ from coopeval.comparison.paired import DEFAULT_SEED
 from coopeval.comparison.populations import PopulationComparison
 from coopeval.comparison.record import comparisons_frame
 from coopeval.core.io import write_parquet_atomic
+from coopeval.core.schemas import conform
 from coopeval.studies.gossip.records import TABLES
 
 __all__ = ["COMPARISON", "GOSSIP_METRICS", "gossip_comparison_rows", "store_comparison", "write_gossip_comparisons"]
@@ -36,9 +37,10 @@ def gossip_comparison_rows(run_metrics: pl.DataFrame, correction: str = DEFAULT_
 
 
 def write_gossip_comparisons(paths: Sequence[str | Path], out: str | Path) -> pl.DataFrame:
-    """Read the cells' ``gossip_run_metrics`` Parquet files, compare, write the rows as Parquet."""
+    """Read the cells' ``gossip_run_metrics`` Parquet files, compare, write the rows as Parquet.
+    A file written before a column existed (the failed-round counts of issue 36) reads it as null."""
     schema = TABLES["gossip_run_metrics"]
-    frame = pl.concat([pl.read_parquet(p).select(list(schema)).cast(schema) for p in paths]) if paths else pl.DataFrame(schema=schema)
+    frame = pl.concat([conform("gossip_run_metrics", pl.read_parquet(p)) for p in paths]) if paths else pl.DataFrame(schema=schema)
     rows = comparisons_frame(gossip_comparison_rows(frame))
     write_parquet_atomic(rows, out)
     return rows

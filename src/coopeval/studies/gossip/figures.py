@@ -186,26 +186,45 @@ def attack_returns_chart(agent_metrics: pl.DataFrame) -> Any:
     )
 
 
+_RUN_COUNTS = ("n_replicates", "n_valid_cooperation_ratio", "failed_runs", "n_failed_rounds")
+"""Tooltip fields of a summary point: runs played, runs its mean used, runs whose every round
+failed (left out), failed rounds (issue 36)."""
+
+
+def _marked(summary: pl.DataFrame) -> pl.DataFrame:
+    """``summary`` with ``runs``: ``"k/n runs"`` (runs used of runs played) and a ``¶`` when some
+    rounds failed, the label a point carries when its mean is not over every run."""
+    return summary.with_columns(
+        (
+            pl.col("n_valid_cooperation_ratio").cast(pl.String) + "/" + pl.col("n_replicates").cast(pl.String) + " runs"
+            + pl.when(pl.col("n_failed_rounds") > 0).then(pl.lit(" ¶")).otherwise(pl.lit(""))
+        ).alias("runs"),
+        ((pl.col("n_valid_cooperation_ratio") < pl.col("n_replicates")) | (pl.col("n_failed_rounds") > 0)).alias("incomplete"),
+    )
+
+
 def ablations_chart(summary: pl.DataFrame) -> Any:
-    """Cooperation ratio (mean ± s.e.) per condition, per model and testbed (γ sweep apart)."""
+    """Cooperation ratio (mean ± s.e.) per condition, per model and testbed (γ sweep apart); a
+    bar whose mean used fewer runs than were played, or whose runs had failed rounds, is labelled
+    ``k/n runs`` (``¶``: failed rounds)."""
     import altair as alt
 
-    frame = summary.filter(~pl.col("condition").str.starts_with("gamma=")).with_columns(
+    frame = summary.filter(~pl.col("condition").str.starts_with("gamma="))
+    if frame.height == 0:
+        return note_chart("Ablations: no runs in the store")
+    frame = _marked(frame).with_columns(
         (pl.col("cooperation_ratio") - pl.col("cooperation_ratio_se").fill_nan(0)).alias("low"),
         (pl.col("cooperation_ratio") + pl.col("cooperation_ratio_se").fill_nan(0)).alias("high"),
     )
-    if frame.height == 0:
-        return note_chart("Ablations: no runs in the store")
     base = alt.Chart().encode(x=alt.X("condition:N", title=None))
     bars = base.mark_bar().encode(
         y=alt.Y("cooperation_ratio:Q", title="cooperation ratio"),
         color=alt.Color("condition:N", legend=None),
-        tooltip=["model", "testbed", "condition", alt.Tooltip("cooperation_ratio:Q", format=".3f"), "n_replicates"],
+        tooltip=["model", "testbed", "condition", alt.Tooltip("cooperation_ratio:Q", format=".3f"), *_RUN_COUNTS],
     )
     errors = base.mark_rule().encode(y="low:Q", y2="high:Q")
-    chart = (
-        alt.layer(bars, errors, data=frame)
-    )
+    labels = base.mark_text(dy=-8, fontSize=9).encode(y="high:Q", text="runs:N").transform_filter(alt.datum.incomplete)
+    chart = alt.layer(bars, errors, labels, data=frame)
     return _model_by_testbed(chart, 260, 180, "Cooperation ratio by condition (ablations)")
 
 
@@ -223,7 +242,7 @@ def gamma_sweep_chart(summary: pl.DataFrame) -> Any:
             x=alt.X("gamma:Q", title="γ", scale=alt.Scale(type="log")),
             y=alt.Y("cooperation_ratio:Q", title="cooperation ratio", scale=alt.Scale(domain=[0, 1])),
             color=alt.Color("model:N"),
-            tooltip=["model", "testbed", "gamma", alt.Tooltip("cooperation_ratio:Q", format=".3f")],
+            tooltip=["model", "testbed", "gamma", alt.Tooltip("cooperation_ratio:Q", format=".3f"), *_RUN_COUNTS],
         )
         .properties(width=300, height=180)
         .facet(column=alt.Column("testbed:N", title=None, sort=list(TESTBEDS)))

@@ -22,6 +22,9 @@ Formulas (docs/protocol/gossip.md#metrics):
 * run aggregation: mean over agents and standard error std(ddof = 0)/√n over the agents whose
   value is defined; ``n_valid_<metric>`` counts them (it differs from ``n_agents`` when some
   agent had no donor turn), ``n_negative_returns`` counts agents with G_i < 0 (issue 25 kind 7).
+* failed rounds (:func:`round_failures`): per run and per agent, a round whose action or
+  assessment failed every attempt; a run whose every round failed is flagged
+  (``all_rounds_failed``) and left out of the cross-run means (:mod:`.summary`).
 * market: deal rate, pair shares (unconditional and given a deal), welfare per round and
   discounted welfare over the *global* round index.
 """
@@ -166,6 +169,45 @@ def run_metrics(rows: Sequence[Mapping[str, float | int | str]]) -> dict[str, fl
     out["n_negative_returns"] = sum(1 for v in returns if v < 0)
     out["gini_out_of_range"] = gini_out_of_range(out["gini"])
     return out
+
+
+FAILED_ROUND_STATUSES = ("failed_action", "failed_gossip")
+"""``gossip_rounds.status`` values of a failed round: an action decision failed every attempt
+(the round is voided) or a witness's assessment did (the payoffs stand, the message is missing;
+docs/protocol/gossip.md#parsing-and-failures)."""
+
+
+def round_failures(rounds: Sequence[Mapping[str, object]], agents: Sequence[str]) -> tuple[dict[str, int | bool], dict[str, int]]:
+    """Failed rounds of one run, counted per run and per agent (issue 36 item 3).
+
+    Parameters
+    ----------
+    rounds:
+        The run's ``gossip_rounds`` rows (``status``, ``first_agent``, ``second_agent``).
+    agents:
+        The run's agents.
+
+    Returns
+    -------
+    (run, per_agent)
+        ``run``: ``n_failed_rounds`` (every round whose status is in
+        :data:`FAILED_ROUND_STATUSES`), ``n_failed_action_rounds``, ``n_failed_gossip_rounds``
+        and ``all_rounds_failed`` (the run has rounds and every one failed: its metrics do not
+        measure its condition, so the cross-run means leave it out); ``per_agent``: agent →
+        failed rounds it took part in, either side.
+    """
+    failed = [r for r in rounds if r["status"] in FAILED_ROUND_STATUSES]
+    per_agent = dict.fromkeys(agents, 0)
+    for r in failed:
+        for side in ("first_agent", "second_agent"):
+            per_agent[str(r[side])] = per_agent.get(str(r[side]), 0) + 1
+    run: dict[str, int | bool] = {
+        "n_failed_rounds": len(failed),
+        "n_failed_action_rounds": sum(1 for r in failed if r["status"] == "failed_action"),
+        "n_failed_gossip_rounds": sum(1 for r in failed if r["status"] == "failed_gossip"),
+        "all_rounds_failed": bool(rounds) and len(failed) == len(rounds),
+    }
+    return run, per_agent
 
 
 def market_metrics(

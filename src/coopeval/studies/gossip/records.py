@@ -96,6 +96,7 @@ TABLES: dict[str, dict[str, pl.DataType]] = {
         "kind": pl.String(),  # honest | max | attacker
         "n_interactions": pl.Int64(),
         "n_voided": pl.Int64(),  # scheduled interactions voided by a failed action decision
+        "n_failed_rounds": pl.Int64(),  # rounds the agent took part in whose action or assessment failed
         "n_actions": pl.Int64(),
         "cooperation_ratio": pl.Float64(),
         "image_score": pl.Float64(),
@@ -110,7 +111,10 @@ TABLES: dict[str, dict[str, pl.DataType]] = {
         "horizon": pl.String(),
         "n_agents": pl.Int64(),
         "n_rounds": pl.Int64(),
-        "n_failed_rounds": pl.Int64(),
+        "n_failed_rounds": pl.Int64(),  # rounds whose action or assessment failed every attempt
+        "n_failed_action_rounds": pl.Int64(),  # of them: voided by a failed action
+        "n_failed_gossip_rounds": pl.Int64(),  # of them: payoffs kept, an assessment missing
+        "all_rounds_failed": pl.Boolean(),  # every round failed: left out of the cross-run means
         **{f"{m}_{s}": pl.Float64() for m in ("cooperation_ratio", "image_score", "return", "reward_per_round", "discounted_return") for s in ("mean", "se")},
         **{f"n_valid_{m}": pl.Int64() for m in ("cooperation_ratio", "image_score", "return", "reward_per_round", "discounted_return")},
         "gini": pl.Float64(),

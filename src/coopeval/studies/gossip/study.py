@@ -60,6 +60,7 @@ from coopeval.studies.gossip.metrics import (
     agent_metrics,
     attack_metrics,
     market_metrics,
+    round_failures,
     run_metrics,
 )
 from coopeval.studies.gossip.population import population, population_agent, seat_agents
@@ -331,8 +332,9 @@ class GossipStudy:
         }
         agent_rows = agent_metrics(records.events, names, testbed.gamma)
         run = run_metrics(agent_rows)
+        failures, agent_failures = round_failures(records.rounds, names)
         for row in agent_rows:
-            row.update(ids, kind=kinds[str(row["agent"])], gini=run["gini"])
+            row.update(ids, kind=kinds[str(row["agent"])], gini=run["gini"], n_failed_rounds=agent_failures[str(row["agent"])])
         run_row: dict[str, Any] = {
             **ids,
             **run,
@@ -340,7 +342,7 @@ class GossipStudy:
             "horizon": testbed.horizon,
             "n_agents": len(names),
             "n_rounds": len(schedule),
-            "n_failed_rounds": sum(1 for r in records.rounds if r["status"] == "failed_action"),
+            **failures,
         }
         if isinstance(testbed, Market):
             run_row.update(market_metrics(records.market, testbed.gamma))

@@ -6,15 +6,21 @@ runs, the mean of the run means with the standard error std(ddof = 0)/√k over 
 With a single replicate the table shows the run's over-agent s.e. instead.
 
 Gini: NaN when a run's mean G ≤ 0 (docs/protocol/gossip.md#metrics). The summary averages the finite Gini values and
-counts the NaN runs (``gini_nan_runs``); the rendered tables print ``NaN†`` with a footnote
-when every run is NaN, and mark partial cases with ``†``.
+counts the NaN runs (``gini_nan_runs``); the rendered tables print ``NaN†`` when every run used
+is NaN, and mark partial cases with ``†``.
+
+Failed runs (issue 36 item 3): a run whose every round failed (``all_rounds_failed``: each
+round's action or assessment failed every attempt) measures nothing of its condition; it is left
+out of every mean and counted in ``failed_runs``. Runs with some failed rounds are kept and
+counted (``runs_with_failed_rounds``, and ``n_failed_rounds`` of ``n_rounds`` over the group);
+the table marks such a row's condition with ``¶`` and its failed rounds.
 
 Every across-run mean is NaN-aware on purpose (issue 25 kind 7): a run whose value is not finite
 is left out and ``n_valid_<metric>`` (next to ``n_replicates``) counts the runs used; a cell
-averaged over fewer runs than there are replicates is marked ``§``. Domain diagnostics:
-``negative_return_runs`` (runs with an agent whose discounted return is negative) and
-``gini_out_of_range_runs`` (runs whose Gini left [0, 1], which negative returns allow); such a
-Gini cell is marked ``‡``.
+averaged over fewer runs than were played says how many it used (``0.52 ± 0.03 (3/5 runs)``,
+issue 36 item 4). Domain diagnostics: ``negative_return_runs`` (runs with an agent whose
+discounted return is negative) and ``gini_out_of_range_runs`` (runs whose Gini left [0, 1],
+which negative returns allow); such a Gini cell is marked ``‡``.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from coopeval.studies.gossip.metrics import FAILED_ROUND_STATUSES
 from coopeval.studies.gossip.testbeds import COOPERATIVE_ACTIONS
 
 GROUP = ("testbed", "condition", "model", "gamma", "horizon", "matching")
@@ -39,11 +46,20 @@ TABLE_COLUMNS = {
     "gini": "Gini",
 }
 GINI_FOOTNOTE = (
-    "† Gini of discounted returns is undefined (NaN) when the mean discounted return is ≤ 0, as "
-    "under universal defection (0/0); the paper prints 0.00 for such rows."
+    "† Gini of discounted returns is undefined (NaN) in a run whose mean discounted return is ≤ 0, "
+    "as under universal defection (0/0); the paper prints 0.00 for such rows. NaN†: undefined in "
+    "every run used; a value marked † leaves the undefined runs out, and (k/n runs) says how many it used."
 )
-FEWER_RUNS_MARK = "§"
-FEWER_RUNS_FOOTNOTE = "§ mean over fewer runs than replicates: the other runs' values are undefined (NaN); the summary's n_valid columns count the runs used."
+FEWER_RUNS_FOOTNOTE = (
+    "(k/n runs): the mean used k of the n runs played; the others' value is undefined (NaN) or "
+    "every one of their rounds failed (¶). The summary's n_valid columns count the runs used."
+)
+FAILED_ROUNDS_MARK = "¶"
+FAILED_ROUNDS_FOOTNOTE = (
+    "¶ (f/N rounds failed): f of the row's N rounds had a decision that failed every attempt (a failed "
+    "action voids its round; a failed assessment leaves the round's payoffs without that message); a "
+    "run whose every round failed is left out of the means."
+)
 OUT_OF_RANGE_MARK = "‡"
 OUT_OF_RANGE_FOOTNOTE = (
     "‡ Gini outside [0, 1] in some run: some agents' discounted returns are negative, where the "
@@ -58,23 +74,32 @@ def _finite(values: list[float | None]) -> list[float]:
 def replicate_summary(run_metrics: pl.DataFrame) -> pl.DataFrame:
     """One row per (testbed, condition, model, γ, horizon, matching) from ``gossip_run_metrics``.
 
-    Columns: the group keys, ``n_replicates``; for every metric of :data:`METRICS` and ``gini``:
-    ``<metric>`` (mean over the runs whose value is finite, NaN if none), ``<metric>_se`` and
-    ``n_valid_<metric>`` (those runs); ``gini_nan_runs``, ``negative_return_runs`` and
-    ``gini_out_of_range_runs`` (domain diagnostics; 0 when the runs predate those columns).
+    Columns: the group keys, ``n_replicates`` (runs played); ``failed_runs`` (runs whose every
+    round failed: left out of every mean), ``runs_with_failed_rounds``, ``n_failed_rounds`` and
+    ``n_rounds`` (summed over the runs played); for every metric of :data:`METRICS` and
+    ``gini``: ``<metric>`` (mean over the runs kept whose value is finite, NaN if none),
+    ``<metric>_se`` and ``n_valid_<metric>`` (those runs); ``gini_nan_runs``,
+    ``negative_return_runs`` and ``gini_out_of_range_runs`` over the runs kept (domain
+    diagnostics; 0 when the runs predate those columns).
     """
     rows = []
-    for keys, group in run_metrics.group_by(list(GROUP), maintain_order=True):
+    for keys, played in run_metrics.group_by(list(GROUP), maintain_order=True):
         row: dict[str, object] = dict(zip(GROUP, keys, strict=False))
-        k = group.height
+        failed = _failed_runs(played)
+        group = played.filter(~pl.Series(failed, dtype=pl.Boolean))
+        k = played.height
         row["n_replicates"] = k
+        row["failed_runs"] = sum(failed)
+        row["runs_with_failed_rounds"] = _count_runs(played, "n_failed_rounds", lambda v: v > 0)
+        row["n_failed_rounds"] = int(played["n_failed_rounds"].fill_null(0).sum()) if "n_failed_rounds" in played.columns else 0
+        row["n_rounds"] = int(played["n_rounds"].fill_null(0).sum()) if "n_rounds" in played.columns else 0
         for metric in (*METRICS, "gini"):
             column = metric if metric == "gini" else f"{metric}_mean"
             values = _finite(group[column].to_list())
             mean = float(np.mean(values)) if values else math.nan
             if k > 1:
                 se = float(np.std(values, ddof=0) / math.sqrt(len(values))) if values else math.nan
-            elif metric != "gini":
+            elif metric != "gini" and group.height:
                 se = float(group[f"{metric}_se"][0]) if group[f"{metric}_se"][0] is not None else math.nan
             else:
                 se = math.nan
@@ -88,6 +113,20 @@ def replicate_summary(run_metrics: pl.DataFrame) -> pl.DataFrame:
     return pl.DataFrame(rows)
 
 
+def _failed_runs(group: pl.DataFrame) -> list[bool]:
+    """Per run: every round failed (``all_rounds_failed``; for runs stored before that column,
+    ``n_failed_rounds == n_rounds``, which then counted failed actions only)."""
+    if "all_rounds_failed" in group.columns:
+        flags = group["all_rounds_failed"].to_list()
+    else:
+        flags = [None] * group.height
+    if "n_failed_rounds" in group.columns and "n_rounds" in group.columns:
+        counted = [bool(n) and f == n for f, n in zip(group["n_failed_rounds"].to_list(), group["n_rounds"].to_list(), strict=True)]
+    else:
+        counted = [False] * group.height
+    return [bool(flag) if flag is not None else c for flag, c in zip(flags, counted, strict=True)]
+
+
 def _count_runs(group: pl.DataFrame, column: str, hit: Callable[[Any], bool]) -> int:
     if column not in group.columns:
         return 0
@@ -96,44 +135,55 @@ def _count_runs(group: pl.DataFrame, column: str, hit: Callable[[Any], bool]) ->
 
 def _cell(mean: float, se: float, digits: int = 2) -> str:
     if not math.isfinite(mean):
-        return "NaN†"
+        return "NaN"
     if not math.isfinite(se) or se == 0:
         return f"{mean:.{digits}f}"
     return f"{mean:.{digits}f} ± {se:.{digits}f}"
 
 
+def runs_used(used: int, played: int) -> str:
+    """`` (k/n runs)`` when a mean used fewer runs than were played, else ``""`` (issue 36 item 4)."""
+    return f" ({used}/{played} runs)" if used < played else ""
+
+
 def paper_table(summary: pl.DataFrame, testbed: str = "donation") -> pl.DataFrame:
     """The layout of Tables 1–2: Model, Condition, then Cooperation, Image score, Return, Reward
-    per round, Discounted return and Gini as ``mean ± s.e.`` strings (NaN Gini as ``NaN†``).
+    per round, Discounted return and Gini as ``mean ± s.e.`` strings.
 
-    Marks: ``†`` a Gini with NaN runs, ``‡`` a Gini outside [0, 1] in some run, ``§`` any other
-    metric averaged over fewer runs than replicates (its other runs undefined)."""
+    Marks: ``NaN†`` a Gini undefined in every run used, ``†`` one undefined in some, ``‡`` a
+    Gini outside [0, 1] in some run; ``(k/n runs)`` any cell whose mean used k < n of the runs
+    played (the others undefined, or failed in every round); ``¶ (f/N rounds failed)`` after the
+    condition of a row whose runs had failed rounds."""
     rows = []
     for r in summary.filter(pl.col("testbed") == testbed).iter_rows(named=True):
-        out = {"Model": r["model"], "Condition": r["condition"]}
+        condition = str(r["condition"])
+        if r.get("n_failed_rounds"):
+            condition += f" {FAILED_ROUNDS_MARK} ({r['n_failed_rounds']}/{r['n_rounds']} rounds failed)"
+        out = {"Model": r["model"], "Condition": condition}
         for metric, title in TABLE_COLUMNS.items():
             text = _cell(r[metric], r[f"{metric}_se"])
             if metric == "gini":
-                if r["gini_nan_runs"] and math.isfinite(r["gini"]):
+                if r["gini_nan_runs"]:
                     text += "†"
                 if r.get("gini_out_of_range_runs"):
                     text += OUT_OF_RANGE_MARK
-            elif math.isfinite(r[metric]) and r.get(f"n_valid_{metric}", r["n_replicates"]) < r["n_replicates"]:
-                text += FEWER_RUNS_MARK
-            out[title] = text
+            out[title] = text + runs_used(int(r.get(f"n_valid_{metric}", r["n_replicates"])), int(r["n_replicates"]))
         rows.append(out)
     return pl.DataFrame(rows, schema={"Model": pl.String, "Condition": pl.String, **dict.fromkeys(TABLE_COLUMNS.values(), pl.String)})
 
 
 def footnotes(table: pl.DataFrame) -> list[str]:
-    """The footnotes a rendered table needs: always the NaN-Gini note, and the ``‡`` / ``§``
-    notes when a cell carries that mark."""
+    """The footnotes a rendered table needs: always the NaN-Gini note, and the ``‡``,
+    ``(k/n runs)`` and ``¶`` notes when a cell carries that mark."""
     cells = [str(v) for row in table.iter_rows() for v in row[2:]]
+    conditions = [str(v) for v in table["Condition"].to_list()] if "Condition" in table.columns else []
     notes = [GINI_FOOTNOTE]
     if any(OUT_OF_RANGE_MARK in c for c in cells):
         notes.append(OUT_OF_RANGE_FOOTNOTE)
-    if any(c.endswith(FEWER_RUNS_MARK) for c in cells):
+    if any(c.endswith(" runs)") for c in cells):
         notes.append(FEWER_RUNS_FOOTNOTE)
+    if any(FAILED_ROUNDS_MARK in c for c in conditions):
+        notes.append(FAILED_ROUNDS_FOOTNOTE)
     return notes
 
 
@@ -151,7 +201,7 @@ def to_latex(table: pl.DataFrame) -> str:
     def esc(text: str) -> str:
         return (
             text.replace("\\", r"\textbackslash{}").replace("&", r"\&").replace("%", r"\%").replace("_", r"\_")
-            .replace("±", r"$\pm$").replace("†", r"$^\dagger$").replace("‡", r"$^\ddagger$").replace("§", r"\S{}")
+            .replace("±", r"$\pm$").replace("†", r"$^\dagger$").replace("‡", r"$^\ddagger$").replace("¶", r"\P{}")
         )
 
     spec = "ll" + "r" * (len(table.columns) - 2)
@@ -161,13 +211,21 @@ def to_latex(table: pl.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
+def without_failed_runs(rounds: pl.DataFrame) -> pl.DataFrame:
+    """``gossip_rounds`` without the runs whose every round failed (as :func:`replicate_summary`
+    leaves them out of the means; issue 36 item 3): their actions, if any, were played without
+    the condition's messages."""
+    failed = pl.col("status").is_in(list(FAILED_ROUND_STATUSES)).all().over(["cell_id", "run"])
+    return rounds.filter(~failed)
+
+
 def cooperation_by_interaction_index(rounds: pl.DataFrame, target_kind: str = "max") -> pl.DataFrame:
     """Cooperation toward agents of ``target_kind`` (``max`` or ``attacker``) by the target's own
     interaction index (docs/protocol/gossip.md#greedy-defector, Fig. 8). ``rounds`` is
     ``gossip_rounds``; the target is the round's second agent (the donation game's recipient).
     One row per (model, condition, target_index) with ``cooperation`` = share of honest first
-    agents' cooperative actions and ``n`` decisions."""
-    ok = rounds.filter(
+    agents' cooperative actions and ``n`` decisions; runs whose every round failed are left out."""
+    ok = without_failed_runs(rounds).filter(
         (pl.col("status") != "failed_action") & (pl.col("second_kind") == target_kind) & (pl.col("first_kind") == "honest")
     )
     return (
@@ -195,8 +253,8 @@ def tone_distribution(rounds: pl.DataFrame) -> pl.DataFrame:
 def cooperation_by_round(rounds: pl.DataFrame) -> pl.DataFrame:
     """Share of cooperative first-agent actions (the donor's, player 1's, the seller's) per
     (model, testbed, condition, round) of ``gossip_rounds``, for the "cooperation with vs
-    without gossip" figure."""
-    ok = rounds.filter((pl.col("status") != "failed_action") & pl.col("first_action").is_not_null())
+    without gossip" figure; runs whose every round failed are left out."""
+    ok = without_failed_runs(rounds).filter((pl.col("status") != "failed_action") & pl.col("first_action").is_not_null())
     return (
         ok.group_by(["model", "testbed", "condition", "round"])
         .agg(pl.col("first_action").is_in(list(COOPERATIVE_ACTIONS)).mean().alias("cooperation"), pl.len().alias("n"))

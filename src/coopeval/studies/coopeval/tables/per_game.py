@@ -135,8 +135,10 @@ def per_game_cell(
     agent in one (mechanism, game, metric) cell; None if the agent has no run value.
 
     NaN-aware on purpose (issue 25 kind 7): a run whose value is not finite is left out of the
-    mean and s.e.; ``n`` counts the runs with a value, ``n_valid`` the finite ones (the rendered
-    tables mark a cell where they differ); NaN when no run value is finite.
+    mean and s.e.; ``n`` counts the cell's runs (every run of the mechanism and game with this
+    metric, including those where the agent has no value: all its match-ups failed),
+    ``n_valid`` the runs with a finite value (the rendered tables say ``(k/n runs)`` where they
+    differ, issue 36 item 4); NaN when no run value is finite.
     """
     present = [runs[r][agent] for r in sorted(runs) if agent in runs[r]]
     if not present:
@@ -154,7 +156,7 @@ def per_game_cell(
         "se": standard_error(xs),
         "ci_low": ci[0],
         "ci_high": ci[1],
-        "n": len(present),
+        "n": len(runs),
         "n_valid": len(xs),
         "dr_source": dr_source.get((mech, game)) if metric == "DR" else None,
         "_reps": reps,

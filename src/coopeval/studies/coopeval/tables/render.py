@@ -14,6 +14,7 @@ import os
 import uuid
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
@@ -56,21 +57,28 @@ def _decimals(metric: str) -> int:
     return 3 if metric in ("Mean", "Fitness") else 1
 
 
-def format_cell(mean: float | None, se: float | None, metric: str, short: bool = False) -> str:
+def format_cell(
+    mean: float | None, se: float | None, metric: str, used: int | None = None, total: int | None = None, unit: str = "runs"
+) -> str:
     """``"1.234 ± 0.056"`` (or ``"1.234"`` without s.e.), rounded per metric (docs/protocol/tables.md);
-    ``short`` appends :data:`FEWER_VALID_MARK` (a mean over fewer values than it had)."""
+    ``"–"`` without a mean. When the mean used fewer values than the cell had (``used`` <
+    ``total``) the count follows: ``"2.000 ± 1.000 (2/3 runs)"`` (issue 36 item 4)."""
     if mean is None or (isinstance(mean, float) and math.isnan(mean)):
-        return "–"
-    d = _decimals(metric)
-    text = f"{mean:.{d}f}"
-    if se is not None and not (isinstance(se, float) and math.isnan(se)):
-        text += f" ± {se:.{d}f}"
-    return text + (FEWER_VALID_MARK if short else "")
+        text = "–"
+    else:
+        d = _decimals(metric)
+        text = f"{mean:.{d}f}"
+        if se is not None and not (isinstance(se, float) and math.isnan(se)):
+            text += f" ± {se:.{d}f}"
+    if used is not None and total is not None and used < total:
+        text += f" ({used}/{total} {unit})"
+    return text
 
 
-FEWER_VALID_MARK = "§"
-"""Mark of a cell whose mean left out undefined (NaN) values (``n_valid`` < ``n``; issue 25 kind 7)."""
-FEWER_VALID_NOTE = "§: mean over fewer values than the cell had; the others are undefined (NaN) and left out."
+FEWER_VALID_NOTE = (
+    "(k/n runs) or (k/n games): the mean used k of the cell's n values; the others are undefined (NaN) and left out."
+)
+"""Caption note of a sub-table with a cell whose mean left out undefined values (``n_valid`` < ``n``; issue 25 kind 7, issue 36 item 4)."""
 
 
 def _short(row: Mapping[str, object]) -> bool:
@@ -80,6 +88,11 @@ def _short(row: Mapping[str, object]) -> bool:
 
 def _any_short(sub: pl.DataFrame) -> bool:
     return any(_short(r) for r in sub.iter_rows(named=True)) if "n_valid" in sub.columns else False
+
+
+def _cell_text(r: Mapping[str, Any], metric: str, kind: str) -> str:
+    """One frame row's cell: :func:`format_cell` with its counts (runs per game, games in the aggregate)."""
+    return format_cell(r["mean"], r["se"], metric, r.get("n_valid"), r.get("n"), "runs" if kind == "per_game" else "games")
 
 
 def _agents(frame: pl.DataFrame, columns: AgentColumns) -> list[str]:
@@ -217,7 +230,7 @@ def render_markdown(frame: pl.DataFrame, kind: str, notes: dict[str, str] | None
                 if r is None:
                     cells.append("–")
                 else:
-                    styled = _style_md(format_cell(r["mean"], r["se"], metric, _short(r)), bool(r["bold"]), bool(r["grey"]))
+                    styled = _style_md(_cell_text(r, metric, kind), bool(r["bold"]), bool(r["grey"]))
                     cells.append(_with_group_md(styled, r.get("tie_group")))
             lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
@@ -260,7 +273,7 @@ def render_latex(frame: pl.DataFrame, kind: str, notes: dict[str, str] | None = 
             for agent in agents:
                 r = rows.get(agent)
                 cells.append("--" if r is None else _with_group_tex(
-                    _style_tex(format_cell(r["mean"], r["se"], metric, _short(r)).replace("§", r"\S{}"), bool(r["bold"]), bool(r["grey"])),
+                    _style_tex(_cell_text(r, metric, kind), bool(r["bold"]), bool(r["grey"])),
                     r.get("tie_group")))
             lines.append(" & ".join(cells) + r" \\")
         lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}", ""]
