@@ -149,6 +149,7 @@ MANIFEST_SCHEMA: dict[str, pl.DataType] = {
     "replicate": pl.Int64(),
     "mechanism_params": pl.String(),  # canonical JSON
     "agents": pl.String(),  # display names, comma-separated, config order
+    "players": pl.Int64(),  # seats of the cell's game (Public Goods: its game_params players, default 3)
 }
 """Columns of ``results/cells.tsv`` (store table ``cells``), read back with exactly these types."""
 register_tables({"cells": MANIFEST_SCHEMA})
@@ -171,5 +172,6 @@ def cells_tsv(cells: list[dict[str, Any]]) -> str:
     for c in cells:
         names = ",".join(a.get("label", a["model"]) + ("" if is_scripted(a["model"]) else f"({a['style']})") for a in c["agents"])
         params = canonical_json(c["mechanism_params"])
-        lines.append(f"{c['cell_id']}\t{c['mechanism']}\t{manifest_variant(c)}\t{c['game']}\t{c['replicate']}\t{params}\t{names}")
+        players = get_game(c["game"], **c.get("game_params", {})).n_players
+        lines.append(f"{c['cell_id']}\t{c['mechanism']}\t{manifest_variant(c)}\t{c['game']}\t{c['replicate']}\t{params}\t{names}\t{players}")
     return "\n".join(lines) + "\n"
