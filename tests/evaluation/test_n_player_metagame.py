@@ -59,7 +59,7 @@ def test_sampled_tensor_is_the_exact_metagame() -> None:
 def test_fitness_and_mean_match_brute_force() -> None:
     agents, tensor = build_payoff_tensor(sampled_observations())
     result = evaluate_metagame(agents, tensor, steps=200, lr=0.1)
-    uniform = {a: 1 / 3 for a in NAMES}
+    uniform = dict.fromkeys(NAMES, 1 / 3)
     for a in NAMES:
         assert result["mean"][a] == pytest.approx(brute_fitness(a, uniform), abs=1e-12)
     final = result["final_population"]
@@ -110,7 +110,7 @@ def test_evaluate_cell_rates_a_sampled_five_player_cell() -> None:
 def test_evaluate_cell_says_where_the_dr_lp_does_not_fit() -> None:
     """3 types × 8 seats = 6 561 joint profiles > 4 096: Fitness is reported, DR is not, and a
     note row says why."""
-    assert 3**8 > DR_MAX_PROFILES and dr_size_problem(3, 8) is not None and dr_size_problem(4, 6) is None
+    assert DR_MAX_PROFILES < 3**8 and dr_size_problem(3, 8) is not None and dr_size_problem(4, 6) is None
     obs = sampled_observations(n_seats=8, cap=3**8 - 1)
     # the 8-seat payoffs use N = 5 in payoff(); they only need to be a function of the multiset here
     scores, matchups = _scores(obs)

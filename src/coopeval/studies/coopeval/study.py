@@ -24,7 +24,13 @@ from coopeval.studies.base import (
 from coopeval.studies.coopeval.cells import build_cells, cells_tsv, play_cost
 from coopeval.studies.coopeval.config_checks import check_config
 from coopeval.studies.coopeval.config_schema import config_schema_part
-from coopeval.studies.coopeval.figures.catalog import analysis_figures, core_figures, group_sizes, has_ablation, table_pages
+from coopeval.studies.coopeval.figures.catalog import (
+    analysis_figures,
+    core_figures,
+    group_sizes,
+    has_ablation,
+    table_pages,
+)
 from coopeval.studies.coopeval.judge.selection import judge_has_work
 from coopeval.studies.coopeval.mechanisms.catalog import MECHANISM_INFO
 from coopeval.studies.coopeval.play import PLAY_TABLES, play_cell

@@ -19,13 +19,13 @@ from coopeval.studies.coopeval.mechanisms import catalog
 __all__ = [
     "ALL_GAMES",
     "ALL_MECHANISMS",
+    "GROUP_SIZE_GAME",
     "FigureEntry",
     "analysis_figures",
-    "GROUP_SIZE_GAME",
     "core_figures",
+    "game_title",
     "group_sizes",
     "has_ablation",
-    "game_title",
     "table_pages",
 ]
 

@@ -16,7 +16,6 @@ from typing import ClassVar
 from coopeval.agents.progress import Progress
 from coopeval.agents.protocol import Agent
 from coopeval.agents.seats import seat_agent
-from coopeval.studies.coopeval.rosters import rosters
 from coopeval.studies.coopeval.mechanisms.base import (
     CellContext,
     CellRecords,
@@ -28,6 +27,7 @@ from coopeval.studies.coopeval.mechanisms.base import (
     matchup_id,
     play_base_round,
 )
+from coopeval.studies.coopeval.rosters import rosters
 
 
 class RepeatedPlay(Mechanism):

@@ -22,7 +22,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from coopeval.evaluation.deviation import DeviationRatingError, deviation_ratings, dr_size_problem, rank_with_ties
+from coopeval.evaluation.deviation import (
+    DeviationRatingError,
+    deviation_ratings,
+    dr_size_problem,
+    rank_with_ties,
+)
 from coopeval.evaluation.tensor import Observation
 from coopeval.studies.coopeval.tables.bootstrap import group_rng, resampled_tensors
 

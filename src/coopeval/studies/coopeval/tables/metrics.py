@@ -17,7 +17,12 @@ from collections.abc import Callable, Iterable, Sequence
 import polars as pl
 
 from coopeval.core.schemas import conform, empty_frame
-from coopeval.evaluation.deviation import canonical_rule, deviation_ratings, dr_size_problem, rank_with_ties
+from coopeval.evaluation.deviation import (
+    canonical_rule,
+    deviation_ratings,
+    dr_size_problem,
+    rank_with_ties,
+)
 from coopeval.evaluation.replicator import replicator_dynamics
 from coopeval.evaluation.tensor import Observation, build_payoff_tensor, mean_payoff
 from coopeval.studies.coopeval.tables.defaults import REPLICATOR_LR, REPLICATOR_STEPS
