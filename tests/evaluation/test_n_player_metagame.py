@@ -119,3 +119,12 @@ def test_evaluate_cell_says_where_the_dr_lp_does_not_fit() -> None:
     assert {"Mean", "Fitness", "DRNotComputed"} <= kinds and "DR" not in kinds
     note = metrics.filter(pl.col("metric") == "DRNotComputed")["rule"][0]
     assert "3^8 = 6561 joint profiles exceeds 4096" in note
+
+
+def test_an_uncovered_sample_says_why_fitness_is_missing() -> None:
+    obs = sampled_observations(n_seats=8, cap=60)  # random orbits: not every multiset
+    scores, matchups = _scores(obs)
+    metrics, _ = evaluate_cell(scores, matchups, IDS, steps=50)
+    assert set(metrics["metric"]) == {"ExcludedMatchups", "Mean", "TensorIncomplete"}
+    note = metrics.filter(pl.col("metric") == "TensorIncomplete")["rule"][0]
+    assert f"the cell played a sample of {len(obs)} of 3^8 rosters" in note and "raise max_matchups" in note

@@ -38,6 +38,18 @@ def observations(scores: pl.DataFrame) -> list[tuple[tuple[str, ...], list[float
     return result
 
 
+def _sample_hint(obs: list[tuple[tuple[str, ...], list[float]]], played: int) -> str:
+    """The note's second half when the cell played fewer rosters than S^N (a roster sample that
+    does not cover every co-player multiset, docs/protocol/tournament.md#match-up-samples)."""
+    n_agents, n_seats = len({a for seats, _ in obs for a in seats}), len(obs[0][0])
+    if played >= n_agents**n_seats:
+        return ""
+    return (
+        f"; the cell played a sample of {played} of {n_agents}^{n_seats} rosters that does not cover every co-player"
+        " multiset (docs/protocol/tournament.md#match-up-samples): raise max_matchups for Fitness and DR"
+    )
+
+
 def evaluate_cell(
     scores: pl.DataFrame,
     matchups: pl.DataFrame,
@@ -74,7 +86,7 @@ def evaluate_cell(
         try:
             agents, tensor = build_payoff_tensor(obs)
         except ValueError as exc:
-            add(LLM_AVERAGE, "TensorIncomplete", float(excluded), str(exc))
+            add(LLM_AVERAGE, "TensorIncomplete", float(excluded), str(exc) + _sample_hint(obs, matchups.height))
         else:
             rd = replicator_dynamics(tensor, steps=steps, lr=lr)
             for i, agent in enumerate(agents):
