@@ -8,10 +8,13 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 
+import numpy as np
 import pytest
 
 from coopeval.core.errors import ConfigError
 from coopeval.estimate.roster import reduce_roster
+from coopeval.pipeline.config import validate_config
+from coopeval.studies.coopeval.cells import build_cells
 from coopeval.studies.coopeval.rosters import is_sampled, roster_sample, rosters, seat_counts
 from tests.helpers import make_cell, play_bots
 
@@ -53,7 +56,7 @@ def test_all_rosters_when_few() -> None:
 
 def test_a_cap_below_agents_times_seats_is_refused() -> None:
     with pytest.raises(ValueError, match="at least 20 match-ups"):
-        roster_sample(4, 5, 19, __import__("numpy").random.default_rng(0))
+        roster_sample(4, 5, 19, np.random.default_rng(0))
     with pytest.raises(ConfigError, match="max_matchups: 10 is below agents × seats = 4 × 5"):
         make_cell("NoMechanism", "public_goods", BOTS, config={"max_matchups": 10, "game_params": {"public_goods": {"players": 5}}})
 
@@ -81,3 +84,16 @@ def test_a_played_cell_plays_the_sample() -> None:
     decisions = tables["decisions"]
     by_seat = Counter(zip(decisions["agent"], decisions["seat"], strict=True))
     assert len(by_seat) == 4 * 5 and set(by_seat.values()) == {264 // 4}  # each bot in each seat 66 times
+
+
+def test_a_variant_sets_game_params_of_listed_games_only() -> None:
+    variant = {"mechanism": "NoMechanism", "name": "n5", "params": {}, "game_params": {"public_goods": {"players": 5}}}
+    raw = {"agents": [{"model": "bot/always-defect"}], "mechanisms": ["NoMechanism"], "variants": [variant]}
+    with pytest.raises(ConfigError, match=r"variants\[0\]\.game_params\.public_goods: public_goods is not listed in games"):
+        validate_config({**raw, "games": ["prisoners_dilemma"]})
+    with pytest.raises(ConfigError, match="players"):
+        bad = {**variant, "game_params": {"public_goods": {"players": 11}}}
+        validate_config({**raw, "games": ["public_goods"], "variants": [bad]})
+    config = validate_config({**raw, "games": ["public_goods"]})
+    sizes = sorted((c["variant"], c["game_params"].get("players", 3)) for c in build_cells(config))
+    assert sizes == [("default", 3), ("n5", 5)]
