@@ -97,3 +97,14 @@ def test_a_variant_sets_game_params_of_listed_games_only() -> None:
     config = validate_config({**raw, "games": ["public_goods"]})
     sizes = sorted((c["variant"], c["game_params"].get("players", 3)) for c in build_cells(config))
     assert sizes == [("default", 3), ("n5", 5)]
+
+
+@pytest.mark.parametrize("mechanism", ["Mediation", "Contracting"])
+def test_design_mechanisms_play_the_sample(mechanism: str) -> None:
+    """3 bots in 4 seats: 81 rosters, capped at 30; designs stay one per seated agent (3 × 4)."""
+    config = {"max_matchups": 30, "game_params": {"public_goods": {"players": 4}}}
+    tables = play_bots(mechanism, "public_goods", ["tit-for-tat", "always-defect", "always-cooperate"], config=config)
+    sample = rosters(3, 4, 30, 42, "public_goods", 4, 1)
+    assert tables["matchups"].height == len(sample) <= 30
+    kinds = Counter(tables["decisions"]["kind"])
+    assert kinds["action"] == 4 * len(sample) and sum(v for k, v in kinds.items() if k.endswith("_design")) == 12
