@@ -63,9 +63,9 @@ BINDING_DUAL = 1e-6
 
 DR_MAX_PROFILES = 4096
 """Largest metagame (S^N joint profiles, the LP's columns) whose deviation ratings are computed:
-4 agents × 6 seats or 8 × 4. At that size one solve takes ~0.3 s (4 agents × 6 seats on the
-2-core dev machine; docs/protocol/evaluation.md#n-player-metagames), so a table's bootstrap of
-1000 resamples stays in minutes; one more seat multiplies it by S."""
+4 agents × 6 seats or 8 × 4. At that size one solve took 0.29 s (4 agents × 6 seats, shared 2-core
+machine at load average ~5; docs/measurements.md), so a DR comparison's 1000 resamples stay in
+minutes; one more seat multiplies the LP's columns by S."""
 
 
 def dr_size_problem(n_types: int, n_players: int) -> str | None:
