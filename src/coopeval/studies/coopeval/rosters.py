@@ -28,8 +28,8 @@ __all__ = ["Roster", "is_sampled", "roster_sample", "rosters", "seat_counts"]
 Roster = tuple[int, ...]
 """Agent indices (into the roster in config order), one per seat, seat 0 first."""
 
-_RANDOM_TRIES = 50
-"""Random orbits drawn per wanted roster before a random sample gives up filling the cap."""
+_RANDOM_MISSES = 1000
+"""Consecutive random orbits that repeat or overflow the cap after which a random sample stops."""
 
 
 def is_sampled(n_agents: int, n_seats: int, max_matchups: int | None) -> bool:
@@ -93,13 +93,16 @@ def roster_sample(n_agents: int, n_seats: int, max_matchups: int, rng: np.random
             chosen |= _orbit(order, n_agents)
     if not chosen or len(chosen) > max_matchups:
         chosen = set()
-        for _ in range(_RANDOM_TRIES * max_matchups):
+        misses = 0
+        # stop when no orbit can fit (each has at least S rosters) or after a run of draws that
+        # all repeat or overflow (the last few places are left empty rather than searched for)
+        while max_matchups - len(chosen) >= n_agents and misses < _RANDOM_MISSES:
             orbit = _orbit(tuple(int(a) for a in rng.integers(0, n_agents, n_seats)), n_agents)
             if orbit <= chosen or len(chosen | orbit) > max_matchups:
-                if max_matchups - len(chosen) < n_agents:  # every orbit has at least S rosters
-                    break
+                misses += 1
                 continue
             chosen |= orbit
+            misses = 0
     return sorted(chosen)
 
 
