@@ -1,4 +1,4 @@
-"""The ``coopeval`` command line (``evaluate``, ``reproduce``, ``check-answer``, ``estimate``, ``compare``, ``explore``, ``schemas``, ``slurm-preflight``, ``play-human``).
+"""The ``coopeval`` command line (``evaluate``, ``reproduce``, ``check-answer``, ``estimate``, ``compare``, ``explore``, ``schemas``, ``slurm-preflight``, ``play-human``, ``payoff``).
 
 Each subcommand lives in its own module with an ``add_<name>_parser(subparsers)`` function,
 listed in :data:`SUBCOMMANDS` through :func:`lazy_subcommand` (imported when the parser is
@@ -54,6 +54,7 @@ SUBCOMMANDS: list[Callable[[Any], None]] = [
     lazy_subcommand("coopeval.pipeline.answer_schemas:add_schemas_parser"),
     lazy_subcommand("coopeval.pipeline.slurm_preflight:add_slurm_preflight_parser"),
     lazy_subcommand("coopeval.humanplay.cli:add_play_human_parser"),
+    lazy_subcommand("coopeval.pipeline.payoff_cli:add_payoff_parser"),
 ]
 """Functions that each add one subcommand to the ``coopeval`` parser."""
 

@@ -30,6 +30,7 @@ def test_every_game_template_is_rendered(monkeypatch: pytest.MonkeyPatch) -> Non
     for key, params in SHIPPED.items():
         game_fingerprint(key, params)
     public_goods(endowment=2.0)
+    public_goods(players=2)  # "one other player", "both players"
     assert rendered == set(PromptLibrary(GAME_TEXTS.directory).templates)
 
 
@@ -55,6 +56,10 @@ def test_texts_are_unchanged() -> None:
         ("public_goods_rules", {"public_goods"}),
         ("point_one", {"public_goods"}),  # the default endowment is 1 point
         ("point_many", set()),
+        ("public_goods_others_many", {"public_goods"}),
+        ("public_goods_among_many", {"public_goods"}),
+        ("public_goods_others_one", set()),  # N = 2 only
+        ("public_goods_among_two", set()),
     ],
 )
 def test_a_reworded_template_changes_the_fingerprints_of_its_games(

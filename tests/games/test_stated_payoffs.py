@@ -26,7 +26,9 @@ from tests.shared_data import PROMPTS_DIR
 PROMPTS = PromptLibrary(PROMPTS_DIR)
 NUMBER = r"(-?[0-9][0-9.e+-]*)"
 OUTCOME = re.compile(rf"^- You A(\d+), other player A(\d+): you get {NUMBER} points, they get {NUMBER}\.$", re.M)
-PUBLIC_GOODS = re.compile(rf"each contributor gets {NUMBER}·k/3 points and each free-rider gets {NUMBER} \+ {NUMBER}·k/3 points\.")
+PUBLIC_GOODS = re.compile(
+    rf"each contributor gets {NUMBER}·k/(\d+) points and each free-rider gets {NUMBER} \+ {NUMBER}·k/(\d+) points\."
+)
 TRAVELLERS = re.compile(rf"the lower claimant gets m \+ {NUMBER} and the higher claimant gets m ([-+]) {NUMBER}\.")
 ACTION = re.compile(r"^- A(\d+): (.+)$", re.M)
 
@@ -46,12 +48,12 @@ def stated_payoffs(game: Game, seat: int) -> dict[tuple[int, ...], dict[int, flo
         put(profile, seat, float(you))
         put(profile, 1 - seat, float(they))
     if (pg := PUBLIC_GOODS.search(text)) is not None:
-        share, base, share_again = (float(x) for x in pg.groups())
-        assert share == share_again
+        share, n, base, share_again, n_again = (float(x) for x in pg.groups())
+        assert (share, n) == (share_again, n_again)
         for profile in itertools.product(range(2), repeat=game.n_players):
             k = profile.count(0)
             for s, a in enumerate(profile):
-                put(profile, s, share * k / 3 if a == 0 else base + share * k / 3)
+                put(profile, s, share * k / n if a == 0 else base + share * k / n)
     if (td := TRAVELLERS.search(text)) is not None:
         bonus, sign, malus = float(td.group(1)), td.group(2), float(td.group(3))
         claims = {int(t): float(name.removeprefix("Claim ")) for t, name in ACTION.findall(text)}

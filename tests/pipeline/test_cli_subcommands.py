@@ -33,7 +33,7 @@ def test_importing_the_cli_loads_no_subcommand_module() -> None:
 
 def test_building_the_parser_registers_each_lazy_subcommand() -> None:
     subparsers = next(a for a in build_parser()._actions if a.dest == "command")
-    assert {"evaluate", "check-answer", "reproduce", "estimate", "compare", "explore", "schemas", "slurm-preflight"} <= set(subparsers.choices)
+    assert {"evaluate", "check-answer", "reproduce", "estimate", "compare", "explore", "schemas", "slurm-preflight", "play-human", "payoff"} <= set(subparsers.choices)
     assert all(m in sys.modules for m in LAZY_MODULES)
     assert "add_estimate_parser" in [add.__name__ for add in SUBCOMMANDS]
 

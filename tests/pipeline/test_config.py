@@ -77,7 +77,8 @@ DEFAULT_CONFIG = "config.yaml"
 """The Snakefile's ``configfile:``; every other shipped config is an overlay on it."""
 
 SHIPPED_OVERLAYS = (
-    "ablations.yaml", "human.yaml", "paper.yaml", "paper_sim.yaml", "paraphrase.yaml", "paraphrase_bots.yaml", "slurm_smoke.yaml", "smoke.yaml",
+    "ablations.yaml", "human.yaml", "paper.yaml", "paper_sim.yaml", "paraphrase.yaml", "paraphrase_bots.yaml",
+    "public_goods_n.yaml", "slurm_smoke.yaml", "smoke.yaml",
 )
 """Every overlay in config/, each run as ``snakemake all --configfile config/<name>``."""
 

@@ -5,6 +5,8 @@ from coopeval.agents.registry import is_scripted, uses_local_llm
 from coopeval.studies.coopeval.figures.catalog import (
     analysis_figures,
     core_figures,
+    group_sizes,
+    has_ablation,
     table_pages,
 )
 from coopeval.studies.coopeval.judge.selection import judge_has_work

@@ -14,4 +14,5 @@ render_core_figures(
     snakemake.params.games,
     snakemake.params.formats,
     ablation=snakemake.params.ablation,
+    group_size=snakemake.params.group_size,
 )

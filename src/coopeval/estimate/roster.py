@@ -103,8 +103,10 @@ class Roster:
 
 def reduce_roster(study: str, spec: Mapping[str, Any]) -> Roster | None:
     """The reduced roster of a CoopEval cell of a :data:`MATCHUP_MECHANISMS` mechanism (see the
-    module docstring); None for any other cell or when every agent is its own class."""
-    if study != "coopeval" or spec.get("mechanism") not in MATCHUP_MECHANISMS:
+    module docstring); None for any other cell, for a cell that plays a roster sample
+    (``max_matchups`` in its spec: its sampled rosters are played as they are, so the estimate
+    counts exactly the sample) or when every agent is its own class."""
+    if study != "coopeval" or spec.get("mechanism") not in MATCHUP_MECHANISMS or spec.get("max_matchups") is not None:
         return None
     entries = list(spec["agents"])
     classes: dict[str, list[Mapping[str, Any]]] = {}

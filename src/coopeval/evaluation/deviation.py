@@ -48,16 +48,38 @@ from coopeval.evaluation.rating_ranks import RATING_DECIMALS, rank_with_ties, ra
 from coopeval.evaluation.tensor import check_payoff_span
 
 __all__ = [
+    "DR_MAX_PROFILES",
     "DeviationRatingError",
     "DeviationResult",
     "canonical_rule",
     "deviation_matrix",
     "deviation_ratings",
+    "dr_size_problem",
     "rank_with_ties",
     "rating_decimals",
 ]
 
 BINDING_DUAL = 1e-6
+
+DR_MAX_PROFILES = 4096
+"""Largest metagame (S^N joint profiles, the LP's columns) whose deviation ratings are computed:
+4 agents × 6 seats or 8 × 4. At that size one solve took 0.29 s (4 agents × 6 seats, shared 2-core
+machine at load average ~5; docs/measurements.md), so a DR comparison's 1000 resamples stay in
+minutes; one more seat multiplies the LP's columns by S."""
+
+
+def dr_size_problem(n_types: int, n_players: int) -> str | None:
+    """Why the deviation ratings of an S-type, N-seat metagame are not computed, or None when
+    its LP fits (S^N ≤ :data:`DR_MAX_PROFILES`). The message names the size, the limit and the
+    fix (docs/protocol/evaluation.md#n-player-metagames)."""
+    profiles = n_types**n_players
+    if profiles <= DR_MAX_PROFILES:
+        return None
+    return (
+        f"deviation ratings not computed: the LP over {n_types}^{n_players} = {profiles} joint profiles exceeds"
+        f" {DR_MAX_PROFILES} (docs/protocol/evaluation.md#n-player-metagames); Mean and Fitness are reported;"
+        " play fewer agents or seats for DR"
+    )
 """A row whose dual value in the main LP exceeds this (duals of the ε rows sum to 1) is binding on
 the whole optimal face by complementary slackness and is frozen without its face LP."""
 

@@ -15,7 +15,24 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-__all__ = ["Observation", "build_payoff_tensor", "check_payoff_span", "mean_payoff"]
+__all__ = ["METAGAME_MAX_CELLS", "Observation", "build_payoff_tensor", "check_payoff_span", "mean_payoff", "tensor_size_problem"]
+
+METAGAME_MAX_CELLS = 2**20
+"""Largest dense metagame tensor (S^N cells, 8 MiB of float64) that is built: 4 agents × 10
+seats, or 6 × 7. Beyond it only the Mean is defined (docs/protocol/evaluation.md#n-player-metagames)."""
+
+
+def tensor_size_problem(n_types: int, n_players: int) -> str | None:
+    """Why the S-type, N-seat metagame tensor is not built (S^N > :data:`METAGAME_MAX_CELLS`),
+    naming size, limit and fix; None when it fits."""
+    cells = n_types**n_players
+    if cells <= METAGAME_MAX_CELLS:
+        return None
+    return (
+        f"metagame not evaluated: its tensor has {n_types}^{n_players} = {cells} cells, above {METAGAME_MAX_CELLS}"
+        " (docs/protocol/evaluation.md#n-player-metagames); only the Mean is reported; play fewer agents or seats"
+        " for Fitness and DR"
+    )
 
 Observation = tuple[tuple[str, ...], Sequence[float]]
 """One matchup: (agent type per seat, score per seat), both in seat order."""
@@ -88,8 +105,8 @@ def build_payoff_tensor(
     ------
     ValueError
         On no observations, inconsistent seat counts, fewer than 2 seats, an agent missing
-        from ``agents``, duplicate names in ``agents``, or a cell with no observation (the
-        message names the cell).
+        from ``agents``, duplicate names in ``agents``, a tensor above
+        :data:`METAGAME_MAX_CELLS`, or a cell with no observation (the message names the cell).
     """
     checked = _checked(observations)
     if not checked:
@@ -112,29 +129,35 @@ def build_payoff_tensor(
         raise ValueError(f"agents: observed agents {sorted(unknown)} are not in the agent list")
     position = {name: i for i, name in enumerate(order)}
     size = len(order)
+    if (problem := tensor_size_problem(size, n_players)) is not None:
+        raise ValueError(problem)
     shape = (size,) * n_players
-    # per-cell scores summed with math.fsum (exactly rounded): the tensor does not depend on the
-    # order of the observations (play writes match-ups in completion order)
-    scores: dict[tuple[int, ...], list[float]] = defaultdict(list)
+    # A cell's observations are those with its focal type and its co-players' multiset, so they
+    # are pooled per (focal, sorted co-players) and every ordering of the co-players reads the
+    # pool: S^N cells without enumerating (N−1)! orderings per seat. Sums with math.fsum (exactly
+    # rounded): the tensor does not depend on the order of the observations (play writes
+    # match-ups in completion order).
+    pools: dict[tuple[int, ...], list[float]] = defaultdict(list)
     for seat_agents, seat_scores in checked:
         idx = tuple(position[a] for a in seat_agents)
         for seat, score in enumerate(seat_scores):
-            others = idx[:seat] + idx[seat + 1 :]
-            for perm in set(itertools.permutations(others)):
-                scores[(idx[seat], *perm)].append(score)
-    sums = np.zeros(shape)
-    counts = np.zeros(shape, dtype=np.int64)
-    for cell, values in scores.items():
-        sums[cell] = math.fsum(values)
-        counts[cell] = len(values)
-    if not counts.all():
-        missing = tuple(int(i) for i in np.argwhere(counts == 0)[0])
+            pools[(idx[seat], *sorted(idx[:seat] + idx[seat + 1 :]))].append(score)
+    cell_means = {key: math.fsum(values) / len(values) for key, values in pools.items()}
+    means = np.zeros(shape)
+    observed = np.zeros(shape, dtype=bool)
+    for cell in itertools.product(range(size), repeat=n_players):
+        value = cell_means.get((cell[0], *sorted(cell[1:])))
+        if value is not None:
+            means[cell] = value
+            observed[cell] = True
+    if not observed.all():
+        missing = tuple(int(i) for i in np.argwhere(~observed)[0])
         names = ", ".join(order[i] for i in missing)
         raise ValueError(
             f"payoff tensor cell {list(missing)} (focal {order[missing[0]]!r}; profile {names})"
-            f" has no observation; {int((counts == 0).sum())} empty cell(s) in total"
+            f" has no observation; {int((~observed).sum())} empty cell(s) in total"
         )
-    return order, sums / counts
+    return order, means
 
 
 def mean_payoff(observations: Iterable[Observation]) -> dict[str, float]:

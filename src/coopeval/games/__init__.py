@@ -38,6 +38,7 @@ from typing import Any
 from coopeval.core.errors import registry_entry
 from coopeval.games.base import Game, Profile, action_token
 from coopeval.games.definitions import (
+    PUBLIC_GOODS_MAX_PLAYERS,
     matching_pennies,
     prisoners_dilemma,
     public_goods,
@@ -93,6 +94,10 @@ GAMES: tuple[GameEntry, ...] = (
         params={
             "multiplier": {"type": "number", "exclusiveMinimum": 0, "description": "Pot multiplier (default 1.5)."},
             "endowment": {"type": "number", "exclusiveMinimum": 0, "description": "Points each player holds (default 1)."},
+            "players": {
+                "type": "integer", "minimum": 2, "maximum": PUBLIC_GOODS_MAX_PLAYERS,
+                "description": "Number of players N (default 3, the paper's); the payoff table holds all 2^N profiles.",
+            },
         },
     ),
     GameEntry(

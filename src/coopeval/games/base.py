@@ -36,7 +36,7 @@ class Game:
     title:
         Human-readable name shown in prompts and figures.
     n_players:
-        Number of seats N (2 or 3 here).
+        Number of seats N (2 or 3 in the paper's games; Public Goods takes any N from 2 to 10).
     actions:
         Action labels in token order; ``actions[i]`` is played by answering ``A{i}``.
     payoff_table:

@@ -81,11 +81,34 @@ def prisoners_dilemma() -> Game:
     )
 
 
-def public_goods(multiplier: float = 1.5, endowment: float = 1.0) -> Game:
-    """Public Goods, 3 players: with k contributors a contributor gets multiplier·k/3 and a
-    free-rider endowment + multiplier·k/3. NE all free-ride (1.0), cooperative all contribute (1.5).
+PUBLIC_GOODS_MAX_PLAYERS = 10
+"""Largest Public Goods group: the payoff table holds every one of the 2^N profiles (1024 at
+N = 10), and the metagame tensor S^N cells (docs/protocol/games.md#public-goods)."""
+
+
+def _count_word(n: int) -> str:
+    """``n`` as the prompts write a count of players: a word up to ten (``three``), digits above."""
+    words = GAME_TEXTS.render("number_words").split()
+    return words[n] if n < len(words) else str(n)
+
+
+def public_goods(multiplier: float = 1.5, endowment: float = 1.0, players: int = 3) -> Game:
+    """Public Goods with N = ``players`` seats (CoopEval, arXiv 2604.15267, §2, plays N = 3;
+    docs/protocol/games.md#public-goods): with k contributors out of N, a contributor gets
+    multiplier·endowment·k/N and a free-rider endowment + multiplier·endowment·k/N (points).
+    NE all free-ride (endowment), cooperative all contribute (multiplier·endowment); a social
+    dilemma while 1 < multiplier < N.
+
+    Raises
+    ------
+    ValueError
+        If ``players`` is not an integer in 2..:data:`PUBLIC_GOODS_MAX_PLAYERS`.
     """
-    n = 3
+    if isinstance(players, bool) or not isinstance(players, int) or not 2 <= players <= PUBLIC_GOODS_MAX_PLAYERS:
+        raise ValueError(
+            f"public_goods: players = {players!r}; expected an integer from 2 to {PUBLIC_GOODS_MAX_PLAYERS}"
+        )
+    n = players
     actions = ("Contribute", "Free-ride")
 
     def payoff(profile: Profile) -> tuple[float, ...]:
@@ -94,17 +117,25 @@ def public_goods(multiplier: float = 1.5, endowment: float = 1.0) -> Game:
         return tuple(share if a == 0 else endowment + share for a in profile)
 
     # The stated numbers come from the payoff function itself: with k contributors a contributor
-    # gets share·k/3 and a free-rider base + share·k/3, share = a contributor's payoff when all
+    # gets share·k/N and a free-rider base + share·k/N, share = a contributor's payoff when all
     # contribute, base = a free-rider's payoff when nobody does (issue 13 kind 11b).
     share = payoff((0,) * n)[0]
     base = payoff((1,) * n)[0]
+    others = n - 1
     rule = GAME_TEXTS.render(
         "public_goods_rules",
+        others_sentence=GAME_TEXTS.render("public_goods_others_one")
+        if others == 1
+        else GAME_TEXTS.render("public_goods_others_many", others=_count_word(others)),
         endowment=_fmt(endowment),
         point_word=GAME_TEXTS.render("point_one" if endowment == 1 else "point_many"),
         multiplier=_fmt(multiplier),
+        among=GAME_TEXTS.render("public_goods_among_two")
+        if n == 2
+        else GAME_TEXTS.render("public_goods_among_many", players=_count_word(n)),
         share=_fmt(share),
         base=_fmt(base),
+        n=n,
     )
     return Game(
         name="PublicGoods",
@@ -113,9 +144,9 @@ def public_goods(multiplier: float = 1.5, endowment: float = 1.0) -> Game:
         n_players=n,
         actions=actions,
         payoff_table=table_from_function(n, 2, payoff),
-        cooperative_profile=(0, 0, 0),
-        nash_profile=(1, 1, 1),
-        seat_rules=(rule, rule, rule),
+        cooperative_profile=(0,) * n,
+        nash_profile=(1,) * n,
+        seat_rules=(rule,) * n,
         extra={"multiplier": multiplier, "endowment": endowment},
     )
 

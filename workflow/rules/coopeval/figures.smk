@@ -4,7 +4,10 @@ CORE_FIGURES = reported(
     figure_paths(
         entry.stem
         for entry in core_figures(
-            config["mechanisms"], config["games"], bool(config["variants"])
+            config["mechanisms"],
+            config["games"],
+            has_ablation(config["variants"]),
+            len(group_sizes(config)) > 1,
         )
     )
 )
@@ -23,6 +26,7 @@ rule figures:
         formats=config["figures"]["formats"],
         mechanisms=config["mechanisms"],
         games=config["games"],
-        ablation=bool(config["variants"]),
+        ablation=has_ablation(config["variants"]),
+        group_size=len(group_sizes(config)) > 1,
     script:
         "../../scripts/figures.py"

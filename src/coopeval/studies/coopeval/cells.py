@@ -21,6 +21,7 @@ import polars as pl
 
 from coopeval.agents.registry import is_scripted
 from coopeval.cache.response_cache import CACHE_SCHEMA_VERSION
+from coopeval.core.errors import ConfigError
 from coopeval.core.hashing import canonical_json, cell_hash, content_hash
 from coopeval.core.prompts import BASE_VARIANT, PromptLibrary
 from coopeval.core.schemas import register_tables
@@ -29,6 +30,7 @@ from coopeval.decisions.texts import answer_texts_hash
 from coopeval.games import get_game
 from coopeval.studies.coopeval.mechanisms.catalog import mechanism_info
 from coopeval.studies.coopeval.prompt_use import cell_templates
+from coopeval.studies.coopeval.rosters import is_sampled
 
 
 def agent_spec(entry: Mapping[str, Any]) -> dict[str, Any]:
@@ -64,6 +66,28 @@ def play_cost(cell: Mapping[str, Any]) -> int:
     return mechanism_info(cell["mechanism"]).play_cost_weight * n_players
 
 
+def matchup_sample(mechanism: str, game: str, game_params: Mapping[str, Any], n_agents: int, max_matchups: int | None) -> int | None:
+    """The cell's ``max_matchups`` when it plays a roster sample (a match-up mechanism whose
+    S^N rosters exceed the cap, :mod:`coopeval.studies.coopeval.rosters`), else None: the key
+    enters the cell spec only then, so a cap that does not bind leaves every cell id unchanged.
+
+    Raises
+    ------
+    ConfigError
+        If the cap is below agents × seats (no seat-balanced sample fits).
+    """
+    n_seats = get_game(game, **game_params).n_players
+    if mechanism_info(mechanism).population_game or not is_sampled(n_agents, n_seats, max_matchups):
+        return None
+    assert max_matchups is not None
+    if max_matchups < n_agents * n_seats:
+        raise ConfigError(
+            f"config max_matchups: {max_matchups} is below agents × seats = {n_agents} × {n_seats} of {mechanism}"
+            f" {game}; a seat-balanced sample needs at least {n_agents * n_seats} match-ups (or leave max_matchups out)."
+        )
+    return max_matchups
+
+
 def build_cells(config: Mapping[str, Any], repo_root: Path | None = None) -> list[dict[str, Any]]:
     """All cells of a validated config, in mechanism → game → replicate order.
 
@@ -76,20 +100,21 @@ def build_cells(config: Mapping[str, Any], repo_root: Path | None = None) -> lis
     wordings = [(name, base.variant(name)) for name in config.get("prompt_variants", [BASE_VARIANT])]
     answer_texts = answer_texts_hash()
     cells = []
-    runs: list[tuple[str, str, dict[str, Any]]] = []
+    runs: list[tuple[str, str, dict[str, Any], Mapping[str, Any]]] = []
     for mechanism in config["mechanisms"]:
         params = {**mechanism_info(mechanism).defaults(), **config.get("mechanism_params", {}).get(mechanism, {})}
-        runs.append((mechanism, "default", params))
+        runs.append((mechanism, "default", params, {}))
         for variant in config.get("variants", []):
             if variant["mechanism"] == mechanism:
-                runs.append((mechanism, variant["name"], {**params, **variant["params"]}))
-    for mechanism, variant_name, params in runs:
+                runs.append((mechanism, variant["name"], {**params, **variant["params"]}, variant.get("game_params", {})))
+    for mechanism, variant_name, params, variant_games in runs:
         agents = [agent_spec(a) for a in config["agents"] if mechanism in a.get("mechanisms", [mechanism])]
         if not agents:
             continue
         for game in config["games"]:
-            game_params = dict(config.get("game_params", {}).get(game, {}))
+            game_params = {**config.get("game_params", {}).get(game, {}), **variant_games.get(game, {})}
             fingerprint = game_fingerprint(game, game_params)
+            sample = matchup_sample(mechanism, game, game_params, len(agents), config.get("max_matchups"))
             for (wording, prompts), replicate in itertools.product(wordings, range(1, int(config["replicates"]) + 1)):
                 spec: dict[str, Any] = {
                     "mechanism": mechanism,
@@ -110,6 +135,8 @@ def build_cells(config: Mapping[str, Any], repo_root: Path | None = None) -> lis
                 }
                 if wording != BASE_VARIANT:
                     spec["prompt_variant"] = wording
+                if sample is not None:
+                    spec["max_matchups"] = sample
                 cells.append({**spec, "cell_id": cell_hash(spec)})
     return cells
 
@@ -122,6 +149,7 @@ MANIFEST_SCHEMA: dict[str, pl.DataType] = {
     "replicate": pl.Int64(),
     "mechanism_params": pl.String(),  # canonical JSON
     "agents": pl.String(),  # display names, comma-separated, config order
+    "players": pl.Int64(),  # seats of the cell's game (Public Goods: its game_params players, default 3)
 }
 """Columns of ``results/cells.tsv`` (store table ``cells``), read back with exactly these types."""
 register_tables({"cells": MANIFEST_SCHEMA})
@@ -144,5 +172,6 @@ def cells_tsv(cells: list[dict[str, Any]]) -> str:
     for c in cells:
         names = ",".join(a.get("label", a["model"]) + ("" if is_scripted(a["model"]) else f"({a['style']})") for a in c["agents"])
         params = canonical_json(c["mechanism_params"])
-        lines.append(f"{c['cell_id']}\t{c['mechanism']}\t{manifest_variant(c)}\t{c['game']}\t{c['replicate']}\t{params}\t{names}")
+        players = get_game(c["game"], **c.get("game_params", {})).n_players
+        lines.append(f"{c['cell_id']}\t{c['mechanism']}\t{manifest_variant(c)}\t{c['game']}\t{c['replicate']}\t{params}\t{names}\t{players}")
     return "\n".join(lines) + "\n"

@@ -19,7 +19,8 @@ SECRET_PARAM_KEYS = frozenset({"api_key", "apikey", "key", "token", "access_toke
 
 def check_config(config: Mapping[str, Any]) -> None:
     """What the schema cannot check: known models and valid agent options (provider registry),
-    no API key in params, unique agent names, variants of listed mechanisms with valid parameters,
+    no API key in params, unique agent names, variants of listed mechanisms with valid parameters
+    (and game parameters of listed games),
     a ``prompts_dir`` (relative to the working directory) that holds templates, and configured
     prompt variants that exist in it.
 
@@ -71,6 +72,9 @@ def check_config(config: Mapping[str, Any]) -> None:
         if (mechanism, name) in seen:
             raise ConfigError(f"{where}.name: {name!r} is used twice for {mechanism}; variant names must be unique per mechanism.")
         seen.add((mechanism, name))
+        for game in variant.get("game_params", {}):
+            if game not in config["games"]:
+                raise ConfigError(f"{where}.game_params.{game}: {game} is not listed in games; add it there or remove its parameters.")
         mechanism_schema = mechanism_info(mechanism).params_schema()
         for error in Draft202012Validator(mechanism_schema).iter_errors(variant["params"]):
             field = ".".join(str(p) for p in error.absolute_path)

@@ -33,6 +33,9 @@ def config_schema_part() -> dict[str, Any]:
     props["mechanism_params"]["properties"] = {m.name: m.params_schema() for m in catalog.MECHANISMS}
     props["games"]["items"]["enum"] = games
     props["game_params"]["properties"] = {g.game.key: g.params_schema() for g in game_registry.GAMES if g.params}
+    props["variants"]["items"]["properties"]["game_params"].update(
+        additionalProperties=False, properties=dict(props["game_params"]["properties"])
+    )
     props["games"]["default"] = list(game_registry.SHIPPED_GAMES)
     props["judge"]["properties"]["include_games"]["items"]["enum"] = games
     props["judge"]["properties"]["include_games"]["default"] = games

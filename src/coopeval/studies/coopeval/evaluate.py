@@ -3,7 +3,9 @@
 Mean is the pooled mean of every (matchup, seat) score of an agent (docs/protocol/evaluation.md#mean). For mechanisms
 with a metagame (not Reputation, docs/protocol/mechanisms.md#reputation) the payoff tensor (docs/protocol/evaluation.md#payoff-tensor) feeds replicator dynamics
 (docs/protocol/evaluation.md#replicator-dynamics) and deviation ratings (docs/protocol/evaluation.md#deviation-ratings). When excluded (failed) matchups leave tensor cells empty,
-Fitness and DR cannot be computed; a ``note`` metric row says so instead of a silent blank.
+Fitness and DR cannot be computed; a ``note`` metric row says so instead of a silent blank. So
+does a metagame too large for its tensor (``TensorIncomplete``) or for the deviation-rating LP
+(``DRNotComputed``; N-player Public Goods, docs/protocol/evaluation.md#n-player-metagames).
 """
 
 from __future__ import annotations
@@ -15,7 +17,12 @@ import numpy as np
 import polars as pl
 
 from coopeval.core.schemas import conform
-from coopeval.evaluation.deviation import canonical_rule, deviation_ratings, rank_with_ties
+from coopeval.evaluation.deviation import (
+    canonical_rule,
+    deviation_ratings,
+    dr_size_problem,
+    rank_with_ties,
+)
 from coopeval.evaluation.replicator import replicator_dynamics
 from coopeval.evaluation.tensor import build_payoff_tensor, mean_payoff
 from coopeval.studies.coopeval.tables.defaults import REPLICATOR_LR, REPLICATOR_STEPS
@@ -29,6 +36,18 @@ def observations(scores: pl.DataFrame) -> list[tuple[tuple[str, ...], list[float
     for (_mid,), group in scores.sort("seat").group_by(["matchup_id"], maintain_order=True):
         result.append((tuple(group["agent"].to_list()), group["score"].to_list()))
     return result
+
+
+def _sample_hint(obs: list[tuple[tuple[str, ...], list[float]]], played: int) -> str:
+    """The note's second half when the cell played fewer rosters than S^N (a roster sample that
+    does not cover every co-player multiset, docs/protocol/tournament.md#match-up-samples)."""
+    n_agents, n_seats = len({a for seats, _ in obs for a in seats}), len(obs[0][0])
+    if played >= n_agents**n_seats:
+        return ""
+    return (
+        f"; the cell played a sample of {played} of {n_agents}^{n_seats} rosters that does not cover every co-player"
+        " multiset (docs/protocol/tournament.md#match-up-samples): raise max_matchups for Fitness and DR"
+    )
 
 
 def evaluate_cell(
@@ -67,14 +86,16 @@ def evaluate_cell(
         try:
             agents, tensor = build_payoff_tensor(obs)
         except ValueError as exc:
-            add(LLM_AVERAGE, "TensorIncomplete", float(excluded), str(exc))
+            add(LLM_AVERAGE, "TensorIncomplete", float(excluded), str(exc) + _sample_hint(obs, matchups.height))
         else:
             rd = replicator_dynamics(tensor, steps=steps, lr=lr)
             for i, agent in enumerate(agents):
                 add(agent, "Fitness", float(rd.fitness[i]))
                 add(agent, "FinalPopulation", float(rd.final_population[i]))
             add(LLM_AVERAGE, "Fitness", float(rd.population_weighted_fitness))
-            if len(agents) > 1:
+            if (too_large := dr_size_problem(len(agents), tensor.ndim)) is not None:
+                add(LLM_AVERAGE, "DRNotComputed", float(tensor.size), too_large)
+            elif len(agents) > 1:
                 # The exact rule always; the configured compatibility rule in addition.
                 for rule in dict.fromkeys(["strictest", canonical_rule(dr_rule)]):
                     dr = deviation_ratings(tensor, rule=rule)

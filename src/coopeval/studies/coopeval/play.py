@@ -47,6 +47,7 @@ def build_context(spec: Mapping[str, Any], maker: DecisionMaker, prompts: Prompt
         params=dict(spec.get("mechanism_params") or {}),
         compat=dict(spec.get("compat") or {}),
         label=f"{spec['mechanism']}/{spec['game']}/r{spec['replicate']}",
+        max_matchups=spec.get("max_matchups"),
     )
 
 

@@ -24,7 +24,13 @@ from coopeval.studies.base import (
 from coopeval.studies.coopeval.cells import build_cells, cells_tsv, play_cost
 from coopeval.studies.coopeval.config_checks import check_config
 from coopeval.studies.coopeval.config_schema import config_schema_part
-from coopeval.studies.coopeval.figures.catalog import analysis_figures, core_figures, table_pages
+from coopeval.studies.coopeval.figures.catalog import (
+    analysis_figures,
+    core_figures,
+    group_sizes,
+    has_ablation,
+    table_pages,
+)
 from coopeval.studies.coopeval.judge.selection import judge_has_work
 from coopeval.studies.coopeval.mechanisms.catalog import MECHANISM_INFO
 from coopeval.studies.coopeval.play import PLAY_TABLES, play_cell
@@ -156,7 +162,8 @@ class CoopEvalStudy:
         variant also the prompt sensitivity figure and page (docs/paraphrases.md)."""
         shown = report_format(config["figures"]["formats"])
         mechanisms, games = config["mechanisms"], config["games"]
-        figures = [*core_figures(mechanisms, games, bool(config["variants"])), *analysis_figures(mechanisms, games)]
+        core = core_figures(mechanisms, games, has_ablation(config["variants"]), len(group_sizes(config)) > 1)
+        figures = [*core, *analysis_figures(mechanisms, games)]
         entries = [ReportEntry(figure_file(e.stem, shown), e.category, e.subcategory, e.caption) for e in figures]
         entries.append(ReportEntry(RUN_SUMMARY_PAGE, "Overview", "Run", "run_summary.rst"))
         entries += [

@@ -241,7 +241,7 @@ def test_render_from_a_small_store(tmp_path):
         tables[name] = [path]
     cells = tmp_path / "cells.tsv"
     cells.write_text(
-        "cell_id\tmechanism\tvariant\tgame\treplicate\tmechanism_params\tagents\nc1\tRepetition\tdefault\tprisoners_dilemma\t1\t{}\tx(CoT),b\n"
+        "cell_id\tmechanism\tvariant\tgame\treplicate\tmechanism_params\tagents\tplayers\nc1\tRepetition\tdefault\tprisoners_dilemma\t1\t{}\tx(CoT),b\t2\n"
     )
     store = tmp_path / "store.duckdb"
     build_store(tables, store, manifests={cells: "cells"})

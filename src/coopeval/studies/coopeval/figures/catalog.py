@@ -9,8 +9,9 @@ span several mechanisms or games go to :data:`ALL_MECHANISMS` / :data:`ALL_GAMES
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from coopeval.games import get_game
 from coopeval.studies.coopeval.mechanisms import catalog
@@ -18,10 +19,13 @@ from coopeval.studies.coopeval.mechanisms import catalog
 __all__ = [
     "ALL_GAMES",
     "ALL_MECHANISMS",
+    "GROUP_SIZE_GAME",
     "FigureEntry",
     "analysis_figures",
     "core_figures",
     "game_title",
+    "group_sizes",
+    "has_ablation",
     "table_pages",
 ]
 
@@ -49,13 +53,41 @@ def game_title(key: str) -> str:
     return get_game(key).title
 
 
+GROUP_SIZE_GAME = "public_goods"
+"""The game whose group size (``players``) a config may vary (the ``group_size`` figure)."""
+
+
+def group_sizes(config: Mapping[str, Any]) -> list[int]:
+    """The Public Goods player counts a validated config plays, sorted (empty when it does not
+    play Public Goods); the figure is drawn when there are two or more."""
+    if GROUP_SIZE_GAME not in config.get("games", []):
+        return []
+    base = dict(config.get("game_params", {}).get(GROUP_SIZE_GAME, {}))
+    sizes = {get_game(GROUP_SIZE_GAME, **base).n_players}
+    for variant in config.get("variants", []):
+        own = variant.get("game_params", {}).get(GROUP_SIZE_GAME)
+        if own:
+            sizes.add(get_game(GROUP_SIZE_GAME, **{**base, **own}).n_players)
+    return sorted(sizes)
+
+
+def has_ablation(variants: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether some variant changes mechanism parameters (the ablation figure's panels); a
+    variant that only sets ``game_params`` (a group size) is not an ablation."""
+    return any(v.get("params") for v in variants)
+
+
 def core_figures(
-    mechanisms: Sequence[str], games: Sequence[str], ablation: bool
+    mechanisms: Sequence[str], games: Sequence[str], ablation: bool, group_size: bool = False
 ) -> list[FigureEntry]:
-    """The spine's figures (:mod:`coopeval.studies.coopeval.figures.render`), in ``figure_files()`` order."""
+    """The spine's figures (:mod:`coopeval.studies.coopeval.figures.render`), in ``figure_files()`` order;
+    ``group_size``: Public Goods is played at two or more N
+    (:func:`group_sizes`)."""
     entries = [FigureEntry("mean_fitness", ALL_MECHANISMS, ALL_GAMES, "mean_fitness.rst")]
     if ablation:
         entries.append(FigureEntry("ablation", ALL_MECHANISMS, ALL_GAMES, "ablation.rst"))
+    if group_size:
+        entries.append(FigureEntry("group_size", ALL_MECHANISMS, game_title("public_goods"), "group_size.rst"))
     for mechanism in mechanisms:
         for game in games:
             title = game_title(game)

@@ -20,6 +20,7 @@ from coopeval.studies.coopeval.figures.core import (
     trajectory_chart,
     with_tie_groups,
 )
+from coopeval.studies.coopeval.figures.group_size import group_size_chart, group_size_frame
 
 
 def render_core_figures(
@@ -29,8 +30,10 @@ def render_core_figures(
     games: Sequence[str],
     formats: Sequence[str],
     ablation: bool = False,
+    group_size: bool = False,
 ) -> list[Path]:
-    """Write ``mean_fitness``, ``payoffs_<mechanism>_<game>`` and ``replicator_<mechanism>_<game>``.
+    """Write ``mean_fitness``, ``payoffs_<mechanism>_<game>`` and ``replicator_<mechanism>_<game>``
+    (and ``ablation``, ``group_size`` when asked).
 
     A figure that has no data (e.g. a 3-player heatmap, or no metagame for reputation) is
     written as a one-line chart explaining why, so every declared output exists.
@@ -46,7 +49,12 @@ def render_core_figures(
             "SELECT mechanism, game, step, agent, avg(share) AS share FROM trajectories "
             f"WHERE cell_id IN ({default_cells}) GROUP BY ALL ORDER BY step"
         ).pl()
-        cells = con.sql("SELECT cell_id, mechanism, variant, mechanism_params FROM cells").pl()
+        cells = con.sql("SELECT cell_id, mechanism, variant, mechanism_params, players FROM cells").pl()
+        pg_decisions = (
+            con.sql("SELECT cell_id, mechanism, game, agent, kind, status, action FROM decisions WHERE game = 'PublicGoods'").pl()
+            if group_size
+            else None
+        )
         present = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
         comparisons = con.sql("SELECT * FROM comparisons").pl() if "comparisons" in present else None
     finally:
@@ -55,6 +63,8 @@ def render_core_figures(
         written = save_chart(ablation_chart(ablation_frame(metrics, cells)), out / "ablation", formats)
     else:
         written = []
+    if pg_decisions is not None:
+        written += save_chart(group_size_chart(group_size_frame(pg_decisions, cells)), out / "group_size", formats)
     # Headline figures use the default parameters only (variants are ablations).
     default_ids = cells.filter(pl.col("variant") == "default")["cell_id"]
     metrics = metrics.filter(pl.col("cell_id").is_in(default_ids))

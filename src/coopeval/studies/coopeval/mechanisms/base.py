@@ -27,7 +27,9 @@ class CellContext:
     """Everything a mechanism needs to play one cell.
 
     ``agents`` is the roster in config order; ``params`` the mechanism's parameters;
-    ``compat`` the compatibility flags (docs/protocol/reference-data.md#compatibility-flags); ``label`` a short name for progress lines.
+    ``compat`` the compatibility flags (docs/protocol/reference-data.md#compatibility-flags); ``label`` a short name for progress lines;
+    ``max_matchups`` the cap of a match-up mechanism's sampled rosters (None: all S^N,
+    :mod:`coopeval.studies.coopeval.rosters`).
     """
 
     game: Game
@@ -39,6 +41,7 @@ class CellContext:
     params: Mapping[str, Any] = field(default_factory=dict)
     compat: Mapping[str, Any] = field(default_factory=dict)
     label: str = ""
+    max_matchups: int | None = None
 
 
 PLAYED_COLUMNS: dict[str, Any] = {

@@ -10,7 +10,6 @@ action tokens are shown. Seats decide concurrently within a round; rounds are se
 from __future__ import annotations
 
 import asyncio
-import itertools
 from collections.abc import Sequence
 from typing import ClassVar
 
@@ -28,6 +27,7 @@ from coopeval.studies.coopeval.mechanisms.base import (
     matchup_id,
     play_base_round,
 )
+from coopeval.studies.coopeval.rosters import rosters
 
 
 class RepeatedPlay(Mechanism):
@@ -50,9 +50,13 @@ class RepeatedPlay(Mechanism):
         return []
 
     def matchups(self, ctx: CellContext) -> list[tuple[Agent, ...]]:
-        """Every seat-ordered tuple of roster agents (S^N matchups), each seat its own instance
-        (:func:`coopeval.agents.seats.seat_agent`)."""
-        return [tuple(seat_agent(a) for a in m) for m in itertools.product(ctx.agents, repeat=ctx.game.n_players)]
+        """Every seat-ordered tuple of roster agents (S^N matchups), or the seat-balanced sample
+        of at most ``ctx.max_matchups`` of them (:mod:`coopeval.studies.coopeval.rosters`; one
+        sample per game, group size and replicate, shared by the mechanisms), each seat its own
+        instance (:func:`coopeval.agents.seats.seat_agent`)."""
+        game = ctx.game
+        chosen = rosters(len(ctx.agents), game.n_players, ctx.max_matchups, ctx.seed, game.key, game.n_players, ctx.replicate)
+        return [tuple(seat_agent(ctx.agents[i]) for i in roster) for roster in chosen]
 
     async def run(self, ctx: CellContext) -> CellRecords:
         records = CellRecords()

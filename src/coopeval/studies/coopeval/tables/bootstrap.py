@@ -121,15 +121,24 @@ def _batched_fitness(t: np.ndarray, x: np.ndarray) -> np.ndarray:
     return f
 
 
+BOOTSTRAP_MAX_CELLS = 2**22
+"""Largest match-ups × S^N tensor cells of one replicate whose per-match-up tensor contributions
+the Fitness bootstrap holds (32 MiB each for sums and counts): the paper's 216 Public Goods
+match-ups × 6^3 cells use 46 656. Above it (N-player Public Goods with many seats) only the
+Mean gets an interval (docs/protocol/evaluation.md#n-player-metagames)."""
+
+
 def _run_design(observations: Sequence[Observation], agents: Sequence[str]) -> dict[str, object]:
-    """Per-matchup contribution matrices for Mean and tensor sums / counts, and the strata."""
+    """Per-matchup contribution matrices for Mean and tensor sums / counts (None for one seat
+    or above :data:`BOOTSTRAP_MAX_CELLS`), and the strata."""
     position = {a: i for i, a in enumerate(agents)}
     size = len(agents)
     n_seats = len(observations[0][0])
     m = len(observations)
     mean_sum = np.zeros((m, size))
     mean_cnt = np.zeros((m, size))
-    tensor_sum = np.zeros((m,) + (size,) * n_seats) if n_seats >= 2 else None
+    fits = n_seats >= 2 and m * size**n_seats <= BOOTSTRAP_MAX_CELLS
+    tensor_sum = np.zeros((m,) + (size,) * n_seats) if fits else None
     tensor_cnt = np.zeros_like(tensor_sum) if tensor_sum is not None else None
     strata: dict[tuple[int, ...], list[int]] = {}
     for k, (seat_agents, seat_scores) in enumerate(observations):
@@ -190,7 +199,9 @@ def _resample(
     run_choice = rng.integers(0, n_runs, size=(n_resamples, n_runs))
     mean_acc = np.zeros((n_resamples, size))
     metagame = int(designs[0]["n_seats"]) >= 2  # type: ignore[call-overload]
-    complete = metagame and all((np.asarray(d["tensor_cnt"]).sum(axis=0) > 0).all() for d in designs)
+    complete = metagame and all(
+        d["tensor_cnt"] is not None and (np.asarray(d["tensor_cnt"]).sum(axis=0) > 0).all() for d in designs
+    )
     tensors: list[tuple[np.ndarray, np.ndarray]] = []
     for r, d in enumerate(designs):
         chosen = np.argwhere(run_choice == r)  # (replicate, copy) pairs drawing this run
@@ -222,7 +233,8 @@ def resampled_tensors(
     (agents, n_runs, parts)
         ``parts`` lists (replicate index per tensor, shape (k,); tensors, shape (k, S, …, S),
         points): every drawn copy of a run is one tensor, so each replicate has ``n_runs`` of
-        them. None for one-seat data or when a run's tensor has empty cells.
+        them. None for one-seat data, when a run's tensor has empty cells or when it is above
+        :data:`BOOTSTRAP_MAX_CELLS`.
 
     Raises
     ------
@@ -311,7 +323,8 @@ def bootstrap_group(
     Returns
     -------
     CellReplicates
-        Fitness fields are None for one-seat data or when a run's tensor has empty cells.
+        Fitness fields are None for one-seat data, when a run's tensor has empty cells or above
+        :data:`BOOTSTRAP_MAX_CELLS`.
 
     Raises
     ------

@@ -22,7 +22,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from coopeval.evaluation.deviation import DeviationRatingError, deviation_ratings, rank_with_ties
+from coopeval.evaluation.deviation import (
+    DeviationRatingError,
+    deviation_ratings,
+    dr_size_problem,
+    rank_with_ties,
+)
 from coopeval.evaluation.tensor import Observation
 from coopeval.studies.coopeval.tables.bootstrap import group_rng, resampled_tensors
 
@@ -44,7 +49,8 @@ class RankReplicates:
         Agent types (sorted), the columns of ``ranks``.
     ranks:
         Shape (B, S): mean DR rank per type over the drawn replicates (1 = best), NaN in a
-        resample whose LPs failed; None for one-seat data or a tensor with empty cells.
+        resample whose LPs failed; None for one-seat data, a tensor with empty cells or one whose
+        LP is too large (:func:`coopeval.evaluation.deviation.dr_size_problem`).
     solves:
         Distinct resampled tensors whose ratings were computed.
     """
@@ -77,7 +83,7 @@ def dr_rank_replicates(
         On no runs, an empty run, runs with different seat counts or an unknown rule.
     """
     agents, n_runs, parts = resampled_tensors(runs, rng, n_resamples)
-    if parts is None:
+    if parts is None or (parts and dr_size_problem(len(agents), parts[0][1].ndim - 1) is not None):
         return RankReplicates(agents, None, 0)
     total = np.zeros((n_resamples, len(agents)))
     solved: dict[bytes, np.ndarray] = {}

@@ -17,7 +17,12 @@ from collections.abc import Callable, Iterable, Sequence
 import polars as pl
 
 from coopeval.core.schemas import conform, empty_frame
-from coopeval.evaluation.deviation import canonical_rule, deviation_ratings, rank_with_ties
+from coopeval.evaluation.deviation import (
+    canonical_rule,
+    deviation_ratings,
+    dr_size_problem,
+    rank_with_ties,
+)
 from coopeval.evaluation.replicator import replicator_dynamics
 from coopeval.evaluation.tensor import Observation, build_payoff_tensor, mean_payoff
 from coopeval.studies.coopeval.tables.defaults import REPLICATOR_LR, REPLICATOR_STEPS
@@ -72,7 +77,8 @@ def compute_metrics(
 
     Rows per cell and agent type: ``Mean`` (rule ""); for metagame cells also ``Fitness``,
     ``FinalPopulation`` (rule ""), and ``DR`` / ``DR_rank`` for each rule in ``dr_rules``
-    (rule = canonical rule name); plus one ``PopulationFitness`` row for agent
+    (rule = canonical rule name; none when the LP is too large,
+    :func:`coopeval.evaluation.deviation.dr_size_problem`); plus one ``PopulationFitness`` row for agent
     ``"LLM Average"`` (Σ_i x_i f_i, docs/protocol/evaluation.md#replicator-dynamics item 5). Values are in points (DR: rating ≤ 0,
     DR_rank: 1 = best, ties averaged).
 
@@ -141,7 +147,7 @@ def _cell_rows(
         add(agent, "Fitness", rd.fitness[i])
         add(agent, "FinalPopulation", rd.final_population[i])
     add(LLM_AVERAGE, "PopulationFitness", rd.population_weighted_fitness)
-    for rule in rules:
+    for rule in rules if dr_size_problem(len(agents), tensor.ndim) is None else ():
         result = deviation_ratings(tensor, rule=rule)
         ranks = rank_with_ties(result.ratings, result.rating_decimals)
         for agent, rating, rank in zip(agents, result.ratings, ranks, strict=True):
