@@ -20,6 +20,7 @@ variable                            type     default       meaning
                                                            first, then replay; ``fail`` at once
 ``COOPEVAL_PRICES``                 file     packaged      price table replacing ``coopeval/data/prices.yaml``
 ``COOPEVAL_HUMAN_SEATS``            path     results/.human question and answer files of the human seats
+``COOPEVAL_KEY_TABLE_DIR``          path     ~/.cache/coopeval litellm's API-key table, kept per litellm version
 ``COOPEVAL_REQUIRE_BROWSER``        flag     off           tests: fail (not skip) without Chromium
 ``COOPEVAL_REQUIRE_SHARED``         flag     off           tests: fail (not skip) without the reference data
 ``COOPEVAL_SHARED_DIR``             path     ../shared     tests: the reference-data folder
@@ -183,6 +184,11 @@ ENVIRONMENT: dict[str, EnvVar] = {
         EnvVar(
             "COOPEVAL_SHARED_DIR", "path", None, "tests: the reference-data folder (default ../shared beside the clone)",
             "give a folder path", scope="tests",
+        ),
+        EnvVar(
+            "COOPEVAL_KEY_TABLE_DIR", "path", "~/.cache/coopeval",
+            "folder where litellm's API-key table is kept, one file per litellm version (docs/measurements.md#harness-speed)",
+            "give a writable folder path",
         ),
         EnvVar(
             "COOPEVAL_HUMAN_SEATS", "path", "results/.human",
