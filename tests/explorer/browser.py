@@ -22,6 +22,18 @@ import aiohttp
 
 CHROMIUM = Path("/usr/bin/chromium")
 REQUIRE_BROWSER = os.environ.get("COOPEVAL_REQUIRE_BROWSER") == "1"
+
+
+def require_chromium() -> None:
+    """Skip the calling test when Debian's Chromium is missing; fail instead under
+    ``COOPEVAL_REQUIRE_BROWSER=1`` (``.ci/run`` installs it and sets that)."""
+    import pytest
+
+    if CHROMIUM.exists():
+        return
+    if REQUIRE_BROWSER:
+        pytest.fail(f"COOPEVAL_REQUIRE_BROWSER=1 but {CHROMIUM} is missing: apt-get install -y chromium")
+    pytest.skip(f"{CHROMIUM} absent (Debian package chromium); .ci/run installs it and requires it")
 WAIT_S = 60.0
 """How long :meth:`Chromium.wait` polls before failing (a loaded 2-core machine is slow)."""
 

@@ -19,7 +19,7 @@ import duckdb
 import pytest
 
 from coopeval.explorer import build_site
-from tests.explorer.browser import CHROMIUM, REQUIRE_BROWSER, Chromium
+from tests.explorer.browser import Chromium, require_chromium
 from tests.explorer.fake_store import make_store, read_data
 from tests.explorer.test_site_browser import SCREENSHOTS, go
 
@@ -45,10 +45,7 @@ def _store(path: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
-    if not CHROMIUM.exists():
-        if REQUIRE_BROWSER:
-            pytest.fail(f"COOPEVAL_REQUIRE_BROWSER=1 but {CHROMIUM} is missing: apt-get install -y chromium")
-        pytest.skip(f"{CHROMIUM} absent (Debian package chromium); .ci/run installs it and requires it")
+    require_chromium()
     root = tmp_path_factory.mktemp("charts")
     build_site(_store(root / "coopeval.duckdb"), root / "site")
     return root / "site"

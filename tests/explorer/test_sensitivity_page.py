@@ -21,7 +21,7 @@ from coopeval.evaluation.sensitivity_store import (
 from coopeval.explorer import build_site
 from coopeval.explorer.queries import table_names
 from coopeval.explorer.sensitivity import sensitivity_reports
-from tests.explorer.browser import CHROMIUM, REQUIRE_BROWSER, Chromium
+from tests.explorer.browser import Chromium, require_chromium
 from tests.explorer.fake_store import make_store, read_data
 
 MARKUP = '<img src=x onerror="window.PWNED=1">'
@@ -139,10 +139,7 @@ LINK = 'a[href="#view=sensitivity"]'
 
 @pytest.fixture(scope="module")
 def sites(tmp_path_factory) -> dict[str, Path]:
-    if not CHROMIUM.exists():
-        if REQUIRE_BROWSER:
-            pytest.fail(f"COOPEVAL_REQUIRE_BROWSER=1 but {CHROMIUM} is missing: apt-get install -y chromium")
-        pytest.skip(f"{CHROMIUM} absent (Debian package chromium); .ci/run installs it and requires it")
+    require_chromium()
     root = tmp_path_factory.mktemp("sensitivity")
     build_site(variant_store(root / "variants"), root / "variants" / "site")
     plain = root / "plain"

@@ -22,7 +22,7 @@ import pytest
 
 from coopeval.core.environment import env_value
 from coopeval.explorer import build_site
-from tests.explorer.browser import CHROMIUM, REQUIRE_BROWSER, Chromium
+from tests.explorer.browser import Chromium, require_chromium
 from tests.explorer.fake_store import (
     BIG_REPLY,
     FAILED,
@@ -40,10 +40,7 @@ SCREENSHOTS = Path(env_value("COOPEVAL_SCREENSHOTS") or Path(__file__).resolve()
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
-    if not CHROMIUM.exists():
-        if REQUIRE_BROWSER:
-            pytest.fail(f"COOPEVAL_REQUIRE_BROWSER=1 but {CHROMIUM} is missing: apt-get install -y chromium")
-        pytest.skip(f"{CHROMIUM} absent (Debian package chromium); .ci/run installs it and requires it")
+    require_chromium()
     root = tmp_path_factory.mktemp("explorer")
     build_site(make_store(root / "coopeval.duckdb"), root / "site")
     return root / "site"

@@ -29,7 +29,12 @@ from coopeval.core.environment import env_value
 from coopeval.decisions.formats import ActionDistribution
 from coopeval.decisions.parsing import check_answer
 from coopeval.humanplay.web import SeatServer
-from tests.explorer.browser import CHROMIUM, REQUIRE_BROWSER, WAIT_S, BrowserError, Chromium
+from tests.explorer.browser import (
+    WAIT_S,
+    BrowserError,
+    Chromium,
+    require_chromium,
+)
 from tests.helpers import make_cell, play_spec
 
 SCREENSHOTS = Path(env_value("COOPEVAL_SCREENSHOTS") or Path(__file__).resolve().parents[2] / "results" / "human" / "screenshots")
@@ -44,10 +49,7 @@ class LocalChromium(Chromium):
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory):
-    if not CHROMIUM.exists():
-        if REQUIRE_BROWSER:
-            pytest.fail(f"COOPEVAL_REQUIRE_BROWSER=1 but {CHROMIUM} is missing: apt-get install -y chromium")
-        pytest.skip(f"{CHROMIUM} absent (Debian package chromium); .ci/run installs it and requires it")
+    require_chromium()
     with LocalChromium(tmp_path_factory.mktemp("profile"), size=(1100, 1000)) as chromium:
         yield chromium
 
