@@ -61,7 +61,7 @@ from coopeval.agents.options import (
     TRANSPORT_KEYS,
     option_error,
 )
-from coopeval.agents.prices import billed_usage, load_prices, warn_unpriced
+from coopeval.agents.prices import billed_usage, cached_prompt_tokens, load_prices, warn_unpriced
 from coopeval.agents.protocol import (
     AttemptDeadlineError,
     DecisionRequest,
@@ -426,13 +426,23 @@ class LiteLLMAgent:
             completion_tokens=completion_tokens,
             latency_s=latency,
             cost_usd=prices.cost_usd(self.model, prompt_tokens, billed_output),
-            model_resolved=str(getattr(response, "model", "") or ""),
+            model_resolved=self._model_resolved(response),
             response_id=str(getattr(response, "id", "") or ""),
             finish_reason=str(getattr(choice, "finish_reason", "") or ""),
             max_tokens=int(kwargs.get("max_tokens") or kwargs.get("max_completion_tokens") or 0),
             reasoning_tokens=reasoning_tokens,
             reasoning=reasoning,
+            cached_prompt_tokens=cached_prompt_tokens(usage),
         )
+
+    def _model_resolved(self, response: Any) -> str:
+        """Who answered: the provider's model name; for the embedded model its weights (file,
+        encoding and sha256 prefix, carried in ``system_fingerprint``)."""
+        if self.is_local:
+            fingerprint = str(getattr(response, "system_fingerprint", "") or "")
+            if fingerprint:
+                return fingerprint
+        return str(getattr(response, "model", "") or "")
 
     def classify_error(self, exc: BaseException) -> ErrorClass:
         """See :func:`classify_error`."""

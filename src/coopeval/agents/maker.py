@@ -243,6 +243,7 @@ class DecisionMaker:
                     "response": text,
                     "error": error,
                     "prompt_tokens": reply.prompt_tokens,
+                    "cached_prompt_tokens": reply.cached_prompt_tokens,
                     "completion_tokens": reply.completion_tokens,
                     "latency_s": reply.latency_s,
                     "cost_usd": reply.cost_usd,

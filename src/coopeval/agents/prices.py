@@ -80,6 +80,15 @@ def billed_usage(usage: Any) -> tuple[int, int, int]:
     return prompt, completion + (reasoning if outside else 0), reasoning
 
 
+def cached_prompt_tokens(usage: Any) -> int:
+    """Prompt tokens a provider read from its prompt cache (``usage.prompt_tokens_details.
+    cached_tokens``, as OpenAI and llama.cpp's server report it; 0 when absent)."""
+    details = getattr(usage, "prompt_tokens_details", None)
+    if isinstance(details, dict):
+        return int(details.get("cached_tokens") or 0)
+    return int(getattr(details, "cached_tokens", 0) or 0)
+
+
 def warn_unpriced(model: str) -> None:
     """Log once per model and process that ``model`` has no pinned price (its cost is 0)."""
     if model not in _UNPRICED_WARNED:

@@ -106,8 +106,10 @@ class Reply:
     ``max_tokens`` the completion budget the call was sent with (0 if none), ``reasoning_tokens``
     the provider's reasoning-token count (whether or not included in ``completion_tokens``) and
     ``reasoning`` the provider's separate reasoning text (``reasoning_content``), recorded but
-    never used as the answer. Replies cached before these fields existed read back with the
-    defaults.
+    never used as the answer. ``cached_prompt_tokens`` are the prompt tokens the provider took
+    from its prompt cache instead of evaluating them (``usage.prompt_tokens_details.
+    cached_tokens``; 0 if not reported). Replies cached before these fields existed read back
+    with the defaults.
     """
 
     text: str
@@ -121,6 +123,7 @@ class Reply:
     max_tokens: int = 0
     reasoning_tokens: int = 0
     reasoning: str = ""
+    cached_prompt_tokens: int = 0
 
     @property
     def truncated(self) -> bool:
@@ -145,6 +148,7 @@ class Reply:
             "max_tokens": self.max_tokens,
             "reasoning_tokens": self.reasoning_tokens,
             "reasoning": self.reasoning,
+            "cached_prompt_tokens": self.cached_prompt_tokens,
         }
 
     @staticmethod

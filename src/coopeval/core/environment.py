@@ -11,7 +11,9 @@ variable                            type     default       meaning
 =================================== ======== ============= ============================================
 ``COOPEVAL_LLAMA_THREADS``          int ≥ 1  2             llama.cpp compute threads per context (the
                                                            workflow sets it to the job's ``threads``)
-``COOPEVAL_LLAMA_SNAPSHOTS``        int ≥ 0  8             KV-cache snapshots of recent prompts kept
+``COOPEVAL_LLAMA_CTX``              int≥256  4096          context window of a local model (tokens)
+``COOPEVAL_LLAMA_GPU_LAYERS``       int ≥ -1 -1            layers offloaded to a GPU (GPU wheel; -1: all)
+``COOPEVAL_LLAMA_CACHE_MIB``        int ≥ 0  256           the runtime's prompt cache in RAM (MiB)
 ``COOPEVAL_LOCAL_ENCODING``         choice   Q8_0          encoding of the packaged model (Q8_0, Q4_0, shipped)
 ``COOPEVAL_MODEL_CACHE_DIR``        path     ~/.cache/coopeval/models  the re-encoded weights
 ``COOPEVAL_PROVIDER_SLOTS``         int ≥ 1  unset (none)  run-wide cap on remote calls in flight
@@ -147,12 +149,22 @@ ENVIRONMENT: dict[str, EnvVar] = {
     v.name: v
     for v in (
         EnvVar(
-            "COOPEVAL_LLAMA_THREADS", "int >= 1", 2, "llama.cpp compute threads per context",
+            "COOPEVAL_LLAMA_THREADS", "int >= 1", 2, "llama.cpp compute threads per model (capped at the usable CPUs, one warning)",
             "give a whole number of threads >= 1, e.g. 2", parse=_int_at_least(1),
         ),
         EnvVar(
-            "COOPEVAL_LLAMA_SNAPSHOTS", "int >= 0", 8, "KV-cache snapshots of recent prompts kept by the embedded model",
-            "give a whole number of snapshots >= 0, e.g. 8 (0 keeps none)", parse=_int_at_least(0),
+            "COOPEVAL_LLAMA_CTX", "int >= 256", 4096, "context window of a local model, tokens (prompt plus max_tokens)",
+            "give a whole number of tokens >= 256, e.g. 4096", parse=_int_at_least(256),
+        ),
+        EnvVar(
+            "COOPEVAL_LLAMA_GPU_LAYERS", "int >= -1", -1,
+            "layers of a local model offloaded to a GPU when xllamacpp's GPU wheel is installed (-1: all; the CPU wheel has no GPU)",
+            "give a whole number of layers, 0 for none or -1 for all", parse=_int_at_least(-1),
+        ),
+        EnvVar(
+            "COOPEVAL_LLAMA_CACHE_MIB", "int >= 0", 256,
+            "the embedded runtime's prompt cache in RAM, MiB (~23 KB per SmolLM2 prompt token; 0: off)",
+            "give a whole number of MiB >= 0, e.g. 256", parse=_int_at_least(0),
         ),
         EnvVar(
             "COOPEVAL_LOCAL_ENCODING", "choice", "Q8_0",

@@ -92,6 +92,7 @@ SCHEMAS: dict[str, dict[str, pl.DataType]] = {
         "response": pl.String(),
         "error": pl.String(),  # validator error, empty if valid
         "prompt_tokens": pl.Int64(),
+        "cached_prompt_tokens": pl.Int64(),  # of prompt_tokens, read from the provider's prompt cache (not evaluated)
         "completion_tokens": pl.Int64(),
         "latency_s": pl.Float64(),
         "cost_usd": pl.Float64(),  # reasoning tokens billed outside completion_tokens included

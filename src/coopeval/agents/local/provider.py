@@ -1,53 +1,47 @@
 """litellm glue of the local provider: :class:`LocalLlamaCpp`, the handler of ``local/<name>``.
 
-Importing this module imports litellm and llama.cpp; only
-:func:`coopeval.agents.local.register_local_provider` does (lazily).
+Importing this module imports litellm; llama.cpp (``xllamacpp``) is imported when a model is
+first loaded. Only :func:`coopeval.agents.local.register_local_provider` imports this module.
 
 Behaviour
 ---------
-* One :class:`~coopeval.agents.local.model.CanonicalLlama` per model per process, created on
-  first use (``n_ctx`` :data:`~coopeval.agents.local.catalogue.DEFAULT_N_CTX`, ``n_threads`` =
-  ``$COOPEVAL_LLAMA_THREADS`` or 2), closed at interpreter exit (avoids the ``Llama.__del__``
-  ``TypeError``).
-* One thread runs every llama.cpp call of the process (a single-worker executor; a llama.cpp
-  context is not thread-safe either). This build uses OpenMP, which gives each calling thread its
-  own team of worker threads, and an idle team keeps spinning for a while after its last
-  parallel region. Measured: when ``asyncio.to_thread`` spread calls over several pool threads,
-  the spinning teams took the CPU from the working one and a generated token cost 40 ms instead
-  of 14 ms (2 cores).
+* One :class:`~coopeval.agents.local.model.LocalRuntime` per model per process, created on first
+  use from the weights of :func:`~coopeval.agents.local.encoding.encoded_model` (the packaged
+  Q4_1 file re-encoded once as Q8_0), with ``n_ctx`` ``$COOPEVAL_LLAMA_CTX``, ``n_threads``
+  ``$COOPEVAL_LLAMA_THREADS`` (capped at the usable CPUs) and the prompt cache
+  ``$COOPEVAL_LLAMA_CACHE_MIB``; closed at interpreter exit.
+* Calls block a worker thread each (``asyncio.to_thread``) while the runtime's own loop
+  evaluates; the runtime is thread-safe and serves them in arrival order.
 * Passed through: ``temperature``, ``top_p``, ``top_k``, ``min_p``, ``max_tokens``, ``seed``,
-  ``stop``, ``repeat_penalty``, ``grammar`` (GBNF text or ``LlamaGrammar``) and
-  ``response_format`` (OpenAI ``json_schema`` is translated to llama-cpp's ``json_object`` +
-  ``schema`` form; ignored when a grammar is given). The extra parameter ``cache_prompt=False``
-  forces a full prompt re-evaluation (benchmarks only).
-* GBNF text is validated once per distinct grammar with llama.cpp's own parser: an invalid
-  grammar raises :class:`~coopeval.agents.local.errors.GrammarError` instead of crashing the
-  process.
+  ``stop``, ``repeat_penalty``, ``grammar`` (GBNF text), ``response_format`` (OpenAI
+  ``json_schema`` or ``json_object``; dropped when a grammar is given) and ``cache_prompt``
+  (``False``: evaluate the whole prompt, the same text whatever came before).
+* The reply's ``system_fingerprint`` is ``local/<name>@<file>@<encoding>:<sha256[:16]>``: which
+  weights answered, recorded in ``llm_calls.model_resolved``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import atexit
-import concurrent.futures
-import functools
 import threading
 import time
-from typing import Any, cast
+from typing import Any
 
 import litellm
 from litellm.llms.custom_llm import CustomLLM
-from llama_cpp.llama_grammar import LlamaGrammar
 
 from coopeval.agents.local.catalogue import (
-    DEFAULT_N_CTX,
     LOCAL_PREFIX,
-    local_model_path,
-    n_snapshots,
+    cache_mib,
+    gpu_layers,
+    n_ctx,
     n_threads,
+    resolve_local_model,
 )
-from coopeval.agents.local.errors import LocalContextWindowError
-from coopeval.agents.local.model import CanonicalLlama, check_grammar, llama_grammar
+from coopeval.agents.local.encoding import EncodedModel, encoded_model
+from coopeval.agents.local.prices import register_zero_cost
+from coopeval.agents.local.model import LocalRuntime, check_cpu
 
 __all__ = ["PASS_THROUGH", "LocalLlamaCpp"]
 
@@ -63,60 +57,52 @@ PASS_THROUGH = frozenset(
         "repeat_penalty",
         "response_format",
         "grammar",
+        "cache_prompt",
     }
 )
-"""Completion parameters handed to llama-cpp-python; any other parameter is dropped."""
+"""Completion parameters handed to the runtime; any other parameter is dropped."""
 
 
 class LocalLlamaCpp(CustomLLM):
-    """litellm handler serving ``local/<name>`` from an in-process ``llama_cpp.Llama``.
+    """litellm handler serving ``local/<name>`` from an in-process llama.cpp runtime.
 
-    ``last_stats`` describes the latest call: ``wall_s`` (seconds inside llama.cpp),
-    ``reused_prompt_tokens`` and ``restored_snapshot`` (0.0 or 1.0).
+    ``last_stats`` describes the latest call of this process: ``wall_s`` (seconds inside
+    llama.cpp), ``cached_prompt_tokens`` (prompt tokens taken from the KV or prompt cache),
+    ``evaluated_prompt_tokens``, ``prompt_ms`` and ``decode_ms`` (llama.cpp's timings).
     """
 
     def __init__(self) -> None:
         super().__init__()
-        self._llms: dict[str, CanonicalLlama] = {}
+        self._runtimes: dict[str, tuple[LocalRuntime, EncodedModel]] = {}
         self._lock = threading.Lock()
-        self._executor = concurrent.futures.ThreadPoolExecutor(
-            max_workers=1, thread_name_prefix="llama.cpp"
-        )
-        self._valid_grammars: set[str] = set()
         self.last_stats: dict[str, float] = {}
         atexit.register(self.close)
 
-    def _llm(self, name: str) -> CanonicalLlama:
-        """The model ``local/<name>``, loaded on first use (LocalModelMissingError if absent)."""
-        if name not in self._llms:
-            self._llms[name] = CanonicalLlama(
-                model_path=str(local_model_path(name)),
-                n_ctx=DEFAULT_N_CTX,
-                n_threads=n_threads(),
-                n_threads_batch=n_threads(),
-                max_snapshots=n_snapshots(),
-                verbose=False,
-            )
-        return self._llms[name]
+    def runtime(self, name: str) -> tuple[LocalRuntime, EncodedModel]:
+        """The runtime of ``local/<name>`` and its weights, loaded on first use.
 
-    def _grammar(self, llm: CanonicalLlama, text: str) -> LlamaGrammar:
-        """The grammar of GBNF ``text``, validated by llama.cpp once per distinct text."""
-        if text not in self._valid_grammars:
-            check_grammar(llm, text)
-            self._valid_grammars.add(text)
-        return llama_grammar(text)
+        Raises
+        ------
+        LocalModelMissingError, LocalModelFileError
+            Weights not installed; a file that is not GGUF or does not fit; a CPU without AVX2.
+        """
+        with self._lock:
+            if name not in self._runtimes:
+                check_cpu()
+                source, shipped = resolve_local_model(name)
+                weights = encoded_model(source, shipped)
+                runtime = LocalRuntime(weights.path, n_ctx(), n_threads(), cache_mib(), gpu_layers())
+                self._runtimes[name] = (runtime, weights)
+                register_zero_cost(f"{LOCAL_PREFIX}{name}")
+            return self._runtimes[name]
 
     def completion(self, *args: Any, **kwargs: Any) -> Any:
-        """litellm's synchronous entry: run :meth:`_complete` on the llama.cpp thread."""
-        if threading.current_thread().name.startswith("llama.cpp"):
-            return self._complete(*args, **kwargs)
-        return self._executor.submit(self._complete, *args, **kwargs).result()
+        """litellm's synchronous entry."""
+        return self._complete(*args, **kwargs)
 
     async def acompletion(self, *args: Any, **kwargs: Any) -> Any:
-        """litellm's asynchronous entry: await :meth:`_complete` on the llama.cpp thread."""
-        loop = asyncio.get_running_loop()
-        call = functools.partial(self._complete, *args, **kwargs)
-        return await loop.run_in_executor(self._executor, call)
+        """litellm's asynchronous entry: :meth:`_complete` on a worker thread."""
+        return await asyncio.to_thread(self._complete, *args, **kwargs)
 
     def _complete(
         self,
@@ -133,53 +119,38 @@ class LocalLlamaCpp(CustomLLM):
         *args: Any,
         **kwargs: Any,
     ) -> Any:
-        """One chat completion (on the llama.cpp thread); returns a ``litellm.ModelResponse``.
+        """One chat completion; returns a ``litellm.ModelResponse``.
 
         Raises
         ------
         LocalContextWindowError
             If prompt plus ``max_tokens`` exceed the context window.
-        GrammarError, LocalModelMissingError
-            Invalid GBNF grammar; weights not installed.
+        GrammarError, LocalModelMissingError, LocalModelFileError
+            Invalid GBNF grammar; weights not installed or unusable.
         """
         name = model.removeprefix(LOCAL_PREFIX)
-        params = {k: v for k, v in optional_params.items() if k in PASS_THROUGH}
-        cache_prompt = optional_params.get("cache_prompt", True)
-        fmt = params.get("response_format")
-        if "grammar" in params:
-            params.pop("response_format", None)
-        elif isinstance(fmt, dict) and fmt.get("type") == "json_schema":
-            schema = (fmt.get("json_schema") or {}).get("schema")
-            params["response_format"] = {"type": "json_object", "schema": schema}
-        with self._lock:
-            llm = self._llm(name)
-            grammar = params.get("grammar")
-            if isinstance(grammar, str):
-                params["grammar"] = self._grammar(llm, grammar)
-            llm.reuse_prompts = bool(cache_prompt)
-            if not cache_prompt:
-                llm.reset()  # type: ignore[no-untyped-call]
-            started = time.perf_counter()
-            try:
-                out = cast(
-                    "dict[str, Any]",
-                    llm.create_chat_completion(messages=cast(Any, messages), **params),
-                )
-            except ValueError as exc:
-                if "context window" in str(exc):
-                    raise LocalContextWindowError(str(exc)) from exc
-                raise
-            self.last_stats = {
-                "wall_s": time.perf_counter() - started,
-                "reused_prompt_tokens": float(llm.last_reused),
-                "restored_snapshot": float(llm.last_restored),
-            }
-        out["model"] = f"{LOCAL_PREFIX}{name}"  # else litellm's cost lookup fails noisily
+        request: dict[str, Any] = {k: v for k, v in optional_params.items() if k in PASS_THROUGH}
+        if "grammar" in request:
+            request.pop("response_format", None)
+        request["messages"] = messages
+        runtime, weights = self.runtime(name)
+        started = time.perf_counter()
+        out = runtime.chat(request)
+        timings = out.pop("timings", None) or {}
+        self.last_stats = {
+            "wall_s": time.perf_counter() - started,
+            "cached_prompt_tokens": float(timings.get("cache_n", 0)),
+            "evaluated_prompt_tokens": float(timings.get("prompt_n", 0)),
+            "prompt_ms": float(timings.get("prompt_ms", 0.0)),
+            "decode_ms": float(timings.get("predicted_ms", 0.0)),
+        }
+        out["model"] = f"{LOCAL_PREFIX}{name}"  # litellm's cost lookup finds the zero price
+        out["system_fingerprint"] = f"{LOCAL_PREFIX}{name}@{weights.label}"
         return litellm.ModelResponse(**out)
 
     def close(self) -> None:
-        """Close every loaded model (registered with :mod:`atexit`)."""
+        """Close every loaded runtime (registered with :mod:`atexit`)."""
         with self._lock:
-            for llm in self._llms.values():
-                llm.close()
-            self._llms.clear()
+            for runtime, _ in self._runtimes.values():
+                runtime.close()
+            self._runtimes.clear()

@@ -10,7 +10,8 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from coopeval.agents.litellm_client import import_litellm
-from coopeval.agents.local.catalogue import DEFAULT_N_CTX, LOCAL_MODELS, LOCAL_PREFIX
+from coopeval.agents.local.catalogue import LOCAL_MODELS, LOCAL_PREFIX
+from coopeval.agents.local.prices import register_zero_cost
 
 if TYPE_CHECKING:
     from coopeval.agents.local.provider import LocalLlamaCpp
@@ -25,7 +26,7 @@ def register_local_provider() -> None:
     """Register provider ``local`` with litellm (idempotent; imports litellm and llama.cpp).
 
     Appends the handler to ``litellm.custom_provider_map`` (keeping other entries) and registers
-    every ``local/`` model with zero cost, so ``litellm.completion_cost`` and the success
+    every packaged ``local/`` model with zero cost (a ``local/file:`` model on first use), so ``litellm.completion_cost`` and the success
     callbacks stay quiet. litellm is imported in offline mode
     (:func:`coopeval.agents.litellm_client.import_litellm`).
     """
@@ -41,28 +42,15 @@ def register_local_provider() -> None:
         if not any(e.get("provider") == "local" for e in entries):
             entries.append({"provider": "local", "custom_handler": _handler})
             litellm.custom_provider_map = entries
-            litellm.register_model(
-                {
-                    f"{LOCAL_PREFIX}{name}": {
-                        "input_cost_per_token": 0.0,
-                        "output_cost_per_token": 0.0,
-                        "cache_creation_input_token_cost": 0.0,
-                        "cache_read_input_token_cost": 0.0,
-                        "litellm_provider": "local",
-                        "mode": "chat",
-                        "max_input_tokens": DEFAULT_N_CTX,
-                        "max_tokens": DEFAULT_N_CTX,
-                    }
-                    for name in LOCAL_MODELS
-                }
-            )
+            for name in LOCAL_MODELS:
+                register_zero_cost(f"{LOCAL_PREFIX}{name}")
 
 
 def last_call_stats() -> dict[str, float]:
     """Statistics of the latest local call in this process (empty before the first call).
 
-    ``wall_s``: seconds inside llama.cpp; ``reused_prompt_tokens``: prompt tokens taken from the
-    KV cache instead of being evaluated; ``restored_snapshot``: 1.0 if a prompt snapshot was
-    restored, else 0.0.
+    ``wall_s``: seconds inside llama.cpp; ``cached_prompt_tokens``: prompt tokens taken from the
+    KV or prompt cache instead of being evaluated; ``evaluated_prompt_tokens``; ``prompt_ms`` and
+    ``decode_ms``: llama.cpp's own timings of prompt evaluation and decoding.
     """
     return dict(_handler.last_stats) if _handler is not None else {}
