@@ -413,35 +413,21 @@ ALL_FORMATS = [
 
 
 @pytest.fixture(scope="module")
-def vocab() -> object:
-    llama_cpp = pytest.importorskip("llama_cpp")
-    from coopeval.agents.local import LocalModelMissingError, local_model_path
+def runtime() -> object:
+    from tests.local_runtime import runtime_fixture
 
-    try:
-        path = local_model_path("smollm2-135m")
-    except LocalModelMissingError as exc:
-        pytest.skip(str(exc))
-    llm = llama_cpp.Llama(model_path=str(path), vocab_only=True, n_ctx=256, verbose=False)
-    yield llm
-    llm.close()
+    yield from runtime_fixture()
 
 
 @pytest.mark.parametrize("style", ["IO", "CoT"])
 @pytest.mark.parametrize("fmt", ALL_FORMATS, ids=lambda f: f"{f.kind}-{len(f.keys)}")
-def test_llama_cpp_parses_grammar(vocab: object, fmt: AnswerFormat, style: str) -> None:
-    from llama_cpp import llama_cpp
-
-    text = gbnf_for(fmt, style, 480)
-    sampler = llama_cpp.llama_sampler_init_grammar(vocab._model.vocab, text.encode(), b"root")  # type: ignore[attr-defined]
-    assert sampler, "llama.cpp rejected the grammar"
-    llama_cpp.llama_sampler_free(sampler)
+def test_llama_cpp_parses_grammar(runtime: object, fmt: AnswerFormat, style: str) -> None:
+    assert runtime.grammar_error(gbnf_for(fmt, style, 480)) is None  # type: ignore[attr-defined]
 
 
-def test_llama_cpp_rejects_broken_grammar(vocab: object) -> None:
-    from llama_cpp import llama_cpp
-
-    sampler = llama_cpp.llama_sampler_init_grammar(vocab._model.vocab, b'root ::= "x', b"root")  # type: ignore[attr-defined]
-    assert not sampler
+def test_llama_cpp_rejects_broken_grammar(runtime: object) -> None:
+    error = runtime.grammar_error('root ::= "x')  # type: ignore[attr-defined]
+    assert error is not None and "could not parse the GBNF grammar" in error
 
 
 def test_a_text_format_brings_its_complete_grammar_and_bound():

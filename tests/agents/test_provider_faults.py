@@ -83,16 +83,15 @@ def test_deadline_is_a_transport_option_with_a_default_for_api_models() -> None:
             LiteLLMAgent("openai/gpt-4o-mini", "IO", {"deadline_s": bad})
 
 
-def test_context_check_names_prompt_budget_and_window() -> None:
-    pytest.importorskip("llama_cpp")
-    from coopeval.agents.local import LocalContextWindowError
-    from coopeval.agents.local.model import CanonicalLlama
+def test_context_window_message_names_prompt_budget_window_and_fix() -> None:
+    from coopeval.agents.local.model import context_window_message
 
-    llm = SimpleNamespace(n_ctx=lambda: 4096)
-    CanonicalLlama.check_context(llm, 3696, 400)  # 4,096 exactly: nothing is shortened
-    CanonicalLlama.check_context(llm, 4000, None)  # no budget given: nothing to check
-    with pytest.raises(LocalContextWindowError, match=r"4000 tokens and max_tokens = 400: .* n_ctx = 4096 .* 96 tokens"):
-        CanonicalLlama.check_context(llm, 4000, 400)
+    assert context_window_message(4000, 400, 4096) == (
+        "the prompt has 4000 tokens and max_tokens = 400: more than the context window n_ctx = 4096 "
+        "of the embedded model; shorten the prompt (e.g. a shorter history window or log_cap), lower "
+        "max_tokens (or max_reasoning_chars for CoT), or raise COOPEVAL_LLAMA_CTX"
+    )
+    assert context_window_message(5031, None, 4096).startswith("the prompt has 5031 tokens: more than")
 
 
 def _request():  # type: ignore[no-untyped-def]

@@ -50,7 +50,7 @@ def test_provider_traits(model, scripted, local, env):
 def test_model_errors_name_the_known_models():
     assert model_error("bot/tit-for-tat") is None and model_error("local/smollm2-135m") is None
     assert "known bots: bot/always-cooperate" in model_error("bot/nice")
-    assert model_error("local/llama-70b") == "unknown embedded model 'local/llama-70b'; known: local/smollm2-135m"
+    assert model_error("local/llama-70b") == "unknown embedded model 'local/llama-70b'; known: local/smollm2-135m, or local/file:<path to a .gguf file>"
     assert "not a litellm model string" in model_error("gpt4")
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from coopeval.agents.local.catalogue import n_snapshots, n_threads
+from coopeval.agents.local.catalogue import cache_mib, n_threads
 from coopeval.agents.slots import slots_from_env
 from coopeval.core.environment import ENVIRONMENT, EnvironmentSettingError, env_value
 
@@ -20,7 +20,10 @@ SHELL_ONLY = {"COOPEVAL_PYTHON", "COOPEVAL_SLURM_TIMEOUT", "COOPEVAL_SLURM_NETNS
 
 def test_defaults_when_unset_or_blank() -> None:
     assert env_value("COOPEVAL_LLAMA_THREADS", {}) == 2
-    assert env_value("COOPEVAL_LLAMA_SNAPSHOTS", {"COOPEVAL_LLAMA_SNAPSHOTS": "  "}) == 8
+    assert env_value("COOPEVAL_LLAMA_CACHE_MIB", {"COOPEVAL_LLAMA_CACHE_MIB": "  "}) == 256
+    assert env_value("COOPEVAL_LLAMA_CTX", {}) == 4096
+    assert env_value("COOPEVAL_LLAMA_GPU_LAYERS", {}) == -1
+    assert env_value("COOPEVAL_LOCAL_ENCODING", {}) == "Q8_0"
     assert env_value("COOPEVAL_PROVIDER_SLOTS", {}) is None
     assert env_value("COOPEVAL_PROVIDER_SLOTS_DIR", {}) == "results/.slots"
     assert env_value("COOPEVAL_STORE_MEMORY", {}) == "1GB"
@@ -32,7 +35,9 @@ def test_defaults_when_unset_or_blank() -> None:
     ("name", "raw", "value"),
     [
         ("COOPEVAL_LLAMA_THREADS", "4", 4),
-        ("COOPEVAL_LLAMA_SNAPSHOTS", "0", 0),
+        ("COOPEVAL_LLAMA_CACHE_MIB", "0", 0),
+        ("COOPEVAL_LOCAL_ENCODING", "q4_0", "Q4_0"),
+        ("COOPEVAL_LOCAL_ENCODING", "Shipped", "shipped"),
         ("COOPEVAL_PROVIDER_SLOTS", "64", 64),
         ("COOPEVAL_STORE_MEMORY", "512MB", "512MB"),
         ("COOPEVAL_STORE_MEMORY", "1.5GiB", "1.5GiB"),
@@ -50,7 +55,9 @@ def test_good_values_are_parsed(name: str, raw: str, value: object) -> None:
     [
         ("COOPEVAL_LLAMA_THREADS", "two", "give a whole number of threads >= 1"),
         ("COOPEVAL_LLAMA_THREADS", "0", "give a whole number of threads >= 1"),
-        ("COOPEVAL_LLAMA_SNAPSHOTS", "-1", "give a whole number of snapshots >= 0"),
+        ("COOPEVAL_LLAMA_CACHE_MIB", "-1", "give a whole number of MiB >= 0"),
+        ("COOPEVAL_LLAMA_CTX", "100", "give a whole number of tokens >= 256"),
+        ("COOPEVAL_LOCAL_ENCODING", "Q4_1", "write Q8_0, Q4_0 or shipped"),
         ("COOPEVAL_PROVIDER_SLOTS", "many", "give the number of provider calls in flight, e.g. 64"),
         ("COOPEVAL_PROVIDER_SLOTS", "0", "give the number of provider calls in flight, e.g. 64"),
         ("COOPEVAL_STORE_MEMORY", "lots", "write an amount like 1GB or 512MB"),
@@ -65,8 +72,9 @@ def test_bad_values_name_the_variable_and_the_fix(name: str, raw: str, fix: str)
 
 def test_readers_go_through_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("COOPEVAL_LLAMA_THREADS", "3")
-    monkeypatch.setenv("COOPEVAL_LLAMA_SNAPSHOTS", "0")
-    assert (n_threads(), n_snapshots()) == (3, 0)
+    monkeypatch.setenv("COOPEVAL_LLAMA_CACHE_MIB", "0")
+    monkeypatch.setattr("coopeval.agents.local.catalogue.usable_cpus", lambda: 4)
+    assert (n_threads(), cache_mib()) == (3, 0)
     monkeypatch.setenv("COOPEVAL_LLAMA_THREADS", "0")  # was silently raised to 1
     with pytest.raises(EnvironmentSettingError, match="COOPEVAL_LLAMA_THREADS='0'"):
         n_threads()

@@ -149,7 +149,7 @@ def test_snakemake_rejects_bad_config_before_any_job(tmp_path):
 
 
 def test_unknown_embedded_model_fails_at_validation():
-    with pytest.raises(ConfigError, match=r"agents\[0\]\.model: unknown embedded model 'local/llama-7b'; known: local/smollm2-135m"):
+    with pytest.raises(ConfigError, match=r"agents\[0\]\.model: unknown embedded model 'local/llama-7b'; known: local/smollm2-135m, or local/file:<path to a \.gguf file>"):
         validate_config({"agents": [{"model": "local/llama-7b"}]})
 
 

@@ -88,7 +88,7 @@ def gbnf_for(
     Returns
     -------
     str
-        Grammar text with start symbol ``root``, for ``llama_cpp.LlamaGrammar.from_string``.
+        Grammar text with start symbol ``root``, for llama.cpp's GBNF parser (the request's ``grammar``).
         Results are cached per ``(fmt, style, max_reasoning_chars)``; the action-distribution
         grammar for five keys is ~0.3 MB.
 

@@ -20,7 +20,7 @@ from coopeval.agents.endpoint import base_url_variables
 from coopeval.agents.errors import classify_error
 from coopeval.agents.litellm_client import api_key_variables, routing_error
 from coopeval.agents.llm_agent import LiteLLMAgent
-from coopeval.agents.local.catalogue import LOCAL_MODELS, LOCAL_PREFIX
+from coopeval.agents.local.catalogue import LOCAL_PREFIX, local_model_error
 from coopeval.agents.options import option_error
 from coopeval.agents.provider import Provider
 
@@ -45,10 +45,6 @@ def make_litellm_agent(spec: Mapping[str, Any]) -> LiteLLMAgent:
     )
 
 
-def _local_names() -> tuple[str, ...]:
-    return tuple(LOCAL_MODELS)
-
-
 def _litellm_model_error(model: str) -> str | None:
     if "/" not in model:
         return (
@@ -64,11 +60,12 @@ LOCAL = Provider(
     factory=make_litellm_agent,
     uses_local_llm=True,
     model_kind="embedded model",
-    known_models=_local_names,
+    model_error=local_model_error,
     option_error=option_error,
     classify_error=classify_error,
 )
-"""The embedded model (``local/smollm2-135m``), through litellm's custom-provider hook."""
+"""The embedded models (``local/smollm2-135m``, or any GGUF file as ``local/file:<path>``),
+through litellm's custom-provider hook."""
 
 LITELLM = Provider(
     name="litellm",

@@ -109,8 +109,8 @@ def resolve_local_model(name: str) -> tuple[Path, str]:
         return path.resolve(), "file"
     if name not in LOCAL_MODELS:
         raise LocalModelMissingError(
-            f"unknown local model {name!r}; known: "
-            f"{', '.join('local/' + m for m in LOCAL_MODELS)}, or local/file:<path to a .gguf file>"
+            f"unknown embedded model '{LOCAL_PREFIX}{name}'; known: "
+            f"{', '.join(LOCAL_PREFIX + m for m in LOCAL_MODELS)}, or local/file:<path to a .gguf file>"
         )
     entry = LOCAL_MODELS[name]
     spec = importlib.util.find_spec(entry.package)

@@ -144,6 +144,15 @@ class LocalRuntime:
             raise LocalContextWindowError(context_window_message(prompt_tokens, int(budget), self.n_ctx))
         return reply
 
+    def grammar_error(self, grammar: str) -> str | None:
+        """Why llama.cpp's GBNF parser rejects ``grammar`` (start symbol ``root``), or ``None``
+        when it parses: one token is sampled under it from an empty prompt."""
+        try:
+            self.chat({"messages": [{"role": "user", "content": ""}], "max_tokens": 1, "grammar": grammar})
+        except GrammarError as exc:
+            return str(exc)
+        return None
+
     def close(self) -> None:
         """Stop the server loop and free the model (idempotent)."""
         with self._lock:

@@ -11,7 +11,7 @@ pytestmark = pytest.mark.local_llm
 
 os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-pytest.importorskip("llama_cpp")
+pytest.importorskip("xllamacpp")
 pytest.importorskip("litellm")
 
 from coopeval.agents.local import LocalModelMissingError, local_model_path  # noqa: E402
