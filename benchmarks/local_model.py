@@ -1,6 +1,15 @@
 """Throughput and validity of the embedded local model (``local/smollm2-135m``).
 
-Not a test: a measurement script. It plays realistic single-turn action decisions (~350-token
+Not a test: a measurement script. Two parts:
+
+1. Runtime speed (always; ``--speed-only`` skips part 2): ~1,000-token prompts evaluated in full
+   (no prefix reuse) plus 32 decoded tokens, 2 threads, on the weights the provider loads
+   (``$COOPEVAL_LOCAL_ENCODING``, Q8_0 by default) and, interleaved call by call, on the shipped
+   Q4_1 file unchanged (the reference). llama.cpp's own timings give prompt tokens per second and
+   milliseconds per decoded token (medians). The script ends with one JSON line:
+   ``prompt_tokens_per_s``, ``decode_ms_per_token``, the reference's, their ratios, the encoding
+   and the load average before and after.
+2. Decisions through the agent: it plays realistic single-turn action decisions (~350-token
 prompts: a repeated Prisoner's Dilemma with 2 actions, and the Traveller's Dilemma under
 Mediation with A0..A4) through :class:`coopeval.agents.llm_agent.LiteLLMAgent`, for the IO and
 CoT styles, with and without llama.cpp's prompt-prefix (KV-cache) reuse, and prints a table of
@@ -12,7 +21,8 @@ evaluation on every call (``cache_prompt=False``).
 
 Usage::
 
-    PYTHONPATH=src .venv/bin/python benchmarks/local_model.py [--calls 6] [--cot-caps 320]
+    PYTHONPATH=src .venv/bin/python benchmarks/local_model.py [--speed-only] [--speed-calls 8]
+        [--calls 6] [--cot-caps 320]
 """
 
 from __future__ import annotations
@@ -203,7 +213,7 @@ async def run_scenario(style: str, n_actions: int, calls: int, cap: int | None) 
             acc = samples[reuse]
             acc.wall.append(time.perf_counter() - started)
             acc.cpu.append(time.process_time() - cpu_started)
-            acc.reused.append(last_call_stats().get("reused_prompt_tokens", 0.0))
+            acc.reused.append(last_call_stats().get("cached_prompt_tokens", 0.0))
             acc.p_tok.append(reply.prompt_tokens)
             acc.c_tok.append(reply.completion_tokens)
             problem = check_distribution(reply.text, tokens)
@@ -255,8 +265,72 @@ def print_table(rows: list[Row]) -> None:
         )
 
 
+def _speed_prompt(call: int) -> str:
+    """A ~1,000-token prompt; ``call`` changes its first words, so no prefix is shared."""
+    rounds = " ".join(
+        f"Round {r}: player {call} chose action A{(r * 7 + call) % 3} and scored {(r * 3 + call) % 11} points."
+        for r in range(60)
+    )
+    return f"Game {call}. {rounds}"
+
+
+def runtime_speed(calls: int) -> dict[str, Any]:
+    """Part 1 (see the module docstring): medians over ``calls`` interleaved calls per weights."""
+    from coopeval.agents.local.catalogue import resolve_local_model
+    from coopeval.agents.local.encoding import encoded_model
+    from coopeval.agents.local.model import LocalRuntime
+
+    source, shipped = resolve_local_model("smollm2-135m")
+    weights = encoded_model(source, shipped)
+    load_before = os.getloadavg()[0]
+    runtimes = {
+        "provider": LocalRuntime(weights.path, 4096, 2, 0, 0),
+        "reference": LocalRuntime(source, 4096, 2, 0, 0),
+    }
+    timings: dict[str, dict[str, list[float]]] = {k: {"prompt": [], "decode": []} for k in runtimes}
+    tokens = 0
+    for call in range(calls + 1):  # call 0 warms both up, untimed
+        for name, runtime in runtimes.items():
+            reply = runtime.chat(
+                {
+                    "messages": [{"role": "user", "content": _speed_prompt(call)}],
+                    "max_tokens": 32,
+                    "ignore_eos": True,
+                    "seed": call,
+                    "cache_prompt": False,
+                }
+            )
+            t = reply["timings"]
+            tokens = int(t["prompt_n"])
+            if call:
+                timings[name]["prompt"].append(float(t["prompt_per_second"]))
+                timings[name]["decode"].append(float(t["predicted_per_token_ms"]))
+    for runtime in runtimes.values():
+        runtime.close()
+    med = {k: {m: statistics.median(v) for m, v in d.items()} for k, d in timings.items()}
+    return {
+        "encoding": weights.encoding,
+        "weights": weights.label,
+        "prompt_tokens": tokens,
+        "calls": calls,
+        "threads": 2,
+        "prompt_tokens_per_s": round(med["provider"]["prompt"], 1),
+        "decode_ms_per_token": round(med["provider"]["decode"], 2),
+        "reference_prompt_tokens_per_s": round(med["reference"]["prompt"], 1),
+        "reference_decode_ms_per_token": round(med["reference"]["decode"], 2),
+        "prompt_ratio": round(med["provider"]["prompt"] / med["reference"]["prompt"], 3),
+        "decode_ratio": round(med["provider"]["decode"] / med["reference"]["decode"], 3),
+        "prompt_tokens_per_s_range": [round(min(timings["provider"]["prompt"])), round(max(timings["provider"]["prompt"]))],
+        "decode_ms_per_token_range": [round(min(timings["provider"]["decode"]), 2), round(max(timings["provider"]["decode"]), 2)],
+        "load_before": round(load_before, 2),
+        "load_after": round(os.getloadavg()[0], 2),
+    }
+
+
 async def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--speed-only", action="store_true", help="run part 1 only")
+    ap.add_argument("--speed-calls", type=int, default=8, help="timed calls per weights in part 1")
     ap.add_argument("--calls", type=int, default=6, help="timed calls per scenario")
     ap.add_argument(
         "--cot-caps",
@@ -268,6 +342,10 @@ async def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--styles", nargs="+", default=["IO", "CoT"])
     ap.add_argument("--actions", type=int, nargs="+", default=[2, 5])
     args = ap.parse_args(argv)
+    speed = runtime_speed(args.speed_calls)
+    if args.speed_only:
+        print(json.dumps(speed))
+        return
     rows = []
     for style in args.styles:
         for n_actions in args.actions:
@@ -278,6 +356,7 @@ async def main(argv: list[str] | None = None) -> None:
     print("s/call: median wall seconds; min_s: fastest call; cpu_s: median process CPU seconds;")
     print("dec/s = 1 / median s/call; reused: mean prompt tokens taken from the KV cache")
     print_table(rows)
+    print(json.dumps(speed))
 
 
 if __name__ == "__main__":

@@ -151,3 +151,12 @@ def test_more_threads_than_cpus_are_capped_with_one_warning(
     assert "COOPEVAL_LLAMA_THREADS=32 is more than the 2 CPUs this process may use; using 2" in err
     monkeypatch.setenv("COOPEVAL_LLAMA_THREADS", "2")
     assert n_threads() == 2
+
+
+def test_the_cache_folder_defaults_to_the_users_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    from coopeval.agents.local.encoding import model_cache_dir
+
+    monkeypatch.delenv("COOPEVAL_MODEL_CACHE_DIR", raising=False)
+    assert model_cache_dir() == Path.home() / ".cache" / "coopeval" / "models"
+    monkeypatch.setenv("COOPEVAL_MODEL_CACHE_DIR", "~/models")
+    assert model_cache_dir() == Path.home() / "models"

@@ -98,6 +98,15 @@ onstart:
     from coopeval.pipeline.bytecode import precompile_package
 
     precompile_package()
+    # the packaged model's weights re-encoded (Q8_0) once, before jobs that would race to write them
+    from coopeval.agents.local.encoding import prepare_weights
+
+    prepare_weights(
+        m
+        for name, study in STUDIES.items()
+        for cell in CELLS_BY_STUDY[name]
+        for m in study.cell_models(cell)
+    )
     # litellm's provider table costs its 1-4 s import: asked here, once per run before the
     # first job (a dry run skips it), not while every job process parses this file.
     _problems = run_start_errors(config)

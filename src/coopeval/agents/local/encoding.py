@@ -29,6 +29,7 @@ import hashlib
 import json
 import os
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,6 +42,7 @@ __all__ = [
     "EncodedModel",
     "encoded_model",
     "model_cache_dir",
+    "prepare_weights",
     "reencode",
     "sha256_of",
 ]
@@ -73,8 +75,7 @@ class EncodedModel:
 
 def model_cache_dir() -> Path:
     """Folder of the re-encoded weights: ``$COOPEVAL_MODEL_CACHE_DIR`` or ``~/.cache/coopeval/models``."""
-    configured = str(env_value("COOPEVAL_MODEL_CACHE_DIR") or "")
-    return Path(configured) if configured else Path.home() / ".cache" / "coopeval" / "models"
+    return Path(str(env_value("COOPEVAL_MODEL_CACHE_DIR"))).expanduser()
 
 
 def sha256_of(path: Path) -> str:
@@ -205,3 +206,22 @@ def encoded_model(source: Path, shipped: str, encoding: str | None = None) -> En
         temporary.write_text(json.dumps(record, indent=1), encoding="utf-8")
         os.replace(temporary, _record_path(target))
     return EncodedModel(target, encoding, actual[:16])
+
+
+def prepare_weights(models: Iterable[str]) -> list[EncodedModel]:
+    """Make the weights of every packaged ``local/`` model among ``models`` ready (re-encoded
+    and verified), once per run before the first job, so parallel jobs never write the same
+    file; other model strings are skipped.
+
+    Raises
+    ------
+    LocalModelMissingError, LocalModelFileError
+        As :func:`encoded_model` and :func:`~coopeval.agents.local.catalogue.resolve_local_model`.
+    """
+    from coopeval.agents.local.catalogue import FILE_PREFIX, local_model_name, resolve_local_model
+
+    ready = []
+    for name in sorted({n for m in models if (n := local_model_name(m)) is not None}):
+        if not name.startswith(FILE_PREFIX):
+            ready.append(encoded_model(*resolve_local_model(name)))
+    return ready
