@@ -4,8 +4,8 @@ Not a test: a measurement script. Two parts:
 
 1. Runtime speed (always; ``--speed-only`` skips part 2): ~1,000-token prompts evaluated in full
    (no prefix reuse) plus 32 decoded tokens, 2 threads, on the weights the provider loads
-   (``$COOPEVAL_LOCAL_ENCODING``, Q8_0 by default) and, interleaved call by call, on the shipped
-   Q4_1 file unchanged (the reference). llama.cpp's own timings give prompt tokens per second and
+   (``$COOPEVAL_LOCAL_ENCODING``, Q8_0 by default) and, in alternating blocks (A B A B), on the
+   shipped Q4_1 file unchanged (the reference). llama.cpp's own timings give prompt tokens per second and
    milliseconds per decoded token (medians). The script ends with one JSON line:
    ``prompt_tokens_per_s``, ``decode_ms_per_token``, the reference's, their ratios, the encoding
    and the load average before and after.
@@ -275,7 +275,8 @@ def _speed_prompt(call: int) -> str:
 
 
 def runtime_speed(calls: int) -> dict[str, Any]:
-    """Part 1 (see the module docstring): medians over ``calls`` interleaved calls per weights."""
+    """Part 1 (see the module docstring): medians over ``calls`` calls per weights, in two
+    alternating blocks."""
     from coopeval.agents.local.catalogue import resolve_local_model
     from coopeval.agents.local.encoding import encoded_model
     from coopeval.agents.local.model import LocalRuntime
@@ -283,30 +284,30 @@ def runtime_speed(calls: int) -> dict[str, Any]:
     source, shipped = resolve_local_model("smollm2-135m")
     weights = encoded_model(source, shipped)
     load_before = os.getloadavg()[0]
-    runtimes = {
-        "provider": LocalRuntime(weights.path, 4096, 2, 0, 0),
-        "reference": LocalRuntime(source, 4096, 2, 0, 0),
-    }
-    timings: dict[str, dict[str, list[float]]] = {k: {"prompt": [], "decode": []} for k in runtimes}
+    files = {"provider": weights.path, "reference": source}
+    timings: dict[str, dict[str, list[float]]] = {k: {"prompt": [], "decode": []} for k in files}
     tokens = 0
-    for call in range(calls + 1):  # call 0 warms both up, untimed
-        for name, runtime in runtimes.items():
-            reply = runtime.chat(
-                {
-                    "messages": [{"role": "user", "content": _speed_prompt(call)}],
-                    "max_tokens": 32,
-                    "ignore_eos": True,
-                    "seed": call,
-                    "cache_prompt": False,
-                }
-            )
-            t = reply["timings"]
-            tokens = int(t["prompt_n"])
-            if call:
-                timings[name]["prompt"].append(float(t["prompt_per_second"]))
-                timings[name]["decode"].append(float(t["predicted_per_token_ms"]))
-    for runtime in runtimes.values():
-        runtime.close()
+    # blocks of calls, A B A B: one runtime alive at a time (two in one process would share the
+    # cores with each other's idle, spinning worker threads)
+    for block in range(2):
+        for name, path in files.items():
+            runtime = LocalRuntime(path, 4096, 2, 0, 0)
+            for call in range(calls // 2 + 1):  # the first call warms up, untimed
+                reply = runtime.chat(
+                    {
+                        "messages": [{"role": "user", "content": _speed_prompt(100 * block + call)}],
+                        "max_tokens": 32,
+                        "ignore_eos": True,
+                        "seed": call,
+                        "cache_prompt": False,
+                    }
+                )
+                t = reply["timings"]
+                tokens = int(t["prompt_n"])
+                if call:
+                    timings[name]["prompt"].append(float(t["prompt_per_second"]))
+                    timings[name]["decode"].append(float(t["predicted_per_token_ms"]))
+            runtime.close()
     med = {k: {m: statistics.median(v) for m, v in d.items()} for k, d in timings.items()}
     return {
         "encoding": weights.encoding,
