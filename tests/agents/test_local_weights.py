@@ -13,7 +13,11 @@ import pytest
 gguf = pytest.importorskip("gguf")
 
 from coopeval.agents.local import catalogue  # noqa: E402
-from coopeval.agents.local.catalogue import local_model_error, n_threads, resolve_local_model  # noqa: E402
+from coopeval.agents.local.catalogue import (  # noqa: E402
+    local_model_error,
+    n_threads,
+    resolve_local_model,
+)
 from coopeval.agents.local.encoding import encoded_model, reencode, sha256_of  # noqa: E402
 from coopeval.agents.local.errors import LocalModelFileError  # noqa: E402
 

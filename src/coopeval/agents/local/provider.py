@@ -40,8 +40,8 @@ from coopeval.agents.local.catalogue import (
     resolve_local_model,
 )
 from coopeval.agents.local.encoding import EncodedModel, encoded_model
-from coopeval.agents.local.prices import register_zero_cost
 from coopeval.agents.local.model import LocalRuntime, check_cpu
+from coopeval.agents.local.prices import register_zero_cost
 
 __all__ = ["PASS_THROUGH", "LocalLlamaCpp"]
 
