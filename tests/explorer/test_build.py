@@ -306,3 +306,24 @@ def test_a_packed_part_is_strict_json_with_non_finite_numbers_named(tmp_path):
     text = (tmp_path / "data/ep/k.0.js").read_text()
     assert size == len(text) and read_payload(text) == ("ep:k:0", expected)
     assert write_packed(tmp_path, "data/ep/k.1.js", "ep:k:0", encoded) == size and (tmp_path / "data/ep/k.1.js").read_text() == text  # deterministic
+
+
+def test_a_store_with_one_id_in_two_cells_is_named_and_counted_per_cell(tmp_path):
+    """A store written before decision ids were unique (issue 41 item 1; build_store now refuses
+    one): the build names the shared id, its #decision= link keeps the first cell's decision, and
+    the overview counts the decisions per cell and id, as SQL does."""
+    import duckdb
+
+    store = make_store(tmp_path / "coopeval.duckdb")
+    with duckdb.connect(str(store)) as con:  # the same bot decision id in a second gossip cell
+        con.execute("INSERT INTO decisions BY NAME SELECT * EXCLUDE (mechanism, game) REPLACE ('cellH' AS cell_id) FROM decisions WHERE decision_id = 'dG-r1'")
+        con.execute("INSERT INTO llm_calls BY NAME SELECT * EXCLUDE (mechanism, game) REPLACE ('cellH' AS cell_id) FROM llm_calls WHERE decision_id = 'dG-r1'")
+        expected = dict(con.execute("SELECT model, count(DISTINCT (cell_id, decision_id)) FROM llm_calls WHERE study = 'gossip' GROUP BY model").fetchall())
+    report = build_site(store, tmp_path / "site")
+    assert report.shared_ids == ["dG-r1"]
+    site = tmp_path / "site"
+    index = read_data(site, "data/index.js")
+    assert index["shared_ids"] == {"count": 1, "examples": ["dG-r1"]}
+    assert _decision(site, "dG-r1")[0] == "cellG"
+    counted = {m["model"]: m["decisions"] for m in index["overview"]["models"] if m["study"] == "gossip"}
+    assert counted == expected == {"model-g": 3, "model-h": 2}

@@ -6,7 +6,12 @@ import duckdb
 import polars as pl
 import pytest
 
-from coopeval.pipeline.store import STORE_MEMORY_ENV, DuplicateDecisionError, build_store, source_commit
+from coopeval.pipeline.store import (
+    STORE_MEMORY_ENV,
+    DuplicateDecisionError,
+    build_store,
+    source_commit,
+)
 
 
 def test_store_streams_files_under_a_memory_limit(tmp_path, monkeypatch):

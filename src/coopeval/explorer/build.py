@@ -88,8 +88,10 @@ def cell_file(cell_id: str) -> str:
 
 @dataclass
 class BuildReport:
-    """What :func:`build_site` wrote: counts, the largest file (bytes), the missing tables and the
-    tables of another coopeval version (``unreadable``: study → ``"<table> (<reason>)"``)."""
+    """What :func:`build_site` wrote: counts, the largest file (bytes), the missing tables, the
+    tables of another coopeval version (``unreadable``: study → ``"<table> (<reason>)"``) and the
+    decision ids a store written before ids were unique holds in more than one cell (``shared_ids``:
+    their ``#decision=`` links open the first cell's decision)."""
 
     out: Path
     cells: int = 0
@@ -99,6 +101,7 @@ class BuildReport:
     largest: tuple[str, int] = ("", 0)
     missing: dict[str, list[str]] = field(default_factory=dict)
     unreadable: dict[str, list[str]] = field(default_factory=dict)
+    shared_ids: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
     def note(self, relative: str, size: int) -> None:
@@ -222,6 +225,7 @@ def build_site(store: str | Path, out: str | Path, *, raw_replies: bool = True) 
                 "privacy": PRIVACY_NOTE,
                 "missing": report.missing,
                 "unreadable": report.unreadable,
+                "shared_ids": {"count": len(report.shared_ids), "examples": report.shared_ids[:5]},
                 "rebuild": REBUILD,
                 "overview": run_overview(con, tables),
                 "leaderboards": boards,
@@ -246,7 +250,7 @@ def _write_charts(out: Path, report: BuildReport, charts: dict[str, Any]) -> dic
         relative = f"data/charts/{number}.js"
         report.note(relative, write_script(out, relative, f"chart:{number}", chart["rows"]))
         listed.append({k: v for k, v in chart.items() if k != "rows"} | {"file": number})
-    return {"kinds": charts["kinds"], "charts": listed}
+    return {"kinds": charts["kinds"], "charts": listed, "notes": charts.get("notes", {})}
 
 
 def _chunks(cells: list[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
@@ -316,7 +320,11 @@ def _write_cell(
             report.note(relative, write_packed(out, relative, f"ep:{episode.key}:{number}", encoded))
             for d, _ in part:
                 did = str(d["decision_id"])
-                index[bucket(did)][did] = f"{cell_id}/{episode.key}/{number}"
+                place = index[bucket(did)]
+                if did in place:
+                    report.shared_ids.append(did)
+                    continue
+                place[did] = f"{cell_id}/{episode.key}/{number}"
                 failed, reasked, cut = d["status"] == "failed", (d.get("n_attempts") or 0) > 1, bool(d.get("truncated"))
                 if failed or reasked or cut:
                     flags.append([did, study, cell_id, episode.key, number, d["agent"], d["kind"], d["status"], d.get("n_attempts"), cut, d.get("round")])

@@ -55,7 +55,7 @@ def run_overview(con: duckdb.DuckDBPyConnection, tables: set[str]) -> dict[str, 
     if "llm_calls" in tables:
         out["models"] = rows(
             con,
-            "SELECT study, model, count(DISTINCT decision_id) AS decisions, count(*) AS attempts,"
+            "SELECT study, model, count(DISTINCT (cell_id, decision_id)) AS decisions, count(*) AS attempts,"
             " count(*) FILTER (WHERE coalesce(error, '') <> '') AS attempt_errors,"
             " sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens,"
             " sum(cost_usd) AS cost_usd FROM llm_calls GROUP BY study, model ORDER BY study, model",

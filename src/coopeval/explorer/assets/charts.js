@@ -75,9 +75,11 @@
   /* The study-wide charts of a study (leaderboards, gossip and evolution over time): each
      chart's rows are a data file of their own (data/charts/<n>.js), loaded here. */
   CE.studyCharts = function (study) {
-    var listed = (CE.store.index.charts || { charts: [] }).charts.filter(function (c) { return c.study === study; });
-    if (!listed.length) return [];
-    return [el('h3', {}, 'Charts')].concat(listed.map(function (c) {
+    var all = CE.store.index.charts || { charts: [] };
+    var listed = all.charts.filter(function (c) { return c.study === study; });
+    var notes = ((all.notes || {})[study] || []).map(function (text) { return el('p', { class: 'note chart-note' }, text); });
+    if (!listed.length && !notes.length) return [];
+    return [el('h3', {}, 'Charts')].concat(notes, listed.map(function (c) {
       var holder = el('div', { class: 'chart-holder' });
       CE.load('chart:' + c.file, 'data/charts/' + c.file + '.js').then(function (rows) {
         holder.appendChild(CE.chart({ kind: c.kind, title: c.title, rows: rows }));

@@ -136,6 +136,10 @@
     Object.keys(INDEX.unreadable || {}).forEach(function (s) {
       missing.push(el('p', { class: 'warn' }, 'Study ' + s + ': this explorer cannot read ' + INDEX.unreadable[s].join('; ') + ': ' + INDEX.rebuild + '. Its pages show what the other tables hold.'));
     });
+    var shared = INDEX.shared_ids || { count: 0 };
+    if (shared.count) missing.push(el('p', { class: 'warn shared-ids' }, 'This store was written before decision ids were unique: ' + shared.count +
+      ' decision row(s) share their id with a decision of another cell (e.g. ' + shared.examples.join(', ') + '); a #decision= link opens the first cell\'s.' +
+      ' Open such a decision from its episode instead, or rebuild the store.'));
     show(el('h2', {}, 'Run overview'), missing,
       el('p', {}, 'Store ' + INDEX.store + ', site built ' + INDEX.built_utc + (INDEX.raw_replies ? '' : ' without raw replies') + '.'),
       el('h3', {}, 'Studies'),
