@@ -32,6 +32,10 @@ def _store(path: Path) -> Path:
     rounds = ("INSERT INTO gossip_rounds (cell_id, run, testbed, condition, model, round, first_agent, second_agent, first_kind, second_kind,"
               " first_action, status) VALUES (?, 'r1', ?, ?, ?, ?, ?, 'Kate', ?, 'honest', ?, 'ok')")  # fmt: skip
     with duckdb.connect(str(path)) as con:
+        for style, attempts in (("IO", 1), ("CoT", 3)):  # one model as two agents, as the leaderboards list them
+            for attempt in range(attempts):
+                con.execute("INSERT INTO llm_calls (cell_id, run, study, decision_id, attempt, agent, model, kind, prompt_tokens, completion_tokens, cost_usd)"
+                            " VALUES ('cellA', 'r1', 'coopeval', ?, ?, ?, 'm', 'action', 10, 2, 0.5)", [f"dM-{style}", attempt, f"m({style})"])  # fmt: skip
         for generation, final in ((1, 5.0), (2, 45.0)):  # a second evolution model beside model-e (20 → 30)
             con.execute(evo, ["cellF", "model-f", generation, final, 0.25])
         for model in ("model-g", "model-h"):
@@ -164,3 +168,27 @@ def test_every_colour_names_one_value(built, browser, page, kind, field):
     assert {p[field] for p in points} <= set(legend)
     browser.evaluate(f"document.querySelector({json.dumps(figure)}).scrollIntoView()")
     browser.screenshot(SCREENSHOTS / f"semantics_colour_{kind.replace(':', '_')}.png")
+
+
+def test_overview_keeps_a_models_io_and_cot_agents_apart_and_names_the_commit(built, browser):
+    """The landing page lists calls per agent as the leaderboards name it, a model's IO and CoT
+    agents in two rows with the store's counts, and the provenance names the commit (item 10)."""
+    store, site = built
+    with duckdb.connect(str(store), read_only=True) as con:
+        expected = [[agent, model, str(decisions), str(attempts)] for agent, model, decisions, attempts in con.execute(
+            "SELECT agent, model, count(DISTINCT (cell_id, decision_id)), count(*) FROM llm_calls WHERE model = 'm' GROUP BY ALL ORDER BY agent").fetchall()]  # fmt: skip
+        (commit,) = con.execute("SELECT value FROM provenance WHERE key = 'commit'").fetchone()
+    assert expected == [["m(CoT)", "m", "1", "3"], ["m(IO)", "m", "1", "1"]]
+    browser.open("about:blank")
+    browser.wait("location.href === 'about:blank'", "a blank page")
+    go(browser, site, "")
+    browser.wait("document.querySelector('main h2') && document.querySelector('main h2').textContent === 'Run overview'", "the overview")
+    tables = browser.evaluate(
+        "Array.prototype.map.call(document.querySelectorAll('main table'), function (t) { return Array.prototype.map.call(t.querySelectorAll('tr'),"
+        " function (tr) { return Array.prototype.map.call(tr.children, function (c) { return c.textContent; }); }); })"
+    )
+    (agents,) = [t for t in tables if t[0][:3] == ["study", "agent", "model"]]
+    assert [r[1:5] for r in agents[1:] if r[2] == "m"] == expected
+    (provenance,) = [t for t in tables if t[0] == ["key", "value"]]
+    assert ["commit", commit] in provenance and len(commit.removesuffix("+dirty")) == 40
+    browser.screenshot(SCREENSHOTS / "semantics_overview_agents.png")

@@ -39,7 +39,8 @@ def missing_tables(tables: set[str]) -> dict[str, list[str]]:
 
 
 def run_overview(con: duckdb.DuckDBPyConnection, tables: set[str]) -> dict[str, Any]:
-    """Provenance, per-study counts and per-model calls, tokens and cost."""
+    """Provenance, per-study counts and per agent (as the leaderboards name it: a model's IO and
+    CoT agents apart) and model the decisions, calls, tokens and cost."""
     out: dict[str, Any] = {"provenance": [], "studies": [], "models": []}
     if "provenance" in tables:
         out["provenance"] = [[r["key"], r["value"]] for r in rows(con, "SELECT key, value FROM provenance ORDER BY key")]
@@ -55,10 +56,10 @@ def run_overview(con: duckdb.DuckDBPyConnection, tables: set[str]) -> dict[str, 
     if "llm_calls" in tables:
         out["models"] = rows(
             con,
-            "SELECT study, model, count(DISTINCT (cell_id, decision_id)) AS decisions, count(*) AS attempts,"
+            "SELECT study, agent, model, count(DISTINCT (cell_id, decision_id)) AS decisions, count(*) AS attempts,"
             " count(*) FILTER (WHERE coalesce(error, '') <> '') AS attempt_errors,"
             " sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens,"
-            " sum(cost_usd) AS cost_usd FROM llm_calls GROUP BY study, model ORDER BY study, model",
+            " sum(cost_usd) AS cost_usd FROM llm_calls GROUP BY study, agent, model ORDER BY study, agent, model",
         )
     return out
 

@@ -149,9 +149,9 @@
       })),
       INDEX.sensitivity && INDEX.sensitivity.length ? [el('h3', {}, 'Prompt wordings'), el('p', {}, link({ view: 'sensitivity' }, 'Prompt sensitivity'),
         ': each model\'s metric under each prompt variant, the variance shares and whether each pairwise ordering holds under every variant.')] : null,
-      el('h3', {}, 'Models: calls, tokens, cost'),
-      table(['study', 'model', 'decisions', 'attempts', 'attempt errors', 'prompt tokens', 'completion tokens', 'cost (USD)'], o.models.map(function (m) {
-        return [m.study, m.model, m.decisions, m.attempts, m.attempt_errors, m.prompt_tokens, m.completion_tokens, m.cost_usd];
+      el('h3', {}, 'Agents: calls, tokens, cost'),
+      table(['study', 'agent', 'model', 'decisions', 'attempts', 'attempt errors', 'prompt tokens', 'completion tokens', 'cost (USD)'], o.models.map(function (m) {
+        return [m.study, m.agent, m.model, m.decisions, m.attempts, m.attempt_errors, m.prompt_tokens, m.completion_tokens, m.cost_usd];
       })),
       el('h3', {}, 'Provenance'), table(['key', 'value'], o.provenance),
       INDEX.config ? el('details', {}, el('summary', {}, 'Merged config of the run (config.effective.yaml)'), el('pre', { class: 'config' }, INDEX.config)) : null);
