@@ -36,6 +36,9 @@ def _store(path: Path) -> Path:
             for attempt in range(attempts):
                 con.execute("INSERT INTO llm_calls (cell_id, run, study, decision_id, attempt, agent, model, kind, prompt_tokens, completion_tokens, cost_usd)"
                             " VALUES ('cellA', 'r1', 'coopeval', ?, ?, ?, 'm', 'action', 10, 2, 0.5)", [f"dM-{style}", attempt, f"m({style})"])  # fmt: skip
+        for scope, delta, lo, hi, p, mde in (("Repetition/prisoners_dilemma", 1.0, 0.5, 1.5, 0.01, 0.3), ("Repetition/stag_hunt", 3.0, -1.0, 7.0, 0.4, 5.0)):
+            con.execute("INSERT INTO comparisons (study, scope, metric, a, b, delta, ci_low, ci_high, p_adjusted, correction, mde, n_clusters)"
+                        " VALUES ('coopeval', ?, 'Mean', 'model-x', 'model-y', ?, ?, ?, ?, 'holm', ?, 12)", [scope, delta, lo, hi, p, mde])  # fmt: skip
         for generation, final in ((1, 5.0), (2, 45.0)):  # a second evolution model beside model-e (20 → 30)
             con.execute(evo, ["cellF", "model-f", generation, final, 0.25])
         for model in ("model-g", "model-h"):
@@ -192,3 +195,78 @@ def test_overview_keeps_a_models_io_and_cot_agents_apart_and_names_the_commit(bu
     (provenance,) = [t for t in tables if t[0] == ["key", "value"]]
     assert ["commit", commit] in provenance and len(commit.removesuffix("+dirty")) == 40
     browser.screenshot(SCREENSHOTS / "semantics_overview_agents.png")
+
+
+def test_a_click_where_marks_coincide_lists_each_marks_page(built, browser):
+    """Under the collusive condition model-g's and model-h's honest agents cooperate alike, so
+    their points coincide: a click there lists both rows' pages instead of opening one of
+    them, and each link opens its own row's page (item 5)."""
+    _, site = built
+    (chart,) = [c for c in _instances(site, "gossip_cooperation") if c["title"].endswith("(donation)")]
+    here = [r for r in chart["rows"] if (r["condition"], r["agents"], r["round"]) == ("collusive", "honest", 1)]
+    assert {r["model"] for r in here} == {"model-g", "model-h"} and len({r["cooperation"] for r in here}) == 1
+    assert len({r["href"] for r in here}) == 2
+    figure = _figure(browser, site, "#view=board&study=gossip", "gossip_cooperation", "gossip: cooperation over rounds (donation)")
+    marks = json.dumps(figure + " .role-mark.mark-symbol [role=graphics-symbol]")
+    clicked = browser.evaluate(
+        f"(function () {{ var all = document.querySelectorAll({marks}); for (var i = 0; i < all.length; i++) {{"
+        " var l = all[i].getAttribute('aria-label'); if (l.indexOf('condition: collusive') >= 0 && l.indexOf('agents: honest') >= 0 && l.indexOf('round: 1;') >= 0) {"
+        " all[i].scrollIntoView(); var r = all[i].getBoundingClientRect();"
+        " all[i].dispatchEvent(new MouseEvent('click', { bubbles: true, clientX: r.x + r.width / 2, clientY: r.y + r.height / 2 })); return l; } } return null; })()"
+    )
+    assert clicked is not None
+    browser.wait(f"!document.querySelector('{figure} .chart-picks').hidden", "the list of coinciding marks")
+    links = browser.evaluate(f"Array.prototype.map.call(document.querySelectorAll('{figure} .chart-picks a'), function (a) {{ return [a.getAttribute('href'), a.textContent]; }})")
+    assert [h for h, _ in links] == [r["href"] for r in here]
+    assert [("model " + r["model"]) in text for r, (_, text) in zip(here, links, strict=True)] == [True, True]
+    browser.screenshot(SCREENSHOTS / "semantics_coinciding_marks.png")
+    browser.click(f"{figure} .chart-picks a[href={json.dumps(here[1]['href'])}]")
+    browser.wait(f"location.hash === {json.dumps(here[1]['href'])}", "the second row's page")
+
+
+def test_a_board_leads_with_its_charts_each_panel_with_its_own_x_axis(built, browser):
+    """The leaderboard page shows its charts first and folds the table below them; every panel of
+    a leaderboard chart has its own x scale and labelled axis, so a game's range is not squeezed
+    by another's (item 11)."""
+    _, site = built
+    figure = _figure(browser, site, "#view=board&study=coopeval", "board:coopeval:mean")
+    (chart,) = _instances(site, "board:coopeval:mean")
+    panels = sorted({r["game"] for r in chart["rows"]})
+    assert len(panels) == 3
+    order = browser.evaluate(
+        f"document.querySelector({json.dumps(figure)}).compareDocumentPosition(document.querySelector('details.board-table')) & Node.DOCUMENT_POSITION_FOLLOWING"
+    )
+    assert order  # the table comes after the chart
+    assert browser.evaluate("document.querySelector('details.board-table').open") is False
+    assert browser.evaluate("!!document.querySelector('details.board-table table.board')")
+    axes = browser.evaluate(
+        f"Array.prototype.map.call(document.querySelectorAll({json.dumps(figure + ' g.role-axis')}), function (g) {{ return g.getAttribute('aria-label') || ''; }})"
+    )
+    x_axes = [a for a in axes if a.startswith("X-axis")]
+    assert len(x_axes) == len(panels), axes
+    ranges = {a.split("values from ", 1)[1] for a in x_axes}
+    assert len(ranges) > 1  # independent scales: the panels' value ranges differ
+    browser.screenshot(SCREENSHOTS / "semantics_board_layout.png")
+
+
+def test_model_against_model_shows_the_paired_differences_turned_to_the_pair_picked(built, browser):
+    """#view=pairs&a=model-y&b=model-x draws the store's comparisons of the two with Δ = first −
+    second (the store holds x − y, so every Δ and interval is turned), p and MDE in the table, and
+    a click opens the cells behind a row (item 12)."""
+    store, site = built
+    with duckdb.connect(str(store), read_only=True) as con:
+        expected = {scope: (-delta, -hi, -lo, p, mde) for scope, delta, lo, hi, p, mde in con.execute(
+            "SELECT scope, delta, ci_low, ci_high, p_adjusted, mde FROM comparisons WHERE a = 'model-x' AND b = 'model-y'").fetchall()}  # fmt: skip
+    assert len(expected) == 2
+    figure = _figure(browser, site, "#view=pairs&a=model-y&b=model-x", "pairs")
+    drawn = {p["scope"]: (float(p["delta"]), float(p["ci_low"]), float(p["ci_high"]), float(p["p_adjusted"]), float(p["mde"])) for p in _symbols(browser, figure)}
+    assert drawn == pytest.approx(expected)
+    assert {p["scope"]: p["significant"] for p in _symbols(browser, figure)} == {"Repetition/prisoners_dilemma": "yes", "Repetition/stag_hunt": "no"}
+    assert browser.evaluate("document.getElementById('pair-a').value") == "model-y"
+    browser.evaluate(f"document.querySelector({json.dumps(figure)}).scrollIntoView()")
+    browser.screenshot(SCREENSHOTS / "semantics_model_against_model.png")
+    links = browser.evaluate(f"Array.prototype.map.call(document.querySelectorAll({json.dumps(figure + ' table.chart-data a')}), function (a) {{ return a.getAttribute('href'); }})")
+    assert links == ["#view=cells&study=coopeval&mechanism=Repetition&game=prisoners_dilemma", "#view=cells&study=coopeval&mechanism=Repetition&game=stag_hunt"]
+    browser.click(f"{figure} table.chart-data a")
+    browser.wait("location.hash === '#view=cells&study=coopeval&mechanism=Repetition&game=prisoners_dilemma'", "the cells of the first row")
+    browser.wait("document.getElementById('main').innerText.indexOf('cellA') >= 0", "cellA in the list")

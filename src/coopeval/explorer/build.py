@@ -34,10 +34,12 @@ from typing import Any
 import duckdb
 
 from coopeval.core.duckdb_settings import locked_store_message
+from coopeval.explorer.aggregate import aggregate_path, read_aggregate, read_result_table
 from coopeval.explorer.charts import CooperationTally, study_charts, trajectory_rows
 from coopeval.explorer.episodes import Episode, cell_episodes, reply_words
 from coopeval.explorer.extras import CHART_EXTRAS, EXTRAS, REBUILD, WHERE, unreadable_extras
 from coopeval.explorer.overview import STUDY_TABLES, leaderboards, missing_tables, run_overview
+from coopeval.explorer.pairs import pair_rows
 from coopeval.explorer.privacy import PRIVACY_NOTE
 from coopeval.explorer.queries import grouped, rows, table_names
 from coopeval.explorer.scripts import PART_BYTES, to_strict_json, write_packed, write_script
@@ -45,7 +47,7 @@ from coopeval.explorer.search_index import SearchIndex
 from coopeval.explorer.sensitivity import sensitivity_reports
 
 ASSETS = (
-    "index.html", "register.js", "explorer.js", "studies.js", "export.js", "search.js", "sensitivity.js", "charts.js", "explorer.css",
+    "index.html", "register.js", "explorer.js", "studies.js", "export.js", "search.js", "sensitivity.js", "charts.js", "pairs.js", "explorer.css",
     "vega.min.js", "vega-lite.min.js", "vega-embed.min.js", "vega-interpreter.js", "vendor.json",
     "vega.LICENSE", "vega-lite.LICENSE", "vega-embed.LICENSE", "vega-interpreter.LICENSE",
 )  # fmt: skip
@@ -216,7 +218,9 @@ def build_site(store: str | Path, out: str | Path, *, raw_replies: bool = True) 
         report.unreadable = unreadable_extras(con, tables, report.missing)
         index = _build_cells(con, tables, out_path, report, raw_replies, spill.name)
         skip = {*report.missing, *report.unreadable}
-        boards = leaderboards(con, tables, skip=skip)
+        aggregate, per_game = aggregate_path(store_path), aggregate_path(store_path, "per_game.csv")
+        boards = leaderboards(con, tables, skip=skip, aggregate=read_aggregate(aggregate) if aggregate is not None else None,
+                              per_game=read_result_table(per_game) if per_game is not None else None)  # fmt: skip
         index.update(
             {
                 "built_utc": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -231,6 +235,7 @@ def build_site(store: str | Path, out: str | Path, *, raw_replies: bool = True) 
                 "leaderboards": boards,
                 "charts": _write_charts(out_path, report, study_charts(con, boards, [s for s in STUDY_TABLES if s not in skip])),
                 "sensitivity": sensitivity_reports(con, tables),
+                "pairs": _write_pairs(out_path, report, pair_rows(con, tables)),
                 "config": _config_text(store_path),
                 "buckets": BUCKETS,
             }
@@ -241,6 +246,13 @@ def build_site(store: str | Path, out: str | Path, *, raw_replies: bool = True) 
     report.note("data/index.js", write_script(out_path, "data/index.js", "index", index))
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _write_pairs(out: Path, report: BuildReport, found: list[dict[str, Any]]) -> dict[str, Any]:
+    """Write the model-against-model page's rows (``data/pairs.js``); the index holds their count and agents."""
+    if found:
+        report.note("data/pairs.js", write_script(out, "data/pairs.js", "pairs", found))
+    return {"count": len(found), "agents": sorted({str(r[k]) for r in found for k in ("a", "b")})}
 
 
 def _write_charts(out: Path, report: BuildReport, charts: dict[str, Any]) -> dict[str, Any]:

@@ -1,7 +1,8 @@
 """The explorer's charts: Vega-Lite specs written with Altair, filled in the page with rows of the site's data.
 
 A chart is a *kind* (a Vega-Lite spec whose data is the named dataset ``rows``, the columns
-its table shows and a note), written once into ``data/index.js``, and *instances*
+its table shows, a note and, for charts whose marks can coincide, ``at``: the fields that place a
+mark, so that a click where several marks coincide lists them all), written once into ``data/index.js``, and *instances*
 ``{"kind", "title", "rows"}``: a study-wide chart's rows in a data file of their own
 (``data/charts/<n>.js``, listed in the index, loaded by the study's leaderboard page), a
 per-cell chart in the cell's data file. The page (``charts.js``) puts an instance's rows into the spec's ``datasets``, draws
@@ -25,12 +26,15 @@ Charts (docs/explorer.md#charts):
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable
 from typing import Any
 from urllib.parse import quote
 
 import duckdb
 
+from coopeval.explorer.aggregate import AGGREGATE_LABEL, RAW_LABEL
+from coopeval.explorer.overview import NORMAL
 from coopeval.explorer.queries import rows
 
 __all__ = ["chart_kinds", "cooperation_rows", "href", "study_charts"]
@@ -89,15 +93,22 @@ def _board_kind(study: str, label: str, axes: tuple[str, str, str]) -> dict[str,
 
     y, color, facet = axes
     tooltip: list[Any] = [f"{facet}:N", f"{color}:N", f"{y}:N", alt.Tooltip("value:Q", format=".3f"), alt.Tooltip("lo:Q", format=".3f"),
-                          alt.Tooltip("hi:Q", format=".3f"), "group:N", "n:Q"]  # fmt: skip
+                          alt.Tooltip("hi:Q", format=".3f"), "interval:N", "group:N", "mark:N", "n:Q"]  # fmt: skip
     if study == "gossip":  # a colour per model, a row per condition: the conditions outnumber any palette
         y, color = color, y
     base = alt.Chart().encode(y=alt.Y(f"{y}:N", title=None), yOffset=alt.YOffset(f"{color}:N"), color=colour(color), tooltip=tooltip)
     interval = base.mark_rule().encode(x=alt.X("lo:Q", title=label), x2="hi:Q")
     point = base.mark_point(filled=True, size=50, cursor="pointer").encode(x=alt.X("value:Q", title=label))
-    chart = alt.layer(interval, point, data=_rows_data()).properties(width=260).facet(facet=alt.Facet(f"{facet}:N", title=None), columns=3)
-    fields = [[facet, facet], [color, color], [y, y], ["value", label], ["lo", "95 % low"], ["hi", "95 % high"], ["group", "tie group"], ["n", "cells"]]
-    note = f"{label} per {y}: point = mean over cells, line = 95 % normal interval; tie group as in the table. Click a point for its cells."
+    # each panel its own x scale and axis: games' payoff ranges differ (Matching Pennies -1..1 beside Trust 0..11)
+    chart = (
+        alt.layer(interval, point, data=_rows_data()).properties(width=260)
+        .facet(facet=alt.Facet(f"{facet}:N", title=None), columns=3)
+        .resolve_scale(x="independent").resolve_axis(x="independent")
+    )  # fmt: skip
+    fields = [[facet, facet], [color, color], [y, y], ["value", label], ["lo", "95 % low"], ["hi", "95 % high"], ["interval", "interval"],
+              ["group", "tie group"], ["mark", "mark"], ["n", "cells"]]  # fmt: skip
+    note = (f"{label} per {y}: point = the table's value, line = its interval (which one: the interval column; none where a"
+            " single cell has no spread); tie group as in the table. Click a point for its cells.")  # fmt: skip
     return {"spec": _spec(chart), "fields": fields, "note": note}
 
 
@@ -105,11 +116,13 @@ def _board_rows(study: str, board: dict[str, Any], key: str) -> list[dict[str, A
     y, color, facet = BOARD_AXES[study]
     out = []
     for r in board["rows"]:
-        value, ci = r[key]
-        if value is None:
+        value, ci, *bounds = r[key]
+        if value is None or not math.isfinite(value):  # the table shows an infinite or undefined value; a chart cannot place it
             continue
-        row = {facet: r[facet], color: r[color], y: r[y], "value": value, "lo": value - ci if ci is not None else value,
-               "hi": value + ci if ci is not None else value, "group": r.get(f"{key}_group"), "n": r["n"]}  # fmt: skip
+        lo, hi = bounds if bounds else (value - ci, value + ci) if ci is not None else (value, value)
+        row = {facet: r[facet], color: r[color], y: r[y], "value": value, "lo": lo, "hi": hi,
+               "interval": r.get("interval", NORMAL) if bounds or ci is not None else "none", "group": r.get(f"{key}_group"),
+               "mark": r.get(f"{key}_mark"), "n": r["n"]}  # fmt: skip
         row["href"] = _board_href(study, r)
         out.append(row)
     return out
@@ -119,7 +132,7 @@ def _board_href(study: str, r: dict[str, Any]) -> str:
     """The cells behind a leaderboard row: the cells page filtered to its setting, environment and agent."""
     if study == "coopeval":
         mechanism = str(r["mechanism"]).split(" (", 1)[0]  # "Repetition (variant)" → the cells' mechanism
-        game = None if r["game"] == "all games" else r["game"]
+        game = None if r["game"] in (AGGREGATE_LABEL, RAW_LABEL) else r["game"]
         return href(view="cells", study=study, mechanism=mechanism, game=game, agent=r["agent"])
     if study == "gossip":
         return href(view="cells", study=study, mechanism=r["condition"], game=r["testbed"], agent=r["model"])
@@ -169,7 +182,7 @@ def _line_kind(x: str, x_title: str, y: str, y_title: str, color: str, keys: lis
     if facet:
         chart = chart.facet(facet=alt.Facet(f"{facet}:N", title=None), columns=3)
     fields = [[k, k] for k in keys if k not in (x, y)] + [[x, x_title], [y, y_title]] + ([["n", "n"]] if counted else [])
-    return {"spec": _spec(chart), "fields": fields, "note": note}
+    return {"spec": _spec(chart), "fields": fields, "note": note, "at": [f for f in (facet, x, y) if f]}
 
 
 def chart_kinds() -> dict[str, Any]:
@@ -209,11 +222,14 @@ def chart_kinds() -> dict[str, Any]:
     tones = (
         alt.Chart(_rows_data())
         .mark_bar(cursor="pointer")
-        .encode(x=alt.X("round:O", title="round"), y=alt.Y("share:Q", title="share of honest gossip", stack="normalize"),
+        .encode(x=alt.X("round:O", title="round", axis=alt.Axis(labelAngle=0, labelOverlap="greedy")), y=alt.Y("share:Q", title="share of honest gossip", stack="normalize"),
                 color=alt.Color("tone:N", sort=list(_tones()), scale=alt.Scale(domain=list(_tones()), range=list(PALETTE[: len(_tones())]))), tooltip=["testbed:N", "condition:N", "round:O", "tone:N", alt.Tooltip("share:Q", format=".3f"), "n:Q"])
         .properties(width=300, height=160)
         .facet(facet=alt.Facet("condition:N", title=None), columns=3)
     )
+    from coopeval.explorer.pairs import pairs_kind
+
+    kinds["pairs"] = pairs_kind()
     kinds["gossip_tones"] = {
         "spec": _spec(tones),
         "fields": [["testbed", "testbed"], ["condition", "condition"], ["round", "round"], ["tone", "tone"], ["share", "share"], ["n", "n"]],

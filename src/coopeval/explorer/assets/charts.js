@@ -49,8 +49,25 @@
       toggle.setAttribute('aria-expanded', data.hidden ? 'false' : 'true');
       toggle.textContent = data.hidden ? 'show the data as a table' : 'hide the table';
     });
+    var picks = el('div', { class: 'chart-picks', role: 'dialog', 'aria-label': 'marks at the clicked point' });
+    picks.hidden = true;
     var figure = el('figure', { class: 'chart', id: id, 'data-kind': c.kind },
-      el('figcaption', {}, el('b', {}, c.title), ' ', toggle), el('p', { class: 'note' }, kind.note), vis, data);
+      el('figcaption', {}, el('b', {}, c.title), ' ', toggle), el('p', { class: 'note' }, kind.note), vis, picks, data);
+    /* A click opens the clicked mark's page; where marks coincide (the kind's "at" fields equal:
+       same panel, x and y) it lists every mark there, each linked to its own page. */
+    function clicked(d) {
+      var at = kind.at || [];
+      var here = at.length ? c.rows.filter(function (r) { return at.every(function (f) { return r[f] === d[f]; }); }) : [d];
+      var pages = here.map(function (r) { return r.href; }).filter(function (h, i, all) { return h && all.indexOf(h) === i; });
+      if (pages.length < 2) { location.hash = d.href; return; }
+      var shown = kind.fields.filter(function (f) { return at.indexOf(f[0]) < 0 && f[0] !== 'n'; });
+      picks.textContent = '';
+      picks.appendChild(el('p', {}, here.length + ' marks coincide here; open one:'));
+      picks.appendChild(el('ul', {}, here.map(function (r) {
+        return el('li', {}, el('a', { href: r.href }, shown.map(function (f) { return f[1] + ' ' + fmt(r[f[0]]); }).join(' · ')));
+      })));
+      picks.hidden = false;
+    }
     loadScripts().then(function () {
       var spec = JSON.parse(JSON.stringify(kind.spec));
       spec.datasets = { rows: c.rows };
@@ -61,7 +78,7 @@
     }).then(function (result) {
       result.view.addEventListener('click', function (event, item) {
         var d = item && item.datum;
-        if (d && d.href) location.hash = d.href;
+        if (d && d.href) clicked(d);
       });
       figure.setAttribute('data-drawn', 'yes');
     }).catch(function (err) {

@@ -168,7 +168,11 @@
     var holder = el('div');
     function cellOf(col, r) {
       var v = r[col.key];
-      if (col.metric) return v[0] === null ? '' : fmt(v[0]) + (v[1] === null ? '' : ' ± ' + fmt(v[1]));
+      if (col.metric) {  // value, its interval ([low, high] or ± half-width), the tables' marks; a blank says why
+        var why = r[col.key + '_why'], mark = r[col.key + '_mark'];
+        if (v[0] === null) return why ? '(' + why + ')' : '';
+        return fmt(v[0]) + (v.length > 2 ? ' [' + fmt(v[2]) + ', ' + fmt(v[3]) + ']' : v[1] === null ? '' : ' ± ' + fmt(v[1])) + (mark ? ' ' + mark : '');
+      }
       return v;
     }
     function sortValue(col, r) { var v = r[col.key]; return col.metric ? v[0] : v; }
@@ -193,7 +197,9 @@
         rs.map(function (r) { return el('tr', {}, b.columns.map(function (c) { return el('td', { class: c.metric ? 'num' : null }, fmt(cellOf(c, r))); })); })));
     }
     render();
-    show(el('h2', {}, 'Leaderboard: ' + study), el('p', { class: 'note' }, b.note + ' Click a column to sort.'), holder, CE.studyCharts(study));
+    // the charts lead; the table (every row, sortable) is folded below them
+    var folded = el('details', { class: 'board-table' }, el('summary', {}, 'The leaderboard as a table (' + b.rows.length + ' rows; click a column to sort)'), holder);
+    show(el('h2', {}, 'Leaderboard: ' + study), el('p', { class: 'note' }, b.note), CE.studyCharts(study), folded);
   }
 
   // ---------------------------------------------------------------- cells and cell page
@@ -458,6 +464,7 @@
       case 'flags': return flags(q);
       case 'search': return CE.searchPage(q);
       case 'sensitivity': return CE.sensitivityPage();
+      case 'pairs': return CE.pairsPage(q);
       default: return overview();
     }
   }
