@@ -28,7 +28,7 @@ def scope_href(study: str, scope: str) -> str:
 
     parts = scope.split("/")
     if study == "coopeval":
-        mechanism, game = (parts + [""])[:2]
+        mechanism, game = [*parts, ""][:2]
         return href(view="cells", study=study, mechanism=mechanism, game=None if game == "All" else game)
     if study == "gossip":
         return href(view="cells", study=study, mechanism=parts[1] if len(parts) > 1 else None, game=parts[0])
