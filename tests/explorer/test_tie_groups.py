@@ -39,7 +39,7 @@ def test_letters_follow_the_significant_pairs_of_each_scope(tmp_path) -> None:
         ("all games (raw points)", "model-x"): (None, None),
         ("all games (raw points)", "model-y"): (None, None),
     }
-    assert [c["label"] for c in board["columns"]][-3:] == ["Mean group", "Fitness group", "DR group"]
+    assert [c["label"] for c in board["columns"]][-4:] == ["Mean group", "Fitness group", "DR group", "interval"]
     assert {r["dr_group"] for r in board["rows"]} == {None}  # no DR rows compared
 
 

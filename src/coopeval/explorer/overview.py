@@ -70,10 +70,10 @@ def _board(columns_: list[tuple[str, str]], metrics: list[tuple[str, str]], foun
     for r in found:
         row: dict[str, Any] = {key: r[key] for key, _ in columns_}
         for key, _ in metrics:
+            row.update(_marks(r, key))  # first: an infinite value replaces the mean
             row[key] = [r[f"{key}_mean"], r[f"{key}_ci"]]
             if r.get(f"{key}_lo") is not None:  # an interval of its own, [low, high] (the aggregate table's)
                 row[key] += [r[f"{key}_lo"], r[f"{key}_hi"]]
-            row.update(_marks(r, key))
         row["n"] = r["n"]
         out_rows.append(row)
     return {
