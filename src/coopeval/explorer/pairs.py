@@ -57,7 +57,7 @@ def pairs_kind() -> dict[str, Any]:
 
     from coopeval.explorer.charts import _rows_data, _spec
 
-    tooltip = ["study:N", "metric:N", "scope:N", alt.Tooltip("delta:Q", format=".3f"), alt.Tooltip("ci_low:Q", format=".3f"),
+    tooltip: list[Any] = ["study:N", "metric:N", "scope:N", alt.Tooltip("delta:Q", format=".3f"), alt.Tooltip("ci_low:Q", format=".3f"),
                alt.Tooltip("ci_high:Q", format=".3f"), alt.Tooltip("p_adjusted:Q", format=".4f"), "significant:N", alt.Tooltip("mde:Q", format=".3f")]  # fmt: skip
     base = alt.Chart().encode(y=alt.Y("scope:N", title=None), tooltip=tooltip)
     zero = alt.Chart().mark_rule(color="#888", strokeDash=[3, 3]).encode(x=alt.datum(0))
