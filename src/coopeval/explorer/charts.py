@@ -171,7 +171,7 @@ def _line_kind(x: str, x_title: str, y: str, y_title: str, color: str, keys: lis
     import altair as alt
 
     scale = alt.Scale(domain=list(domain)) if domain else alt.Undefined
-    series: dict[str, Any] = {"strokeDash": alt.StrokeDash(f"{dash}:N"), "shape": alt.Shape(f"{dash}:N")} if dash else {}
+    series: dict[str, Any] = {"strokeDash": alt.StrokeDash(f"{dash}:N", legend=None), "shape": alt.Shape(f"{dash}:N")} if dash else {}
     chart = (
         alt.Chart(_rows_data())
         .mark_line(point=alt.OverlayMarkDef(filled=True, size=40, cursor="pointer"))
