@@ -76,9 +76,9 @@ def test_leaderboards_are_means_with_normal_intervals(store, tmp_path):
     boards = read_data(tmp_path / "site", "data/index.js")["leaderboards"]
     rows = {(r["game"], r["agent"]): r for r in boards["coopeval"]["rows"]}
     assert rows[("prisoners_dilemma", "model-x")]["mean"] == [2.0, None]  # one cell: no interval
-    # all games: Mean 2 and 4 -> 3 ± 1.96 * sd(2, 4) / sqrt(2) = 3 ± 1.96
-    assert rows[("all games", "model-x")]["mean"] == pytest.approx([3.0, 1.96])
-    assert rows[("all games", "model-y")]["mean"] == pytest.approx([1.0, 0.0])
+    # all games without an aggregate table: Mean 2 and 4 -> 3 ± 1.96 * sd(2, 4) / sqrt(2) = 3 ± 1.96
+    assert rows[("all games (raw points)", "model-x")]["mean"] == pytest.approx([3.0, 1.96])
+    assert rows[("all games (raw points)", "model-y")]["mean"] == pytest.approx([1.0, 0.0])
     (gossip,) = boards["gossip"]["rows"]
     # 0.5 and 0.7: mean 0.6, sd 0.1414, interval 1.96 * 0.1414 / 1.4142 = 0.196
     assert gossip["coop"] == pytest.approx([0.6, 0.196])
@@ -306,3 +306,74 @@ def test_a_packed_part_is_strict_json_with_non_finite_numbers_named(tmp_path):
     text = (tmp_path / "data/ep/k.0.js").read_text()
     assert size == len(text) and read_payload(text) == ("ep:k:0", expected)
     assert write_packed(tmp_path, "data/ep/k.1.js", "ep:k:0", encoded) == size and (tmp_path / "data/ep/k.1.js").read_text() == text  # deterministic
+
+
+def test_a_store_with_one_id_in_two_cells_is_named_and_counted_per_cell(tmp_path):
+    """A store written before decision ids were unique (issue 41 item 1; build_store now refuses
+    one): the build names the shared id, its #decision= link keeps the first cell's decision, and
+    the overview counts the decisions per cell and id, as SQL does."""
+    import duckdb
+
+    store = make_store(tmp_path / "coopeval.duckdb")
+    with duckdb.connect(str(store)) as con:  # the same bot decision id in a second gossip cell
+        con.execute("INSERT INTO decisions BY NAME SELECT * EXCLUDE (mechanism, game) REPLACE ('cellH' AS cell_id) FROM decisions WHERE decision_id = 'dG-r1'")
+        con.execute("INSERT INTO llm_calls BY NAME SELECT * EXCLUDE (mechanism, game) REPLACE ('cellH' AS cell_id) FROM llm_calls WHERE decision_id = 'dG-r1'")
+        expected = dict(con.execute("SELECT model, count(DISTINCT (cell_id, decision_id)) FROM llm_calls WHERE study = 'gossip' GROUP BY model").fetchall())
+    report = build_site(store, tmp_path / "site")
+    assert report.shared_ids == ["dG-r1"]
+    site = tmp_path / "site"
+    index = read_data(site, "data/index.js")
+    assert index["shared_ids"] == {"count": 1, "examples": ["dG-r1"]}
+    assert _decision(site, "dG-r1")[0] == "cellG"
+    counted = {m["model"]: m["decisions"] for m in index["overview"]["models"] if m["study"] == "gossip"}
+    assert counted == expected == {"model-g": 3, "model-h": 2}
+
+
+AGGREGATE_CSV = """mechanism,game,metric,agent,mean,se,rank,ci_low,ci_high,tie_group
+Repetition,All,Mean,model-x,0.25,0.05,2,0.1,0.4,b
+Repetition,All,Mean,model-y,0.9,0.1,1,0.7,1.05,a
+Repetition,All,DR_exact,model-y,0.0,,1,,,a
+"""
+
+
+PER_GAME_CSV = """mechanism,game,metric,agent,mean,se,rank,ci_low,ci_high,tie_group
+Repetition,prisoners_dilemma,Mean,model-x,2.0,,1,1.5,2.5,a
+Repetition,prisoners_dilemma,Mean,model-y,1.1,,2,0.5,1.5,b
+"""
+
+
+def test_all_games_rows_are_the_aggregate_tables(tmp_path):
+    """With the run's aggregate table beside the store, the board's row over the games is that
+    table's: its normalised quantity, interval and letters, and says which it is (issue 41
+    item 6); the raw average over games (3.0 for model-x, above model-y) is not shown."""
+    import os
+
+    import duckdb
+
+    store = make_store(tmp_path / "coopeval.duckdb")
+    (tmp_path / "tables").mkdir()
+    table = tmp_path / "tables" / "aggregate.csv"
+    table.write_text(AGGREGATE_CSV, encoding="utf-8")
+    (tmp_path / "tables" / "per_game.csv").write_text(PER_GAME_CSV, encoding="utf-8")
+    build_site(store, tmp_path / "site")
+    board = read_data(tmp_path / "site", "data/index.js")["leaderboards"]["coopeval"]
+    over = [r for r in board["rows"] if r["game"] == "social dilemmas (normalised)"]
+    with duckdb.connect() as con:
+        expected = con.execute(f"SELECT agent, mean, ci_low, ci_high, tie_group FROM read_csv('{table}') WHERE metric = 'Mean' ORDER BY mean DESC").fetchall()
+    assert [(r["agent"], r["mean"][0], r["mean"][2], r["mean"][3], r["mean_group"]) for r in over] == expected
+    assert [r["interval"] for r in over] == ["95 % percentile bootstrap (aggregate table)"] * 2
+    assert not [r for r in board["rows"] if r["game"] == "all games (raw points)"]
+    assert "aggregate result table" in board["note"]
+    chart = next(c for c in read_data(tmp_path / "site", "data/index.js")["charts"]["charts"] if c["kind"] == "board:coopeval:mean")
+    drawn = [r for r in read_data(tmp_path / "site", f"data/charts/{chart['file']}.js") if r["game"] == "social dilemmas (normalised)"]
+    assert [(r["agent"], r["value"], r["lo"], r["hi"], r["group"]) for r in drawn] == expected
+    # a per-game row of one cell takes the per-game table's interval over match-ups (item 7), where the values agree
+    per_game = {r["agent"]: r for r in board["rows"] if r["game"] == "prisoners_dilemma"}
+    assert per_game["model-x"]["mean"] == [2.0, None, 1.5, 2.5]
+    assert per_game["model-x"]["interval"] == "95 % percentile bootstrap over runs and match-ups (per-game table)"
+    assert per_game["model-y"]["mean"] == [1.0, None] and per_game["model-y"]["interval"] == "95 % normal, over cells"  # the table's 1.1 is another value
+    # a table older than the store is another run's: not used
+    os.utime(table, (1, 1))
+    build_site(store, tmp_path / "site")
+    board = read_data(tmp_path / "site", "data/index.js")["leaderboards"]["coopeval"]
+    assert {r["game"] for r in board["rows"]} == {"prisoners_dilemma", "stag_hunt", "all games (raw points)"}

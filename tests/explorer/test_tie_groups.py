@@ -35,10 +35,11 @@ def test_letters_follow_the_significant_pairs_of_each_scope(tmp_path) -> None:
         ("prisoners_dilemma", "model-y"): ("b", None),
         ("stag_hunt", "model-x"): ("a", None),
         ("stag_hunt", "model-y"): ("a", None),
-        ("all games", "model-x"): ("a", None),
-        ("all games", "model-y"): ("a", None),
+        # raw points over the games: a quantity the comparisons do not letter (issue 41 item 6)
+        ("all games (raw points)", "model-x"): (None, None),
+        ("all games (raw points)", "model-y"): (None, None),
     }
-    assert [c["label"] for c in board["columns"]][-3:] == ["Mean group", "Fitness group", "DR group"]
+    assert [c["label"] for c in board["columns"]][-4:] == ["Mean group", "Fitness group", "DR group", "interval"]
     assert {r["dr_group"] for r in board["rows"]} == {None}  # no DR rows compared
 
 
@@ -65,8 +66,8 @@ def test_dr_letters_rank_by_the_rating_shown(tmp_path) -> None:
         ("prisoners_dilemma", "model-y"): (None, "a"),
         ("stag_hunt", "model-x"): (None, "a"),
         ("stag_hunt", "model-y"): (None, "a"),
-        ("all games", "model-x"): (None, None),
-        ("all games", "model-y"): (None, None),
+        ("all games (raw points)", "model-x"): (None, None),
+        ("all games (raw points)", "model-y"): (None, None),
     }
 
 

@@ -6,7 +6,12 @@ import duckdb
 import polars as pl
 import pytest
 
-from coopeval.pipeline.store import STORE_MEMORY_ENV, build_store
+from coopeval.pipeline.store import (
+    STORE_MEMORY_ENV,
+    DuplicateDecisionError,
+    build_store,
+    source_commit,
+)
 
 
 def test_store_streams_files_under_a_memory_limit(tmp_path, monkeypatch):
@@ -46,3 +51,36 @@ def test_registered_views_check_their_table_and_columns() -> None:
 
     with pytest.raises(ValueError, match="'gossip_pd_rounds' is already registered with another definition"):
         register_views({"gossip_pd_rounds": view})
+
+
+def test_store_refuses_one_decision_id_in_two_rows(tmp_path):
+    """A decision id names one decision (issue 41 item 1): two rows with one id, here the same
+    bot's decision in two cells, are refused with the id and both cells named, and no store is left."""
+    paths = []
+    for cell in ("cellA", "cellB"):
+        path = tmp_path / cell / "decisions.parquet"
+        path.parent.mkdir()
+        pl.DataFrame({"cell_id": [cell, cell], "decision_id": ["same", f"own-{cell}"]}).write_parquet(path)
+        paths.append(str(path))
+    out = tmp_path / "store.duckdb"
+    with pytest.raises(DuplicateDecisionError, match=r"1 decision_id value\(s\) occur in more than one row, e\.g\. same \(2 rows, cells cellA, cellB\)"):
+        build_store({"decisions": paths}, out)
+    assert not out.exists() and not (tmp_path / "store.duckdb.tmp").exists()
+    counts = build_store({"decisions": paths[:1]}, out)
+    assert counts["decisions"] == 2
+
+
+def test_provenance_names_the_commit(tmp_path):
+    """The store's provenance names the git commit of the code that wrote it (issue 41 item 10)."""
+    import subprocess
+    from pathlib import Path
+
+    import coopeval
+
+    head = subprocess.run(["git", "-C", str(Path(coopeval.__file__).parent), "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+    assert len(head) == 40
+    build_store({}, tmp_path / "store.duckdb")
+    with duckdb.connect(str(tmp_path / "store.duckdb"), read_only=True) as con:
+        (commit,) = con.execute("SELECT value FROM provenance WHERE key = 'commit'").fetchone()
+    assert commit == source_commit()
+    assert commit.removesuffix("+dirty") == head

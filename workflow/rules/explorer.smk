@@ -6,6 +6,12 @@
 rule explorer:
     input:
         "results/coopeval.duckdb",
+        # the result tables: the CoopEval leaderboard's rows over the games and per-game intervals over match-ups
+        lambda wildcards: (
+            ["results/tables/aggregate.csv", "results/tables/per_game.csv"]
+            if "coopeval" in STUDIES
+            else []
+        ),
     output:
         "results/explorer/index.html",
     log:

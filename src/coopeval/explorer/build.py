@@ -34,10 +34,12 @@ from typing import Any
 import duckdb
 
 from coopeval.core.duckdb_settings import locked_store_message
+from coopeval.explorer.aggregate import aggregate_path, read_aggregate, read_result_table
 from coopeval.explorer.charts import CooperationTally, study_charts, trajectory_rows
 from coopeval.explorer.episodes import Episode, cell_episodes, reply_words
 from coopeval.explorer.extras import CHART_EXTRAS, EXTRAS, REBUILD, WHERE, unreadable_extras
 from coopeval.explorer.overview import STUDY_TABLES, leaderboards, missing_tables, run_overview
+from coopeval.explorer.pairs import pair_rows
 from coopeval.explorer.privacy import PRIVACY_NOTE
 from coopeval.explorer.queries import grouped, rows, table_names
 from coopeval.explorer.scripts import PART_BYTES, to_strict_json, write_packed, write_script
@@ -45,7 +47,7 @@ from coopeval.explorer.search_index import SearchIndex
 from coopeval.explorer.sensitivity import sensitivity_reports
 
 ASSETS = (
-    "index.html", "register.js", "explorer.js", "studies.js", "export.js", "search.js", "sensitivity.js", "charts.js", "explorer.css",
+    "index.html", "register.js", "explorer.js", "studies.js", "export.js", "search.js", "sensitivity.js", "charts.js", "pairs.js", "explorer.css",
     "vega.min.js", "vega-lite.min.js", "vega-embed.min.js", "vega-interpreter.js", "vendor.json",
     "vega.LICENSE", "vega-lite.LICENSE", "vega-embed.LICENSE", "vega-interpreter.LICENSE",
 )  # fmt: skip
@@ -88,8 +90,10 @@ def cell_file(cell_id: str) -> str:
 
 @dataclass
 class BuildReport:
-    """What :func:`build_site` wrote: counts, the largest file (bytes), the missing tables and the
-    tables of another coopeval version (``unreadable``: study → ``"<table> (<reason>)"``)."""
+    """What :func:`build_site` wrote: counts, the largest file (bytes), the missing tables, the
+    tables of another coopeval version (``unreadable``: study → ``"<table> (<reason>)"``) and the
+    decision ids a store written before ids were unique holds in more than one cell (``shared_ids``:
+    their ``#decision=`` links open the first cell's decision)."""
 
     out: Path
     cells: int = 0
@@ -99,6 +103,7 @@ class BuildReport:
     largest: tuple[str, int] = ("", 0)
     missing: dict[str, list[str]] = field(default_factory=dict)
     unreadable: dict[str, list[str]] = field(default_factory=dict)
+    shared_ids: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
     def note(self, relative: str, size: int) -> None:
@@ -213,7 +218,9 @@ def build_site(store: str | Path, out: str | Path, *, raw_replies: bool = True) 
         report.unreadable = unreadable_extras(con, tables, report.missing)
         index = _build_cells(con, tables, out_path, report, raw_replies, spill.name)
         skip = {*report.missing, *report.unreadable}
-        boards = leaderboards(con, tables, skip=skip)
+        aggregate, per_game = aggregate_path(store_path), aggregate_path(store_path, "per_game.csv")
+        boards = leaderboards(con, tables, skip=skip, aggregate=read_aggregate(aggregate) if aggregate is not None else None,
+                              per_game=read_result_table(per_game) if per_game is not None else None)  # fmt: skip
         index.update(
             {
                 "built_utc": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -222,11 +229,13 @@ def build_site(store: str | Path, out: str | Path, *, raw_replies: bool = True) 
                 "privacy": PRIVACY_NOTE,
                 "missing": report.missing,
                 "unreadable": report.unreadable,
+                "shared_ids": {"count": len(report.shared_ids), "examples": report.shared_ids[:5]},
                 "rebuild": REBUILD,
                 "overview": run_overview(con, tables),
                 "leaderboards": boards,
                 "charts": _write_charts(out_path, report, study_charts(con, boards, [s for s in STUDY_TABLES if s not in skip])),
                 "sensitivity": sensitivity_reports(con, tables),
+                "pairs": _write_pairs(out_path, report, pair_rows(con, tables)),
                 "config": _config_text(store_path),
                 "buckets": BUCKETS,
             }
@@ -239,6 +248,13 @@ def build_site(store: str | Path, out: str | Path, *, raw_replies: bool = True) 
     return report
 
 
+def _write_pairs(out: Path, report: BuildReport, found: list[dict[str, Any]]) -> dict[str, Any]:
+    """Write the model-against-model page's rows (``data/pairs.js``); the index holds their count and agents."""
+    if found:
+        report.note("data/pairs.js", write_script(out, "data/pairs.js", "pairs", found))
+    return {"count": len(found), "agents": sorted({str(r[k]) for r in found for k in ("a", "b")})}
+
+
 def _write_charts(out: Path, report: BuildReport, charts: dict[str, Any]) -> dict[str, Any]:
     """Write each study-wide chart's rows to ``data/charts/<n>.js``; the index lists the charts without their rows."""
     listed = []
@@ -246,7 +262,7 @@ def _write_charts(out: Path, report: BuildReport, charts: dict[str, Any]) -> dic
         relative = f"data/charts/{number}.js"
         report.note(relative, write_script(out, relative, f"chart:{number}", chart["rows"]))
         listed.append({k: v for k, v in chart.items() if k != "rows"} | {"file": number})
-    return {"kinds": charts["kinds"], "charts": listed}
+    return {"kinds": charts["kinds"], "charts": listed, "notes": charts.get("notes", {})}
 
 
 def _chunks(cells: list[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
@@ -316,7 +332,11 @@ def _write_cell(
             report.note(relative, write_packed(out, relative, f"ep:{episode.key}:{number}", encoded))
             for d, _ in part:
                 did = str(d["decision_id"])
-                index[bucket(did)][did] = f"{cell_id}/{episode.key}/{number}"
+                place = index[bucket(did)]
+                if did in place:
+                    report.shared_ids.append(did)
+                    continue
+                place[did] = f"{cell_id}/{episode.key}/{number}"
                 failed, reasked, cut = d["status"] == "failed", (d.get("n_attempts") or 0) > 1, bool(d.get("truncated"))
                 if failed or reasked or cut:
                     flags.append([did, study, cell_id, episode.key, number, d["agent"], d["kind"], d["status"], d.get("n_attempts"), cut, d.get("round")])

@@ -1,7 +1,8 @@
 """The explorer's charts: Vega-Lite specs written with Altair, filled in the page with rows of the site's data.
 
 A chart is a *kind* (a Vega-Lite spec whose data is the named dataset ``rows``, the columns
-its table shows and a note), written once into ``data/index.js``, and *instances*
+its table shows, a note and, for charts whose marks can coincide, ``at``: the fields that place a
+mark, so that a click where several marks coincide lists them all), written once into ``data/index.js``, and *instances*
 ``{"kind", "title", "rows"}``: a study-wide chart's rows in a data file of their own
 (``data/charts/<n>.js``, listed in the index, loaded by the study's leaderboard page), a
 per-cell chart in the cell's data file. The page (``charts.js``) puts an instance's rows into the spec's ``datasets``, draws
@@ -25,12 +26,15 @@ Charts (docs/explorer.md#charts):
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable
 from typing import Any
 from urllib.parse import quote
 
 import duckdb
 
+from coopeval.explorer.aggregate import AGGREGATE_LABEL, RAW_LABEL
+from coopeval.explorer.overview import NORMAL
 from coopeval.explorer.queries import rows
 
 __all__ = ["chart_kinds", "cooperation_rows", "href", "study_charts"]
@@ -41,6 +45,22 @@ def href(**params: object) -> str:
     """The page's hash for ``params`` (as the page's ``hash()`` writes it: encodeURIComponent)."""
     keep = "-_.!~*'()"
     return "#" + "&".join(quote(k, safe="") + "=" + quote(str(v), safe=keep) for k, v in params.items() if v is not None and v != "")
+
+
+PALETTE = (
+    "#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2", "#eeca3b", "#9d755d", "#bab0ac", "#ff9da6",
+    "#1f3b73", "#8c510a", "#2ca02c", "#7f0000", "#17becf", "#6a3d9a", "#bcbd22", "#000000", "#ff7f0e", "#1b9e77",
+)
+"""Twenty distinct colours (Vega's tableau10, then ten more of other hues or lightness): a colour
+scale draws each value of its field in its own colour as long as the field has at most this many
+values; a chart whose colour field could have more splits them into panels instead."""
+
+
+def colour(field: str, title: str | None = None) -> Any:
+    """The colour encoding of ``field`` over :data:`PALETTE` (a colour names one value)."""
+    import altair as alt
+
+    return alt.Color(f"{field}:N", scale=alt.Scale(range=list(PALETTE)), title=title or field)
 
 
 VALIDATE = False
@@ -62,7 +82,7 @@ def _rows_data() -> Any:
 
 BOARD_AXES: dict[str, tuple[str, str, str]] = {
     "coopeval": ("agent", "mechanism", "game"),
-    "gossip": ("model", "condition", "testbed"),
+    "gossip": ("model", "condition", "testbed"),  # drawn with y = condition, colour = model (16 conditions, few models)
     "evolution": ("model", "protocol", "variant"),
 }
 """Study → (the axis of the compared agents, colour, facet) of its leaderboard chart."""
@@ -73,13 +93,22 @@ def _board_kind(study: str, label: str, axes: tuple[str, str, str]) -> dict[str,
 
     y, color, facet = axes
     tooltip: list[Any] = [f"{facet}:N", f"{color}:N", f"{y}:N", alt.Tooltip("value:Q", format=".3f"), alt.Tooltip("lo:Q", format=".3f"),
-                          alt.Tooltip("hi:Q", format=".3f"), "group:N", "n:Q"]  # fmt: skip
-    base = alt.Chart().encode(y=alt.Y(f"{y}:N", title=None), yOffset=alt.YOffset(f"{color}:N"), color=alt.Color(f"{color}:N"), tooltip=tooltip)
+                          alt.Tooltip("hi:Q", format=".3f"), "interval:N", "group:N", "mark:N", "n:Q"]  # fmt: skip
+    if study == "gossip":  # a colour per model, a row per condition: the conditions outnumber any palette
+        y, color = color, y
+    base = alt.Chart().encode(y=alt.Y(f"{y}:N", title=None), yOffset=alt.YOffset(f"{color}:N"), color=colour(color), tooltip=tooltip)
     interval = base.mark_rule().encode(x=alt.X("lo:Q", title=label), x2="hi:Q")
     point = base.mark_point(filled=True, size=50, cursor="pointer").encode(x=alt.X("value:Q", title=label))
-    chart = alt.layer(interval, point, data=_rows_data()).properties(width=260).facet(facet=alt.Facet(f"{facet}:N", title=None), columns=3)
-    fields = [[facet, facet], [color, color], [y, y], ["value", label], ["lo", "95 % low"], ["hi", "95 % high"], ["group", "tie group"], ["n", "cells"]]
-    note = f"{label} per {y}: point = mean over cells, line = 95 % normal interval; tie group as in the table. Click a point for its cells."
+    # each panel its own x scale and axis: games' payoff ranges differ (Matching Pennies -1..1 beside Trust 0..11)
+    chart = (
+        alt.layer(interval, point, data=_rows_data()).properties(width=260)
+        .facet(facet=alt.Facet(f"{facet}:N", title=None), columns=3)
+        .resolve_scale(x="independent").resolve_axis(x="independent")
+    )  # fmt: skip
+    fields = [[facet, facet], [color, color], [y, y], ["value", label], ["lo", "95 % low"], ["hi", "95 % high"], ["interval", "interval"],
+              ["group", "tie group"], ["mark", "mark"], ["n", "cells"]]  # fmt: skip
+    note = (f"{label} per {y}: point = the table's value, line = its interval (which one: the interval column; none where a"
+            " single cell has no spread); tie group as in the table. Click a point for its cells.")  # fmt: skip
     return {"spec": _spec(chart), "fields": fields, "note": note}
 
 
@@ -87,11 +116,13 @@ def _board_rows(study: str, board: dict[str, Any], key: str) -> list[dict[str, A
     y, color, facet = BOARD_AXES[study]
     out = []
     for r in board["rows"]:
-        value, ci = r[key]
-        if value is None:
+        value, ci, *bounds = r[key]
+        if value is None or not math.isfinite(value):  # the table shows an infinite or undefined value; a chart cannot place it
             continue
-        row = {facet: r[facet], color: r[color], y: r[y], "value": value, "lo": value - ci if ci is not None else value,
-               "hi": value + ci if ci is not None else value, "group": r.get(f"{key}_group"), "n": r["n"]}  # fmt: skip
+        lo, hi = bounds if bounds else (value - ci, value + ci) if ci is not None else (value, value)
+        row = {facet: r[facet], color: r[color], y: r[y], "value": value, "lo": lo, "hi": hi,
+               "interval": r.get("interval", NORMAL) if bounds or ci is not None else "none", "group": r.get(f"{key}_group"),
+               "mark": r.get(f"{key}_mark"), "n": r["n"]}  # fmt: skip
         row["href"] = _board_href(study, r)
         out.append(row)
     return out
@@ -101,7 +132,7 @@ def _board_href(study: str, r: dict[str, Any]) -> str:
     """The cells behind a leaderboard row: the cells page filtered to its setting, environment and agent."""
     if study == "coopeval":
         mechanism = str(r["mechanism"]).split(" (", 1)[0]  # "Repetition (variant)" → the cells' mechanism
-        game = None if r["game"] == "all games" else r["game"]
+        game = None if r["game"] in (AGGREGATE_LABEL, RAW_LABEL) else r["game"]
         return href(view="cells", study=study, mechanism=mechanism, game=game, agent=r["agent"])
     if study == "gossip":
         return href(view="cells", study=study, mechanism=r["condition"], game=r["testbed"], agent=r["model"])
@@ -133,21 +164,25 @@ def board_charts(boards: dict[str, dict[str, Any]]) -> tuple[dict[str, Any], lis
 
 
 def _line_kind(x: str, x_title: str, y: str, y_title: str, color: str, keys: list[str], note: str, facet: str | None = None,
-               domain: tuple[float, float] | None = None, counted: bool = True) -> dict[str, Any]:  # fmt: skip
+               domain: tuple[float, float] | None = None, counted: bool = True, dash: str | None = None) -> dict[str, Any]:  # fmt: skip
+    """A line per value of ``color`` (and of ``dash``, drawn as the line's dash pattern and the
+    points' shape, when given) in each panel of ``facet``: the fields that tell two series apart
+    are all encoded, so no line joins the points of two series."""
     import altair as alt
 
     scale = alt.Scale(domain=list(domain)) if domain else alt.Undefined
+    series: dict[str, Any] = {"strokeDash": alt.StrokeDash(f"{dash}:N", legend=None), "shape": alt.Shape(f"{dash}:N")} if dash else {}
     chart = (
         alt.Chart(_rows_data())
         .mark_line(point=alt.OverlayMarkDef(filled=True, size=40, cursor="pointer"))
-        .encode(x=alt.X(f"{x}:Q", title=x_title, axis=alt.Axis(tickMinStep=1, format="d")), y=alt.Y(f"{y}:Q", title=y_title, scale=scale), color=alt.Color(f"{color}:N"),
-                tooltip=[*(f"{k}:N" if k != x else f"{k}:Q" for k in keys), alt.Tooltip(f"{y}:Q", format=".3f"), *(["n:Q"] if counted else [])])
+        .encode(x=alt.X(f"{x}:Q", title=x_title, axis=alt.Axis(tickMinStep=1, format="d")), y=alt.Y(f"{y}:Q", title=y_title, scale=scale), color=colour(color),
+                tooltip=[*(f"{k}:N" if k != x else f"{k}:Q" for k in keys), alt.Tooltip(f"{y}:Q", format=".3f"), *(["n:Q"] if counted else [])], **series)
         .properties(width=300, height=180)
     )
     if facet:
         chart = chart.facet(facet=alt.Facet(f"{facet}:N", title=None), columns=3)
     fields = [[k, k] for k in keys if k not in (x, y)] + [[x, x_title], [y, y_title]] + ([["n", "n"]] if counted else [])
-    return {"spec": _spec(chart), "fields": fields, "note": note}
+    return {"spec": _spec(chart), "fields": fields, "note": note, "at": [f for f in (facet, x, y) if f]}
 
 
 def chart_kinds() -> dict[str, Any]:
@@ -166,29 +201,35 @@ def chart_kinds() -> dict[str, Any]:
             " (at most 101 steps drawn). Click a point for the agent's decisions in this cell.", domain=(0, 1), counted=False,
         ),
         "gossip_cooperation": _line_kind(
-            "round", "round", "cooperation", "share of cooperative actions", "condition", ["testbed", "condition", "model", "round"],
+            "round", "round", "cooperation", "share of cooperative actions", "model", ["testbed", "condition", "model", "agents", "round"],
             "Share of cooperative actions of the acting role (donor, player 1, seller) per round, over the replicates of each"
-            " condition, one panel per model. Click a point for that round of the condition's first run.", facet="model", domain=(0, 1),
+            " condition: a panel per condition, a colour per model, and the honest agents (the model) apart from the attackers"
+            " (Max, the collusive attackers: bots, the same beside every model) by the line's dash. Click a point for that"
+            " round of the condition's first run.", facet="condition", domain=(0, 1), dash="agents",
         ),
         "evolution_resources": _line_kind(
             "generation", "generation", "mean_final", "mean final resources", "variant", ["protocol", "variant", "model", "generation"],
-            "Mean final resources of each generation's games, mean over replicates. Click a point for the first replicate's cell"
-            " (lineage and strategies).", facet="protocol",
+            "Mean final resources of each generation's games, mean over replicates: a panel per protocol, a colour per variant,"
+            " a dash and point shape per model. Click a point for the first replicate's cell (lineage and strategies).", facet="protocol", dash="model",
         ),
         "evolution_donation": _line_kind(
             "generation", "generation", "donation_fraction", "donation fraction", "variant", ["protocol", "variant", "model", "generation"],
-            "Share of resources donated in each generation (Σ donated / Σ donor resources), mean over replicates. Click a point"
-            " for the first replicate's cell.", facet="protocol", domain=(0, 1),
+            "Share of resources donated in each generation (Σ donated / Σ donor resources), mean over replicates: a panel per"
+            " protocol, a colour per variant, a dash and point shape per model. Click a point for the first replicate's cell.",
+            facet="protocol", domain=(0, 1), dash="model",
         ),
     }
     tones = (
         alt.Chart(_rows_data())
         .mark_bar(cursor="pointer")
-        .encode(x=alt.X("round:O", title="round"), y=alt.Y("share:Q", title="share of honest gossip", stack="normalize"),
-                color=alt.Color("tone:N", sort=list(_tones())), tooltip=["testbed:N", "condition:N", "round:O", "tone:N", alt.Tooltip("share:Q", format=".3f"), "n:Q"])
+        .encode(x=alt.X("round:O", title="round", axis=alt.Axis(labelAngle=0, labelOverlap="greedy")), y=alt.Y("share:Q", title="share of honest gossip", stack="normalize"),
+                color=alt.Color("tone:N", sort=list(_tones()), scale=alt.Scale(domain=list(_tones()), range=list(PALETTE[: len(_tones())]))), tooltip=["testbed:N", "condition:N", "round:O", "tone:N", alt.Tooltip("share:Q", format=".3f"), "n:Q"])
         .properties(width=300, height=160)
         .facet(facet=alt.Facet("condition:N", title=None), columns=3)
     )
+    from coopeval.explorer.pairs import pairs_kind
+
+    kinds["pairs"] = pairs_kind()
     kinds["gossip_tones"] = {
         "spec": _spec(tones),
         "fields": [["testbed", "testbed"], ["condition", "condition"], ["round", "round"], ["tone", "tone"], ["share", "share"], ["n", "n"]],
@@ -210,19 +251,43 @@ def _first_runs(con: duckdb.DuckDBPyConnection, study: str) -> dict[str, str]:
     return {str(r["cell_id"]): r["matchup"] for r in found}
 
 
+def uncharted_testbeds(con: duckdb.DuckDBPyConnection, charted: Iterable[str]) -> list[str]:
+    """Why a testbed of ``gossip_rounds`` has no cooperation-over-rounds chart (one sentence per
+    testbed not in ``charted``): a testbed that declares no cooperative action (the trust game:
+    the investor sends an amount, arXiv 2602.07777 §3) has no share of cooperative actions."""
+    from coopeval.studies.gossip.testbeds import REGISTRY
+
+    done = set(charted)
+    out = []
+    for (testbed,) in con.execute("SELECT DISTINCT testbed FROM gossip_rounds ORDER BY testbed").fetchall():
+        if testbed in done:
+            continue
+        entry = REGISTRY.get(str(testbed))
+        if entry is not None and entry.cooperative_action is None:
+            first = entry.roles[0]
+            out.append(f"{testbed}: no cooperation-over-rounds chart, since its {first} chooses an amount, not an action, so a round has"
+                       " no cooperative action to count; its cooperation ratio per run is in the table above.")  # fmt: skip
+        else:
+            out.append(f"{testbed}: no cooperation-over-rounds chart, since no round of it has a recorded action.")
+    return out
+
+
 def gossip_charts(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
     """Cooperation and tone per round of every (testbed, condition) of ``gossip_rounds``: one
-    chart of each per testbed (a chart's rows are one data file, bounded by one testbed's conditions, models and rounds)."""
+    chart of each per testbed (a chart's rows are one data file, bounded by one testbed's conditions, models and rounds).
+    Cooperation is counted for the honest agents and the attackers apart (``agents``), so the
+    attackers' defections are never credited to the model."""
     from coopeval.studies.gossip.testbeds import COOPERATIVE_ACTIONS
 
     matchups = _first_runs(con, "gossip")
     cooperative = list(COOPERATIVE_ACTIONS)
     cooperation = rows(
         con,
-        """SELECT testbed, condition, model, round, avg(CASE WHEN list_contains(?, first_action) THEN 1.0 ELSE 0.0 END) AS cooperation,
+        """SELECT testbed, condition, model, CASE WHEN first_kind = 'honest' THEN 'honest' ELSE 'attackers' END AS agents, round,
+                  avg(CASE WHEN list_contains(?, first_action) THEN 1.0 ELSE 0.0 END) AS cooperation,
                   count(*) AS n, min(cell_id) AS cell_id
            FROM gossip_rounds WHERE status <> 'failed_action' AND first_action IS NOT NULL
-           GROUP BY ALL ORDER BY testbed, condition, model, round""",
+           GROUP BY ALL ORDER BY testbed, condition, model, agents DESC, round""",
         [cooperative],
     )
     tones = rows(
@@ -263,17 +328,21 @@ def evolution_charts(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
 
 
 def study_charts(con: duckdb.DuckDBPyConnection, boards: dict[str, dict[str, Any]], readable: Iterable[str]) -> dict[str, Any]:
-    """``{"kinds": {...}, "charts": [...]}`` of the index: every kind, and the study-wide charts of
-    the studies in ``readable`` (those whose tables the store has and this explorer reads)."""
+    """``{"kinds": {...}, "charts": [...], "notes": {study: [...]}}`` of the index: every kind, the
+    study-wide charts of the studies in ``readable`` (those whose tables the store has and this
+    explorer reads) and, per study, why a chart one might look for is not drawn."""
     kinds = chart_kinds()
     board_kinds, charts = board_charts(boards)
     kinds.update(board_kinds)
     studies = set(readable)
+    notes: dict[str, list[str]] = {}
     if "gossip" in studies:
-        charts += gossip_charts(con)
+        found = gossip_charts(con)
+        charts += found
+        notes["gossip"] = uncharted_testbeds(con, {c["rows"][0]["testbed"] for c in found if c["kind"] == "gossip_cooperation"})
     if "evolution" in studies:
         charts += evolution_charts(con)
-    return {"kinds": kinds, "charts": charts}
+    return {"kinds": kinds, "charts": charts, "notes": {k: v for k, v in notes.items() if v}}
 
 
 def _cooperative_token(game: str, cache: dict[str, str | None]) -> str | None:

@@ -47,5 +47,8 @@ def run_explore(args: argparse.Namespace) -> int:
         print(f"study {study}: the store lacks {', '.join(tables)}; its pages show what the other tables hold")
     for study, tables in report.unreadable.items():
         print(f"study {study}: cannot read {'; '.join(tables)}: {REBUILD}; its pages show what the other tables hold")
+    if report.shared_ids:
+        print(f"{len(report.shared_ids)} decision id(s) occur in more than one cell (a store written before ids were unique),"
+              f" e.g. {', '.join(report.shared_ids[:3])}; their #decision= links open the first cell's decision")  # fmt: skip
     print(PRIVACY_NOTE if not args.no_raw_replies else "Raw replies left out (--no-raw-replies); prompts are shown.")
     return 0

@@ -12,6 +12,7 @@ invasion test (arXiv 2412.10270, 2608.04507, docs/studies/evolution.md).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import duckdb
@@ -39,7 +40,8 @@ def missing_tables(tables: set[str]) -> dict[str, list[str]]:
 
 
 def run_overview(con: duckdb.DuckDBPyConnection, tables: set[str]) -> dict[str, Any]:
-    """Provenance, per-study counts and per-model calls, tokens and cost."""
+    """Provenance, per-study counts and per agent (as the leaderboards name it: a model's IO and
+    CoT agents apart) and model the decisions, calls, tokens and cost."""
     out: dict[str, Any] = {"provenance": [], "studies": [], "models": []}
     if "provenance" in tables:
         out["provenance"] = [[r["key"], r["value"]] for r in rows(con, "SELECT key, value FROM provenance ORDER BY key")]
@@ -55,10 +57,10 @@ def run_overview(con: duckdb.DuckDBPyConnection, tables: set[str]) -> dict[str, 
     if "llm_calls" in tables:
         out["models"] = rows(
             con,
-            "SELECT study, model, count(DISTINCT decision_id) AS decisions, count(*) AS attempts,"
+            "SELECT study, agent, model, count(DISTINCT (cell_id, decision_id)) AS decisions, count(*) AS attempts,"
             " count(*) FILTER (WHERE coalesce(error, '') <> '') AS attempt_errors,"
             " sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens,"
-            " sum(cost_usd) AS cost_usd FROM llm_calls GROUP BY study, model ORDER BY study, model",
+            " sum(cost_usd) AS cost_usd FROM llm_calls GROUP BY study, agent, model ORDER BY study, agent, model",
         )
     return out
 
@@ -68,7 +70,10 @@ def _board(columns_: list[tuple[str, str]], metrics: list[tuple[str, str]], foun
     for r in found:
         row: dict[str, Any] = {key: r[key] for key, _ in columns_}
         for key, _ in metrics:
+            row.update(_marks(r, key))  # first: an infinite value replaces the mean
             row[key] = [r[f"{key}_mean"], r[f"{key}_ci"]]
+            if r.get(f"{key}_lo") is not None:  # an interval of its own, [low, high] (the aggregate table's)
+                row[key] += [r[f"{key}_lo"], r[f"{key}_hi"]]
         row["n"] = r["n"]
         out_rows.append(row)
     return {
@@ -80,18 +85,81 @@ def _board(columns_: list[tuple[str, str]], metrics: list[tuple[str, str]], foun
     }
 
 
+UNDEFINED_MARK = "†"
+"""Marks a value that leaves out cells where the metric is undefined (NaN), as the result tables do."""
+
+
+def _marks(r: dict[str, Any], key: str) -> dict[str, Any]:
+    """A board cell's infinite value, its marks (``<key>_mark``) and why it is blank (``<key>_why``).
+
+    Infinite values are shown as such (``Infinity``), not averaged away; a mean that leaves out
+    undefined (NaN) cells is marked † with how many it used, as the result tables mark it.
+    """
+    n, nan, missing = int(r.get("n") or 0), int(r.get(f"{key}_nan") or 0), int(r.get(f"{key}_missing") or 0)
+    pinf, ninf = int(r.get(f"{key}_pinf") or 0), int(r.get(f"{key}_ninf") or 0)
+    out: dict[str, Any] = {}
+    marks = []
+    if pinf or ninf:  # the mean of values with an infinity is that infinity (both signs: undefined)
+        r[f"{key}_mean"] = math.inf if not ninf else -math.inf if not pinf else math.nan
+        r[f"{key}_ci"] = None
+    if nan and r.get(f"{key}_mean") is not None:
+        marks.append(f"{UNDEFINED_MARK} ({n - nan - missing}/{n} cells)")
+    if r.get(f"{key}_oor"):
+        marks.append(OUT_OF_RANGE)
+    if marks:
+        out[f"{key}_mark"] = " ".join(marks)
+    if r.get(f"{key}_mean") is None:
+        if nan:
+            out[f"{key}_why"] = f"NaN{UNDEFINED_MARK}: undefined in every cell"
+        elif missing:
+            out[f"{key}_why"] = r.get("why_missing") or "not computed"
+    return out
+
+
+OUT_OF_RANGE = "‡"
+"""Marks a Gini outside [0, 1] in some run (negative discounted returns), as the gossip tables do."""
+
+
 def _aliased(metrics: list[tuple[str, str]], source: dict[str, str]) -> str:
     parts = []
     for key, _ in metrics:
-        expr = f"(CASE WHEN isfinite({source[key]}) THEN {source[key]} END)"  # NaN: undefined in that cell
+        x = source[key]
+        expr = f"(CASE WHEN isfinite({x}) THEN {x} END)"  # NaN: undefined in that cell; ±inf counted apart
         parts.append(
-            f"avg({expr}) AS {key}_mean, CASE WHEN count({expr}) > 1 THEN 1.96 * stddev_samp({expr}) / sqrt(count({expr})) END AS {key}_ci"
+            f"avg({expr}) AS {key}_mean, CASE WHEN count({expr}) > 1 THEN 1.96 * stddev_samp({expr}) / sqrt(count({expr})) END AS {key}_ci,"
+            f" count(*) FILTER (WHERE isnan({x})) AS {key}_nan, count(*) FILTER (WHERE {x} IS NULL) AS {key}_missing,"
+            f" count(*) FILTER (WHERE isinf({x}) AND {x} > 0) AS {key}_pinf, count(*) FILTER (WHERE isinf({x}) AND {x} < 0) AS {key}_ninf"
         )
     return ", ".join(parts)
 
 
-def coopeval_board(con: duckdb.DuckDBPyConnection, tables: set[str]) -> dict[str, Any]:
-    """Mechanism × game × agent rows of Mean, Fitness and DR (plus "all games" rows)."""
+NORMAL = "95 % normal, over cells"
+BOOTSTRAP = "95 % percentile bootstrap (aggregate table)"
+MATCHUPS = "95 % percentile bootstrap over runs and match-ups (per-game table)"
+"""What a CoopEval board row's interval is (its ``interval`` column)."""
+
+
+def coopeval_board(
+    con: duckdb.DuckDBPyConnection,
+    tables: set[str],
+    aggregate: dict[tuple[str, str], dict[str, Any]] | None = None,
+    per_game: dict[tuple[str, str, str], dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """Mechanism × game × agent rows of Mean, Fitness and DR, plus one row per mechanism and agent
+    over the games.
+
+    That row is the aggregate table's (``aggregate``, :func:`coopeval.explorer.aggregate.read_aggregate`;
+    game :data:`~coopeval.explorer.aggregate.AGGREGATE_LABEL`): its normalised quantity, its
+    interval and its tie-group letters. A mechanism (variant) the table lacks (an ablation
+    variant, or no table beside the store) gets the raw points averaged over games and
+    replicates instead (:data:`~coopeval.explorer.aggregate.RAW_LABEL`), with no letters: the
+    comparisons letter the normalised quantity, not this one. A per-game row of one cell (one
+    replicate: no spread over cells) takes the interval of the per-game result table
+    (``per_game``, :func:`coopeval.explorer.aggregate.read_result_table`), its bootstrap over runs
+    and match-ups, when the table has one.
+    """
+    from coopeval.explorer.aggregate import AGGREGATE_LABEL, RAW_LABEL
+
     metrics = [("mean", "Mean"), ("fitness", "Fitness"), ("dr", "DR")]
     source = {"mean": "\"Mean\"", "fitness": "\"Fitness\"", "dr": "\"DR\""}
     variant = "CASE WHEN c.variant IS NULL OR c.variant = 'default' THEN m.mechanism ELSE m.mechanism || ' (' || c.variant || ')' END"
@@ -106,21 +174,68 @@ def coopeval_board(con: duckdb.DuckDBPyConnection, tables: set[str]) -> dict[str
                    max(value) FILTER (WHERE metric = 'DR') AS "DR"
             FROM metrics m {join} WHERE coalesce(m.source, 'ours') = 'ours'
             GROUP BY ALL)
-        SELECT mechanism, coalesce(game, 'all games') AS game, agent, count(*) AS n, {_aliased(metrics, source)}
+        SELECT mechanism, coalesce(game, '{RAW_LABEL}') AS game, agent, count(*) AS n, {_aliased(metrics, source)}
         FROM wide GROUP BY GROUPING SETS ((mechanism, game, agent), (mechanism, agent))
         ORDER BY mechanism, game, mean_mean DESC NULLS LAST, agent"""
     found = rows(con, sql)
-    groups = _tie_groups(con, tables, found)
+    for r in found:
+        r["why_missing"] = (
+            "not computed: no replicator dynamics under Reputation (Mean only)" if str(r["mechanism"]).startswith("Reputation")
+            else "not computed: the roster sample is not a cover, or DR's LP exceeds 4,096 joint profiles"
+        )  # fmt: skip
+    table = aggregate or {}
+    for r in found:
+        r["interval"] = NORMAL
+        if r["game"] != RAW_LABEL and per_game:
+            _matchup_intervals(r, per_game.get((str(r["mechanism"]), str(r["game"]), str(r["agent"]))), metrics)
+        taken = table.get((str(r["mechanism"]), str(r["agent"]))) if r["game"] == RAW_LABEL else None
+        if taken is None:
+            continue
+        r["game"], r["interval"] = AGGREGATE_LABEL, BOOTSTRAP
+        for key, _ in metrics:
+            r[f"{key}_mean"], r[f"{key}_ci"] = taken.get(key), None
+            r[f"{key}_nan"] = r[f"{key}_pinf"] = r[f"{key}_ninf"] = 0
+            r[f"{key}_missing"] = int(taken.get(key) is None)
+            r[f"{key}_lo"], r[f"{key}_hi"] = taken.get(f"{key}_lo"), taken.get(f"{key}_hi")
+            r[f"{key}_group"] = taken.get(f"{key}_group")
+    found.sort(key=lambda r: (str(r["mechanism"]), str(r["game"]), -(r["mean_mean"] if r["mean_mean"] is not None else -math.inf), str(r["agent"])))
+    groups = _tie_groups(con, tables, [r for r in found if r["game"] not in (AGGREGATE_LABEL, RAW_LABEL)])
+    letters = iter(groups)
     note = (
-        "Mean payoff, replicator Fitness and deviation rating per cell (docs/protocol/evaluation.md); mean over replicates, or over games "
-        "and replicates for 'all games'; ± 95 % normal interval. Tie groups: agents sharing a letter do not differ significantly "
-        "(paired comparisons of the store's comparisons table, the same letters as the result tables; docs/comparisons.md)."
+        "Per game: mean payoff, replicator Fitness and deviation rating per cell (docs/protocol/evaluation.md), mean over replicates"
+        f" ± the {NORMAL} interval; tie groups: agents sharing a letter do not differ significantly (paired comparisons of the"
+        f" store's comparisons table, the same letters as the result tables; docs/comparisons.md). '{AGGREGATE_LABEL}': the"
+        " aggregate result table's rows (results/tables/aggregate.csv): mean over the four social dilemmas of the normalised"
+        " (x − NE) / (coop − NE) Mean and Fitness (DR raw), in [low, high] its percentile bootstrap interval, and its letters."
+        f" '{RAW_LABEL}': a mechanism variant the aggregate table leaves out, raw points averaged over every game and replicate"
+        " ± 95 % normal interval over those cells, without letters (the comparisons letter the normalised quantity)."
+        " A blank cell says why (docs/protocol/evaluation.md): Reputation runs no replicator dynamics, and an N-player"
+        " game whose roster sample is not a cover (Public Goods at N = 8) has no full payoff tensor for Fitness and DR."
+        f" {UNDEFINED_MARK}: the mean leaves out cells where the metric is undefined (NaN), with how many it used."
     )
     board = _board([("mechanism", "mechanism"), ("game", "game"), ("agent", "agent")], metrics, found, note)
-    for row, letters in zip(board["rows"], groups, strict=True):
-        row.update(letters)
+    for row, r in zip(board["rows"], found, strict=True):
+        if r["game"] in (AGGREGATE_LABEL, RAW_LABEL):
+            row.update({f"{key}_group": r.get(f"{key}_group") for key, _ in TIE_GROUP_METRICS})
+        else:
+            row.update(next(letters))
+        row["interval"] = r["interval"]
     board["columns"] += [{"key": f"{key}_group", "label": f"{label} group", "metric": False} for key, label in TIE_GROUP_METRICS]
+    board["columns"].append({"key": "interval", "label": "interval", "metric": False})
     return board
+
+
+def _matchup_intervals(r: dict[str, Any], table_row: dict[str, Any] | None, metrics: list[tuple[str, str]]) -> None:
+    """Give a per-game board row without an interval over cells the per-game table's interval
+    over match-ups (where the table's value is the row's: the same cells)."""
+    if table_row is None:
+        return
+    for key, _ in metrics:
+        lo, hi, value = table_row.get(f"{key}_lo"), table_row.get(f"{key}_hi"), table_row.get(key)
+        mine = r.get(f"{key}_mean")
+        if r.get(f"{key}_ci") is None and lo is not None and mine is not None and value is not None and math.isclose(mine, value, rel_tol=1e-9, abs_tol=1e-12):
+            r[f"{key}_lo"], r[f"{key}_hi"] = lo, hi
+            r["interval"] = MATCHUPS
 
 
 TIE_GROUP_METRICS = (("mean", "Mean"), ("fitness", "Fitness"), ("dr", "DR"))
@@ -133,8 +248,8 @@ def _tie_groups(con: duckdb.DuckDBPyConnection, tables: set[str], found: list[di
     """Per board row, the tie-group letters of Mean, Fitness and DR (None where not compared).
 
     The letters are the result tables' (:mod:`coopeval.studies.coopeval.tables.tie_groups`), from
-    the same ``comparisons`` rows: scope ``"<mechanism>/<game>"``, ``"<mechanism>/All"`` for the
-    'all games' rows, agents ranked by the value shown.
+    the same ``comparisons`` rows: scope ``"<mechanism>/<game>"`` of the per-game rows ``found``,
+    agents ranked by the value shown.
     """
     from coopeval.studies.coopeval.tables.tie_groups import attach_tie_groups, tie_groups_from
 
@@ -145,7 +260,7 @@ def _tie_groups(con: duckdb.DuckDBPyConnection, tables: set[str], found: list[di
     for key, metric in TIE_GROUP_METRICS:
         ranked = []
         for i, r in enumerate(found):
-            game = "All" if r["game"] == "all games" else r["game"]
+            game = r["game"]
             ranked.append({"i": i, "mechanism": r["mechanism"], "game": game, "metric": metric, "agent": r["agent"], "value": r[f"{key}_mean"]})
         for scope_rows in _by_scope(ranked):
             order = sorted((x for x in scope_rows if x["value"] is not None), key=lambda x: -x["value"])
@@ -166,14 +281,64 @@ def _by_scope(ranked: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
     return list(scopes.values())
 
 
-def gossip_board(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
-    """Testbed × condition × model rows of cooperation, image score, discounted return, Gini."""
+def gossip_board(con: duckdb.DuckDBPyConnection, tables: set[str] | None = None) -> dict[str, Any]:
+    """Testbed × condition × model rows of cooperation, image score, discounted return, Gini, with
+    the tie groups of the store's gossip comparisons and the tables' marks (†, ‡)."""
     metrics = [("coop", "cooperation"), ("image", "image score"), ("dret", "discounted return"), ("gini", "Gini")]
     source = {"coop": "cooperation_ratio_mean", "image": "image_score_mean", "dret": "discounted_return_mean", "gini": "gini"}
-    sql = f"""SELECT testbed, condition, model, count(*) AS n, {_aliased(metrics, source)}
-        FROM gossip_run_metrics GROUP BY ALL ORDER BY testbed, condition, coop_mean DESC NULLS LAST, model"""
-    note = "Per run means of docs/studies/gossip.md; mean over replicates ± 95 % normal interval."
-    return _board([("testbed", "testbed"), ("condition", "condition"), ("model", "model")], metrics, rows(con, sql), note)
+    oor = "count(*) FILTER (WHERE gini_out_of_range) AS gini_oor," if "gini_out_of_range" in columns(con, "gossip_run_metrics") else ""
+    matching = "min(matching) AS matching, count(DISTINCT matching) AS matchings," if "matching" in columns(con, "gossip_run_metrics") else ""
+    sql = f"""SELECT testbed, condition, model, {oor} {matching} count(*) AS n, {_aliased(metrics, source)}
+        FROM gossip_run_metrics GROUP BY testbed, condition, model ORDER BY testbed, condition, coop_mean DESC NULLS LAST, model"""
+    found = rows(con, sql)
+    compared = {"coop": "cooperation_ratio_mean", "dret": "discounted_return_mean", "gini": "gini"}
+    _study_letters(con, tables, "gossip", found, compared, lambda r: f"{r['testbed']}/{r['condition']}/{r['matching']}" if r.get("matchings") == 1 else None)
+    note = (
+        "Per run means of docs/studies/gossip.md; mean over replicates ± 95 % normal interval. Tie groups: models sharing a"
+        " letter do not differ significantly (the store's gossip comparisons; docs/comparisons.md). As in the result tables:"
+        f" {UNDEFINED_MARK} the mean leaves out runs where the metric is undefined (a Gini of returns summing to ≤ 0), with how"
+        f" many it used; {OUT_OF_RANGE} a Gini outside [0, 1] in some run (negative discounted returns)."
+    )
+    board = _board([("testbed", "testbed"), ("condition", "condition"), ("model", "model")], metrics, found, note)
+    _group_columns(board, found, compared, metrics)
+    return board
+
+
+def _study_letters(con: duckdb.DuckDBPyConnection, tables: set[str] | None, study: str, found: list[dict[str, Any]],
+                   compared: dict[str, str], scope_of: Any) -> None:  # fmt: skip
+    """Set ``<key>_group`` on the rows ``found`` (in place) from the store's ``comparisons`` of
+    ``study``: per scope (``scope_of(row)``, None: not compared) and compared metric, the models
+    ordered by the value shown and lettered as the tables letter theirs
+    (:func:`coopeval.comparison.letters.letter_groups`; docs/comparisons.md#rank-tie-groups-in-the-tables)."""
+    from coopeval.comparison.letters import letter_groups
+    from coopeval.studies.coopeval.tables.tie_groups import tie_groups_from
+
+    for r in found:
+        r.update({f"{key}_group": None for key in compared})
+    if tables is not None and "comparisons" not in tables:
+        return
+    groups = tie_groups_from(con.sql("SELECT * FROM comparisons WHERE study = ?", params=[study]).pl(), study=study)
+    scopes: dict[str, list[dict[str, Any]]] = {}
+    for r in found:
+        scope = scope_of(r)
+        if scope is not None:
+            scopes.setdefault(scope, []).append(r)
+    for scope, members in scopes.items():
+        for key, metric in compared.items():
+            if (scope, metric) not in groups:
+                continue
+            agents, significant, _ = groups[(scope, metric)]
+            ranked = sorted((r for r in members if r["model"] in agents and r[f"{key}_mean"] is not None), key=lambda r: -r[f"{key}_mean"])
+            letters = letter_groups([str(r["model"]) for r in ranked], significant)
+            for r in ranked:
+                r[f"{key}_group"] = letters[str(r["model"])]
+
+
+def _group_columns(board: dict[str, Any], found: list[dict[str, Any]], compared: dict[str, str], metrics: list[tuple[str, str]]) -> None:
+    labels = dict(metrics)
+    for row, r in zip(board["rows"], found, strict=True):
+        row.update({f"{key}_group": r[f"{key}_group"] for key in compared})
+    board["columns"] += [{"key": f"{key}_group", "label": f"{labels[key]} group", "metric": False} for key in compared]
 
 
 def evolution_board(con: duckdb.DuckDBPyConnection, tables: set[str]) -> dict[str, Any]:
@@ -193,18 +358,32 @@ def evolution_board(con: duckdb.DuckDBPyConnection, tables: set[str]) -> dict[st
                      FROM last LEFT JOIN {robust} r USING (cell_id))
         SELECT protocol, variant, model, count(*) AS n, {_aliased(metrics, source)}
         FROM per_cell GROUP BY ALL ORDER BY protocol, variant, final_mean DESC NULLS LAST, model"""
-    note = "Final generation's mean resources and donation fraction; robustness = share of invasion tests the evolved population withstood; mean over replicates ± 95 % normal interval."
-    return _board([("protocol", "protocol"), ("variant", "variant"), ("model", "model")], metrics, rows(con, sql), note)
+    found = rows(con, sql)
+    compared = {"final": "mean_final", "donation": "donation_fraction", "robust": "robustness"}
+    _study_letters(con, tables, "evolution", found, compared, lambda r: f"{r['protocol']}/{r['variant']}")
+    note = ("Final generation's mean resources and donation fraction; robustness = share of invasion tests the evolved population"
+            " withstood; mean over replicates ± 95 % normal interval. Tie groups: models sharing a letter do not differ"
+            " significantly (the store's evolution comparisons; docs/comparisons.md).")  # fmt: skip
+    board = _board([("protocol", "protocol"), ("variant", "variant"), ("model", "model")], metrics, found, note)
+    _group_columns(board, found, compared, metrics)
+    return board
 
 
-def leaderboards(con: duckdb.DuckDBPyConnection, tables: set[str], skip: set[str] | None = None) -> dict[str, Any]:
-    """Study name → leaderboard (studies whose tables are missing, or in ``skip``, are left out)."""
+def leaderboards(
+    con: duckdb.DuckDBPyConnection,
+    tables: set[str],
+    skip: set[str] | None = None,
+    aggregate: dict[tuple[str, str], dict[str, Any]] | None = None,
+    per_game: dict[tuple[str, str, str], dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """Study name → leaderboard (studies whose tables are missing, or in ``skip``, are left out);
+    ``aggregate`` and ``per_game`` are CoopEval's result tables (:mod:`coopeval.explorer.aggregate`), if any."""
     missing = {*missing_tables(tables), *(skip or set())}
     boards: dict[str, Any] = {}
     if "coopeval" not in missing:
-        boards["coopeval"] = coopeval_board(con, tables)
+        boards["coopeval"] = coopeval_board(con, tables, aggregate, per_game)
     if "gossip" not in missing:
-        boards["gossip"] = gossip_board(con)
+        boards["gossip"] = gossip_board(con, tables)
     if "evolution" not in missing:
         boards["evolution"] = evolution_board(con, tables)
     return boards

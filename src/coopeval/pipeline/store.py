@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.metadata
 import os
 import platform
+import subprocess
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,7 +24,26 @@ from coopeval.core.schemas import SCHEMAS, VIEWS
 from coopeval.core.store_tables import create_store_table
 from coopeval.pipeline import studies as _studies  # noqa: F401  (registers each study's tables)
 
-__all__ = ["STORE_MEMORY_ENV", "STORE_THREADS_ENV", "build_store"]
+__all__ = ["STORE_MEMORY_ENV", "STORE_THREADS_ENV", "DuplicateDecisionError", "build_store", "duplicate_decision_ids", "source_commit"]
+
+
+class DuplicateDecisionError(ValueError):
+    """The ``decisions`` table holds one ``decision_id`` in more than one row."""
+
+
+def duplicate_decision_ids(con: duckdb.DuckDBPyConnection, limit: int = 5) -> tuple[int, list[tuple[str, int, list[str]]]]:
+    """How many ``decision_id`` values of ``decisions`` occur in more than one row, and the first
+    ``limit`` of them as (id, rows, cells). A decision id names one decision of the store: the
+    explorer's ``#decision=<id>``, the judge's labels and the calls of a decision join on it.
+    A ``decisions`` table without the column (a partial test table) has none."""
+    present = {c for (c,) in con.execute("SELECT column_name FROM information_schema.columns WHERE table_name = 'decisions'").fetchall()}
+    if not {"decision_id", "cell_id"} <= present:
+        return 0, []
+    found = con.execute(
+        "SELECT decision_id, count(*) AS n, list(DISTINCT cell_id ORDER BY cell_id) AS cells FROM decisions"
+        " GROUP BY decision_id HAVING count(*) > 1 ORDER BY decision_id"
+    ).fetchall()
+    return len(found), [(str(d), int(n), [str(c) for c in cells]) for d, n, cells in found[:limit]]
 
 
 def _version(package: str) -> str:
@@ -31,6 +51,19 @@ def _version(package: str) -> str:
         return importlib.metadata.version(package)
     except importlib.metadata.PackageNotFoundError:
         return "not installed"
+
+
+def source_commit() -> str:
+    """The git commit of the checkout the running ``coopeval`` package is imported from, with
+    ``+dirty`` when its tracked files differ from it; ``"unknown"`` outside a git checkout
+    (an installed wheel) or without ``git``."""
+    here = Path(__file__).resolve().parent
+    try:
+        head = subprocess.run(["git", "-C", str(here), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=30, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(here), "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True, timeout=30, check=True).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return head + ("+dirty" if dirty else "") if head else "unknown"
 
 
 def build_store(
@@ -58,6 +91,9 @@ def build_store(
     ------
     ValueError
         A malformed ``COOPEVAL_STORE_MEMORY`` or ``COOPEVAL_STORE_THREADS``.
+    DuplicateDecisionError
+        A ``decision_id`` in more than one row of ``decisions`` (naming the first ones and
+        their cells); nothing is written.
 
     Memory stays bounded at any study size: each table is one ``CREATE TABLE … AS SELECT``
     over ``read_parquet`` of its files, streamed by DuckDB under its memory limit and thread
@@ -90,6 +126,13 @@ def build_store(
                 create_store_table(con, name, "SELECT * FROM empty_source")
                 con.unregister("empty_source")
             counts[name] = con.execute(f"SELECT count(*) FROM {name}").fetchone()[0]
+        duplicated, first = duplicate_decision_ids(con)
+        if duplicated:
+            shown = "; ".join(f"{d} ({n} rows, cells {', '.join(cells)})" for d, n, cells in first)
+            raise DuplicateDecisionError(
+                f"decisions: {duplicated} decision_id value(s) occur in more than one row, e.g. {shown};"
+                " a decision id must name one decision (it includes what makes its cell distinct)"
+            )
         for manifest, table in (manifests or {}).items():
             if table not in SCHEMAS:
                 raise KeyError(f"manifest {manifest}: table {table!r} has no registered schema; register it with coopeval.core.schemas.register_tables")
@@ -101,10 +144,11 @@ def build_store(
             con.execute(VIEWS[view].sql(view))
         provenance = pl.DataFrame(
             {
-                "key": ["created_utc", "coopeval", "litellm", "duckdb", "polars", "python"],
+                "key": ["created_utc", "coopeval", "commit", "litellm", "duckdb", "polars", "python"],
                 "value": [
                     datetime.now(UTC).isoformat(timespec="seconds"),
                     _version("coopeval"),
+                    source_commit(),
                     _version("litellm"),
                     duckdb.__version__,
                     pl.__version__,
@@ -115,7 +159,11 @@ def build_store(
         con.register("provenance_source", provenance)
         con.execute("CREATE TABLE provenance AS SELECT * FROM provenance_source")
         con.execute("CHECKPOINT")
-    finally:
+    except BaseException:
         con.close()
+        for leftover in (tmp, Path(str(tmp) + ".wal")):
+            leftover.unlink(missing_ok=True)
+        raise
+    con.close()
     os.replace(tmp, out)
     return counts

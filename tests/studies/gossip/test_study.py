@@ -260,6 +260,20 @@ def test_decision_ids_unique_across_conditions() -> None:
     assert not set(a["decision_id"]) & set(b["decision_id"])
 
 
+@pytest.mark.parametrize("condition", ["max", "collusive"])
+def test_attackers_decision_ids_differ_between_the_cells_of_two_models(condition: str) -> None:
+    """The attackers (bot/max, bot/collusive-attacker) play alike beside every model; their
+    decisions in two models' cells still get two ids (issue 41 item 1), while the honest
+    model's ids stay the hash of the position without the population (unchanged cache keys)."""
+    a = _play(_one("donation", condition, "bot/always-cooperate"))["decisions"]
+    b = _play(_one("donation", condition, "bot/always-defect"))["decisions"]
+    attackers = a.filter(pl.col("agent") != "bot/always-cooperate")
+    assert attackers.height > 0
+    assert set(attackers["agent"]) == set(b.filter(pl.col("agent") != "bot/always-defect")["agent"])
+    assert not set(a["decision_id"]) & set(b["decision_id"])
+    assert a["decision_id"].n_unique() == a.height
+
+
 CONFIGS = Path(__file__).resolve().parents[3] / "config"
 PAPER_CONFIG = CONFIGS / "paper.yaml"
 

@@ -49,8 +49,25 @@
       toggle.setAttribute('aria-expanded', data.hidden ? 'false' : 'true');
       toggle.textContent = data.hidden ? 'show the data as a table' : 'hide the table';
     });
+    var picks = el('div', { class: 'chart-picks', role: 'dialog', 'aria-label': 'marks at the clicked point' });
+    picks.hidden = true;
     var figure = el('figure', { class: 'chart', id: id, 'data-kind': c.kind },
-      el('figcaption', {}, el('b', {}, c.title), ' ', toggle), el('p', { class: 'note' }, kind.note), vis, data);
+      el('figcaption', {}, el('b', {}, c.title), ' ', toggle), el('p', { class: 'note' }, kind.note), vis, picks, data);
+    /* A click opens the clicked mark's page; where marks coincide (the kind's "at" fields equal:
+       same panel, x and y) it lists every mark there, each linked to its own page. */
+    function clicked(d) {
+      var at = kind.at || [];
+      var here = at.length ? c.rows.filter(function (r) { return at.every(function (f) { return r[f] === d[f]; }); }) : [d];
+      var pages = here.map(function (r) { return r.href; }).filter(function (h, i, all) { return h && all.indexOf(h) === i; });
+      if (pages.length < 2) { location.hash = d.href; return; }
+      var shown = kind.fields.filter(function (f) { return at.indexOf(f[0]) < 0 && f[0] !== 'n'; });
+      picks.textContent = '';
+      picks.appendChild(el('p', {}, here.length + ' marks coincide here; open one:'));
+      picks.appendChild(el('ul', {}, here.map(function (r) {
+        return el('li', {}, el('a', { href: r.href }, shown.map(function (f) { return f[1] + ' ' + fmt(r[f[0]]); }).join(' · ')));
+      })));
+      picks.hidden = false;
+    }
     loadScripts().then(function () {
       var spec = JSON.parse(JSON.stringify(kind.spec));
       spec.datasets = { rows: c.rows };
@@ -61,7 +78,7 @@
     }).then(function (result) {
       result.view.addEventListener('click', function (event, item) {
         var d = item && item.datum;
-        if (d && d.href) location.hash = d.href;
+        if (d && d.href) clicked(d);
       });
       figure.setAttribute('data-drawn', 'yes');
     }).catch(function (err) {
@@ -75,9 +92,11 @@
   /* The study-wide charts of a study (leaderboards, gossip and evolution over time): each
      chart's rows are a data file of their own (data/charts/<n>.js), loaded here. */
   CE.studyCharts = function (study) {
-    var listed = (CE.store.index.charts || { charts: [] }).charts.filter(function (c) { return c.study === study; });
-    if (!listed.length) return [];
-    return [el('h3', {}, 'Charts')].concat(listed.map(function (c) {
+    var all = CE.store.index.charts || { charts: [] };
+    var listed = all.charts.filter(function (c) { return c.study === study; });
+    var notes = ((all.notes || {})[study] || []).map(function (text) { return el('p', { class: 'note chart-note' }, text); });
+    if (!listed.length && !notes.length) return [];
+    return [el('h3', {}, 'Charts')].concat(notes, listed.map(function (c) {
       var holder = el('div', { class: 'chart-holder' });
       CE.load('chart:' + c.file, 'data/charts/' + c.file + '.js').then(function (rows) {
         holder.appendChild(CE.chart({ kind: c.kind, title: c.title, rows: rows }));

@@ -136,6 +136,10 @@
     Object.keys(INDEX.unreadable || {}).forEach(function (s) {
       missing.push(el('p', { class: 'warn' }, 'Study ' + s + ': this explorer cannot read ' + INDEX.unreadable[s].join('; ') + ': ' + INDEX.rebuild + '. Its pages show what the other tables hold.'));
     });
+    var shared = INDEX.shared_ids || { count: 0 };
+    if (shared.count) missing.push(el('p', { class: 'warn shared-ids' }, 'This store was written before decision ids were unique: ' + shared.count +
+      ' decision row(s) share their id with a decision of another cell (e.g. ' + shared.examples.join(', ') + '); a #decision= link opens the first cell\'s.' +
+      ' Open such a decision from its episode instead, or rebuild the store.'));
     show(el('h2', {}, 'Run overview'), missing,
       el('p', {}, 'Store ' + INDEX.store + ', site built ' + INDEX.built_utc + (INDEX.raw_replies ? '' : ' without raw replies') + '.'),
       el('h3', {}, 'Studies'),
@@ -145,9 +149,9 @@
       })),
       INDEX.sensitivity && INDEX.sensitivity.length ? [el('h3', {}, 'Prompt wordings'), el('p', {}, link({ view: 'sensitivity' }, 'Prompt sensitivity'),
         ': each model\'s metric under each prompt variant, the variance shares and whether each pairwise ordering holds under every variant.')] : null,
-      el('h3', {}, 'Models: calls, tokens, cost'),
-      table(['study', 'model', 'decisions', 'attempts', 'attempt errors', 'prompt tokens', 'completion tokens', 'cost (USD)'], o.models.map(function (m) {
-        return [m.study, m.model, m.decisions, m.attempts, m.attempt_errors, m.prompt_tokens, m.completion_tokens, m.cost_usd];
+      el('h3', {}, 'Agents: calls, tokens, cost'),
+      table(['study', 'agent', 'model', 'decisions', 'attempts', 'attempt errors', 'prompt tokens', 'completion tokens', 'cost (USD)'], o.models.map(function (m) {
+        return [m.study, m.agent, m.model, m.decisions, m.attempts, m.attempt_errors, m.prompt_tokens, m.completion_tokens, m.cost_usd];
       })),
       el('h3', {}, 'Provenance'), table(['key', 'value'], o.provenance),
       INDEX.config ? el('details', {}, el('summary', {}, 'Merged config of the run (config.effective.yaml)'), el('pre', { class: 'config' }, INDEX.config)) : null);
@@ -164,7 +168,11 @@
     var holder = el('div');
     function cellOf(col, r) {
       var v = r[col.key];
-      if (col.metric) return v[0] === null ? '' : fmt(v[0]) + (v[1] === null ? '' : ' ± ' + fmt(v[1]));
+      if (col.metric) {  // value, its interval ([low, high] or ± half-width), the tables' marks; a blank says why
+        var why = r[col.key + '_why'], mark = r[col.key + '_mark'];
+        if (v[0] === null) return why ? '(' + why + ')' : '';
+        return fmt(v[0]) + (v.length > 2 ? ' [' + fmt(v[2]) + ', ' + fmt(v[3]) + ']' : v[1] === null ? '' : ' ± ' + fmt(v[1])) + (mark ? ' ' + mark : '');
+      }
       return v;
     }
     function sortValue(col, r) { var v = r[col.key]; return col.metric ? v[0] : v; }
@@ -189,7 +197,9 @@
         rs.map(function (r) { return el('tr', {}, b.columns.map(function (c) { return el('td', { class: c.metric ? 'num' : null }, fmt(cellOf(c, r))); })); })));
     }
     render();
-    show(el('h2', {}, 'Leaderboard: ' + study), el('p', { class: 'note' }, b.note + ' Click a column to sort.'), holder, CE.studyCharts(study));
+    // the charts lead; the table (every row, sortable) is folded below them
+    var folded = el('details', { class: 'board-table' }, el('summary', {}, 'The leaderboard as a table (' + b.rows.length + ' rows; click a column to sort)'), holder);
+    show(el('h2', {}, 'Leaderboard: ' + study), el('p', { class: 'note' }, b.note), CE.studyCharts(study), folded);
   }
 
   // ---------------------------------------------------------------- cells and cell page
@@ -454,6 +464,7 @@
       case 'flags': return flags(q);
       case 'search': return CE.searchPage(q);
       case 'sensitivity': return CE.sensitivityPage();
+      case 'pairs': return CE.pairsPage(q);
       default: return overview();
     }
   }

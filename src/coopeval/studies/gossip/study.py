@@ -318,7 +318,7 @@ class GossipStudy:
         loop = RunLoop(
             testbed, cond, names, cast, kinds, schedule, maker, prompts, seed, replicate, matching,
             run_label, int(spec.get("memory_cap", 0)), int(spec.get("log_cap", 0)),
-            message_agent=None if is_scripted(str(entry["model"])) else pop_agent,
+            message_agent=None if is_scripted(str(entry["model"])) else pop_agent, population=pop_agent.name,
         )
         records = await play_run(loop)
         ids = {

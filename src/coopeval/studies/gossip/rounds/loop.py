@@ -6,7 +6,10 @@ previous rounds wrote (parallelism is across runs, cells and models only). Every
 LLM or bot — goes through :meth:`DecisionMaker.decide` with a position of
 ``(study, testbed, condition, matching, agent, seed, replicate, round, player, role, kind)``
 (docs/protocol/gossip.md#storage: seed, round, role, call kind; the maker adds the attempt). The condition and agent
-make decision ids unique across the cells of one store.
+make decision ids unique across the cells of one store; an agent that is not the cell's model (a bot attacker
+or Max, who plays alike in the cells of every model) adds ``population``, the cell's model, since
+the decision id is the hash of the position and the store refuses an id twice
+(:func:`coopeval.pipeline.store.build_store`).
 
 Failure policy ([decision], docs/protocol/gossip.md#parsing-and-failures: a failed row, never a substitute):
 
@@ -77,6 +80,8 @@ class RunLoop(RunPrompts):
         all; the cell's ``memory_cap`` / ``log_cap``).
     message_agent:
         Who writes attacker messages under ``attacker_messages: llm`` (the cell's model).
+    population:
+        The cell's model (its name); the decisions of the other agents carry it in their position.
 
     Each name plays with its own instance of its agent, and each attacker has its own instance
     of the message writer (:func:`coopeval.agents.seats.seat_agent`).
@@ -99,8 +104,10 @@ class RunLoop(RunPrompts):
         memory_cap: int,
         log_cap: int,
         message_agent: Agent | None = None,
+        population: str = "",
     ) -> None:
         self.testbed = testbed
+        self.population = population
         self.cond = condition
         self.names = tuple(names)
         # Every name is its own player: its own agent instance (issue 13 kind 9).
@@ -189,6 +196,8 @@ class RunLoop(RunPrompts):
             "role": role,
             "kind": kind,
         }
+        if self.population and agent.name != self.population:  # the same bot in every model's cell
+            position["population"] = self.population
         provider_seed = seed_int_for(self.seed, "gossip", self.key, self.replicate, round_, name, role, kind)
         outcome = await self.maker.decide(agent, body, fmt, position, state=state, seed=provider_seed)
         seat = self.names.index(name) + 1
