@@ -4,6 +4,7 @@ for a verdict nobody will write), and requests the page's server must refuse in 
 
 from __future__ import annotations
 
+import io
 import json
 import socket
 import subprocess
@@ -141,3 +142,39 @@ def test_option_values_out_of_range_exit_2_in_one_line(tmp_path, capsys, option,
     assert main(["play-human", "--no-run", "--tty", option, value, "--seats", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert expected in err and err.strip().count("\n") == 0
+
+
+class _Person(io.StringIO):
+    """A person at ``--tty``: notes the run's state shown when asked, then types ``lines``."""
+
+    def __init__(self, root: Path, lines: str) -> None:
+        super().__init__(lines)
+        self.root = root
+        self.states_seen: list[str] = []
+
+    def readline(self, size: int | None = -1) -> str:  # type: ignore[override]
+        self.states_seen.append(SeatDesk(self.root).state()["run"].get("state", ""))
+        return super().readline()
+
+
+def test_no_run_ends_by_itself_when_the_run_it_serves_has_ended(tmp_path, monkeypatch, capsys):
+    folder = SeatFolder(tmp_path)
+    folder.set_status({"state": "failed", "message": "snakemake exited 1"})  # left by an earlier run
+    # a run started otherwise: one play job, in its own process group, asks, reads the answer, ends
+    code = (f"import time; from coopeval.agents.human.seat import SeatFolder; f = SeatFolder({str(tmp_path)!r}); "
+            f"f.ask('alice', 'q', {QUESTION!r})\n"
+            "while f.answer_of('alice', 'q') is None: time.sleep(0.02)\n"
+            "f.close('alice', 'q', {'valid': True, 'error': '', 'parsed': 'yes'})")  # fmt: skip
+    job = subprocess.Popen([sys.executable, "-c", code], start_new_session=True)
+    threading.Thread(target=job.wait, daemon=True).start()  # reaped when it ends
+    person = _Person(tmp_path, "yes\n.\n")
+    monkeypatch.setattr(sys, "stdin", person)
+    codes: list[int] = []
+    session = threading.Thread(target=lambda: codes.append(main(["play-human", "--no-run", "--tty", "--seats", str(tmp_path)])),
+                               daemon=True)  # fmt: skip
+    session.start()
+    session.join(timeout=120.0)  # hang guard: before the fix it never ended
+    assert codes == [0]
+    assert person.states_seen and "failed" not in person.states_seen  # the earlier run's failure is not shown
+    assert folder.answer_of("alice", "q")["text"] == "yes"
+    assert folder.status()["state"] == "ended"

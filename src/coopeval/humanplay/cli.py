@@ -191,7 +191,7 @@ def run_play_human(args: argparse.Namespace) -> int:
     run: subprocess.Popen[bytes] | None = None
     log = seats / "run.log"
     log_start = log.stat().st_size if log.exists() else 0
-    watched: set[int] = set()  # process groups that asked the questions a --no-run session saw
+    desk = server.desk if server is not None else SeatDesk(seats)
     if args.no_run:
         shown = folder.status()
         if not (shown.get("state") == "running" and isinstance(shown.get("pid"), int) and _group_alive(shown["pid"])):
@@ -204,9 +204,8 @@ def run_play_human(args: argparse.Namespace) -> int:
         now = folder.status()
         if now != earlier and now.get("state") in ("finished", "failed", "ended"):
             return True
-        pending = folder.pending()
-        watched.update(q.data["group"] for q in pending if isinstance(q.data.get("group"), int))
-        return bool(watched) and not pending and not any(_group_alive(group) for group in watched)
+        # the processes that asked the questions shown have all ended, and nothing is open
+        return bool(desk.asked_by) and not folder.pending() and not any(_group_alive(group) for group in desk.asked_by)
 
     def stop() -> None:
         for sig in (signal.SIGINT, *ENDING_SIGNALS):  # the stop itself is not interrupted
@@ -230,7 +229,7 @@ def run_play_human(args: argparse.Namespace) -> int:
                 print(f"Withdrew {withdrawn} question(s) of an earlier run; this run asks again what is still open.", flush=True)
         if server is None:
             print(f"Seats: {seats}" + (f"; the run's log: {log}" if run else ""), flush=True)
-            if play_in_terminal(SeatDesk(seats), sys.stdin, sys.stdout, finished) != 0:  # the input closed first
+            if play_in_terminal(desk, sys.stdin, sys.stdout, finished) != 0:  # the input closed first
                 stop()
                 return 1
         else:

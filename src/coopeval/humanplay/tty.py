@@ -6,6 +6,9 @@ percentage per action (or one action's token for 100 % on it), a choice by its v
 for a boolean, a number or a line of text. Typing ``:text`` instead gives the whole answer as raw
 text, as a model would (ended by a line holding only ``.``). The play job's parser judges every
 answer; a refusal is printed with the parser's message and the re-ask follows.
+
+Any terminal encoding works: what the terminal cannot show is replaced (the separator falls back
+to ASCII), and what the person types is decoded with the terminal's encoding and stored as typed.
 """
 
 from __future__ import annotations
@@ -24,6 +27,23 @@ RAW = ":text"
 """What a person types at any field to give the whole answer as text instead."""
 
 RULE = "─" * 72
+ASCII_RULE = "-" * 72
+
+
+def _shows(stream: TextIO, text: str) -> bool:
+    """Whether ``stream``'s encoding can write ``text``."""
+    try:
+        text.encode(getattr(stream, "encoding", None) or "utf-8")
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
+
+
+def _tolerate(stream: TextIO) -> None:
+    """Let ``stream`` replace what its encoding cannot hold instead of raising."""
+    reconfigure = getattr(stream, "reconfigure", None)
+    if reconfigure is not None:
+        reconfigure(errors="replace")
 
 
 class _RawRequested(Exception):
@@ -31,12 +51,17 @@ class _RawRequested(Exception):
 
 
 class TerminalSeat:
-    """One person at a terminal: reads from ``stdin``, writes to ``stdout``."""
+    """One person at a terminal: reads from ``stdin``, writes to ``stdout`` (both switched to
+    replace what their encoding cannot hold, e.g. on a Latin-1 or ASCII terminal)."""
 
     def __init__(self, desk: SeatDesk, stdin: TextIO, stdout: TextIO) -> None:
         self.desk = desk
         self.stdin = stdin
         self.stdout = stdout
+        _tolerate(stdin)
+        _tolerate(stdout)
+        self.rule = RULE if _shows(stdout, RULE) else ASCII_RULE
+        self.ellipsis = "…" if _shows(stdout, "…") else "..."
 
     def say(self, text: str = "") -> None:
         self.stdout.write(text + "\n")
@@ -106,12 +131,12 @@ class TerminalSeat:
 
     def show(self, question: Question) -> None:
         data = question.data
-        self.say(RULE)
+        self.say(self.rule)
         self.say(f"{data['agent']} · decision: {data['kind']} · attempt {int(data['attempt']) + 1}")
         for message in data["messages"]:
             self.say(f"[{message['role']}]")
             self.say(str(message["content"]))
-        self.say(RULE)
+        self.say(self.rule)
         self.say(f"(type {RAW} at any field to give the whole answer as text)")
 
     def play(self, finished: Callable[[], bool]) -> int:
@@ -124,7 +149,7 @@ class TerminalSeat:
                     self.say("The run finished: no question is open.")
                     return 0
                 if not waiting_said:
-                    self.say("Waiting for the next question…")
+                    self.say(f"Waiting for the next question{self.ellipsis}")
                     waiting_said = True
                 time.sleep(POLL_S)
                 continue

@@ -129,6 +129,12 @@ class SeatServer:
         self._thread: threading.Thread | None = None
 
     @property
+    def desk(self) -> SeatDesk:
+        """The desk the page reads and answers through."""
+        assert self._server is not None, "start the server first"
+        return self._server.desk
+
+    @property
     def url(self) -> str:
         """``http://127.0.0.1:<port>/`` of the running server."""
         assert self._server is not None, "start the server first"
