@@ -89,9 +89,10 @@ class TerminalSeat:
                 return "\n".join(lines)
             lines.append(line.rstrip("\n"))
 
-    def distribution(self, keys: list[str]) -> dict[str, Any]:
+    def distribution(self, keys: list[str], labels: dict[str, str]) -> dict[str, Any]:
         """Percentages for ``keys``: ``60 40`` (one number per action, in order) or a token (100 % on it)."""
-        self.say(f"Actions: {', '.join(keys)}. Type one percentage per action in this order (e.g. "
+        named = ", ".join(f"{k} = {labels[k]}" if k in labels else k for k in keys)
+        self.say(f"Actions: {named}. Type one percentage per action in this order (e.g. "
                  f"{' '.join(['100'] + ['0'] * (len(keys) - 1))}), or one action's token for 100 % on it.")
         line = self.ask("percentages> ").strip()
         if line in keys:
@@ -100,9 +101,12 @@ class TerminalSeat:
         # A count or a number that does not fit is sent as typed: the parser words the refusal.
         return {k: _json_number(parts[i]) if i < len(parts) else None for i, k in enumerate(keys)}
 
-    def field(self, spec: dict[str, Any]) -> Any:
-        """One field's value, as the web form would send it."""
+    def field(self, spec: dict[str, Any], labels: dict[str, str]) -> Any:
+        """One field's value, as the web form would send it (a key's meaning, e.g. a contract's
+        terms, shown above it)."""
         key, widget = spec["key"], spec["widget"]
+        if key in labels:
+            self.say(labels[key])
         if widget == "choice":
             options = spec["options"]
             shown = " | ".join(json.dumps(o) for o in options)
@@ -120,11 +124,12 @@ class TerminalSeat:
     def answer_text(self, question: Question) -> str:
         """The answer text the form builds from the person's input."""
         form = question.data["form"]
+        labels = dict((question.data.get("context") or {}).get("labels") or {})
         try:
             if form["type"] == "distribution":
-                return json.dumps(self.distribution(list(form["keys"])))
+                return json.dumps(self.distribution(list(form["keys"]), labels))
             if form["type"] == "fields":
-                return json.dumps({f["key"]: self.field(f) for f in form["fields"]}, ensure_ascii=False)
+                return json.dumps({f["key"]: self.field(f, labels) for f in form["fields"]}, ensure_ascii=False)
         except _RawRequested:
             pass
         return self.raw_text()
@@ -132,11 +137,19 @@ class TerminalSeat:
     def show(self, question: Question) -> None:
         data = question.data
         self.say(self.rule)
+        context = data.get("context") or {}
+        if context.get("where"):
+            self.say(str(context["where"]))
+        if context.get("points") is not None:
+            self.say(f"Your points so far in this match-up: {context['points']:g}")
         self.say(f"{data['agent']} · decision: {data['kind']} · attempt {int(data['attempt']) + 1}")
         for message in data["messages"]:
             self.say(f"[{message['role']}]")
             self.say(str(message["content"]))
         self.say(self.rule)
+        refused = data.get("refused") or {}
+        if int(data["attempt"]) > 0 and refused.get("error"):
+            self.say(f"Your last answer here was refused by the parser: {refused['error']}")
         self.say(f"(type {RAW} at any field to give the whole answer as text)")
 
     def play(self, finished: Callable[[], bool]) -> int:

@@ -109,7 +109,10 @@ class Question:
     data:
         The question file's content: ``agent``, ``model``, ``kind``, ``messages`` (list of
         ``{"role", "content"}``), ``form``, ``position``, ``attempt`` (0-based), ``asked_at``
-        (Unix seconds), ``pid`` and ``group`` (the asking process and its process group).
+        (Unix seconds), ``pid`` and ``group`` (the asking process and its process group),
+        ``context`` (:func:`coopeval.agents.human.context.seat_context`: where the question is
+        from, what its keys mean, the points so far) and ``refused`` (on a re-ask: the refused
+        answer's ``text`` and the parser's ``error``; else None).
     """
 
     seat: str
