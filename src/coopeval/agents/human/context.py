@@ -27,8 +27,6 @@ def _where(position: Mapping[str, Any], state: Mapping[str, Any], own: str) -> s
     round_ = position.get("round")
     if isinstance(round_, int):
         parts.append(f"round {round_}" if round_ > 0 else "before play")
-    if position.get("replicate") not in (None, 0):
-        parts.append(f"replicate {position['replicate']}")
     return " · ".join(parts) or None
 
 
@@ -39,7 +37,7 @@ def seat_context(position: Mapping[str, Any], state: Mapping[str, Any], own: str
     ----------
     position:
         The decision's position (``game``, ``mechanism``, ``agents`` in seat order, 0-based
-        ``seat``, ``round``, ``replicate``; study-specific keys are ignored).
+        ``seat``, ``round``; other keys are ignored).
     state:
         The scripted bots' state: ``game_title``, ``action_labels`` (action names in token order), ``n_actions``,
         ``points_so_far`` (the seat's base-game points in the rounds played), ``option_texts``
