@@ -243,7 +243,7 @@ def test_the_page_names_the_actions_the_match_up_the_points_and_sends_what_it_sh
             if question["attempt"] == 1 and not reopened:  # the page is closed and opened again
                 reopened = True
                 browser.open(server.url)
-                browser.wait("current && current.attempt === 1 && !document.getElementById('refusal').hidden", "the refusal on the reopened page")
+                browser.wait("typeof current !== 'undefined' && current && current.attempt === 1 && !document.getElementById('refusal').hidden", "the refusal on the reopened page")
                 assert text_of(browser, "#refusal-text") == expected
             browser.click('button.pure[data-key="A1"]')
             browser.click("#send")
