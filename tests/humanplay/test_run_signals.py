@@ -99,3 +99,18 @@ def test_a_live_run_on_the_seats_folder_is_reported_in_one_line(workdir, capsys,
     finally:
         os.killpg(group, signal.SIGINT)
         _wait(lambda: not process_alive(group), "the orphaned run ended")
+
+
+def test_a_lock_held_by_a_snakemake_started_otherwise_is_named_in_one_line(workdir, capsys, monkeypatch):
+    other = subprocess.Popen([sys.executable, "-m", "snakemake", "--cores", "1", "all", "--configfile", "run.yaml"], cwd=workdir,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)  # fmt: skip
+    try:
+        _job_started(workdir)
+        monkeypatch.chdir(workdir)
+        assert main(["play-human", "--configfile", "run.yaml", "--port", "0", "--seats", "seats"]) == 1
+        out = capsys.readouterr().out.strip().splitlines()[-1]
+        assert out.startswith("snakemake exited 1: the working directory is locked by another snakemake run;")
+        assert "snakemake --unlock" in out and SeatFolder(workdir / "seats").status()["message"] == out
+    finally:
+        os.killpg(other.pid, signal.SIGINT)
+        other.wait(timeout=WAIT_S)
