@@ -113,3 +113,33 @@ def test_cluster_bootstrap_covers_a_known_difference() -> None:
         assert est.ci_low is not None and est.ci_high is not None
         covered += est.ci_low <= truth <= est.ci_high
     assert covered >= 186, f"coverage {covered}/200"
+
+
+def test_differences_equal_up_to_float_noise_are_constant_with_no_mde() -> None:
+    a = np.array([0.1 + 0.2, 0.3, 0.3, 0.3, 0.3, 0.3, 0.3])  # 0.1 + 0.2 = 0.30000000000000004
+    b = np.zeros(7)
+    est = paired_cluster_test(a, b)
+    assert est.delta == pytest.approx(2.1)
+    assert est.ci_low == est.ci_high == est.delta  # the interval is the point, not a "BCa" 5e-15 wide
+    assert est.se == 0.0 and est.mde is None
+    assert est.note is not None and "within 1e-09 relative" in est.note and "standard error 0" in est.note
+    constant = paired_cluster_test(np.full(6, 1.0), np.zeros(6))
+    assert constant.mde is None and "degenerate jackknife" not in (constant.note or "")
+
+
+def test_no_mde_when_too_few_clusters_for_significance() -> None:
+    # K = 4: the exact sign-flip test's smallest p-value is 2 / 2^4 = 0.125 > 0.05
+    few = paired_cluster_test(np.array([3.0, 1.0, 2.0, 5.0]), np.array([1.0, 1.5, 0.0, 2.0]))
+    assert few.mde is None and few.note is not None and "smallest possible p-value is 0.125 > alpha = 0.05" in few.note
+    # K = 5: 2 / 32 = 0.0625 still above 0.05; K = 6: 2 / 64 = 0.03125, the MDE is 2.80158 · SE
+    d5 = np.array([2.0, -0.5, 2.0, 3.0, 1.0])
+    assert paired_cluster_test(d5, np.zeros(5)).mde is None
+    d6 = np.array([2.0, -0.5, 2.0, 3.0, 1.0, 0.5])
+    six = paired_cluster_test(d6, np.zeros(6))
+    assert six.mde == pytest.approx(2.801585 * np.sqrt(6) * np.std(d6, ddof=1), rel=1e-6) and six.note is None
+    assert paired_cluster_test(d6, np.zeros(6), alpha=0.01).mde is None  # 0.03125 > 0.01
+
+
+def test_replicate_test_with_constant_replicates_reports_no_mde() -> None:
+    est = replicate_test(0.5, np.full(100, 0.5), n_pairs=8, n_clusters=8, method="m")
+    assert est.se == 0.0 and est.mde is None and est.note == "standard error 0: no minimum detectable difference"

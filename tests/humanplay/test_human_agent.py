@@ -171,3 +171,48 @@ def test_gossip_donation_seats_a_person(tmp_path, monkeypatch):
     gossip = [json.loads(text) for q, text, _ in person.log if "tone" in text]
     assert gossip and {g["tone"] for g in gossip} == {"praising"}  # the first tone button
     assert set(tables["gossip_rounds"]["second_message"].drop_nulls()) == {"fair enough"}
+
+
+def test_a_question_says_where_it_is_from_what_its_keys_mean_and_the_points_so_far(tmp_path):
+    human = _human(tmp_path / "seats")
+    spec = make_cell("Repetition", "prisoners_dilemma", [human, "tit-for-tat"], num_rounds=2)
+    with ScriptedPerson(tmp_path / "seats", _defect_first_refused).sitting() as person:
+        play_spec(spec, [human, "tit-for-tat"])
+    contexts = {(tuple(q.data["position"]["agents"]), q.data["position"]["seat"], q.data["position"]["round"], q.data["attempt"]):
+                q.data["context"] for q, _, _ in person.log}  # fmt: skip
+    me, bot = "human/alice(IO)", "bot/tit-for-tat"
+    labels = {"A0": "Cooperate", "A1": "Defect"}
+    # round 2 against the bot from seat 1: D vs C in round 1 gave 3 points (PD payoffs 2/0/3/1)
+    assert contexts[((me, bot), 0, 2, 0)] == {
+        "where": "Prisoner's Dilemma under Repetition · you are seat 1 of 2, against seat 2: bot/tit-for-tat · round 2",
+        "labels": labels, "points": 3.0,
+    }  # fmt: skip
+    # the bot against me: I sit in seat 2; round 1, nothing scored yet
+    assert contexts[((bot, me), 1, 1, 0)]["where"] == (
+        "Prisoner's Dilemma under Repetition · you are seat 2 of 2, against seat 1: bot/tit-for-tat · round 1"
+    )
+    assert contexts[((bot, me), 1, 1, 0)]["points"] == 0.0
+    # self-play: the opponent is me, in the other seat; D vs D in round 1 gave 1 point
+    assert contexts[((me, me), 1, 2, 0)]["where"].endswith("you are seat 2 of 2, against seat 1: human/alice(IO) (you) · round 2")
+    assert contexts[((me, me), 1, 2, 0)]["points"] == 1.0
+    # the re-ask carries the refusal that caused it; a first attempt carries none
+    expected = check_answer(ActionDistribution(("A0", "A1")), '{"A0": 60, "A1": 30}').error
+    (reask,) = [q for q, _, _ in person.log if q.data["attempt"] == 1]
+    assert reask.data["refused"] == {"text": '{"A0": 60, "A1": 30}', "error": expected}
+    assert all(q.data["refused"] is None for q, _, _ in person.log if q.data["attempt"] == 0)
+
+
+def test_a_vote_shows_each_contracts_terms_beside_its_key(tmp_path):
+    human = _human(tmp_path / "seats")
+    spec = make_cell("Contracting", "prisoners_dilemma", [human, "tit-for-tat"])
+    with ScriptedPerson(tmp_path / "seats").sitting() as person:
+        play_spec(spec, [human, "tit-for-tat"])
+    votes = [q for q, _, _ in person.log if q.data["kind"] == "contract_vote"]
+    assert votes
+    for vote in votes:
+        labels = vote.data["context"]["labels"]
+        (prompt,) = vote.data["messages"]
+        for key in ("C1", "C2"):
+            assert labels[key].startswith(f"{key} (proposed by Player ") and labels[key] in prompt["content"]
+        # the person's own design (first_choice: 0 on every action) is written out term by term
+        assert "- A0 (Cooperate): " in labels["C1"] and "- A1 (Defect): " in labels["C1"]

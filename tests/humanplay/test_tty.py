@@ -9,6 +9,7 @@ yes/no). When the run is marked finished the command exits 0.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -113,3 +114,30 @@ def test_a_person_plays_in_the_terminal(tmp_path):
     assert set(contract["status"]) == {"ok"} and set(contract["n_attempts"]) == {1}
     fields = {"action": 1, "contract_design": 2, "contract_vote": 2, "sign": 1}  # one line typed per field
     assert len(typed) == 4 + sum(fields[k] for k in contract["kind"])  # NoMechanism after the refusal: its re-ask and 3 more
+
+
+def test_a_latin1_or_ascii_terminal_plays_and_the_typed_text_is_stored_exactly(tmp_path):
+    from coopeval.humanplay.service import SeatDesk
+    from coopeval.humanplay.tty import play_in_terminal
+
+    folder = SeatFolder(tmp_path)
+    folder.ask("alice", "q", {"agent": "human/alice(IO)", "model": "human/alice", "kind": "donation", "attempt": 0,
+                              "messages": [{"role": "user", "content": "Donate — say how much (×0.5 kept)"}],
+                              "form": {"type": "text"}, "position": {"round": 1}})  # fmt: skip
+
+    def judge() -> None:  # the play job's side
+        while folder.answer_of("alice", "q") is None:
+            time.sleep(0.02)
+        folder.close("alice", "q", {"valid": True, "error": "", "parsed": "ok"})
+
+    job = threading.Thread(target=judge)
+    job.start()
+    stdin = io.TextIOWrapper(io.BytesIO("café 50 %\n.\n".encode("latin-1")), encoding="latin-1")
+    stdout = io.TextIOWrapper(io.BytesIO(), encoding="ascii")
+    answered = lambda: folder.answer_of("alice", "q") is not None  # noqa: E731
+    assert play_in_terminal(SeatDesk(tmp_path), stdin, stdout, answered) == 0
+    job.join()
+    assert folder.answer_of("alice", "q")["text"] == "café 50 %"
+    stdout.flush()
+    shown = stdout.buffer.getvalue().decode("ascii")  # type: ignore[attr-defined]
+    assert "-" * 72 in shown and "Donate ? say how much (?0.5 kept)" in shown and "Accepted" in shown

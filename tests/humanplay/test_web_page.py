@@ -194,3 +194,84 @@ def test_the_server_refuses_foreign_hosts_and_form_posts(tmp_path):
         with urllib.request.urlopen(server.url) as page:
             html = page.read().decode()
         assert "<script>" in html and "http://" not in html and "https://" not in html  # nothing fetched from the network
+
+
+def type_percent(browser: Chromium, key: str, text: str) -> None:
+    browser.evaluate(
+        f"(function(){{var e=document.getElementById('p-{key}'); e.value={json.dumps(text)};"
+        "e.dispatchEvent(new Event('input', {bubbles: true})); return true;})()"
+    )
+
+
+def text_of(browser: Chromium, selector: str) -> str:
+    return str(browser.evaluate(f"document.querySelector({json.dumps(selector)}).textContent"))
+
+
+def test_the_page_names_the_actions_the_match_up_the_points_and_sends_what_it_shows(browser, tmp_path):
+    seats = tmp_path / "seats"
+    human = HumanAgent("human/alice", seats=SeatFolder(seats))
+    expected = check_answer(ActionDistribution(("A0", "A1")), json.dumps(REFUSED)).error
+    with SeatServer(seats, port=0) as server:
+        browser.open(server.url)
+        game = Game(make_cell("Repetition", "prisoners_dilemma", [human, "tit-for-tat"], num_rounds=2), [human, "tit-for-tat"])
+        game.start()
+        last, reopened = None, False
+        while (question := next_question(browser, last, game)) is not None:
+            last = f"{question['seat']}/{question['id']}"
+            position = question["position"]
+            assert text_of(browser, 'label[for="w-A0"]') == "Cooperate (A0)" and text_of(browser, 'label[for="w-A1"]') == "Defect (A1)"
+            assert text_of(browser, 'button.pure[data-key="A1"]') == "100 % on Defect (A1)"
+            where = text_of(browser, "#where")
+            assert f"round {position['round']}" in where and "Prisoner's Dilemma under Repetition" in where
+            against_bot = position["agents"] == ["human/alice(IO)", "bot/tit-for-tat"]
+            if against_bot and position["round"] == 2:  # D vs C in round 1: 3 points
+                assert where.endswith("against seat 2: bot/tit-for-tat · round 2 · your points so far in this match-up: 3")
+            if against_bot and position["round"] == 1 and question["attempt"] == 0:
+                # what the boxes show is what is sent: an empty box is null, -5 is -5 (never 50 or 0)
+                type_percent(browser, "A0", "")
+                assert text_of(browser, "#preview") == '{"A0": null, "A1": 0}'
+                assert "Cannot be accepted: Cooperate (A0) is empty" in text_of(browser, "#total")
+                type_percent(browser, "A0", "-5")
+                assert text_of(browser, "#preview") == '{"A0": -5, "A1": 0}'
+                assert "Cooperate (A0) is -5, not a whole number from 0 to 100" in text_of(browser, "#total")
+                set_slider(browser, "A0", REFUSED["A0"])
+                set_slider(browser, "A1", REFUSED["A1"])
+                assert text_of(browser, "#preview") == json.dumps(REFUSED)
+                browser.click("#send")
+                browser.wait("!document.getElementById('refusal').hidden", "the parser's refusal")
+                continue
+            if question["attempt"] == 1 and not reopened:  # the page is closed and opened again
+                reopened = True
+                browser.open(server.url)
+                browser.wait("typeof current !== 'undefined' && current && current.attempt === 1 && !document.getElementById('refusal').hidden", "the refusal on the reopened page")
+                assert text_of(browser, "#refusal-text") == expected
+            browser.click('button.pure[data-key="A1"]')
+            browser.click("#send")
+        assert game.error is None, game.error
+        assert reopened
+
+        game = Game(make_cell("Contracting", "prisoners_dilemma", [human, "tit-for-tat"]), [human, "tit-for-tat"])
+        game.start()
+        last, votes = None, 0
+        while (question := next_question(browser, last, game)) is not None:
+            last = f"{question['seat']}/{question['id']}"
+            if question["kind"] == "contract_design":
+                type_into(browser, "A0", "0")
+                type_into(browser, "A1", "0")
+            elif question["kind"] == "contract_vote":
+                votes += 1
+                terms = browser.evaluate("Array.prototype.map.call(document.querySelectorAll('pre.option'), function (e) { return e.textContent; })")
+                assert terms == [question["context"]["labels"]["C1"], question["context"]["labels"]["C2"]]
+                assert terms[0].startswith("C1 (proposed by Player ") and "- A1 (Defect): " in terms[0]
+                assert text_of(browser, 'button.choice[data-key="C1"][data-value="true"]') == "yes"
+                if votes == 1:
+                    browser.screenshot(SCREENSHOTS / "human-contract-vote.png")
+                browser.click('button.choice[data-key="C1"][data-value="true"]')
+                browser.click('button.choice[data-key="C2"][data-value="true"]')
+            elif question["kind"] == "sign":
+                browser.click('button.choice[data-key="sign"][data-value="true"]')
+            else:
+                browser.click('button.pure[data-key="A0"]')
+            browser.click("#send")
+        assert game.error is None, game.error
+        assert votes > 0

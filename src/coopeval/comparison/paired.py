@@ -11,7 +11,9 @@ cluster times the fixed weight the metric gives them), b_k the same for B on the
   cluster totals; Miller 2024, arXiv 2411.00640 §3, eq. for clustered standard errors);
 * the interval is a paired cluster bootstrap: the K pairs (a_k, b_k) are resampled with
   replacement and Σ (a*_k − b*_k) recomputed (:func:`scipy.stats.bootstrap`, ``paired=True``,
-  BCa; percentile when BCa is undefined, e.g. all d_k equal);
+  BCa; percentile when BCa is undefined); when every d_k is equal up to float noise (spread at
+  most :data:`CONSTANT_TOLERANCE` times the largest |d_k|, at least 1) the interval is the point,
+  with a note naming the tolerance;
 * the p-value is the sign-flip permutation test of H0 "A and B are exchangeable within each
   cluster": each pair is swapped or not (:func:`scipy.stats.permutation_test` with
   ``permutation_type='samples'``; exact enumeration when 2^K does not exceed the resamples);
@@ -19,7 +21,10 @@ cluster times the fixed weight the metric gives them), b_k the same for B on the
   (Phipson & Smyth 2010, "Permutation p-values should never be zero", Stat. Appl. Genet. Mol.
   Biol. 9(1); :func:`resampling_p_value` for bootstrap replicates);
 * the minimum detectable difference at 80 % power is (z_{0.975} + z_{0.8}) · SE
-  (:mod:`coopeval.comparison.power`).
+  (:mod:`coopeval.comparison.power`), reported only where a difference can be significant: not
+  when SE is 0 (constant differences) nor when K clusters are so few that the exact sign-flip
+  test's smallest p-value, 2 / 2^K (the observed sign pattern and its mirror), exceeds α
+  (K ≤ 5 at α = 0.05); the note says which.
 
 Weights are held at their observed values in the resamples: every replicate plays the same
 schedule, so how many seats an agent has is fixed by the design, not random.
@@ -44,6 +49,9 @@ DEFAULT_RESAMPLES = 9999
 """Bootstrap and permutation resamples of each comparison."""
 DEFAULT_SEED = 0
 CONFIDENCE_LEVEL = 0.95
+CONSTANT_TOLERANCE = 1e-9
+"""Cluster differences whose spread is at most this times max(1, largest |d_k|) are taken as
+equal (float noise of sums of the same scores), so the interval is the point."""
 
 
 @dataclass(frozen=True)
@@ -62,7 +70,8 @@ class PairedEstimate:
     se:
         Standard error of ``delta``, or None.
     mde:
-        Minimum detectable difference at 80 % power, or None.
+        Minimum detectable difference at 80 % power, or None (fewer than 2 clusters, standard
+        error 0, or clusters too few for any p-value to fall below alpha; ``note`` says which).
     n_pairs:
         Paired observations (e.g. co-player profile entries × replicates) behind ``delta``.
     n_clusters:
@@ -181,13 +190,14 @@ def paired_cluster_test(
     if k < 2:
         return PairedEstimate(delta, None, None, None, None, None, pairs, k, base,
                               f"fewer than 2 clusters ({k}): no interval, p-value or power")
-    se = math.sqrt(k) * float(np.std(d, ddof=1))
     rng = np.random.default_rng(seed)
-    note = None
-    if float(np.ptp(d)) == 0.0:
+    notes: list[str] = []
+    constant = float(np.ptp(d)) <= CONSTANT_TOLERANCE * max(1.0, float(np.max(np.abs(d))))
+    se = 0.0 if constant else math.sqrt(k) * float(np.std(d, ddof=1))
+    if constant:
         low = high = delta
-        interval = "every cluster difference equal: the interval is the point"
-        note = interval
+        interval = f"every cluster difference equal (within {CONSTANT_TOLERANCE:g} relative): the interval is the point"
+        notes.append(interval)
     else:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -199,7 +209,7 @@ def paired_cluster_test(
             tail = 100.0 * (1.0 - CONFIDENCE_LEVEL) / 2.0
             low, high = (float(v) for v in np.percentile(result.bootstrap_distribution, [tail, 100.0 - tail]))
             interval = f"percentile, {n_resamples} resamples"
-            note = "BCa interval undefined (degenerate jackknife); percentile interval"
+            notes.append("BCa interval undefined (degenerate jackknife); percentile interval")
     exact = 2**k <= n_resamples
     perm = permutation_test((x, y), _sum_difference, permutation_type="samples", vectorized=True,
                             n_resamples=n_resamples, alternative="two-sided", rng=rng)
@@ -213,8 +223,16 @@ def paired_cluster_test(
     # the interval always contains the point estimate (BCa can exclude it by rounding when all
     # but one cluster agree); widen to it
     low, high = min(low, delta), max(high, delta)
-    return PairedEstimate(delta, _finite(low), _finite(high), p_value, se,
-                          minimum_detectable_difference(se, alpha, power), pairs, k, method, note)
+    smallest_p = 2.0 / 2**k if exact else 1.0 / (n_resamples + 1)
+    mde = None
+    if se == 0.0:
+        notes.append("standard error 0: no minimum detectable difference")
+    elif smallest_p > alpha:
+        notes.append(f"with {k} clusters the smallest possible p-value is {smallest_p:g} > alpha = {alpha:g}: "
+                     "no difference can be significant, so no minimum detectable difference")
+    else:
+        mde = minimum_detectable_difference(se, alpha, power)
+    return PairedEstimate(delta, _finite(low), _finite(high), p_value, se, mde, pairs, k, method, "; ".join(notes) or None)
 
 
 def replicate_test(
@@ -251,5 +269,6 @@ def replicate_test(
     low, high = (float(v) for v in np.percentile(reps, [2.5, 97.5]))
     p_value = resampling_p_value(int(np.sum(reps <= 0.0)), int(np.sum(reps >= 0.0)), len(reps))
     se = float(np.std(reps, ddof=1)) if len(reps) > 1 else None
-    return PairedEstimate(float(delta), min(low, delta), max(high, delta), p_value, se,
-                          minimum_detectable_difference(se, alpha, power), n_pairs, n_clusters, method)
+    note = "standard error 0: no minimum detectable difference" if se == 0.0 else None
+    mde = None if se == 0.0 else minimum_detectable_difference(se, alpha, power)
+    return PairedEstimate(float(delta), min(low, delta), max(high, delta), p_value, se, mde, n_pairs, n_clusters, method, note)

@@ -11,10 +11,12 @@ folder, so nobody is asked twice.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -24,7 +26,23 @@ from coopeval.core.errors import CliError
 __all__ = ["add_play_human_parser", "run_play_human"]
 
 STOP_WAIT_S = 60.0
-"""How long a stopped run may take to end after Ctrl-C before it gets SIGTERM, seconds."""
+"""How long a stopped run may take to end after Ctrl-C (then after SIGTERM) before the next, harder
+signal, seconds."""
+
+ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+"""Signals that end ``play-human`` (besides Ctrl-C): each stops the run it started first."""
+
+
+class _Ended(Exception):
+    """``play-human`` got one of :data:`ENDING_SIGNALS`."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _raise_ended(signum: int, frame: object) -> None:
+    raise _Ended(signum)
 
 HELP = "play in a human seat: start the run and serve the seat page (or --tty) for the person"
 
@@ -55,44 +73,115 @@ def _check_run(args: argparse.Namespace) -> None:
         raise CliError("no Snakefile in the working directory: run play-human from the repository's root")
 
 
+def _group_alive(pgid: int) -> bool:
+    """Whether any process of process group ``pgid`` is alive."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _check_no_live_run(folder: Any, seats: Path) -> None:
+    """Refuse to start a second run on a seats folder whose run is still alive (it holds the
+    workflow's lock and asks the questions)."""
+    status = folder.status()
+    pid = status.get("pid")
+    if status.get("state") == "running" and isinstance(pid, int) and _group_alive(pid):
+        raise CliError(
+            f"a run of the seats folder {seats} is still running (snakemake, process group {pid}, "
+            f"holding the workflow's lock): stop it with 'kill -INT -{pid}' and run this again, "
+            "or answer its questions with 'coopeval play-human --no-run'"
+        )
+
+
+def _snakemake(args: argparse.Namespace, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "snakemake", "--cores", str(args.cores), *args.targets, "--configfile", *args.configfile, *extra]
+
+
 def _start_run(args: argparse.Namespace, seats: Path) -> subprocess.Popen[bytes]:
-    command = [sys.executable, "-m", "snakemake", "--cores", str(args.cores), *args.targets, "--configfile", *args.configfile]
     log = (seats / "run.log").open("ab")
     env = {**os.environ, "COOPEVAL_HUMAN_SEATS": str(seats)}
     # A session of its own: the run's jobs (one may be waiting for the person) are stopped as a group.
-    return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+    return subprocess.Popen(_snakemake(args), stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
 
 
-def _stop_run(run: subprocess.Popen[bytes]) -> None:
+def _stop_run(run: subprocess.Popen[bytes], args: argparse.Namespace, seats: Path) -> None:
     """Stop the run this command started and every job of it: Ctrl-C to its process group (the
-    play job waiting for an answer stops at once; answers given are cached), then, if it has not
-    stopped within :data:`STOP_WAIT_S` seconds, SIGTERM."""
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    play job waiting for an answer stops at once; answers given are cached, snakemake releases its
+    lock), then, if it has not stopped within :data:`STOP_WAIT_S` seconds, SIGTERM, then SIGKILL,
+    after which the lock snakemake could not release is released (``snakemake --unlock``)."""
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGKILL):
         try:
             os.killpg(run.pid, sig)
         except ProcessLookupError:
-            return
+            break
         try:
             run.wait(timeout=STOP_WAIT_S)
-            return
+            if not _group_alive(run.pid):
+                break
         except subprocess.TimeoutExpired:
             continue
     run.wait()
+    if run.returncode == -signal.SIGKILL:
+        with (seats / "run.log").open("ab") as log:
+            subprocess.run(_snakemake(args, "--unlock"), stdout=log, stderr=subprocess.STDOUT, check=False)
+
+
+LOCKED = "LockException"
+"""What snakemake's log says when the working directory is locked by another snakemake."""
+
+
+def _failure_message(status: int, log: Path, start: int) -> str:
+    """The one line naming why the run failed (its lock taken by another snakemake, or see the log)."""
+    try:
+        with log.open("rb") as handle:
+            handle.seek(start)
+            written = handle.read().decode("utf-8", "replace")
+    except OSError:
+        written = ""
+    if LOCKED in written or "Directory cannot be locked" in written:
+        return (f"snakemake exited {status}: the working directory is locked by another snakemake run; stop that run "
+                f"(or, if none is running, run 'snakemake --unlock') and run this again; log: {log}")
+    return f"snakemake exited {status}; log: {log}"
+
+
+MAX_PORT = 65535
+"""The largest TCP port number."""
+
+
+def _check_usage(args: argparse.Namespace) -> None:
+    """Refuse option values no run or server can take (one line each, exit 2)."""
+    if not 0 <= args.port <= MAX_PORT:
+        raise CliError(f"--port {args.port}: give a TCP port from 0 to {MAX_PORT} (0: any free port)")
+    if args.cores < 1:
+        raise CliError(f"--cores {args.cores}: give 1 or more cores")
 
 
 def run_play_human(args: argparse.Namespace) -> int:
     """Start the run (unless ``--no-run``), serve the front end until it ends; its exit code
-    (0 finished; 1 the run failed or the terminal closed; 130 interrupted)."""
+    (0 finished; 1 the run failed or the terminal closed; 130 interrupted, 128 + the signal's
+    number after SIGTERM or SIGHUP). Every way this command ends stops the run it started.
+
+    With ``--no-run`` the command ends when the run's status (written by the ``play-human`` that
+    started it) says it ended, or when every process group that asked a question it showed has
+    ended and no question is open.
+    """
     from coopeval.agents.human.seat import SeatFolder, seats_root
     from coopeval.humanplay.service import SeatDesk
     from coopeval.humanplay.tty import play_in_terminal
     from coopeval.humanplay.web import SeatServer
 
+    _check_usage(args)
     if not args.no_run:
         _check_run(args)
     seats = Path(args.seats).resolve() if args.seats else seats_root().resolve()
     seats.mkdir(parents=True, exist_ok=True)
     folder = SeatFolder(seats)
+    if not args.no_run:
+        _check_no_live_run(folder, seats)
     server = None
     if not args.tty:
         try:
@@ -100,27 +189,47 @@ def run_play_human(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise CliError(f"--port {args.port}: cannot listen on 127.0.0.1 ({exc}); give another port or 0") from exc
     run: subprocess.Popen[bytes] | None = None
+    log = seats / "run.log"
+    log_start = log.stat().st_size if log.exists() else 0
+    desk = server.desk if server is not None else SeatDesk(seats)
+    if args.no_run:
+        shown = folder.status()
+        if not (shown.get("state") == "running" and isinstance(shown.get("pid"), int) and _group_alive(shown["pid"])):
+            folder.set_status({"state": "running", "message": "serving the seats of a run started otherwise"})
     earlier = folder.status()  # a status left by an earlier run does not end this session
 
     def finished() -> bool:
-        if run is None:
-            status = folder.status()
-            return status != earlier and status.get("state") in ("finished", "failed")
-        return run.poll() is not None
+        if run is not None:
+            return run.poll() is not None
+        now = folder.status()
+        if now != earlier and now.get("state") in ("finished", "failed", "ended"):
+            return True
+        # the processes that asked the questions shown have all ended, and nothing is open
+        return bool(desk.asked_by) and not folder.pending() and not any(_group_alive(group) for group in desk.asked_by)
 
     def stop() -> None:
+        for sig in (signal.SIGINT, *ENDING_SIGNALS):  # the stop itself is not interrupted
+            signal.signal(sig, signal.SIG_IGN)
         if run is not None:
-            _stop_run(run)
+            _stop_run(run, args, seats)
             folder.set_status({"state": "stopped", "message": "stopped; run play-human again to resume"})
-        print("Stopped; answers given are kept (run the same command to resume).", file=sys.stderr)
+        with contextlib.suppress(OSError):  # the terminal may be gone
+            print("Stopped; answers given are kept (run the same command to resume).", file=sys.stderr)
 
+    previous: dict[int, Any] = {}
+    if threading.current_thread() is threading.main_thread():
+        previous = {sig: signal.signal(sig, _raise_ended) for sig in ENDING_SIGNALS}
+        previous[signal.SIGINT] = signal.getsignal(signal.SIGINT)
     try:
         if not args.no_run:
+            withdrawn = folder.withdraw_stale()
             run = _start_run(args, seats)
-            folder.set_status({"state": "running", "message": f"log: {seats / 'run.log'}"})
+            folder.set_status({"state": "running", "message": f"log: {log}", "pid": run.pid})
+            if withdrawn:
+                print(f"Withdrew {withdrawn} question(s) of an earlier run; this run asks again what is still open.", flush=True)
         if server is None:
-            print(f"Seats: {seats}" + (f"; the run's log: {seats / 'run.log'}" if run else ""), flush=True)
-            if play_in_terminal(SeatDesk(seats), sys.stdin, sys.stdout, finished) != 0:  # the input closed first
+            print(f"Seats: {seats}" + (f"; the run's log: {log}" if run else ""), flush=True)
+            if play_in_terminal(desk, sys.stdin, sys.stdout, finished) != 0:  # the input closed first
                 stop()
                 return 1
         else:
@@ -128,16 +237,23 @@ def run_play_human(args: argparse.Namespace) -> int:
             while not finished():
                 time.sleep(0.5)
         if run is None:
+            if folder.status() == earlier:
+                folder.set_status({"state": "ended", "message": "the run's processes have ended; its log says how"})
             return 0
         status = run.wait()
-        message = f"snakemake exited {status}; log: {seats / 'run.log'}"
+        message = _failure_message(status, log, log_start) if status else f"snakemake exited 0; log: {log}"
         folder.set_status({"state": "finished" if status == 0 else "failed", "message": message})
         print(message, flush=True)
         return 0 if status == 0 else 1
     except KeyboardInterrupt:
         stop()
         return 130
+    except _Ended as ended:
+        stop()
+        return 128 + ended.signum
     finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
         if server is not None:
             time.sleep(1.0)  # let the page fetch the final status once
             server.stop()

@@ -29,16 +29,24 @@ class SeatDesk:
 
     def __init__(self, root: str | Path) -> None:
         self.folder = SeatFolder(root)
+        self.asked_by: set[int] = set()
+        """Process groups of the runs whose questions this desk has shown (a run's processes)."""
+
+    def _shown(self, question: Question | None) -> Question | None:
+        if question is not None and isinstance(question.data.get("group"), int):
+            self.asked_by.add(int(question.data["group"]))
+        return question
 
     def next_question(self) -> Question | None:
         """The oldest open question of any seat, or None."""
         pending = self.folder.pending()
-        return pending[0] if pending else None
+        return self._shown(pending[0] if pending else None)
 
     def state(self) -> dict[str, Any]:
         """``{"question": the oldest open question or None, "open": how many are open, "run": the
         run's status}`` (JSON)."""
         pending = self.folder.pending()
+        self._shown(pending[0] if pending else None)
         return {
             "question": pending[0].to_json() if pending else None,
             "open": len(pending),

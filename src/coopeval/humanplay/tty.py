@@ -6,6 +6,9 @@ percentage per action (or one action's token for 100 % on it), a choice by its v
 for a boolean, a number or a line of text. Typing ``:text`` instead gives the whole answer as raw
 text, as a model would (ended by a line holding only ``.``). The play job's parser judges every
 answer; a refusal is printed with the parser's message and the re-ask follows.
+
+Any terminal encoding works: what the terminal cannot show is replaced (the separator falls back
+to ASCII), and what the person types is decoded with the terminal's encoding and stored as typed.
 """
 
 from __future__ import annotations
@@ -24,6 +27,23 @@ RAW = ":text"
 """What a person types at any field to give the whole answer as text instead."""
 
 RULE = "─" * 72
+ASCII_RULE = "-" * 72
+
+
+def _shows(stream: TextIO, text: str) -> bool:
+    """Whether ``stream``'s encoding can write ``text``."""
+    try:
+        text.encode(getattr(stream, "encoding", None) or "utf-8")
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
+
+
+def _tolerate(stream: TextIO) -> None:
+    """Let ``stream`` replace what its encoding cannot hold instead of raising."""
+    reconfigure = getattr(stream, "reconfigure", None)
+    if reconfigure is not None:
+        reconfigure(errors="replace")
 
 
 class _RawRequested(Exception):
@@ -31,12 +51,17 @@ class _RawRequested(Exception):
 
 
 class TerminalSeat:
-    """One person at a terminal: reads from ``stdin``, writes to ``stdout``."""
+    """One person at a terminal: reads from ``stdin``, writes to ``stdout`` (both switched to
+    replace what their encoding cannot hold, e.g. on a Latin-1 or ASCII terminal)."""
 
     def __init__(self, desk: SeatDesk, stdin: TextIO, stdout: TextIO) -> None:
         self.desk = desk
         self.stdin = stdin
         self.stdout = stdout
+        _tolerate(stdin)
+        _tolerate(stdout)
+        self.rule = RULE if _shows(stdout, RULE) else ASCII_RULE
+        self.ellipsis = "…" if _shows(stdout, "…") else "..."
 
     def say(self, text: str = "") -> None:
         self.stdout.write(text + "\n")
@@ -64,9 +89,10 @@ class TerminalSeat:
                 return "\n".join(lines)
             lines.append(line.rstrip("\n"))
 
-    def distribution(self, keys: list[str]) -> dict[str, Any]:
+    def distribution(self, keys: list[str], labels: dict[str, str]) -> dict[str, Any]:
         """Percentages for ``keys``: ``60 40`` (one number per action, in order) or a token (100 % on it)."""
-        self.say(f"Actions: {', '.join(keys)}. Type one percentage per action in this order (e.g. "
+        named = ", ".join(f"{k} = {labels[k]}" if k in labels else k for k in keys)
+        self.say(f"Actions: {named}. Type one percentage per action in this order (e.g. "
                  f"{' '.join(['100'] + ['0'] * (len(keys) - 1))}), or one action's token for 100 % on it.")
         line = self.ask("percentages> ").strip()
         if line in keys:
@@ -75,9 +101,12 @@ class TerminalSeat:
         # A count or a number that does not fit is sent as typed: the parser words the refusal.
         return {k: _json_number(parts[i]) if i < len(parts) else None for i, k in enumerate(keys)}
 
-    def field(self, spec: dict[str, Any]) -> Any:
-        """One field's value, as the web form would send it."""
+    def field(self, spec: dict[str, Any], labels: dict[str, str]) -> Any:
+        """One field's value, as the web form would send it (a key's meaning, e.g. a contract's
+        terms, shown above it)."""
         key, widget = spec["key"], spec["widget"]
+        if key in labels:
+            self.say(labels[key])
         if widget == "choice":
             options = spec["options"]
             shown = " | ".join(json.dumps(o) for o in options)
@@ -95,23 +124,32 @@ class TerminalSeat:
     def answer_text(self, question: Question) -> str:
         """The answer text the form builds from the person's input."""
         form = question.data["form"]
+        labels = dict((question.data.get("context") or {}).get("labels") or {})
         try:
             if form["type"] == "distribution":
-                return json.dumps(self.distribution(list(form["keys"])))
+                return json.dumps(self.distribution(list(form["keys"]), labels))
             if form["type"] == "fields":
-                return json.dumps({f["key"]: self.field(f) for f in form["fields"]}, ensure_ascii=False)
+                return json.dumps({f["key"]: self.field(f, labels) for f in form["fields"]}, ensure_ascii=False)
         except _RawRequested:
             pass
         return self.raw_text()
 
     def show(self, question: Question) -> None:
         data = question.data
-        self.say(RULE)
+        self.say(self.rule)
+        context = data.get("context") or {}
+        if context.get("where"):
+            self.say(str(context["where"]))
+        if context.get("points") is not None:
+            self.say(f"Your points so far in this match-up: {context['points']:g}")
         self.say(f"{data['agent']} · decision: {data['kind']} · attempt {int(data['attempt']) + 1}")
         for message in data["messages"]:
             self.say(f"[{message['role']}]")
             self.say(str(message["content"]))
-        self.say(RULE)
+        self.say(self.rule)
+        refused = data.get("refused") or {}
+        if int(data["attempt"]) > 0 and refused.get("error"):
+            self.say(f"Your last answer here was refused by the parser: {refused['error']}")
         self.say(f"(type {RAW} at any field to give the whole answer as text)")
 
     def play(self, finished: Callable[[], bool]) -> int:
@@ -124,7 +162,7 @@ class TerminalSeat:
                     self.say("The run finished: no question is open.")
                     return 0
                 if not waiting_said:
-                    self.say("Waiting for the next question…")
+                    self.say(f"Waiting for the next question{self.ellipsis}")
                     waiting_said = True
                 time.sleep(POLL_S)
                 continue

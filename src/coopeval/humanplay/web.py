@@ -40,7 +40,7 @@ class _Handler(BaseHTTPRequestHandler):
         return  # requests are not logged: the terminal belongs to the run's messages
 
     def _local(self) -> bool:
-        host = (self.headers.get("Host") or "").rsplit(":", 1)[0].strip("[]")
+        host = (self.headers.get("Host") or "").rsplit(":", 1)[0].strip("[]").lower()  # host names ignore case
         if host in LOCAL_HOSTS:
             return True
         self._send(HTTPStatus.FORBIDDEN, {"error": "the seat page answers only on 127.0.0.1 or localhost"})
@@ -75,9 +75,10 @@ class _Handler(BaseHTTPRequestHandler):
         if (self.headers.get("Content-Type") or "").split(";")[0].strip() != "application/json":
             self._send(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, {"error": "send the answer as application/json"})
             return
-        length = int(self.headers.get("Content-Length") or 0)
+        declared = (self.headers.get("Content-Length") or "").strip()
+        length = int(declared) if declared.isdigit() else 0
         if not 0 < length <= MAX_BODY_BYTES:
-            self._send(HTTPStatus.BAD_REQUEST, {"error": f"the request body must hold 1 to {MAX_BODY_BYTES} bytes"})
+            self._send(HTTPStatus.BAD_REQUEST, {"error": f"Content-Length {declared!r}: the request body must hold 1 to {MAX_BODY_BYTES} bytes"})
             return
         try:
             body = json.loads(self.rfile.read(length))
@@ -126,6 +127,12 @@ class SeatServer:
         self.port = port
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
+
+    @property
+    def desk(self) -> SeatDesk:
+        """The desk the page reads and answers through."""
+        assert self._server is not None, "start the server first"
+        return self._server.desk
 
     @property
     def url(self) -> str:

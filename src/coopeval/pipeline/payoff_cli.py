@@ -95,8 +95,6 @@ def parse_profile(game: Any, text: str) -> tuple[int, ...]:
 
 def run_payoff(args: argparse.Namespace) -> int:
     """Handle ``coopeval payoff``: print ``{"payoffs": [...]}``; exit 0."""
-    if args.players is not None and args.players < 1:
-        raise CliError(f"--players: {args.players} must be a positive integer")
     game = _game(args.game, args.players)
     print(json.dumps({"payoffs": list(game.payoffs(parse_profile(game, args.profile)))}))
     return 0

@@ -23,6 +23,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from coopeval.agents.human.context import seat_context
 from coopeval.agents.human.form import form_for
 from coopeval.agents.human.seat import POLL_S, SeatFolder, seats_root
 from coopeval.agents.protocol import DecisionRequest, ErrorClass, Reply
@@ -66,6 +67,7 @@ class HumanAgent:
         self.params: Mapping[str, Any] = {}
         self.seat = model.removeprefix(PREFIX)
         self._seats = seats
+        self._refusals: dict[str, dict[str, str]] = {}  # position → the last refused answer there and why
 
     @property
     def seats(self) -> SeatFolder:
@@ -88,6 +90,8 @@ class HumanAgent:
         An answer already on file for the same question (a restart) is taken without asking again.
         """
         qid = self.question_id(request)
+        place = content_hash(dict(request.position), 16)
+        attempt = int(request.state.get("attempt", 0))
         answer = self.seats.answer_of(self.seat, qid)
         if answer is None:
             asked_at = time.time()
@@ -102,7 +106,9 @@ class HumanAgent:
                     "messages": [dict(m) for m in request.messages],
                     "form": form_for(request.answer_format),
                     "position": dict(request.position),
-                    "attempt": int(request.state.get("attempt", 0)),
+                    "attempt": attempt,
+                    "context": seat_context(request.position, request.state, self.name),
+                    "refused": self._refusals.get(place) if attempt > 0 else None,
                 },
             )
             while (answer := self.seats.answer_of(self.seat, qid)) is None:
@@ -111,6 +117,10 @@ class HumanAgent:
             asked_at = float(answer["answered_at"])
         text = str(answer["text"])
         verdict = check_answer(request.answer_format, text)
+        if verdict.valid:
+            self._refusals.pop(place, None)
+        else:  # shown above the re-ask, also on a page opened later
+            self._refusals[place] = {"text": text, "error": verdict.error}
         self.seats.close(self.seat, qid, {"valid": verdict.valid, "error": verdict.error, "parsed": verdict.parsed})
         latency = max(float(answer["answered_at"]) - asked_at, 0.0)
         return Reply(text=text, latency_s=latency, model_resolved=self.model, finish_reason="stop")

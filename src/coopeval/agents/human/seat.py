@@ -7,11 +7,15 @@ question's id and written atomically (a temporary file moved into place):
 ``questions/<id>.json``
     written by the agent (:class:`~coopeval.agents.human.agent.HumanAgent`, inside the play job):
     the messages exactly as a model in that seat receives them, the form
-    (:func:`coopeval.agents.human.form.form_for`), the decision kind, position and attempt, and the
-    wall time it was asked.
+    (:func:`coopeval.agents.human.form.form_for`), the decision kind, position and attempt, the
+    wall time it was asked, and the process that asked it (``pid``, its process group
+    ``group``). A question is open while that process lives: a question of a stopped run is
+    withdrawn, since no run will read its answer (the resumed run asks it again).
 ``answers/<id>.json``
     written by a front end (the web page or the terminal, :mod:`coopeval.humanplay`): the raw
-    answer text and the wall time it was given.
+    answer text and the wall time it was given. It is created once (a hard link of a complete
+    temporary file, which fails when the answer exists): of two answers sent at once, one wins
+    and the other is refused.
 ``verdicts/<id>.json``
     written by the agent when it reads an answer: the real parser's verdict
     (:func:`coopeval.decisions.parsing.check_answer`), so the front end shows the person exactly
@@ -36,7 +40,7 @@ from typing import Any
 
 from coopeval.core.environment import env_value
 
-__all__ = ["Question", "SeatFolder", "seats_root"]
+__all__ = ["Question", "SeatFolder", "process_alive", "seats_root"]
 
 POLL_S = 0.1
 """How often a waiting side looks for the other side's file, seconds."""
@@ -54,6 +58,35 @@ def _write_json(path: Path, value: Mapping[str, Any]) -> None:
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         json.dump(value, handle, ensure_ascii=False)
     os.replace(tmp, path)
+
+
+def _create_json(path: Path, value: Mapping[str, Any]) -> bool:
+    """Write ``value`` as JSON to ``path`` atomically unless ``path`` exists; whether it was written
+    (of writers racing for one path exactly one wins)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(value, handle, ensure_ascii=False)
+        os.link(tmp, path)
+    except FileExistsError:
+        return False
+    finally:
+        os.unlink(tmp)
+    return True
+
+
+def process_alive(pid: object) -> bool:
+    """Whether ``pid`` (an int) names a live process on this machine (False for anything else)."""
+    if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _read_json(path: Path) -> dict[str, Any] | None:
@@ -76,7 +109,10 @@ class Question:
     data:
         The question file's content: ``agent``, ``model``, ``kind``, ``messages`` (list of
         ``{"role", "content"}``), ``form``, ``position``, ``attempt`` (0-based), ``asked_at``
-        (Unix seconds).
+        (Unix seconds), ``pid`` and ``group`` (the asking process and its process group),
+        ``context`` (:func:`coopeval.agents.human.context.seat_context`: where the question is
+        from, what its keys mean, the points so far) and ``refused`` (on a re-ask: the refused
+        answer's ``text`` and the parser's ``error``; else None).
     """
 
     seat: str
@@ -106,8 +142,10 @@ class SeatFolder:
     # -- the agent's side ------------------------------------------------------------------------
 
     def ask(self, seat: str, qid: str, question: Mapping[str, Any]) -> None:
-        """Post a question (``asked_at`` is set to now unless given)."""
-        _write_json(self._path(seat, "questions", qid), {"asked_at": time.time(), **question})
+        """Post a question (``asked_at`` is set to now, ``pid`` and ``group`` to this process and
+        its process group, unless given)."""
+        owner = {"asked_at": time.time(), "pid": os.getpid(), "group": os.getpgrp()}
+        _write_json(self._path(seat, "questions", qid), {**owner, **question})
 
     def answer_of(self, seat: str, qid: str) -> dict[str, Any] | None:
         """The answer given to question ``qid`` (``{"text", "answered_at"}``), or None yet."""
@@ -120,27 +158,45 @@ class SeatFolder:
 
     # -- a front end's side ----------------------------------------------------------------------
 
-    def pending(self) -> list[Question]:
-        """Questions without an answer, oldest first (every seat)."""
+    def _posted(self) -> list[Question]:
         found: list[Question] = []
         for path in self.root.glob("*/questions/*.json"):
-            seat, qid = path.parent.parent.name, path.stem
             data = _read_json(path)
-            if data is not None and not self._path(seat, "answers", qid).exists():
-                found.append(Question(seat, qid, data))
+            if data is not None:
+                found.append(Question(path.parent.parent.name, path.stem, data))
+        return found
+
+    def pending(self) -> list[Question]:
+        """Open questions (without an answer, their asking process alive), oldest first (every seat)."""
+        found = [q for q in self._posted() if process_alive(q.data.get("pid")) and not self._path(q.seat, "answers", q.id).exists()]
         return sorted(found, key=lambda q: (float(q.data.get("asked_at", 0.0)), q.seat, q.id))
 
+    def withdraw_stale(self) -> int:
+        """Delete the questions whose asking process has ended (no run will read their answers; a
+        resumed run asks them again); the number withdrawn."""
+        stale = [q for q in self._posted() if not process_alive(q.data.get("pid"))]
+        for question in stale:
+            self._path(question.seat, "questions", question.id).unlink(missing_ok=True)
+        return len(stale)
+
     def submit(self, seat: str, qid: str, text: str) -> None:
-        """Give the answer ``text`` to question ``qid`` of ``seat``.
+        """Give the answer ``text`` to question ``qid`` of ``seat``; of answers sent at once exactly
+        one is taken.
 
         Raises
         ------
         KeyError
-            There is no such open question (already answered, or never asked).
+            There is no such open question: answered already (by this or another answer), never
+            asked, or asked by a run that has stopped (nobody would read the answer).
         """
-        if not self._path(seat, "questions", qid).exists() or self._path(seat, "answers", qid).exists():
+        question = _read_json(self._path(seat, "questions", qid))
+        if question is None:
             raise KeyError(f"no open question {qid} for human/{seat}: it was answered already or never asked")
-        _write_json(self._path(seat, "answers", qid), {"text": text, "answered_at": time.time()})
+        if not process_alive(question.get("pid")):
+            raise KeyError(f"question {qid} for human/{seat} belongs to a run that has stopped; nobody will read "
+                           "the answer (run play-human again: the resumed run asks what is still open)")
+        if not _create_json(self._path(seat, "answers", qid), {"text": text, "answered_at": time.time()}):
+            raise KeyError(f"no open question {qid} for human/{seat}: another answer to it was taken first")
 
     def verdict(self, seat: str, qid: str, wait_s: float = 0.0) -> dict[str, Any] | None:
         """The parser's verdict of the answer to ``qid`` (``{"valid", "error", "parsed"}``), waiting

@@ -238,13 +238,16 @@ def history_state(history: Sequence[Sequence[int]]) -> list[list[int]]:
 
 
 def bot_state(ctx: CellContext, seat: int, history: Sequence[Sequence[int]], **extra: Any) -> dict[str, Any]:
-    """The structured state scripted bots decide from."""
+    """The structured state scripted bots decide from (``game_title`` and ``action_labels``, the
+    actions' names in token order, are for a person's form)."""
     game = ctx.game
     return {
         "game": game.key,
         "seat": seat,
         "n_players": game.n_players,
         "n_actions": game.n_actions,
+        "game_title": game.title,
+        "action_labels": list(game.actions),
         "cooperative_action": game.cooperative_profile[seat],
         "baseline_action": game.nash_profile[seat],
         "history": history_state(history),

@@ -247,6 +247,11 @@ class DesignVoteMechanism(RepeatedPlay):
         kind = str(fmt.kind)
         enforcing = self.enforcing_design(ctx)
         designs = [o.design for o in options]
+        # each option as the vote prompt words it, for a person's form (beside its vote)
+        option_texts = {
+            key: ctx.prompts.render("vote_option", key=key, seat=o.seat + 1, design=self.describe_option(ctx, o.design or {}))
+            for key, o in zip(fmt.keys, options, strict=True)
+        }
         positions = [position(ctx, self.name, seated, 0, seat, kind) for seat in range(n)]
         outcomes = await asyncio.gather(
             *(
@@ -255,7 +260,8 @@ class DesignVoteMechanism(RepeatedPlay):
                     self.vote_prompt(ctx, seat, options, fmt),
                     fmt,
                     positions[seat],
-                    state=bot_state(ctx, seat, [], enforcing_design=enforcing, options=designs, own_option=seat + 1),
+                    state=bot_state(ctx, seat, [], enforcing_design=enforcing, options=designs, own_option=seat + 1,
+                                    option_texts=option_texts),
                     seed=provider_seed(ctx, positions[seat]),
                 )
                 for seat, agent in enumerate(seated)

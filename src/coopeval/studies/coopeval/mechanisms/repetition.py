@@ -10,6 +10,7 @@ action tokens are shown. Seats decide concurrently within a round; rounds are se
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import Sequence
 from typing import ClassVar
 
@@ -85,7 +86,10 @@ class RepeatedPlay(Mechanism):
                 seated,
                 round_,
                 [self.prompt(ctx, seat, round_, history, tokens) for seat in range(game.n_players)],
-                [bot_state(ctx, seat, [a for _, a in self.shown_rounds(ctx, history)]) for seat in range(game.n_players)],
+                [
+                    bot_state(ctx, seat, [a for _, a in self.shown_rounds(ctx, history)], points_so_far=self.points(ctx, seat, history))
+                    for seat in range(game.n_players)
+                ],
                 records,
                 [mid] * game.n_players,
             )
@@ -103,6 +107,11 @@ class RepeatedPlay(Mechanism):
             }
         )
         return status
+
+    @staticmethod
+    def points(ctx: CellContext, seat: int, history: Sequence[Sequence[int]]) -> float:
+        """The seat's undiscounted base-game points over the rounds played so far (shown to a person)."""
+        return math.fsum(ctx.game.payoffs(tuple(actions))[seat] for actions in history)
 
     def prompt(self, ctx: CellContext, seat: int, round_: int, history: Sequence[Sequence[int]], tokens: tuple[str, ...]) -> str:
         """The action prompt body (without the style instruction; docs/protocol/answers.md#prompt-content)."""
