@@ -37,7 +37,7 @@ from coopeval.explorer.aggregate import AGGREGATE_LABEL, RAW_LABEL
 from coopeval.explorer.overview import NORMAL
 from coopeval.explorer.queries import rows
 
-__all__ = ["chart_kinds", "cooperation_rows", "href", "study_charts"]
+__all__ = ["chart_kinds", "cooperation_rows", "href", "pairs_kind", "study_charts"]
 
 
 
@@ -227,8 +227,6 @@ def chart_kinds() -> dict[str, Any]:
         .properties(width=300, height=160)
         .facet(facet=alt.Facet("condition:N", title=None), columns=3)
     )
-    from coopeval.explorer.pairs import pairs_kind
-
     kinds["pairs"] = pairs_kind()
     kinds["gossip_tones"] = {
         "spec": _spec(tones),
@@ -428,3 +426,30 @@ def trajectory_rows(cell_id: str, found: list[dict[str, Any]]) -> list[dict[str,
     by the query of :data:`coopeval.explorer.extras.TRAJECTORY`), each linking to the agent's decisions in the cell."""
     links = {agent: href(view="cell", cell=cell_id, model=agent, apply="1") for agent in {r["agent"] for r in found}}
     return [{"agent": r["agent"], "step": r["step"], "share": r["share"], "href": links[r["agent"]]} for r in found]
+
+
+def pairs_kind() -> dict[str, Any]:
+    """The chart of one pair of agents: Δ = first − second per scope (a row per mechanism and
+    game, testbed and condition, protocol and variant), its interval as a line, a panel per study
+    and metric with its own x scale; filled where significant after the correction."""
+    import altair as alt
+
+    tooltip: list[Any] = ["study:N", "metric:N", "scope:N", alt.Tooltip("delta:Q", format=".3f"), alt.Tooltip("ci_low:Q", format=".3f"),
+               alt.Tooltip("ci_high:Q", format=".3f"), alt.Tooltip("p_adjusted:Q", format=".4f"), "significant:N", alt.Tooltip("mde:Q", format=".3f")]  # fmt: skip
+    base = alt.Chart().encode(y=alt.Y("scope:N", title=None), tooltip=tooltip)
+    zero = alt.Chart().mark_rule(color="#888", strokeDash=[3, 3]).encode(x=alt.datum(0))
+    interval = base.mark_rule().encode(x=alt.X("ci_low:Q", title="Δ = first − second"), x2="ci_high:Q")
+    point = base.mark_point(size=60, cursor="pointer").encode(
+        x=alt.X("delta:Q"), fill=alt.Fill("significant:N", scale=alt.Scale(domain=["yes", "no"], range=["#4c78a8", "white"])), stroke=alt.value("#4c78a8")
+    )
+    chart = (
+        alt.layer(zero, interval, point, data=_rows_data()).properties(width=300)
+        .facet(facet=alt.Facet("panel:N", title=None), columns=2)
+        .resolve_scale(x="independent", y="independent").resolve_axis(x="independent")
+    )  # fmt: skip
+    fields = [["panel", "study · metric"], ["scope", "scope"], ["delta", "Δ"], ["ci_low", "95 % low"], ["ci_high", "95 % high"],
+              ["p_adjusted", "p (corrected)"], ["correction", "correction"], ["significant", "significant"], ["mde", "MDE"], ["n_clusters", "clusters"]]  # fmt: skip
+    note = ("Paired differences of the store's comparisons table (docs/comparisons.md): Δ = first − second per scope, the line its"
+            " 95 % interval, filled where p after the family's correction is below 0.05; MDE = the minimum detectable effect."
+            " Click a point for the cells behind it.")  # fmt: skip
+    return {"spec": _spec(chart), "fields": fields, "note": note, "at": ["panel", "scope", "delta"]}

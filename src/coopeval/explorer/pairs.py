@@ -4,7 +4,7 @@ Every row of the ``comparisons`` table (docs/comparisons.md; the workflow's pair
 Δ = a − b with their interval, p after the family's correction and minimum detectable effect)
 becomes one row of ``data/pairs.js``; the page (``pairs.js``, ``#view=pairs&a=<agent>&b=<agent>``)
 keeps the rows of the two agents picked, turned so that Δ is always the first minus the second,
-and draws them with the ``pairs`` chart kind (:func:`pairs_kind`) beside their table.
+and draws them with the ``pairs`` chart kind (:func:`coopeval.explorer.charts.pairs_kind`) beside their table.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import duckdb
 
 from coopeval.explorer.queries import columns, rows
 
-__all__ = ["pair_rows", "pairs_kind", "scope_href"]
+__all__ = ["pair_rows", "scope_href"]
 
 FIELDS = ("study", "scope", "metric", "a", "b", "delta", "ci_low", "ci_high", "p_adjusted", "correction", "mde", "n_clusters")
 """The columns of ``comparisons`` the page shows (those a store has)."""
@@ -47,32 +47,3 @@ def pair_rows(con: duckdb.DuckDBPyConnection, tables: set[str]) -> list[dict[str
     for r in found:
         r["href"] = scope_href(str(r["study"]), str(r["scope"]))
     return found
-
-
-def pairs_kind() -> dict[str, Any]:
-    """The chart of one pair of agents: Δ = first − second per scope (a row per mechanism and
-    game, testbed and condition, protocol and variant), its interval as a line, a panel per study
-    and metric with its own x scale; filled where significant after the correction."""
-    import altair as alt
-
-    from coopeval.explorer.charts import _rows_data, _spec
-
-    tooltip: list[Any] = ["study:N", "metric:N", "scope:N", alt.Tooltip("delta:Q", format=".3f"), alt.Tooltip("ci_low:Q", format=".3f"),
-               alt.Tooltip("ci_high:Q", format=".3f"), alt.Tooltip("p_adjusted:Q", format=".4f"), "significant:N", alt.Tooltip("mde:Q", format=".3f")]  # fmt: skip
-    base = alt.Chart().encode(y=alt.Y("scope:N", title=None), tooltip=tooltip)
-    zero = alt.Chart().mark_rule(color="#888", strokeDash=[3, 3]).encode(x=alt.datum(0))
-    interval = base.mark_rule().encode(x=alt.X("ci_low:Q", title="Δ = first − second"), x2="ci_high:Q")
-    point = base.mark_point(size=60, cursor="pointer").encode(
-        x=alt.X("delta:Q"), fill=alt.Fill("significant:N", scale=alt.Scale(domain=["yes", "no"], range=["#4c78a8", "white"])), stroke=alt.value("#4c78a8")
-    )
-    chart = (
-        alt.layer(zero, interval, point, data=_rows_data()).properties(width=300)
-        .facet(facet=alt.Facet("panel:N", title=None), columns=2)
-        .resolve_scale(x="independent", y="independent").resolve_axis(x="independent")
-    )  # fmt: skip
-    fields = [["panel", "study · metric"], ["scope", "scope"], ["delta", "Δ"], ["ci_low", "95 % low"], ["ci_high", "95 % high"],
-              ["p_adjusted", "p (corrected)"], ["correction", "correction"], ["significant", "significant"], ["mde", "MDE"], ["n_clusters", "clusters"]]  # fmt: skip
-    note = ("Paired differences of the store's comparisons table (docs/comparisons.md): Δ = first − second per scope, the line its"
-            " 95 % interval, filled where p after the family's correction is below 0.05; MDE = the minimum detectable effect."
-            " Click a point for the cells behind it.")  # fmt: skip
-    return {"spec": _spec(chart), "fields": fields, "note": note, "at": ["panel", "scope", "delta"]}
