@@ -18,6 +18,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -100,6 +101,32 @@ def type_into(browser: Chromium, key: str, text: str) -> None:
     )
 
 
+def play_contracting_round(
+    browser: Any, game: Any, design: tuple[str, str], vote: tuple[str, str], inspect: Callable[[dict[str, Any]], None]
+) -> list[str]:
+    """Answer every question of one Contracting round on the page: the contract ``design``
+    (transfers for A0 and A1), the approval ``vote`` on C1 and C2, sign, then play A0. ``inspect``
+    sees each question after its answer is filled in and before it is sent. Returns the kinds
+    of the questions answered, in order."""
+    last, kinds = None, []
+    while (question := next_question(browser, last, game)) is not None:
+        last = f"{question['seat']}/{question['id']}"
+        kinds.append(question["kind"])
+        if question["kind"] == "contract_design":
+            type_into(browser, "A0", design[0])
+            type_into(browser, "A1", design[1])
+        elif question["kind"] == "contract_vote":
+            browser.click(f'button.choice[data-key="C1"][data-value="{vote[0]}"]')
+            browser.click(f'button.choice[data-key="C2"][data-value="{vote[1]}"]')
+        elif question["kind"] == "sign":
+            browser.click('button.choice[data-key="sign"][data-value="true"]')
+        else:
+            browser.click('button.pure[data-key="A0"]')
+        inspect(question)
+        browser.click("#send")
+    return kinds
+
+
 def test_a_person_plays_a_repetition_match_with_a_refusal_and_a_contracting_round(browser, tmp_path):
     seats = tmp_path / "seats"
     human = HumanAgent("human/alice", seats=SeatFolder(seats))
@@ -148,22 +175,12 @@ def test_a_person_plays_a_repetition_match_with_a_refusal_and_a_contracting_roun
         # -- one Contracting round: design, vote, sign, play --
         game = Game(make_cell("Contracting", "prisoners_dilemma", [human, "tit-for-tat"]), [human, "tit-for-tat"])
         game.start()
-        last, kinds = None, []
-        while (question := next_question(browser, last, game)) is not None:
-            last = f"{question['seat']}/{question['id']}"
-            kinds.append(question["kind"])
+
+        def design_shot(question: dict[str, Any]) -> None:
             if question["kind"] == "contract_design":
-                type_into(browser, "A0", "0")
-                type_into(browser, "A1", "-3")
                 browser.screenshot(SCREENSHOTS / "human-contract-design.png")
-            elif question["kind"] == "contract_vote":
-                browser.click('button.choice[data-key="C1"][data-value="true"]')
-                browser.click('button.choice[data-key="C2"][data-value="false"]')
-            elif question["kind"] == "sign":
-                browser.click('button.choice[data-key="sign"][data-value="true"]')
-            else:
-                browser.click('button.pure[data-key="A0"]')
-            browser.click("#send")
+
+        kinds = play_contracting_round(browser, game, ("0", "-3"), ("true", "false"), design_shot)
         assert game.error is None, game.error
         assert {"contract_design", "contract_vote", "sign", "action"} == set(kinds)
         mine = game.tables["decisions"].filter(pl.col("agent") == "human/alice(IO)")
@@ -252,26 +269,16 @@ def test_the_page_names_the_actions_the_match_up_the_points_and_sends_what_it_sh
 
         game = Game(make_cell("Contracting", "prisoners_dilemma", [human, "tit-for-tat"]), [human, "tit-for-tat"])
         game.start()
-        last, votes = None, 0
-        while (question := next_question(browser, last, game)) is not None:
-            last = f"{question['seat']}/{question['id']}"
-            if question["kind"] == "contract_design":
-                type_into(browser, "A0", "0")
-                type_into(browser, "A1", "0")
-            elif question["kind"] == "contract_vote":
-                votes += 1
-                terms = browser.evaluate("Array.prototype.map.call(document.querySelectorAll('pre.option'), function (e) { return e.textContent; })")
-                assert terms == [question["context"]["labels"]["C1"], question["context"]["labels"]["C2"]]
-                assert terms[0].startswith("C1 (proposed by Player ") and "- A1 (Defect): " in terms[0]
-                assert text_of(browser, 'button.choice[data-key="C1"][data-value="true"]') == "yes"
-                if votes == 1:
-                    browser.screenshot(SCREENSHOTS / "human-contract-vote.png")
-                browser.click('button.choice[data-key="C1"][data-value="true"]')
-                browser.click('button.choice[data-key="C2"][data-value="true"]')
-            elif question["kind"] == "sign":
-                browser.click('button.choice[data-key="sign"][data-value="true"]')
-            else:
-                browser.click('button.pure[data-key="A0"]')
-            browser.click("#send")
+
+        def vote_terms(question: dict[str, Any]) -> None:
+            if question["kind"] != "contract_vote":
+                return
+            terms = browser.evaluate("Array.prototype.map.call(document.querySelectorAll('pre.option'), function (e) { return e.textContent; })")
+            assert terms == [question["context"]["labels"]["C1"], question["context"]["labels"]["C2"]]
+            assert terms[0].startswith("C1 (proposed by Player ") and "- A1 (Defect): " in terms[0]
+            assert text_of(browser, 'button.choice[data-key="C1"][data-value="true"]') == "yes"
+            browser.screenshot(SCREENSHOTS / "human-contract-vote.png")
+
+        kinds = play_contracting_round(browser, game, ("0", "0"), ("true", "true"), vote_terms)
         assert game.error is None, game.error
-        assert votes > 0
+        assert "contract_vote" in kinds

@@ -24,6 +24,7 @@ from coopeval.pipeline.studies import (
     all_cells,
     cell_api_slots,
     cell_uses_local_llm,
+    configured_models,
     configured_studies,
     empty_studies_error,
     report_entries,
@@ -101,12 +102,7 @@ onstart:
     # the packaged model's weights re-encoded (Q8_0) once, before jobs that would race to write them
     from coopeval.agents.local.encoding import prepare_weights
 
-    prepare_weights(
-        m
-        for name, study in STUDIES.items()
-        for cell in CELLS_BY_STUDY[name]
-        for m in study.cell_models(cell)
-    )
+    prepare_weights(configured_models(config))
     # litellm's provider table costs its 1-4 s import: asked here, once per run before the
     # first job (a dry run skips it), not while every job process parses this file.
     _problems = run_start_errors(config)

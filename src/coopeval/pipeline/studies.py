@@ -92,6 +92,11 @@ def required_env(config: Mapping[str, Any]) -> list[str]:
     return sorted({name for study in configured_studies(config) for model in study.models(config) for name in model_env(model)})
 
 
+def configured_models(config: Mapping[str, Any]) -> dict[str, str]:
+    """Every model string of the configured studies → the name of a study that plays it."""
+    return {model: study.name for study in configured_studies(config) for model in study.models(config)}
+
+
 def run_start_errors(config: Mapping[str, Any], route: Callable[[str], str | None] = routing_error) -> list[str]:
     """What a validated config can only be checked for when a run starts, one message each
     (empty if none): models of the configured studies that litellm cannot route (an unknown
@@ -100,8 +105,7 @@ def run_start_errors(config: Mapping[str, Any], route: Callable[[str], str | Non
     created (it is created here when missing). ``route`` gives a model's routing problem
     (default :func:`coopeval.agents.registry.routing_error`; ``coopeval estimate`` passes the
     answers its litellm child computed)."""
-    models = {model: study.name for study in configured_studies(config) for model in study.models(config)}
-    problems = ((model, study, route(model)) for model, study in sorted(models.items()))
+    problems = ((model, study, route(model)) for model, study in sorted(configured_models(config).items()))
     errors = [f"config ({study} study) model {model!r}: {problem}" for model, study, problem in problems if problem]
     try:
         Path(config["cache_dir"]).mkdir(parents=True, exist_ok=True)

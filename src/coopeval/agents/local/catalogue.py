@@ -25,6 +25,7 @@ import functools
 import importlib.util
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from coopeval.agents.local.errors import LocalModelFileError, LocalModelMissingError
@@ -64,13 +65,16 @@ MEMORY_HEADROOM = 1.25
 ``size x MEMORY_HEADROOM + 256 MiB`` exceeds the memory available."""
 
 
+@dataclass(frozen=True)
 class LocalModel:
     """One packaged model: wheel ``package``, GGUF ``filename`` inside it, the pip ``install``
     command, and the ``encoding`` of its matrices as shipped (re-encoded on first use when Q4_1,
     :mod:`coopeval.agents.local.encoding`)."""
 
-    def __init__(self, package: str, filename: str, install: str, encoding: str) -> None:
-        self.package, self.filename, self.install, self.encoding = package, filename, install, encoding
+    package: str
+    filename: str
+    install: str
+    encoding: str
 
 
 LOCAL_MODELS: dict[str, LocalModel] = {
