@@ -55,6 +55,7 @@ from typing import Any
 __all__ = [
     "ENVIRONMENT",
     "LITELLM_OFFLINE",
+    "LOCAL_ENCODINGS",
     "EnvVar",
     "EnvironmentSettingError",
     "env_value",
@@ -97,9 +98,14 @@ def _text(raw: str) -> str:
     return raw
 
 
+LOCAL_ENCODINGS = ("Q8_0", "Q4_0", "shipped")
+"""Values of ``COOPEVAL_LOCAL_ENCODING``: an encoding the packaged model's Q4_1 matrices are
+re-encoded to, or ``shipped`` (the wheel's file as is); :mod:`coopeval.agents.local.encoding`."""
+
+
 def _encoding(raw: str) -> str:
     value = raw.upper() if raw.lower() != "shipped" else "shipped"
-    if value not in ("Q8_0", "Q4_0", "shipped"):
+    if value not in LOCAL_ENCODINGS:
         raise ValueError(raw)
     return value
 

@@ -8,7 +8,8 @@ quantizers of the llama.cpp project, numpy only): every Q4_1 tensor is dequantiz
 to the target encoding; every other tensor and every metadata key is copied unchanged, except
 ``general.file_type``, which names the new encoding.
 
-Q8_0 (the default, :data:`DEFAULT_ENCODING`) stores each block of 32 weights as int8 with one
+Q8_0 (the default of ``$COOPEVAL_LOCAL_ENCODING``, chosen by measurement: nearly Q4_0's speed,
+the shipped weights' answers; docs/measurements.md#encoding-tables) stores each block of 32 weights as int8 with one
 scale of ``max|w| / 127``: a step about a sixteenth of Q4_1's ``(max - min) / 15``, so no weight
 moves by more than half that step (far less than Q4_1's own rounding). Q4_0 re-rounds every
 Q4_1 weight to a coarser grid and does move answers; it is offered for measurement only.
@@ -34,11 +35,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from coopeval.agents.local.errors import LocalModelFileError
-from coopeval.core.environment import env_value
+from coopeval.core.environment import LOCAL_ENCODINGS, env_value
 
 __all__ = [
-    "DEFAULT_ENCODING",
-    "ENCODINGS",
     "EncodedModel",
     "encoded_model",
     "model_cache_dir",
@@ -46,13 +45,6 @@ __all__ = [
     "reencode",
     "sha256_of",
 ]
-
-ENCODINGS = ("Q8_0", "Q4_0", "shipped")
-"""Values of ``$COOPEVAL_LOCAL_ENCODING``: a target encoding, or ``shipped`` (use the file as is)."""
-
-DEFAULT_ENCODING = "Q8_0"
-"""Chosen by measurement (docs/measurements.md#embedded-runtime): as fast as Q4_0 on prompts
-within noise, and its answers are those of the shipped weights up to sub-step rounding."""
 
 _FORMAT_VERSION = 1  # bump when the written file would differ for the same source and encoding
 
@@ -179,12 +171,13 @@ def encoded_model(source: Path, shipped: str, encoding: str | None = None) -> En
     Raises
     ------
     LocalModelFileError
-        ``source`` is not a GGUF file, or the encoding is not one of :data:`ENCODINGS`.
+        ``source`` is not a GGUF file, or the encoding is not one of
+        :data:`~coopeval.core.environment.LOCAL_ENCODINGS`.
     """
     encoding = encoding or str(env_value("COOPEVAL_LOCAL_ENCODING"))
-    if encoding not in ENCODINGS:
+    if encoding not in LOCAL_ENCODINGS:
         raise LocalModelFileError(
-            f"COOPEVAL_LOCAL_ENCODING={encoding!r} is not one of {', '.join(ENCODINGS)}"
+            f"COOPEVAL_LOCAL_ENCODING={encoding!r} is not one of {', '.join(LOCAL_ENCODINGS)}"
         )
     source_sha = sha256_of(source)
     if encoding == "shipped" or shipped != "Q4_1":
