@@ -8,7 +8,9 @@ Estimates ``config/config.yaml`` with the overlays in order (as ``coopeval estim
 from the working directory of the workflow) and reads the store read-only (a copy in a
 temporary folder when another process holds it). Per study and per (study, decision kind) it
 prints the estimate's ``decisions_min`` and ``decisions_max``, the recorded decisions (rows of
-``decisions``; the CoopEval judge's are the ``judgements`` rows, kind ``judge``) and a verdict:
+``decisions``; the CoopEval judge's are the ``judgements`` rows, kind ``judge``), the estimate's
+input tokens beside the prompt tokens the models reported on first attempts (``llm_calls``,
+``attempt = 0``; their ratio, estimate / recorded) and a verdict on the decisions:
 
 * ``exact``: the protocol fixes the count (min = max) and the store holds exactly that many;
 * ``in range``: min ≤ recorded ≤ max where the count depends on answers;
@@ -33,7 +35,7 @@ from typing import Any
 
 import duckdb
 
-__all__ = ["compare", "main", "recorded_decisions"]
+__all__ = ["compare", "main", "recorded_decisions", "recorded_prompt_tokens"]
 
 
 def recorded_decisions(store: Path) -> dict[tuple[str, str], int]:
@@ -61,31 +63,61 @@ def recorded_decisions(store: Path) -> dict[tuple[str, str], int]:
             return read(copy)
 
 
+def recorded_prompt_tokens(store: Path) -> dict[tuple[str, str], int]:
+    """(study, kind) → prompt tokens the models reported on first attempts (``llm_calls`` rows
+    with ``attempt = 0``; bots report none)."""
+    sql = "SELECT study, kind, sum(prompt_tokens) FROM llm_calls WHERE attempt = 0 AND prompt_tokens > 0 GROUP BY ALL"
+    with tempfile.TemporaryDirectory() as folder:
+        try:
+            con = duckdb.connect(str(store), read_only=True)
+        except duckdb.IOException:  # held by a writer: read a copy
+            copy = Path(folder) / store.name
+            shutil.copy2(store, copy)
+            con = duckdb.connect(str(copy), read_only=True)
+        try:
+            return {(str(study), str(kind)): int(n) for study, kind, n in con.execute(sql).fetchall()}
+        finally:
+            con.close()
+
+
 def _verdict(low: int, high: int, recorded: int) -> str:
     if low == high:
         return "exact" if recorded == high else "OUTSIDE"
     return "in range" if low <= recorded <= high else "OUTSIDE"
 
 
-def compare(estimate: Mapping[str, Any], recorded: Mapping[tuple[str, str], int]) -> list[dict[str, Any]]:
+def compare(
+    estimate: Mapping[str, Any], recorded: Mapping[tuple[str, str], int], prompt_tokens: Mapping[tuple[str, str], int] | None = None
+) -> list[dict[str, Any]]:
     """One row per study (kind ``*``) and per (study, kind) of the estimate's JSON object or the
-    store: ``study``, ``kind``, ``decisions_min``, ``decisions_max``, ``recorded``, ``verdict``."""
+    store: ``study``, ``kind``, ``decisions_min``, ``decisions_max``, ``recorded``, ``verdict``,
+    and ``input_tokens`` (the estimate's), ``recorded_prompt_tokens`` (``prompt_tokens``, from
+    :func:`recorded_prompt_tokens`; 0 when not given) and ``token_ratio`` (their ratio, None
+    where nothing was recorded)."""
+    tokens = prompt_tokens or {}
     ranges: dict[tuple[str, str], list[int]] = {}
     for row in estimate["rows"]:
-        bounds = ranges.setdefault((row["study"], row["kind"]), [0, 0])
+        bounds = ranges.setdefault((row["study"], row["kind"]), [0, 0, 0])
         bounds[0] += int(row["decisions_min"])
         bounds[1] += int(row["decisions_max"])
+        bounds[2] += int(row["input_tokens"] or 0)
+
+    def token_columns(estimated: int, seen: int) -> dict[str, Any]:
+        return {"input_tokens": estimated, "recorded_prompt_tokens": seen, "token_ratio": round(estimated / seen, 4) if seen else None}
+
     out = []
     for study, bounds in sorted(estimate["studies"].items()):
         total = sum(n for (s, _), n in recorded.items() if s == study)
         low, high = int(bounds["decisions_min"]), int(bounds["decisions_max"])
+        estimated = sum(b[2] for (s, _), b in ranges.items() if s == study)
         out.append({"study": study, "kind": "*", "decisions_min": low, "decisions_max": high, "recorded": total,
-                    "verdict": _verdict(low, high, total)})
+                    "verdict": _verdict(low, high, total),
+                    **token_columns(estimated, sum(n for (s, _), n in tokens.items() if s == study))})
     for key in sorted(set(ranges) | set(recorded)):
-        low, high = ranges.get(key, [0, 0])
+        low, high, estimated = ranges.get(key, [0, 0, 0])
         n = int(recorded.get(key, 0))
         out.append({"study": key[0], "kind": key[1], "decisions_min": low, "decisions_max": high, "recorded": n,
-                    "verdict": _verdict(low, high, n)})
+                    "verdict": _verdict(low, high, n), **token_columns(estimated, int(tokens.get(key, 0)))})
     return out
 
 
@@ -103,13 +135,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     config = load_config([DEFAULT_CONFIG, *args.configfile])
     with contextlib.redirect_stderr(io.StringIO()):  # the simulated cells' progress lines
         estimate = estimate_config(config).to_json()
-    rows = compare(estimate, recorded_decisions(args.store))
+    rows = compare(estimate, recorded_decisions(args.store), recorded_prompt_tokens(args.store))
     if args.json:
         print(json.dumps({"configs": [str(p) for p in args.configfile], "store": str(args.store), "rows": rows}, indent=1))
     else:
-        print(f"{'study':<10} {'kind':<18} {'min':>8} {'max':>8} {'recorded':>9}  verdict")
+        print(f"{'study':<10} {'kind':<18} {'min':>8} {'max':>8} {'recorded':>9}  {'verdict':<9} {'input tok':>11} {'recorded':>11} {'ratio':>6}")
         for r in rows:
-            print(f"{r['study']:<10} {r['kind']:<18} {r['decisions_min']:>8,} {r['decisions_max']:>8,} {r['recorded']:>9,}  {r['verdict']}")
+            ratio = "" if r["token_ratio"] is None else f"{r['token_ratio']:.3f}"
+            print(f"{r['study']:<10} {r['kind']:<18} {r['decisions_min']:>8,} {r['decisions_max']:>8,} {r['recorded']:>9,}  {r['verdict']:<9}"
+                  f" {r['input_tokens']:>11,} {r['recorded_prompt_tokens']:>11,} {ratio:>6}")
     return 1 if any(r["verdict"] == "OUTSIDE" for r in rows) else 0
 
 

@@ -15,7 +15,7 @@ PROMPTS = [json.dumps([{"role": "user", "content": "You and another player each 
 
 
 def test_the_child_process_gives_the_facts_of_the_process():
-    samples = {"openai/gpt-4o-mini": PROMPTS, "bot/always-defect": [], "openai/no-such-model-xyz": PROMPTS[:1]}
+    samples = {"openai/gpt-4o-mini": {("coopeval", "action"): PROMPTS}, "bot/always-defect": {}, "openai/no-such-model-xyz": {("coopeval", "action"): PROMPTS[:1]}}
     here = model_facts(samples)
     assert FactsWorker().facts(samples) == here
     mini = here["openai/gpt-4o-mini"]
@@ -61,7 +61,7 @@ def test_the_key_table_read_in_the_facts_child_is_litellms_table(monkeypatch):
     assert here == expected and here["openrouter"] == ("OPENROUTER_API_KEY",) and here["gemini"] == ("GEMINI_API_KEY",)
     litellm_client.litellm_key_table.cache_clear()
     worker = FactsWorker()
-    worker.facts({"bot/always-defect": []})
+    worker.facts({"bot/always-defect": {}})
     monkeypatch.setattr(litellm_client.subprocess, "run", None)  # no child Python from here on
     assert litellm_client.litellm_key_table() == expected
     litellm_client.litellm_key_table.cache_clear()
@@ -70,7 +70,7 @@ def test_the_key_table_read_in_the_facts_child_is_litellms_table(monkeypatch):
 def test_prompts_counted_early_in_the_child_give_the_facts_of_the_process():
     """:meth:`FactsWorker.warm` and :meth:`FactsWorker.count` sent before the samples are
     complete change nothing in the facts; the child has ended once they are given."""
-    samples = {"openai/gpt-4o-mini": PROMPTS, "bot/always-defect": [], "openai/no-such-model-xyz": PROMPTS[:1]}
+    samples = {"openai/gpt-4o-mini": {("coopeval", "action"): PROMPTS}, "bot/always-defect": {}, "openai/no-such-model-xyz": {("coopeval", "action"): PROMPTS[:1]}}
     worker = FactsWorker()
     worker.warm(["openai/gpt-4o-mini", "openai/no-such-model-xyz"])
     worker.count({"openai/gpt-4o-mini": PROMPTS[:1]})
@@ -83,4 +83,20 @@ def test_a_closed_worker_ends_its_child_and_gives_no_facts():
     worker.close()
     assert not worker._process.is_alive()
     with pytest.raises(RuntimeError, match="ended without an answer"):
-        worker.facts({"openai/gpt-4o-mini": PROMPTS})
+        worker.facts({"openai/gpt-4o-mini": {("coopeval", "action"): PROMPTS}})
+
+
+def test_each_decision_kind_has_its_own_tokens_per_character():
+    """A model's ratio is counted per (study, decision kind) of its sampled prompts, and a kind
+    without a sampled prompt takes the ratio of all of them."""
+    litellm = import_litellm()
+    numbers = json.dumps([{"role": "user", "content": "0.25 0.75 1.0 12 37 4.5 " * 40}])
+    facts = model_facts({"openai/gpt-4o-mini": {("coopeval", "action"): PROMPTS, ("gossip", "gossip"): [numbers]}})["openai/gpt-4o-mini"]
+
+    def ratio(prompts: list[str]) -> float:
+        return sum(litellm.token_counter(model="openai/gpt-4o-mini", messages=json.loads(p)) for p in prompts) / sum(len(p) for p in prompts)
+
+    assert facts.ratio("coopeval", "action") == ratio(PROMPTS)
+    assert facts.ratio("gossip", "gossip") == ratio([numbers])
+    assert facts.ratio("evolution", "donation") == facts.tokens_per_char == ratio([*PROMPTS, numbers])
+    assert abs(facts.ratio("gossip", "gossip") - facts.ratio("coopeval", "action")) > 0.05

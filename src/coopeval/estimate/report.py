@@ -34,7 +34,7 @@ import polars as pl
 
 from coopeval.agents.registry import is_scripted, required_env, uses_local_llm
 from coopeval.decisions.reask import MAX_ATTEMPTS
-from coopeval.estimate.simulate import SAMPLE_SIZE, Simulation
+from coopeval.estimate.simulate import SAMPLE_SIZE, Samples, Simulation
 from coopeval.estimate.stances import StanceRuns
 from coopeval.estimate.standin import Stance
 from coopeval.estimate.tokens import FactsWorker, model_facts
@@ -47,9 +47,10 @@ ASSUMPTIONS = (
     "(e.g. a failed signature skips that match-up's contracted round)",
     f"calls = decisions_max (one attempt each); calls_max adds every re-ask up to the attempt limit ({MAX_ATTEMPTS}) "
     "and each retry_failed round",
-    "input tokens: the simulated prompts of the stand-ins (a real answer's history reads like a stand-in's); "
+    "input tokens: the simulated prompts of the stand-ins (a real answer's history reads like a stand-in's), counted "
+    "per decision kind with each model's tokenizer (an embedded model's own; see the tokenizer column); "
     "the judge's prompts hold the stand-ins' short reasoning, so the judged model's real reasoning adds up to "
-    "its output tokens to the judge's input",
+    "its output tokens to the judge's input (likewise gossip notes and evolved strategies quoted in later prompts)",
     "output tokens: max_tokens per call (upper bound); typical: the response cache's observed lengths",
     "usd: input + output tokens at one attempt per decision, from prices.yaml, else litellm's bundled map; "
     "null when a model is unpriced",
@@ -200,7 +201,7 @@ def estimate_config(
 
     def count_first(first: Simulation) -> None:  # its samples lead every model's sample (the order of ``sims``)
         if worker is not None:
-            worker.count({model: prompts[:SAMPLE_SIZE] for model, prompts in first.samples.items() if not is_scripted(model)})
+            worker.count({model: [p for prompts in kinds.values() for p in prompts] for model, kinds in first.samples.items() if not is_scripted(model)})
 
     sims = runs.runs(count_first)
     counts = {stance: _counts(sim) for stance, sim in sims.items()}
@@ -219,10 +220,11 @@ def estimate_config(
         pl.col("chars").fill_null(0),
     )
     main_sim = sims[Stance.COOPERATIVE]
-    samples: dict[str, list[str]] = {}
+    samples: Samples = {}
     for sim in sims.values():
-        for model, prompts in sim.samples.items():
-            samples.setdefault(model, []).extend(prompts)
+        for model, kinds in sim.samples.items():
+            for key, prompts in kinds.items():
+                samples.setdefault(model, {}).setdefault(key, []).extend(prompts)
     attempts = MAX_ATTEMPTS * (int(config.get("retry_failed", 0)) + 1)
     if keys is not None:
         keys.join()
@@ -230,10 +232,10 @@ def estimate_config(
     hits = {r["model"]: r for r in observed.iter_rows(named=True)}
     rows: list[dict[str, Any]] = []
     models: dict[str, dict[str, Any]] = {}
-    wanted = {model: samples.get(model, [])[:SAMPLE_SIZE] for model in sorted(set(table["model"].to_list()))}
+    wanted = {model: {key: p[:SAMPLE_SIZE] for key, p in samples.get(model, {}).items()} for model in sorted(set(table["model"].to_list()))}
     facts = worker.facts(wanted) if worker is not None else model_facts(wanted)
     for model in wanted:
-        ratio, price, default_out = facts[model].tokens_per_char, facts[model].price, facts[model].max_output
+        price, default_out = facts[model].price, facts[model].max_output
         seen = hits.get(model)
         typical_per_call = (seen["observed"] / seen["cache_hits"]) if seen else None
         entry = models.setdefault(
@@ -250,7 +252,7 @@ def estimate_config(
             calls = int(row["decisions_max"])
             per_call = int(row["max_tokens"] or 0) or default_out
             out = None if per_call is None else calls * per_call
-            tokens = 0 if is_scripted(model) else round(row["chars"] * ratio)
+            tokens = 0 if is_scripted(model) else round(row["chars"] * facts[model].ratio(row["study"], row["kind"]))
             usd = 0.0 if price is not None and price.source == "free" else None if price is None or out is None else price.usd(tokens, out)
             typical = None if typical_per_call is None else round(calls * typical_per_call)
             rows.append({

@@ -31,7 +31,7 @@ from coopeval.games import get_game
 from coopeval.pipeline.studies import all_cells, configured_studies, prompts_dir
 from coopeval.studies.base import PlayInputs, Study
 
-__all__ = ["GROUP_KEYS", "SAMPLE_SIZE", "PlayedCells", "Simulation", "assemble", "borrowable", "play_cells", "simulate"]
+__all__ = ["GROUP_KEYS", "SAMPLE_SIZE", "PlayedCells", "Samples", "Simulation", "assemble", "borrowable", "play_cells", "simulate"]
 
 GROUP_KEYS = ("mechanism", "condition", "protocol")
 """The cell-spec key that names a cell's group in the estimate, first present wins (CoopEval's
@@ -40,8 +40,14 @@ mechanism, gossip's condition (its ``name``), evolution's protocol); else the st
 SAMPLE_PER_CELL = 2
 """Prompts kept per (cell, model, kind) for the token count."""
 
-SAMPLE_SIZE = 400
-"""Prompts of a model counted for its tokens per character (the first ones simulated)."""
+SAMPLE_SIZE = 100
+"""Prompts counted for a model's tokens per character in each (study, decision kind) it answers
+(the first ones simulated): a kind's prompts have their own ratio (the default main job's store:
+0.236 for the judge's, 0.245 for gossip's, 0.290 for CoopEval's actions, 0.315 in the
+Traveller's Dilemma), so a row of the estimate takes its own kind's."""
+
+Samples = dict[str, dict[tuple[str, str], list[str]]]
+"""Model → (study, decision kind) → sampled message lists (JSON text) for the token count."""
 
 CALL_COLUMNS = ("study", "group", "cell_id", "model", "kind", "decision_id", "attempt", "round", "chars", "max_tokens", "cache_key", "weight")
 """The columns of :attr:`Simulation.calls`."""
@@ -65,12 +71,12 @@ class Simulation:
         Per cell: the number of dependent steps (distinct (round, kind) of its decisions),
         the critical path of the cell at one attempt per step.
     samples:
-        Model → sampled message lists (JSON text) for the token count.
+        Sampled prompts for the token count (:data:`Samples`).
     """
 
     calls: pl.DataFrame
     steps: dict[str, int]
-    samples: dict[str, list[str]] = field(default_factory=dict)
+    samples: Samples = field(default_factory=dict)
     largest: dict[tuple[str, str], str] = field(default_factory=dict)
     """(study, model) → its longest simulated prompt (JSON message list), the judge's under
     study ``coopeval``."""
@@ -99,16 +105,26 @@ def group_of(study: Study, spec: Mapping[str, Any]) -> str:
     return study.name
 
 
-def _keep(frame: pl.DataFrame, study: str, group: str, samples: dict[str, list[str]], weight: pl.Expr | None = None) -> pl.DataFrame:
+def _sample(samples: Samples, model: str, study: str, kind: str, prompts: list[str]) -> None:
+    """Add ``prompts`` to the sample of (``model``, ``study``, ``kind``) up to :data:`SAMPLE_SIZE`."""
+    kept = samples.setdefault(model, {}).setdefault((study, kind), [])
+    kept.extend(prompts[: max(0, SAMPLE_SIZE - len(kept))])
+
+
+def _keep(
+    frame: pl.DataFrame, study: str, group: str, samples: Samples, weight: pl.Expr | None = None, stands_for: Mapping[str, list[str]] | None = None
+) -> pl.DataFrame:
     """The :data:`CALL_COLUMNS` of an ``llm_calls`` frame (``weight`` an expression over its rows,
-    default 1: :mod:`.shrink`); its sampled prompts into ``samples``."""
+    default 1: :mod:`.shrink`); its sampled prompts into ``samples``, a played model's for every
+    model in ``stands_for[model]`` (a single-model cell's members)."""
     if frame.height == 0:
         return pl.DataFrame(schema={c: pl.String() for c in CALL_COLUMNS}).with_columns(
             pl.col("attempt", "round", "chars", "max_tokens").cast(pl.Int64), pl.col("weight").cast(pl.Float64)
         )
     heads = frame.group_by(["model", "kind"], maintain_order=True).head(SAMPLE_PER_CELL)  # in the groups' order
-    for model, prompt in zip(heads["model"].cast(pl.String).to_list(), heads["prompt"].to_list(), strict=True):
-        samples.setdefault(model, []).append(prompt)
+    for model, kind, prompt in zip(heads["model"].cast(pl.String).to_list(), heads["kind"].cast(pl.String).to_list(), heads["prompt"].to_list(), strict=True):
+        for each in (stands_for or {}).get(model, [model]):
+            _sample(samples, each, study, kind, [prompt])
     return frame.select(
         pl.lit(study).alias("study"),
         pl.lit(group).alias("group"),
@@ -126,7 +142,7 @@ def _keep(frame: pl.DataFrame, study: str, group: str, samples: dict[str, list[s
 
 
 def _judge_calls(
-    config: Mapping[str, Any], decisions: list[pl.DataFrame], samples: dict[str, list[str]], largest: dict[tuple[str, str], str]
+    config: Mapping[str, Any], decisions: list[pl.DataFrame], samples: Samples, largest: dict[tuple[str, str], str]
 ) -> pl.DataFrame | None:
     """The judge's calls over the simulated CoopEval ``decisions`` (a ``weight`` column: the
     cells each stands for), one attempt per judged decision, with its rendered prompt; the
@@ -166,7 +182,7 @@ def _judge_calls(
 
     prompts = [render(g, r) for g, r in zip(selected["game"], selected["response"], strict=True)]
     model = str(judge["model"])
-    samples.setdefault(model, []).extend(prompts[:: max(1, len(prompts) // SAMPLE_SIZE)][:SAMPLE_SIZE])
+    _sample(samples, model, "coopeval", "judge", prompts[:: max(1, len(prompts) // SAMPLE_SIZE)])
     longest = max(rendered.values(), key=len)
     if len(longest) > len(largest.get(("coopeval", model), "")):
         largest[("coopeval", model)] = longest
@@ -228,7 +244,7 @@ def _budget(entry: Mapping[str, Any]) -> int:
     return int(params.get("max_tokens") or params.get("max_completion_tokens") or 0)
 
 
-def _spread(study: Study, frame: pl.DataFrame, played: Mapping[str, Any], members: list[dict[str, Any]], samples: dict[str, list[str]]) -> pl.DataFrame:
+def _spread(study: Study, frame: pl.DataFrame, played: Mapping[str, Any], members: list[dict[str, Any]]) -> pl.DataFrame:
     """The rows of the cell ``played`` standing for ``members``: weighted by their number, and in
     a single-model cell once per member model (its model string and ``max_tokens``; no cache
     key where the model or its budget differs from the played one)."""
@@ -240,9 +256,6 @@ def _spread(study: Study, frame: pl.DataFrame, played: Mapping[str, Any], member
         key = (str(member["model"]["model"]), _budget(member["model"]))
         counts[key] = counts.get(key, 0) + 1
     same = (single, _budget(played["model"]))
-    for model, _budget_of_model in counts:
-        if model != single and len(samples.get(model, [])) < SAMPLE_SIZE:
-            samples.setdefault(model, []).extend(samples.get(single, [])[-SAMPLE_PER_CELL:])
     members_of = pl.DataFrame(  # one join, not a filter per member model
         {
             "model": [single] * len(counts),
@@ -270,7 +283,7 @@ def _play(
     members: list[dict[str, Any]],
     library: PromptLibrary,
     every_replicate: bool,
-    samples: dict[str, list[str]],
+    samples: Samples,
     largest: dict[tuple[str, str], str],
 ) -> PlayedCell:
     """Play the representative ``spec`` of ``members`` (with a reduced roster,
@@ -283,16 +296,16 @@ def _play(
     if roster is not None and calls.height:
         calls, weight = roster.expand_calls(calls), weight * pl.col("roster_weight")
         decision_weight = decision_weight * roster.decision_weight()
-    kept = _keep(calls, study.name, group_of(study, spec), samples, weight)
     single = _single_model(study, spec)
     stands_for = {single: sorted({str(m["model"]["model"]) for m in members})} if single else {}
+    kept = _keep(calls, study.name, group_of(study, spec), samples, weight, stands_for)
     _note_largest(largest, study.name, calls, stands_for)
     decisions = tables["decisions"]
     steps = decisions.select("round", "kind").unique().height + shrunk.extra_steps if decisions.height else 0
     judged = None
     if study.name == "coopeval" and decisions.height:
         judged = decisions.with_columns(decision_weight.alias("weight"))
-    return _spread(study, kept, spec, members, samples), judged, steps
+    return _spread(study, kept, spec, members), judged, steps
 
 
 @dataclass
@@ -303,7 +316,7 @@ class PlayedCells:
     :class:`Simulation`; ``judge``: whether the judge is simulated."""
 
     cells: dict[str, PlayedCell | None]
-    samples: dict[str, list[str]]
+    samples: Samples
     largest: dict[tuple[str, str], str]
     judge: bool
 
@@ -332,7 +345,7 @@ def play_cells(
     """Play the representative cells of the validated ``config`` (those of ``studies``, default
     all) with :class:`~.standin.StandIn` agents of ``stance``, except the cell ids in
     ``borrowed`` (left None); see :func:`simulate`."""
-    samples: dict[str, list[str]] = {}
+    samples: Samples = {}
     largest: dict[tuple[str, str], str] = {}
     played: dict[str, PlayedCell | None] = {}
     cells = all_cells(config) if cells is None else cells

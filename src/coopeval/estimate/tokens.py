@@ -1,9 +1,11 @@
 """Token counts and prices of the models an estimate covers.
 
-Tokens: :func:`tokens_per_char` counts a sample of a model's simulated prompts with
-``litellm.token_counter`` (the model's own tokenizer where litellm knows it: tiktoken for OpenAI
-models, Hugging Face tokenizers for the families it ships; else its default ``cl100k_base``, an
-approximation) and the estimate scales each model's prompt characters by that ratio.
+Tokens: :func:`tokens_per_char` counts a sample of a model's simulated prompts of each (study,
+decision kind) with :func:`count_tokens` (an embedded ``local/`` model with its GGUF file's own
+chat template and tokenizer; any other model with ``litellm.token_counter``, the model's own
+tokenizer where litellm knows it: tiktoken for OpenAI models, Hugging Face tokenizers for the
+families it ships; else its default ``cl100k_base``, an approximation) and the estimate scales
+each row's prompt characters by its kind's ratio (:meth:`ModelFacts.ratio`).
 
 Prices (US dollars per token): the project's pinned table (:mod:`coopeval.agents.prices`, which
 overrides) first, then litellm's bundled price map, read offline
@@ -19,7 +21,7 @@ import contextlib
 import json
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from coopeval.agents.litellm_client import import_litellm
@@ -133,9 +135,16 @@ OPENAI_FAMILIES = ("gpt-", "chatgpt", "o1", "o3", "o4")
 
 
 def tokenizer_of(model: str) -> str:
-    """The tokenizer litellm counts ``model`` with: ``huggingface`` (a tokenizer litellm ships
-    for the model's family), ``tiktoken`` (an OpenAI model, :data:`OPENAI_FAMILIES`), else
-    ``cl100k_base (approximation)``: litellm's default for models it has no tokenizer of."""
+    """The tokenizer ``model`` is counted with: an embedded ``local/`` model's own
+    (:data:`~coopeval.agents.local.tokenizer.TOKENIZER_LABEL`, where llama.cpp runs here), else
+    litellm's: ``huggingface`` (a tokenizer litellm ships for the model's family), ``tiktoken``
+    (an OpenAI model, :data:`OPENAI_FAMILIES`), else ``cl100k_base (approximation)``: litellm's
+    default for models it has no tokenizer of."""
+    if uses_local_llm(model):
+        from coopeval.agents.local.tokenizer import TOKENIZER_LABEL, can_count
+
+        if can_count(model):
+            return TOKENIZER_LABEL
     import_litellm()  # offline mode before litellm.utils is imported
     from litellm.utils import _select_tokenizer
 
@@ -150,12 +159,25 @@ _COUNTED: dict[tuple[str, str], int] = {}
 
 def count_tokens(model: str, prompt: str) -> int:
     """Prompt tokens of ``prompt`` (a JSON message list, as in ``llm_calls.prompt``) for
-    ``model``, by ``litellm.token_counter``; memoized per model and prompt."""
+    ``model``: an embedded ``local/`` model's with its own chat template and tokenizer
+    (:func:`coopeval.agents.local.tokenizer.local_prompt_tokens`, exactly the tokens the runtime
+    evaluates), any other model's (or a local one where llama.cpp cannot run) by
+    ``litellm.token_counter``; memoized per model and prompt."""
     key = (model, prompt)
     if key not in _COUNTED:
-        litellm = import_litellm()
-        _COUNTED[key] = int(litellm.token_counter(model=model, messages=json.loads(prompt)))
+        counted = None
+        if uses_local_llm(model):
+            from coopeval.agents.local.tokenizer import local_prompt_tokens
+
+            counted = local_prompt_tokens(model, json.loads(prompt))
+        if counted is None:
+            counted = int(import_litellm().token_counter(model=model, messages=json.loads(prompt)))
+        _COUNTED[key] = counted
     return _COUNTED[key]
+
+
+KindSamples = Mapping[tuple[str, str], Sequence[str]]
+"""(study, decision kind) → sampled prompts (JSON message lists) of one model."""
 
 
 def tokens_per_char(model: str, prompts: Sequence[str]) -> float:
@@ -171,30 +193,39 @@ def tokens_per_char(model: str, prompts: Sequence[str]) -> float:
 
 @dataclass(frozen=True)
 class ModelFacts:
-    """What litellm tells the estimate about one model: ``tokens_per_char`` of its sampled
-    prompts (0 for bots), its ``price`` (None: unpriced), ``max_output`` tokens when a call sends
-    no ``max_tokens`` (None: unknown), the ``tokenizer`` that counted it and why its provider
-    cannot route it (``routing``, :func:`coopeval.agents.registry.routing_error`; None: it can)."""
+    """What the estimate knows of one model: ``tokens_per_char`` of all its sampled prompts (0
+    for bots) and ``by_kind``, (study, decision kind) → the ratio of that kind's sampled prompts
+    (:meth:`ratio`), its ``price`` (None: unpriced), ``max_output`` tokens when a call sends no
+    ``max_tokens`` (None: unknown), the ``tokenizer`` that counted it and why its provider cannot
+    route it (``routing``, :func:`coopeval.agents.registry.routing_error`; None: it can)."""
 
     tokens_per_char: float
     price: Price | None
     max_output: int | None
     tokenizer: str
     routing: str | None = None
+    by_kind: Mapping[tuple[str, str], float] = field(default_factory=dict)
+
+    def ratio(self, study: str, kind: str) -> float:
+        """Tokens per character of ``study``'s ``kind`` prompts; the model's overall ratio for a
+        kind without a sampled prompt."""
+        return self.by_kind.get((study, kind), self.tokens_per_char)
 
 
-def model_facts(samples: Mapping[str, Sequence[str]]) -> dict[str, ModelFacts]:
-    """:class:`ModelFacts` of every model of ``samples`` (model → its sampled prompts, JSON
-    message lists)."""
+def model_facts(samples: Mapping[str, KindSamples]) -> dict[str, ModelFacts]:
+    """:class:`ModelFacts` of every model of ``samples`` (model → (study, decision kind) → its
+    sampled prompts, JSON message lists)."""
     out = {}
-    for model, prompts in samples.items():
+    for model, kinds in samples.items():
         scripted = is_scripted(model)
+        everything = [p for prompts in kinds.values() for p in prompts]
         out[model] = ModelFacts(
-            0.0 if scripted else tokens_per_char(model, prompts),
+            0.0 if scripted else tokens_per_char(model, everything),
             price_of(model),
             max_output_tokens(model),
             "none (scripted)" if scripted else tokenizer_of(model),
             routing_error(model),
+            {} if scripted else {key: tokens_per_char(model, prompts) for key, prompts in kinds.items() if prompts},
         )
     return out
 
@@ -293,7 +324,7 @@ class FactsWorker:
         holding them then finds them counted."""
         self._send(("count", {m: list(p) for m, p in samples.items()}))
 
-    def facts(self, samples: Mapping[str, Sequence[str]]) -> dict[str, ModelFacts]:
+    def facts(self, samples: Mapping[str, KindSamples]) -> dict[str, ModelFacts]:
         """:func:`model_facts` of ``samples``, computed in the child (which then exits); the key
         table it read is handed to this process
         (:func:`~coopeval.agents.litellm_client.use_key_table`; if the child could not read it,
@@ -307,7 +338,7 @@ class FactsWorker:
         from coopeval.agents.litellm_client import use_key_table
 
         try:
-            self._send(("facts", {m: list(p) for m, p in samples.items()}))
+            self._send(("facts", {m: {key: list(p) for key, p in kinds.items()} for m, kinds in samples.items()}))
             if self._sender is not None:
                 self._sender.join()
             keys_read, keys = self._conn.recv()

@@ -12,8 +12,9 @@ Ollama entries without ``num_ctx`` are not checked: each request states the wind
 (:mod:`coopeval.agents.context_window`). The prompts are those of one simulated run with
 cooperative stand-ins (:mod:`.simulate`, the fast path of ``coopeval estimate``), only of the
 studies that use a model with a known window; the largest prompt per study and model is counted
-with ``litellm.token_counter`` (the model's tokenizer where litellm knows it, else
-``cl100k_base``: an approximation, see :mod:`coopeval.agents.context_window`). A window that
+with :func:`coopeval.estimate.tokens.count_tokens` (the embedded model's own tokenizer; else
+``litellm.token_counter``, the model's tokenizer where litellm knows it, else ``cl100k_base``:
+an approximation, see :mod:`coopeval.agents.context_window`). A window that
 holds the answer too (``num_ctx``, ``n_ctx``) must fit the prompt plus the entry's
 ``max_tokens``. Real answers make histories and logs longer or shorter than the stand-ins', so
 the check is a warning, printed before the first call; the per-request checks of

@@ -21,6 +21,8 @@ Importing this package imports neither litellm nor llama.cpp; they are imported 
 * :mod:`.provider` — :class:`~coopeval.agents.local.provider.LocalLlamaCpp`, the litellm handler
   (parameter pass-through, which weights answered);
 * :mod:`.registration` — :func:`register_local_provider`, :func:`last_call_stats`.
+* :mod:`.tokenizer` — prompt tokens counted with the file's own chat template and tokenizer,
+  for the estimate.
 """
 
 from __future__ import annotations

@@ -30,8 +30,10 @@ Behaviour
 
 from __future__ import annotations
 
+import json
 import platform
 import threading
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -144,6 +146,26 @@ class LocalRuntime:
             raise LocalContextWindowError(context_window_message(prompt_tokens, int(budget), self.n_ctx))
         return reply
 
+    def prompt_tokens(self, messages: list[dict[str, Any]]) -> int:
+        """Prompt tokens of the chat ``messages`` as :meth:`chat` would evaluate them, without
+        evaluating them: the model's chat template applied and the text tokenized with its
+        special tokens (the ``/apply-template`` and ``/tokenize`` routes of llama.cpp's server,
+        which ``xllamacpp.Server`` listens on at a loopback address). Equals the reply's
+        ``usage.prompt_tokens`` (every call of the default main job's store, docs/estimate.md).
+
+        Raises
+        ------
+        LocalProviderError
+            The runtime was closed or a route answered with an error.
+        """
+        server = self._server
+        if server is None:
+            raise LocalProviderError(f"{self.path}: the runtime was closed")
+        address = str(server.listening_address)
+        templated = _post(address, "/apply-template", {"messages": messages})["prompt"]
+        tokens = _post(address, "/tokenize", {"content": templated, "add_special": True, "parse_special": True})["tokens"]
+        return len(tokens)
+
     def grammar_error(self, grammar: str) -> str | None:
         """Why llama.cpp's GBNF parser rejects ``grammar`` (start symbol ``root``), or ``None``
         when it parses: one token is sampled under it from an empty prompt."""
@@ -158,6 +180,21 @@ class LocalRuntime:
         with self._lock:
             server, self._server = self._server, None
         del server
+
+
+_LOOPBACK = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+"""An opener that ignores ``$http_proxy``: the runtime listens on this machine only."""
+
+
+def _post(address: str, route: str, body: dict[str, Any]) -> dict[str, Any]:
+    """JSON ``body`` posted to ``route`` of the runtime's loopback listener; its JSON answer."""
+    request = urllib.request.Request(address + route, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
+    try:
+        with _LOOPBACK.open(request, timeout=60) as answer:
+            reply: dict[str, Any] = json.loads(answer.read())
+    except OSError as exc:  # urllib's HTTPError and URLError are OSErrors
+        raise LocalProviderError(f"the embedded runtime's {route} route failed: {exc}") from exc
+    return reply
 
 
 def _runtime_error(error: Any, max_tokens: Any, n_ctx: int) -> LocalProviderError:
