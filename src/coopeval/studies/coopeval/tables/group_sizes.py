@@ -27,6 +27,9 @@ __all__ = ["CellSet", "table_cell_sets"]
 DEFAULT_VARIANT = "default"
 """The manifest ``variant`` of the cells at the config's own parameters (:func:`coopeval.studies.coopeval.cells.manifest_variant`)."""
 
+MANIFEST_KEYS = frozenset({"mechanism", "game", "mechanism_params", "players"})
+"""The manifest columns (besides ``cell_id``, ``variant``) the selection compares."""
+
 
 @dataclass(frozen=True)
 class CellSet:
@@ -44,6 +47,15 @@ class CellSet:
     players: dict[tuple[str, str], int] = field(default_factory=dict)
 
 
+def _type_name(key: str) -> str:
+    """The type name of a manifest's game key (the metrics' ``game``); the key itself for a game
+    not registered in this process."""
+    try:
+        return get_game(key).name
+    except KeyError:
+        return key
+
+
 def table_cell_sets(cells: pl.DataFrame) -> tuple[CellSet, list[CellSet]]:
     """The default cells and the further group sizes of a cell manifest.
 
@@ -51,8 +63,8 @@ def table_cell_sets(cells: pl.DataFrame) -> tuple[CellSet, list[CellSet]]:
     ----------
     cells:
         The store's ``cells`` table (columns ``cell_id``, ``mechanism``, ``variant``, ``game``
-        (config key), ``mechanism_params``, ``players``; a manifest without ``players`` has no
-        further group sizes).
+        (config key), ``mechanism_params``, ``players``; a manifest with ``cell_id`` and
+        ``variant`` only, e.g. an older store's, has no further group sizes and no ``players``).
 
     Returns
     -------
@@ -68,19 +80,17 @@ def table_cell_sets(cells: pl.DataFrame) -> tuple[CellSet, list[CellSet]]:
         pool them); it names both: give them different ``players`` or drop one from ``variants``.
     """
     default_rows = cells.filter(pl.col("variant") == DEFAULT_VARIANT)
-    players = "players" in cells.columns
-    name = {key: get_game(key).name for key in cells["game"].unique().to_list()}
+    if not MANIFEST_KEYS <= set(cells.columns):
+        return CellSet(tuple(default_rows["cell_id"].to_list())), []
+    name = {key: _type_name(key) for key in cells["game"].unique().to_list()}
     default = CellSet(
         tuple(default_rows["cell_id"].to_list()),
         {
             (r["mechanism"], name[r["game"]]): int(r["players"])
             for r in default_rows.iter_rows(named=True)
-        }
-        if players
-        else {},
+            if r["players"] is not None
+        },
     )
-    if not players:
-        return default, []
     base = {
         (r["mechanism"], r["game"]): (r["mechanism_params"], r["players"])
         for r in default_rows.iter_rows(named=True)
@@ -92,6 +102,7 @@ def table_cell_sets(cells: pl.DataFrame) -> tuple[CellSet, list[CellSet]]:
         reference = base.get((r["mechanism"], r["game"]))
         if (
             reference is None
+            or r["players"] is None
             or reference[0] != r["mechanism_params"]
             or reference[1] == r["players"]
         ):
