@@ -80,7 +80,7 @@ def table_cell_sets(cells: pl.DataFrame) -> tuple[CellSet, list[CellSet]]:
         pool them); it names both: give them different ``players`` or drop one from ``variants``.
     """
     default_rows = cells.filter(pl.col("variant") == DEFAULT_VARIANT)
-    if not MANIFEST_KEYS <= set(cells.columns):
+    if not set(cells.columns) >= MANIFEST_KEYS:
         return CellSet(tuple(default_rows["cell_id"].to_list())), []
     name = {key: _type_name(key) for key in cells["game"].unique().to_list()}
     default = CellSet(
