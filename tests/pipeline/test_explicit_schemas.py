@@ -64,8 +64,9 @@ def test_table_pages_keep_an_all_digit_agent_label(tmp_path: Path) -> None:
     tables.mkdir()
     frame = pl.DataFrame(
         {"mechanism": ["Repetition"], "game": ["PrisonersDilemma"], "metric": ["Mean"], "agent": ["007"],
-         "mean": [1.5], "se": [None], "rank": [1], "ci_low": [None], "ci_high": [None], "tie_group": ["a"]},
-        schema_overrides={"se": pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64},
+         "mean": [1.5], "se": [None], "rank": [1], "ci_low": [None], "ci_high": [None], "tie_group": ["a"],
+         "players": [2], "note": [None]},
+        schema_overrides={"se": pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64, "note": pl.String},
     ).select(PER_GAME_COLUMNS)
     (tables / "per_game.csv").write_text(frame.write_csv(), encoding="utf-8")
     (page,) = render_table_pages(tables, tmp_path / "out", ["per_game"], ["Repetition"], ["prisoners_dilemma"])

@@ -11,9 +11,11 @@ import sys
 from collections import Counter
 
 import duckdb
+import polars as pl
 import pytest
 
 from coopeval.studies.coopeval.rosters import rosters
+from coopeval.studies.coopeval.tables.builder import csv_schema
 from tests.pipeline.workflow_copy import copy_workflow
 
 
@@ -53,5 +55,20 @@ def test_public_goods_n_overlay_runs_end_to_end(tmp_path):
             ).fetchall()
         )
         assert rates["bot/always-defect"] == 0.0 and rates["bot/tit-for-tat"] == 1.0
+        # the per-game table has each N's rows (issue 41 item 9): Means as pooled over the store's scores
+        means = {
+            (m, n, a): v
+            for m, n, a, v in con.execute(
+                "SELECT c.mechanism, c.players, s.agent, avg(s.score) FROM scores s JOIN cells c USING (cell_id) GROUP BY ALL"
+            ).fetchall()
+        }
     finally:
         con.close()
+    per_game = pl.read_csv(work / "results" / "tables" / "per_game.csv", schema=csv_schema("per_game"))
+    table = per_game.filter((pl.col("metric") == "Mean") & (pl.col("agent") != "LLM Average"))
+    got = {(m, n, a): v for m, n, a, v in table.select("mechanism", "players", "agent", "mean").iter_rows()}
+    assert got.keys() == means.keys() and all(got[k] == pytest.approx(v, abs=1e-12) for k, v in means.items())
+    blank = per_game.filter((pl.col("players") == 8) & (pl.col("metric") != "Mean"))
+    assert set(blank["metric"]) == {"Fitness", "DR", "DR_exact"} and blank["mean"].null_count() == blank.height
+    assert all(note.startswith("TensorIncomplete: ") for note in blank["note"])
+    assert per_game.filter((pl.col("players") == 5) & (pl.col("metric") == "Fitness"))["mean"].null_count() == 0

@@ -52,12 +52,16 @@ def read_result_table(path: Path) -> dict[tuple[str, str, str], dict[str, Any]]:
     """(mechanism, game, agent) → ``{"<key>": value, "<key>_lo", "<key>_hi", "<key>_se",
     "<key>_group"}`` for the board's metrics (``mean``, ``fitness``, ``dr``) of the result table
     (per-game or aggregate, whose game is ``All``) at ``path``; a metric the table lacks for that
-    agent is absent."""
+    agent is absent. A per-game table that holds a game at several numbers of players N (column
+    ``players``) lists the default cells' N first; only those rows are read (the board shows the
+    other N's cells as ``<mechanism> (<variant>)``)."""
     out: dict[tuple[str, str, str], dict[str, Any]] = {}
+    first_n: dict[tuple[str, str], str] = {}
     with path.open(newline="", encoding="utf-8") as handle:
         for r in csv.DictReader(handle):
             key = METRICS.get(r["metric"])
-            if key is None:
+            n = r.get("players") or ""
+            if key is None or first_n.setdefault((r["mechanism"], r["game"]), n) != n:
                 continue
             row = out.setdefault((r["mechanism"], r["game"], r["agent"]), {})
             row[key] = _number(r["mean"])

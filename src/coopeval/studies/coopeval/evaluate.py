@@ -29,6 +29,14 @@ from coopeval.studies.coopeval.tables.defaults import REPLICATOR_LR, REPLICATOR_
 
 LLM_AVERAGE = "LLM Average"
 
+NO_METAGAME = "NoMetagame"
+"""Note metric of a cell without a metagame (Reputation): Fitness and DR are not defined."""
+TENSOR_INCOMPLETE = "TensorIncomplete"
+"""Note metric of a cell whose payoff tensor has an empty cell (failed match-ups, a roster sample
+that is not a cover, or a tensor too large): Fitness and DR are not computed."""
+DR_NOT_COMPUTED = "DRNotComputed"
+"""Note metric of a cell whose deviation-rating LP is too large: DR is not computed."""
+
 
 def observations(scores: pl.DataFrame) -> list[tuple[tuple[str, ...], list[float]]]:
     """Scores grouped per matchup into (seat agents, seat scores) observations."""
@@ -81,12 +89,12 @@ def evaluate_cell(
         add(LLM_AVERAGE, "Mean", float(np.mean(list(means.values()))))
     trajectory = pl.DataFrame(schema={"step": pl.Int64, "agent": pl.String, "share": pl.Float64})
     if not has_metagame:
-        add(LLM_AVERAGE, "NoMetagame", 1.0, "no metagame for reputation: Fitness and DR are not defined (docs/protocol/mechanisms.md#reputation)")
+        add(LLM_AVERAGE, NO_METAGAME, 1.0, "no metagame for reputation: Fitness and DR are not defined (docs/protocol/mechanisms.md#reputation)")
     elif obs:
         try:
             agents, tensor = build_payoff_tensor(obs)
         except ValueError as exc:
-            add(LLM_AVERAGE, "TensorIncomplete", float(excluded), str(exc) + _sample_hint(obs, matchups.height))
+            add(LLM_AVERAGE, TENSOR_INCOMPLETE, float(excluded), str(exc) + _sample_hint(obs, matchups.height))
         else:
             rd = replicator_dynamics(tensor, steps=steps, lr=lr)
             for i, agent in enumerate(agents):
@@ -94,7 +102,7 @@ def evaluate_cell(
                 add(agent, "FinalPopulation", float(rd.final_population[i]))
             add(LLM_AVERAGE, "Fitness", float(rd.population_weighted_fitness))
             if (too_large := dr_size_problem(len(agents), tensor.ndim)) is not None:
-                add(LLM_AVERAGE, "DRNotComputed", float(tensor.size), too_large)
+                add(LLM_AVERAGE, DR_NOT_COMPUTED, float(tensor.size), too_large)
             elif len(agents) > 1:
                 # The exact rule always; the configured compatibility rule in addition.
                 for rule in dict.fromkeys(["strictest", canonical_rule(dr_rule)]):

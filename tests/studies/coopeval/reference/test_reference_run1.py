@@ -206,7 +206,10 @@ def test_output_files_and_columns(result: Any) -> None:
         for ext in ("csv", "md", "tex"):
             assert (out / f"{name}.{ext}").is_file()
     per_game = pl.read_csv(out / "per_game.csv")
-    assert per_game.columns == ["mechanism", "game", "metric", "agent", "mean", "se", "rank", "ci_low", "ci_high", "tie_group"]
+    assert per_game.columns == ["mechanism", "game", "metric", "agent", "mean", "se", "rank", "ci_low", "ci_high", "tie_group", "players", "note"]
+    assert dict(per_game.select("game", "players").unique().iter_rows()) == {
+        "PrisonersDilemma": 2, "PublicGoods": 3, "TravellersDilemma": 2, "TrustGame": 2, "StagHunt": 2, "MatchingPennies": 2}
+    assert per_game["note"].null_count() == per_game.height  # released data: no note metrics
     assert set(per_game["game"]) == {"PrisonersDilemma", "PublicGoods", "TravellersDilemma", "TrustGame", "StagHunt", "MatchingPennies"}
     assert set(per_game["mechanism"]) == set(MECHANISMS)
     assert set(per_game["metric"]) == {"Mean", "Fitness", "DR", "DR_exact"}
@@ -219,7 +222,7 @@ def test_output_files_and_columns(result: Any) -> None:
     assert per_game.filter(pl.col("metric").is_in(["DR", "DR_exact"]))["ci_low"].null_count() == per_game.filter(
         pl.col("metric").is_in(["DR", "DR_exact"])).height
     aggregate = pl.read_csv(out / "aggregate.csv")
-    assert aggregate.columns == per_game.columns and set(aggregate["game"]) == {"All"}
+    assert aggregate.columns == per_game.columns[:-2] and set(aggregate["game"]) == {"All"}  # no players, note
     assert aggregate["se"].null_count() == 0  # se across the four games
     design = pl.read_csv(out / "design_quality.csv")
     assert design.columns == ["mechanism", "metric", "agent", "mean", "se"]

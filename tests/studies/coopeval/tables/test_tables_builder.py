@@ -277,8 +277,8 @@ def test_rendering_and_csv_columns(tmp_path: Path) -> None:
     assert sorted(p.name for p in files) == sorted(
         f"{n}.{e}" for n in ("per_game", "aggregate", "design_quality") for e in ("csv", "md", "tex"))
     header = (tmp_path / "per_game.csv").read_text().splitlines()[0]
-    assert header == "mechanism,game,metric,agent,mean,se,rank,ci_low,ci_high,tie_group"
-    assert (tmp_path / "aggregate.csv").read_text().splitlines()[0] == header
+    assert header == "mechanism,game,metric,agent,mean,se,rank,ci_low,ci_high,tie_group,players,note"
+    assert (tmp_path / "aggregate.csv").read_text().splitlines()[0] == header.removesuffix(",players,note")
     assert (tmp_path / "design_quality.csv").read_text().splitlines()[0] == "mechanism,metric,agent,mean,se"
     md = render_markdown(t.per_game, "per_game", t.notes)
     assert "| Reputation+ |" in md and "**5.000 ± 0.000**" in md and "*0.000 ± 0.000*" in md

@@ -29,6 +29,7 @@ their types in :mod:`.frames`; this module puts them together.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 import polars as pl
 
@@ -38,11 +39,14 @@ from coopeval.studies.coopeval.tables.aggregate import aggregate_rows
 from coopeval.studies.coopeval.tables.defaults import DEFAULT_TABLE_SETTINGS, TableSettings
 from coopeval.studies.coopeval.tables.design_table import design_rows
 from coopeval.studies.coopeval.tables.frames import (
+    AGGREGATE_COLUMNS,
     DESIGN_COLUMNS,
     PER_GAME_COLUMNS,
     TABLE_METRICS,
     AgentColumns,
+    CellStats,
     CellValues,
+    GroupSizeCells,
     TableAxes,
     TableCell,
     TableSet,
@@ -61,11 +65,14 @@ from coopeval.studies.coopeval.tables.tie_groups import (
     table_tie_groups,
     tie_groups_from,
 )
+from coopeval.studies.coopeval.tables.undefined import blank_rows, undefined_metrics
 
 __all__ = [
+    "AGGREGATE_COLUMNS",
     "DESIGN_COLUMNS",
     "PER_GAME_COLUMNS",
     "TABLE_METRICS",
+    "GroupSizeCells",
     "TableSet",
     "TableSettings",
     "build_tables",
@@ -100,6 +107,45 @@ def _table_axes(values: CellValues, per_game_games: Sequence[str] | None, column
     return TableAxes(games=game_list, mechanisms=mechanisms, agents=all_agents)
 
 
+@dataclass
+class _PerGame:
+    """One cell set's per-game rows (ordered, with ``players``) and what the other tables need."""
+
+    rows: list[TableCell]
+    cell_stats: CellStats
+    dr_source: dict[tuple[str, str], str]
+    axes: TableAxes
+    bootstrapped: bool
+
+
+def _per_game(
+    metrics: pl.DataFrame,
+    released: pl.DataFrame | None,
+    scores: pl.DataFrame | None,
+    settings: TableSettings,
+    per_game_games: Sequence[str] | None,
+    players: Callable[[str, str], int | None],
+    progress: Callable[[str], None] | None,
+) -> _PerGame:
+    """Per-game rows of one cell set: the ranked cells (:func:`per_game_rows`) and the blank rows
+    of undefined metrics (:mod:`.undefined`), in game → mechanism → metric → agent order, each
+    with its ``players`` (``players(mechanism, game)``)."""
+    values, dr_source = per_run_values(metrics, released, settings.dr_rule)
+    replicates = bootstrap_replicates(scores, settings, progress) if scores is not None and settings.n_bootstrap > 0 else {}
+    axes = _table_axes(values, per_game_games, settings.columns or AgentColumns())
+    rows, cell_stats = per_game_rows(values, dr_source, replicates, axes)
+    game_pos = {g: i for i, g in enumerate(axes.games)}
+    mech_pos = {m: i for i, m in enumerate(axes.mechanisms)}
+    metric_pos = {m: i for i, m in enumerate(TABLE_METRICS)}
+    rows = sorted(  # stable: the agents keep their order
+        [*rows, *blank_rows(undefined_metrics(metrics), values, axes)],
+        key=lambda r: (game_pos[str(r["game"])], mech_pos[str(r["mechanism"])], metric_pos[str(r["metric"])]),
+    )
+    for row in rows:
+        row["players"] = players(str(row["mechanism"]), str(row["game"]))
+    return _PerGame(rows, cell_stats, dr_source, axes, bool(replicates))
+
+
 def build_tables(
     metrics: pl.DataFrame,
     *,
@@ -111,6 +157,8 @@ def build_tables(
     games: Mapping[str, Game] | None = None,
     per_game_games: Sequence[str] | None = None,
     aggregate_games: Sequence[str] = SOCIAL_DILEMMA_TYPES,
+    players: Mapping[tuple[str, str], int] | None = None,
+    group_sizes: Sequence[GroupSizeCells] = (),
     progress: Callable[[str], None] | None = None,
 ) -> TableSet:
     """Build the per-game, aggregate and design-quality tables (docs/protocol/tables.md, docs/protocol/design-checks.md#ns-wd).
@@ -120,7 +168,8 @@ def build_tables(
     metrics:
         Long ``metrics`` frame: per (run, mechanism, game, agent) ``Mean``, ``Fitness``,
         ``FinalPopulation`` (rule ""), ``DR_rank`` (rule ``"strictest"`` and optionally
-        ``dr_rule``).
+        ``dr_rule``); note metrics (``TensorIncomplete``, ``NoMetagame``, ``DRNotComputed``)
+        give the per-game table blank rows with the reason (:mod:`.undefined`).
     released:
         Optional ``released_metrics`` frame; its ``DR_rank`` rows (rule ``"released"``) become
         the ``DR`` metric of their cells.
@@ -144,6 +193,16 @@ def build_tables(
         Games of the per-game table (default: every game present, in paper order).
     aggregate_games:
         Games averaged in the aggregate and design tables (default the four social dilemmas).
+    players:
+        (mechanism, game) → the number of players N of the ``metrics`` cells (the per-game
+        table's ``players``); default each game's own (``games``, else the registry; null for
+        an unknown game).
+    group_sizes:
+        Cells of further group sizes N (variants that change only the number of players,
+        :mod:`coopeval.studies.coopeval.tables.group_sizes`): each adds its own per-game rows
+        after those of ``metrics`` within every game, without tie groups (the comparisons cover
+        the default cells). They enter neither the aggregate nor the design-quality table,
+        which keep the paper's definition over ``metrics`` (its N = 3 for Public Goods).
     progress:
         Called with progress lines.
 
@@ -157,25 +216,61 @@ def build_tables(
         If a Fitness LLM average has population weights not summing to 1 ± 0.01.
     """
     game_of = _GameCatalogue(games)
-    values, dr_source = per_run_values(metrics, released, settings.dr_rule)
-    replicates = bootstrap_replicates(scores, settings, progress) if scores is not None and settings.n_bootstrap > 0 else {}
-    columns = settings.columns or AgentColumns()
-    axes = _table_axes(values, per_game_games, columns)
-    per_game, cell_stats = per_game_rows(values, dr_source, replicates, axes)
-    aggregate = aggregate_rows(cell_stats, dr_source, axes, aggregate_games, game_of)
-    ties = table_tie_groups(tie_groups_from(comparisons), settings.dr_rule, dr_source, aggregate_games)
-    corrections = attach_tie_groups(per_game, ties, axes.agents) | attach_tie_groups(aggregate, ties, axes.agents)
+    main = _per_game(metrics, released, scores, settings, per_game_games, _players_of(players, game_of), progress)
+    aggregate = aggregate_rows(main.cell_stats, main.dr_source, main.axes, aggregate_games, game_of)
+    ties = table_tie_groups(tie_groups_from(comparisons), settings.dr_rule, main.dr_source, aggregate_games)
+    corrections = attach_tie_groups(main.rows, ties, main.axes.agents) | attach_tie_groups(aggregate, ties, main.axes.agents)
+    others = [
+        _per_game(cells.metrics, None, cells.scores, settings, per_game_games, _players_of(cells.players, game_of), progress)
+        for cells in group_sizes
+    ]
+    for part in others:
+        for row in part.rows:
+            row["tie_group"] = None
     designs_rows: list[TableCell] = []
     if designs is not None and designs.height:
-        designs_rows = design_rows(designs, aggregate_games, game_of, axes.agents)
+        designs_rows = design_rows(designs, aggregate_games, game_of, main.axes.agents)
     return TableSet(
-        per_game=frame(per_game, with_rank=True),
+        per_game=frame(_by_game([main, *others], per_game_games), with_rank=True),
         aggregate=frame(aggregate, with_rank=True),
         design_quality=frame(designs_rows, with_rank=False),
-        notes={**_notes(settings, bool(replicates), aggregate_games),
-               **({"tie_groups": ",".join(sorted(corrections))} if corrections else {})},
-        columns=columns,
+        notes={**_notes(settings, main.bootstrapped, aggregate_games),
+               **({"tie_groups": ",".join(sorted(corrections))} if corrections else {}),
+               **({"group_sizes": _group_sizes_note(others)} if any(p.rows for p in others) else {})},
+        columns=settings.columns or AgentColumns(),
     )
+
+
+def _players_of(given: Mapping[tuple[str, str], int] | None, game_of: _GameCatalogue) -> Callable[[str, str], int | None]:
+    """``players(mechanism, game)``: from ``given``, else the game's own N (null for an unknown game)."""
+
+    def players(mechanism: str, game: str) -> int | None:
+        if given is not None and (mechanism, game) in given:
+            return given[(mechanism, game)]
+        try:
+            return game_of(game).n_players
+        except KeyError:
+            return None
+
+    return players
+
+
+def _by_game(parts: Sequence[_PerGame], per_game_games: Sequence[str] | None) -> list[TableCell]:
+    """The parts' rows game by game (paper order, or ``per_game_games``'), each game's parts in
+    the given order (the default cells first)."""
+    present = sorted({str(r["game"]) for part in parts for r in part.rows})
+    order = list(per_game_games) if per_game_games is not None else in_order(present, GAME_TYPES)
+    return [r for game in order for part in parts for r in part.rows if r["game"] == game]
+
+
+def _group_sizes_note(others: Sequence[_PerGame]) -> str:
+    """``"PublicGoods:5,8"``-style list of the further group sizes per game (the aggregate caption's note)."""
+    sizes: dict[str, set[int]] = {}
+    for part in others:
+        for row in part.rows:
+            if isinstance(row["players"], int):
+                sizes.setdefault(str(row["game"]), set()).add(row["players"])
+    return ";".join(f"{game}:{','.join(str(n) for n in sorted(ns))}" for game, ns in sizes.items())
 
 
 def _notes(settings: TableSettings, bootstrapped: bool, aggregate_games: Sequence[str]) -> dict[str, str]:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import polars as pl
 
 __all__ = [
+    "AGGREGATE_COLUMNS",
     "DESIGN_COLUMNS",
     "FRAME_SCHEMA",
     "PER_GAME_COLUMNS",
@@ -16,6 +17,7 @@ __all__ = [
     "AgentColumns",
     "CellStats",
     "CellValues",
+    "GroupSizeCells",
     "RunValues",
     "TableAxes",
     "TableCell",
@@ -25,9 +27,14 @@ __all__ = [
 ]
 
 TABLE_METRICS = ("Mean", "Fitness", "DR", "DR_exact")
-PER_GAME_COLUMNS = ("mechanism", "game", "metric", "agent", "mean", "se", "rank", "ci_low", "ci_high", "tie_group")
-"""CSV columns of the per-game and aggregate tables; ``tie_group`` (letters, docs/comparisons.md) is last
-so the earlier columns keep their positions."""
+AGGREGATE_COLUMNS = ("mechanism", "game", "metric", "agent", "mean", "se", "rank", "ci_low", "ci_high", "tie_group")
+"""CSV columns of the aggregate table; ``tie_group`` (letters, docs/comparisons.md) is last so the
+earlier columns keep their positions."""
+PER_GAME_COLUMNS = (*AGGREGATE_COLUMNS, "players", "note")
+"""CSV columns of the per-game table: the aggregate's, then ``players`` (the game's number of
+players N: the table has one set of rows per N a game was played at) and ``note`` (why a row's
+metric is blank: the cell's note metric and message, e.g. ``TensorIncomplete: …``; empty
+otherwise), after the earlier columns so those keep their positions."""
 DESIGN_COLUMNS = ("mechanism", "metric", "agent", "mean", "se")
 
 FRAME_SCHEMA: dict[str, pl.DataType] = {
@@ -46,6 +53,8 @@ FRAME_SCHEMA: dict[str, pl.DataType] = {
     "grey": pl.Boolean(),
     "dr_source": pl.String(),
     "tie_group": pl.String(),
+    "players": pl.Int64(),
+    "note": pl.String(),
 }
 """Columns of the built frames (CSV columns plus the rendering columns ``n``, ``bold``, ``grey``,
 ``dr_source``)."""
@@ -60,7 +69,7 @@ def csv_schema(table: str) -> dict[str, pl.DataType]:
     KeyError
         For another table name.
     """
-    columns = {"per_game": PER_GAME_COLUMNS, "aggregate": PER_GAME_COLUMNS, "design_quality": DESIGN_COLUMNS}[table]
+    columns = {"per_game": PER_GAME_COLUMNS, "aggregate": AGGREGATE_COLUMNS, "design_quality": DESIGN_COLUMNS}[table]
     return {c: FRAME_SCHEMA[c] for c in columns}
 
 
@@ -84,7 +93,8 @@ class AgentColumns:
 
 @dataclass
 class TableSet:
-    """The built tables. CSV columns are :data:`PER_GAME_COLUMNS` / :data:`DESIGN_COLUMNS`;
+    """The built tables. CSV columns are :data:`PER_GAME_COLUMNS` / :data:`AGGREGATE_COLUMNS` /
+    :data:`DESIGN_COLUMNS`;
     the frames carry extra columns for rendering (``n``: runs or games averaged, ``bold``,
     ``grey``, ``dr_source``).
 
@@ -96,6 +106,24 @@ class TableSet:
     design_quality: pl.DataFrame
     notes: dict[str, str] = field(default_factory=dict)
     columns: AgentColumns = field(default_factory=AgentColumns)
+
+
+@dataclass(frozen=True)
+class GroupSizeCells:
+    """The cells of one further group size N of the per-game table (variants that change only
+    the number of players; :mod:`coopeval.studies.coopeval.tables.group_sizes`).
+
+    Attributes
+    ----------
+    metrics, scores:
+        Their long ``metrics`` frame and ``scores`` frame (None: no bootstrap intervals).
+    players:
+        (mechanism, game type name) → N, the ``players`` of their rows.
+    """
+
+    metrics: pl.DataFrame
+    scores: pl.DataFrame | None
+    players: Mapping[tuple[str, str], int]
 
 
 @dataclass(frozen=True)
@@ -124,7 +152,7 @@ CellValues = dict[tuple[str, str], dict[str, RunValues]]
 TableCell = dict[str, object]
 """One table cell before ranking: the row's columns (``mechanism``, ``game``, ``metric``, ``mean``,
 ``se``, ``ci_low``, ``ci_high``, ``n``, ``dr_source``; per-game cells also ``_reps``, the
-bootstrap replicates, shape (B,) or None)."""
+bootstrap replicates, shape (B,) or None, and ``players``, ``note``)."""
 CellStats = dict[tuple[str, str, str], dict[str, TableCell]]
 """(mechanism, game, metric) → agent → per-game :data:`TableCell`."""
 
@@ -133,7 +161,7 @@ def frame(rows: list[dict[str, object]], with_rank: bool) -> pl.DataFrame:
     """Rows as a frame of :data:`FRAME_SCHEMA` (without ``ci_*``/``dr_source`` unless ``with_rank``)."""
     schema = dict(FRAME_SCHEMA)
     if not with_rank:
-        for key in ("ci_low", "ci_high", "dr_source", "tie_group"):
+        for key in ("ci_low", "ci_high", "dr_source", "tie_group", "players", "note"):
             schema.pop(key)
     clean = [{k: r.get(k) for k in schema} for r in rows]
     return pl.DataFrame(clean, schema=schema) if clean else pl.DataFrame(schema=schema)

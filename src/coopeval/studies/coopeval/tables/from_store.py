@@ -11,10 +11,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import polars as pl
+
 from coopeval.core.duckdb_settings import open_duckdb
 from coopeval.studies.coopeval.tables.builder import build_tables
 from coopeval.studies.coopeval.tables.defaults import TableSettings
-from coopeval.studies.coopeval.tables.frames import AgentColumns
+from coopeval.studies.coopeval.tables.frames import AgentColumns, GroupSizeCells
+from coopeval.studies.coopeval.tables.group_sizes import CellSet, table_cell_sets
 from coopeval.studies.coopeval.tables.render import write_tables
 from coopeval.studies.coopeval.tables.roster import table_agents
 
@@ -57,7 +60,9 @@ def tables_from_store(
 ) -> list[Path]:
     """Per-game, aggregate and design-quality tables (CSV, Markdown, LaTeX) of a store.
 
-    Only default-parameter cells enter the tables (ablation variants are plotted separately).
+    The default cells enter every table; the variants that change only the number of players N
+    add their own per-game rows (:mod:`coopeval.studies.coopeval.tables.group_sizes`); ablation
+    and prompt variants stay out (plotted separately, and the sensitivity report).
     Replicates are the runs of the tables (docs/protocol/tables.md: mean and s.e. over runs).
     The rank tie groups come from the store's ``comparisons`` table, when it has one.
 
@@ -75,10 +80,13 @@ def tables_from_store(
     """
     con = open_duckdb(store, read_only=True, purpose="CoopEval tables")
     try:
-        default = "cell_id IN (SELECT cell_id FROM cells WHERE variant = 'default')"
-        metrics = con.sql(f"SELECT * FROM metrics WHERE {default}").pl()
-        scores = con.sql(f"SELECT * FROM scores WHERE {default}").pl()
-        designs = con.sql(f"SELECT * FROM design_quality WHERE {default}").pl()
+        default, others = table_cell_sets(con.sql("SELECT * FROM cells").pl())
+
+        def rows_of(table: str, cells: CellSet) -> pl.DataFrame:
+            return con.execute(f"SELECT * FROM {table} WHERE list_contains(?, cell_id)", [list(cells.cell_ids)]).pl()
+
+        metrics, scores, designs = (rows_of(t, default) for t in ("metrics", "scores", "design_quality"))
+        group_sizes = [GroupSizeCells(rows_of("metrics", c), rows_of("scores", c), c.players) for c in others]
         present = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
         comparisons = con.sql("SELECT * FROM comparisons").pl() if "comparisons" in present else None
     finally:
@@ -89,5 +97,6 @@ def tables_from_store(
             dr_rule=dr_rule, n_bootstrap=n_bootstrap, seed=seed, steps=steps, lr=lr,
             columns=AgentColumns(tuple(agent_order), dict(agent_labels or {})),
         ),
+        players=default.players, group_sizes=group_sizes,
     )
     return write_tables(tables, out_dir)

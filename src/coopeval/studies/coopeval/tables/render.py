@@ -18,18 +18,20 @@ from typing import Any
 
 import polars as pl
 
-from coopeval.games import GAME_TITLES, GAME_TYPES
+from coopeval.games import GAME_TITLES, GAME_TYPES, get_game
 from coopeval.studies.coopeval.mechanisms import catalog
 from coopeval.studies.coopeval.mechanisms.catalog import MECHANISM_INFO
 from coopeval.studies.coopeval.tables.frames import (
+    AGGREGATE_COLUMNS,
     DESIGN_COLUMNS,
     PER_GAME_COLUMNS,
     AgentColumns,
     TableSet,
 )
 from coopeval.studies.coopeval.tables.metrics import LLM_AVERAGE
+from coopeval.studies.coopeval.tables.undefined import REASONS, note_kind
 
-__all__ = ["TABLE_FILES", "atomic_write_text", "format_cell", "render_latex", "render_markdown", "write_tables"]
+__all__ = ["TABLE_FILES", "atomic_write_text", "format_cell", "game_section", "render_latex", "render_markdown", "write_tables"]
 
 PAPER_TABLES = ("per_game", "aggregate", "design_quality")
 """The paper's tables (docs/protocol/tables.md), each written as CSV, Markdown and LaTeX."""
@@ -117,27 +119,69 @@ def _metrics(frame: pl.DataFrame) -> list[str]:
     return [m for m in order if m in present] + sorted(set(present) - set(order))
 
 
+def _default_players(game: str) -> int | None:
+    """The registered game's own number of players (None for a game not registered)."""
+    try:
+        return get_game(game).n_players
+    except KeyError:
+        return None
+
+
+def game_section(game: str, players: int | None, several: bool) -> str:
+    """Section title of one game's per-game rows at ``players`` N: the game's title, followed by
+    ``(N = n)`` when the table holds the game at ``several`` N or at an N other than its own
+    (``Public Goods (N = 5)``); the paper's ``Public Goods`` otherwise."""
+    title = GAME_TITLES.get(game, game)
+    if players is None or (not several and players == _default_players(game)):
+        return title
+    return f"{title} (N = {players})"
+
+
 def _subtables(frame: pl.DataFrame, kind: str) -> list[tuple[str, str, pl.DataFrame]]:
-    """(section title, metric, rows) per sub-table; per-game tables get one section per game."""
+    """(section title, metric, rows) per sub-table; per-game tables get one section per game and
+    number of players N (:func:`game_section`), in the frame's order of N within a game."""
     out = []
     if kind == "per_game":
         for game in _games(frame):
-            for metric in _metrics(frame.filter(pl.col("game") == game)):
-                out.append((GAME_TITLES.get(game, game), metric, frame.filter((pl.col("game") == game) & (pl.col("metric") == metric))))
+            rows = frame.filter(pl.col("game") == game)
+            sizes = list(dict.fromkeys(rows["players"].to_list())) if "players" in rows.columns else [None]
+            for players in sizes:
+                at_n = rows.filter(pl.col("players").eq_missing(players)) if "players" in rows.columns else rows
+                section = game_section(game, players, len(sizes) > 1)
+                for metric in _metrics(at_n):
+                    out.append((section, metric, at_n.filter(pl.col("metric") == metric)))
     else:
         for metric in _metrics(frame):
             out.append((AGGREGATE_TITLE, metric, frame.filter(pl.col("metric") == metric)))
     return out
 
 
+def _undefined_note(sub: pl.DataFrame) -> str:
+    """The caption sentence on the sub-table's blank rows (a ``note``: the metric is not defined
+    for that mechanism, :mod:`coopeval.studies.coopeval.tables.undefined`), or ""."""
+    if "note" not in sub.columns:
+        return ""
+    noted = sub.filter(pl.col("note").is_not_null()).select("mechanism", "note").unique(maintain_order=True)
+    by_kind: dict[str, list[str]] = {}
+    for mech, note in noted.iter_rows():
+        labels = by_kind.setdefault(note_kind(note), [])
+        if _mechanism_label(mech) not in labels:
+            labels.append(_mechanism_label(mech))
+    return "".join(
+        f" –: not defined under {', '.join(labels)}: {REASONS.get(kind, kind)}; the CSV's note column has the message."
+        for kind, labels in by_kind.items()
+    )
+
+
 def _caption(kind: str, metric: str, notes: dict[str, str], sub: pl.DataFrame) -> str:
-    text = _caption_text(kind, metric, notes, sub)
+    text = _caption_text(kind, metric, notes, sub) + _undefined_note(sub)
     return f"{text} {FEWER_VALID_NOTE}" if _any_short(sub) else text
 
 
 def _caption_text(kind: str, metric: str, notes: dict[str, str], sub: pl.DataFrame) -> str:
     n_values = sorted({int(n) for n in sub["n"].drop_nulls().to_list()}) if "n" in sub.columns else []
     n_text = "/".join(str(n) for n in n_values) or "?"
+    blank = "note" in sub.columns and sub["mean"].null_count() == sub.height
     emphasis = "Bold: rank ≤ 2; grey: rank ≥ n − 1 when n ≥ 5 types (ranks group values within 5 %)."
     if kind == "per_game":
         what = {
@@ -147,6 +191,8 @@ def _caption_text(kind: str, metric: str, notes: dict[str, str], sub: pl.DataFra
             f"under rule '{notes.get('dr_rule', 'strictest')}'",
             "DR_exact": "Deviation-rating rank (1 = best) of our strictest-CCE ratings",
         }.get(metric, metric)
+        if blank:  # every row undefined: the caption's note says why (_undefined_note)
+            return f"{what}."
         return f"{what}. Cells: mean over {n_text} run(s) ± standard error across runs (no ± with one run). {emphasis}"
     if kind == "aggregate":
         what = {
@@ -157,10 +203,24 @@ def _caption_text(kind: str, metric: str, notes: dict[str, str], sub: pl.DataFra
         }.get(metric, metric)
         return (
             f"{what}. Cells: mean over {n_text} game(s) ± standard error ACROSS GAMES (not across runs). {emphasis}"
+            + _group_sizes_text(notes)
         )
     what = {"NS": "Designs making the cooperative outcome a Nash equilibrium (NS), percent",
             "WD": "Designs making cooperation weakly dominant (WD), percent"}.get(metric, metric)
     return f"{what}. Cells: mean over {n_text} game(s) ± standard error across games. {emphasis}"
+
+
+def _group_sizes_text(notes: dict[str, str]) -> str:
+    """The aggregate caption's sentence on the further group sizes of the per-game table
+    (``notes["group_sizes"]``, e.g. ``PublicGoods:5,8``), or ""."""
+    if not notes.get("group_sizes"):
+        return ""
+    listed = "; ".join(
+        f"{GAME_TITLES.get(game, game)} at N = {sizes.replace(',', ', ')}"
+        for game, _, sizes in (item.partition(":") for item in notes["group_sizes"].split(";"))
+    )
+    return (f" The per-game table also holds {listed}; they do not enter this aggregate, which keeps the default"
+            " cells (docs/protocol/tables.md#group-sizes).")
 
 
 def _with_group_md(text: str, group: str | None) -> str:
@@ -171,9 +231,12 @@ def _with_group_tex(text: str, group: str | None) -> str:
     return text if not group else rf"{text}\textsuperscript{{{group}}}"
 
 
-def _tie_note(notes: dict[str, str]) -> str:
-    """The caption sentence on tie groups, when the tables have them."""
-    if not notes.get("tie_groups"):
+def _tie_note(notes: dict[str, str], sub: pl.DataFrame, kind: str) -> str:
+    """The caption sentence on tie groups, when the tables have them (not for a per-game sub-table
+    without letters: the rows of a further group size N have none, as the comparisons cover the
+    default cells)."""
+    lettered = kind != "per_game" or "tie_group" not in sub.columns or sub["tie_group"].null_count() < sub.height
+    if not notes.get("tie_groups") or not lettered:
         return ""
     return (" Letters: rank tie groups; two agents sharing a letter do not differ significantly (paired"
             f" comparison, {notes['tie_groups']}-corrected, 5 % level; docs/comparisons.md).")
@@ -218,7 +281,7 @@ def render_markdown(frame: pl.DataFrame, kind: str, notes: dict[str, str] | None
             lines += [f"## {section}", ""]
             last_section = section
         agents = _agents(sub, columns)
-        lines += [f"### {metric}", "", _caption(kind, metric, notes, sub) + _tie_note(notes), ""]
+        lines += [f"### {metric}", "", _caption(kind, metric, notes, sub) + _tie_note(notes, sub, kind), ""]
         header = ["Mechanism"] + [columns.label(a) for a in agents]
         lines.append("| " + " | ".join(header) + " |")
         lines.append("|" + "|".join(["---"] + ["---:"] * len(agents)) + "|")
@@ -261,7 +324,7 @@ def render_latex(frame: pl.DataFrame, kind: str, notes: dict[str, str] | None = 
     parts = [f"% coopeval {kind} tables; needs \\usepackage{{booktabs,xcolor}}", ""]
     for section, metric, sub in _subtables(frame, kind):
         agents = _agents(sub, columns)
-        caption = _tex_escape(f"{section}: {metric}. " + _caption(kind, metric, notes, sub) + _tie_note(notes))
+        caption = _tex_escape(f"{section}: {metric}. " + _caption(kind, metric, notes, sub) + _tie_note(notes, sub, kind))
         lines = [r"\begin{table}[t]", r"\centering", r"\small", rf"\caption{{{caption}}}",
                  rf"\begin{{tabular}}{{l{'r' * len(agents)}}}", r"\toprule"]
         header = ["Mechanism"] + [_tex_escape(columns.label(a)) for a in agents]
@@ -289,8 +352,8 @@ def write_tables(tables: TableSet, out_dir: str | Path) -> list[Path]:
     """Write ``per_game``, ``aggregate`` and ``design_quality`` as ``.csv``, ``.md`` and ``.tex``.
 
     CSV columns are exactly ``mechanism,game,metric,agent,mean,se,rank,ci_low,ci_high,tie_group``
-    (per-game and aggregate) and ``mechanism,metric,agent,mean,se`` (design quality), with
-    unrounded values and empty fields for missing values.
+    (aggregate), the same then ``players,note`` (per-game) and ``mechanism,metric,agent,mean,se``
+    (design quality), with unrounded values and empty fields for missing values.
 
     Returns
     -------
@@ -301,7 +364,7 @@ def write_tables(tables: TableSet, out_dir: str | Path) -> list[Path]:
     written = []
     for kind, frame, columns in (
         ("per_game", tables.per_game, PER_GAME_COLUMNS),
-        ("aggregate", tables.aggregate, PER_GAME_COLUMNS),
+        ("aggregate", tables.aggregate, AGGREGATE_COLUMNS),
         ("design_quality", tables.design_quality, DESIGN_COLUMNS),
     ):
         contents = {
