@@ -45,6 +45,11 @@ def write_store(path: Path, scores: pl.DataFrame, extra: dict[str, pl.DataFrame]
     ids = scores["cell_id"].unique().to_list()
     tables = {"cells": pl.DataFrame({"cell_id": ids, "variant": ["default"] * len(ids)}), "scores": scores,
               "metrics": bot_metrics() if scores is bot_scores() else compute_metrics(scores), **(extra or {})}
+    return write_tables(path, tables)
+
+
+def write_tables(path: Path, tables: dict[str, pl.DataFrame]) -> Path:
+    """A DuckDB store at ``path`` holding each frame of ``tables`` as the table of its name."""
     con = duckdb.connect(str(path))
     for name, frame in tables.items():
         con.register("source", frame.to_arrow())

@@ -25,6 +25,7 @@ from coopeval.studies.coopeval.evaluate import evaluate_cell
 from coopeval.studies.coopeval.tables.builder import csv_schema
 from coopeval.studies.coopeval.tables.from_store import tables_from_store
 from coopeval.studies.coopeval.tables.group_sizes import table_cell_sets
+from tests.comparison.bot_store import write_tables
 
 C, D = "bot/always-cooperate", "bot/always-defect"
 LLM = "LLM Average"
@@ -68,13 +69,7 @@ def _store(path: Path, ids: tuple[str, ...]) -> Path:
         "metrics": pl.concat(metrics),
         "design_quality": conform("design_quality", pl.DataFrame(schema={"cell_id": pl.String()})),
     }
-    con = duckdb.connect(str(path))
-    for name, frame in tables.items():
-        con.register("source", frame.to_arrow())
-        con.execute(f"CREATE TABLE {name} AS SELECT * FROM source")
-        con.unregister("source")
-    con.close()
-    return path
+    return write_tables(path, tables)
 
 
 def _tables(store: Path, out: Path) -> tuple[pl.DataFrame, Path]:
