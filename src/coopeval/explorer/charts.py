@@ -106,7 +106,7 @@ def board_filters(boards: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]
         panels = list(dict.fromkeys(r[facet] for r in board["rows"]))
         opens_on = {}
         if len(panels) > COLUMNS:
-            overall = [p for p in panels if p in (AGGREGATE_LABEL, RAW_LABEL)]
+            overall = [p for p in (AGGREGATE_LABEL, RAW_LABEL) if p in panels]
             opens_on[facet] = (overall or panels)[0]
         out[study] = {"fields": [colour_, facet, agent], "opens_on": opens_on}
     return out
