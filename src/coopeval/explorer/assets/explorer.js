@@ -177,7 +177,10 @@
         return out;
       },
       keeps: function (r) { return spec.fields.every(function (f) { return chosen[f] === ALL || r[f] === chosen[f]; }); },
-      values: function (f) { return b.rows.map(function (r) { return r[f]; }).filter(function (v, i, all) { return v !== null && all.indexOf(v) === i; }); } };
+      values: function (f) {  // the board's values of f, and the URL's if the board lacks it (its filter then keeps no row)
+        var own = b.rows.map(function (r) { return r[f]; }).filter(function (v, i, all) { return v !== null && all.indexOf(v) === i; });
+        return chosen[f] === ALL || own.indexOf(chosen[f]) >= 0 ? own : own.concat([chosen[f]]);
+      } };
   }
   function board(study, q) {
     var b = INDEX.leaderboards[study];
@@ -238,8 +241,8 @@
       }));
       return el('label', {}, f + ' ', select);
     });
-    var opened = filter.opened ? el('p', { class: 'note' }, 'This board opens on ' + filter.fields.filter(function (f) { return filter.chosen[f] !== ALL; })
-      .map(function (f) { return f + ' ' + filter.chosen[f]; }).join(', ') + ' (one panel of its charts); choose all or another above.') : null;
+    var opened = filter.opened ? el('p', { class: 'note board-opened' }, 'Opened on ' + filter.fields.filter(function (f) { return filter.chosen[f] !== ALL; })
+      .map(function (f) { return f + ' = ' + filter.chosen[f]; }).join(', ') + ': one panel of each chart; choose all (or another) above for more.') : null;
     var folded = el('details', { class: 'board-table' }, summary, holder);
     apply();
     show(el('h2', {}, 'Leaderboard: ' + study), el('p', { class: 'note' }, b.note),
