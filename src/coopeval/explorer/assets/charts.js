@@ -108,6 +108,7 @@
       CE.load('chart:' + c.file, 'data/charts/' + c.file + '.js').then(function (rows) {
         var kept = rows.filter(keep);
         if (kept.length) { holder.appendChild(CE.chart({ kind: c.kind, title: c.title, rows: kept })); return; }
+        holder.remove();
         unfilled.push(c.title);
         empty.textContent = 'No rows under the filter, not drawn: ' + unfilled.join('; ') + '.';
         empty.hidden = false;
