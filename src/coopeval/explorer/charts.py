@@ -34,6 +34,7 @@ from urllib.parse import quote
 import duckdb
 
 from coopeval.explorer.aggregate import AGGREGATE_LABEL, RAW_LABEL
+from coopeval.explorer.extras import SETTLED_WITHIN
 from coopeval.explorer.overview import NORMAL
 from coopeval.explorer.queries import rows
 
@@ -203,7 +204,7 @@ def _line_kind(x: str, x_title: str, y: str, y_title: str, color: str, keys: lis
                 tooltip=[*(f"{k}:N" if k != x else f"{k}:Q" for k in keys), alt.Tooltip(f"{y}:Q", format=".3f"), *(["n:Q"] if counted else [])], **series)
         .properties(width=300, height=180)
     )
-    if facet:  # panels share the x scale (the same rounds or generations) but each row of panels has its own labelled axis
+    if facet:  # panels share the x scale (the same rounds or generations), each with its own labelled axis, not only the last row's
         chart = chart.facet(facet=alt.Facet(f"{facet}:N", title=None), columns=COLUMNS).resolve_axis(x="independent")
     fields = [[k, k] for k in keys if k not in (x, y)] + [[x, x_title], [y, y_title]] + ([["n", "n"]] if counted else [])
     return {"spec": _spec(chart), "fields": fields, "note": note, "at": [f for f in (facet, x, y) if f]}
@@ -457,13 +458,14 @@ def trajectory_chart(cell_id: str, found: list[dict[str, Any]]) -> dict[str, Any
     """The chart of a cell's replicator trajectory: the drawn steps (``trajectories`` rows, already
     cut and thinned by the query of :data:`coopeval.explorer.extras.TRAJECTORY`), each linking to
     the agent's decisions in the cell, under a title that says which steps are drawn and why."""
-    from coopeval.explorer.extras import SETTLED_WITHIN
-
     links = {agent: href(view="cell", cell=cell_id, model=agent, apply="1") for agent in {r["agent"] for r in found}}
     first = found[0]
     settled, drawn, last = first["settled"], first["drawn_to"], first["last"]
     within = f"every share within {SETTLED_WITHIN:g} of its final value from step {settled} on"
-    span = f"steps 0–{drawn} of {last} drawn ({within}; the rest is flat)" if drawn < last else f"all {last} steps drawn ({within})"
+    if drawn < last:
+        span = f"steps 0–{drawn} of {last} drawn ({within}; the rest is flat)"
+    else:
+        span = f"every step, 0–{last}, drawn ({within})" if last else "a single step"
     return {"kind": "trajectory", "title": f"Replicator trajectory of the metagame: {span}",
             "rows": [{"agent": r["agent"], "step": r["step"], "share": r["share"], "href": links[r["agent"]]} for r in found]}  # fmt: skip
 
