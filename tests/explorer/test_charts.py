@@ -31,14 +31,20 @@ def test_cooperation_is_the_weight_on_the_cooperative_token_per_agent_and_round(
     assert cooperation_rows("c1", "no_such_game", episodes) == []
 
 
-def test_a_trajectory_is_drawn_at_every_hundredth_step_and_its_last():
+def test_a_trajectory_is_drawn_to_a_little_past_where_it_settles_at_most_101_steps():
     con = duckdb.connect()
     con.execute("CREATE TABLE trajectories AS SELECT s AS step, 'a' AS agent, s / 1000.0 AS share, 'c1' AS cell_id FROM range(0, 1001) t(s)"
-                " UNION ALL SELECT s, 'a', 0.5, 'c2' FROM range(0, 7) t(s)")  # fmt: skip
-    found = con.execute(TRAJECTORY.sql(WHERE), [["c1", "c2"]]).fetchall()
-    c1 = [step for cell, step, _, _ in found if cell == "c1"]
-    assert c1 == list(range(0, 1001, 10))  # 1000 steps: every 10th, the last (1000) among them
-    assert [step for cell, step, _, _ in found if cell == "c2"] == list(range(7))
+                " UNION ALL SELECT s, 'a', 0.5, 'c2' FROM range(0, 7) t(s)"
+                " UNION ALL SELECT s, 'a', least(s, 50) / 100.0, 'c3' FROM range(0, 1001) t(s)"
+                " UNION ALL SELECT s, 'b', 1 - least(s, 50) / 100.0, 'c3' FROM range(0, 1001) t(s)")  # fmt: skip
+    found = con.execute(TRAJECTORY.sql(WHERE), [["c1", "c2", "c3"]]).fetchall()
+    drawn = {cell: sorted({r[1] for r in found if r[0] == cell}) for cell in ("c1", "c2", "c3")}
+    bounds = {r[0]: r[4:] for r in found}  # settled, drawn_to, last
+    assert drawn["c1"] == list(range(0, 1001, 10))  # never settles before the last step: every 10th of 1000
+    assert bounds["c1"] == (1000, 1000, 1000)
+    assert drawn["c2"] == list(range(7)) and bounds["c2"] == (0, 6, 6)  # constant: settled at once, all 7 steps
+    assert bounds["c3"] == (50, 60, 1000)  # both shares final from step 50: drawn to 50 + max(10, 50 // 5)
+    assert drawn["c3"] == list(range(61))
 
 
 def test_href_is_the_pages_hash():

@@ -35,7 +35,7 @@ import duckdb
 
 from coopeval.core.duckdb_settings import locked_store_message
 from coopeval.explorer.aggregate import aggregate_path, read_aggregate, read_result_table
-from coopeval.explorer.charts import CooperationTally, study_charts, trajectory_rows
+from coopeval.explorer.charts import CooperationTally, study_charts, trajectory_chart
 from coopeval.explorer.episodes import Episode, cell_episodes, reply_words
 from coopeval.explorer.extras import CHART_EXTRAS, EXTRAS, REBUILD, WHERE, unreadable_extras
 from coopeval.explorer.overview import STUDY_TABLES, leaderboards, missing_tables, run_overview
@@ -262,7 +262,7 @@ def _write_charts(out: Path, report: BuildReport, charts: dict[str, Any]) -> dic
         relative = f"data/charts/{number}.js"
         report.note(relative, write_script(out, relative, f"chart:{number}", chart["rows"]))
         listed.append({k: v for k, v in chart.items() if k != "rows"} | {"file": number})
-    return {"kinds": charts["kinds"], "charts": listed, "notes": charts.get("notes", {})}
+    return {"kinds": charts["kinds"], "charts": listed, "notes": charts.get("notes", {}), "filters": charts.get("filters", {})}
 
 
 def _chunks(cells: list[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
@@ -360,7 +360,7 @@ def _cell_charts(cell: dict[str, Any], extras: dict[str, Any], cooperation: Coop
     if tallied:
         charts.append({"kind": "cooperation", "title": "Cooperation over rounds", "rows": tallied})
     if found.get("trajectory"):
-        charts.append({"kind": "trajectory", "title": "Replicator trajectory of the metagame", "rows": trajectory_rows(str(cell["cell_id"]), found["trajectory"])})
+        charts.append(trajectory_chart(str(cell["cell_id"]), found["trajectory"]))
     return charts
 
 

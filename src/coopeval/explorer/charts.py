@@ -16,7 +16,7 @@ Charts (docs/explorer.md#charts):
   (:mod:`coopeval.explorer.overview`);
 - CoopEval, per cell: the probability each agent put on the game's cooperative action per round
   (mean over its match-ups; arXiv 2604.15267 §3), and the replicator trajectory of the cell's
-  metagame (population share per agent and step, at most 101 steps drawn; docs/protocol/evaluation.md);
+  metagame (population share per agent and step, drawn to a little past where it settles; docs/protocol/evaluation.md);
 - gossip: the share of cooperative actions and the tones of honest gossip per round, condition
   and testbed (arXiv 2602.07777 §4; :func:`coopeval.studies.gossip.summary.cooperation_by_round`);
 - evolution: mean final resources and donation fraction per generation, protocol and variant
@@ -34,10 +34,11 @@ from urllib.parse import quote
 import duckdb
 
 from coopeval.explorer.aggregate import AGGREGATE_LABEL, RAW_LABEL
+from coopeval.explorer.extras import SETTLED_WITHIN
 from coopeval.explorer.overview import NORMAL
 from coopeval.explorer.queries import rows
 
-__all__ = ["chart_kinds", "cooperation_rows", "href", "pairs_kind", "study_charts"]
+__all__ = ["chart_kinds", "cooperation_rows", "href", "pairs_kind", "study_charts", "trajectory_chart"]
 
 
 
@@ -80,12 +81,36 @@ def _rows_data() -> Any:
     return alt.NamedData(name="rows")
 
 
+COLUMNS = 3
+"""Panels per row of a faceted chart."""
+
+BOARD_STEP = 12
+"""Height in pixels of one point's row in a leaderboard chart (an agent's band holds one such row per colour)."""
+
 BOARD_AXES: dict[str, tuple[str, str, str]] = {
     "coopeval": ("agent", "mechanism", "game"),
     "gossip": ("model", "condition", "testbed"),  # drawn with y = condition, colour = model (16 conditions, few models)
     "evolution": ("model", "protocol", "variant"),
 }
 """Study → (the axis of the compared agents, colour, facet) of its leaderboard chart."""
+
+
+def board_filters(boards: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per study, the board page's filters: ``fields``, the board rows' fields a reader can narrow
+    to one value (setting, environment, agent: the leaderboard chart's colour, panel and rows), which
+    also narrow the study's other charts whose rows have them; and ``opens_on``, the panel a board
+    with more panels than fit in one row opens on (the row over the games where there is one, else
+    the first), so that its chart starts at one panel's height instead of several stacked."""
+    out = {}
+    for study, board in boards.items():
+        agent, colour_, facet = BOARD_AXES[study]
+        panels = list(dict.fromkeys(r[facet] for r in board["rows"]))
+        opens_on = {}
+        if len(panels) > COLUMNS:
+            overall = [p for p in (AGGREGATE_LABEL, RAW_LABEL) if p in panels]
+            opens_on[facet] = (overall or panels)[0]
+        out[study] = {"fields": [colour_, facet, agent], "opens_on": opens_on}
+    return out
 
 
 def _board_kind(study: str, label: str, axes: tuple[str, str, str]) -> dict[str, Any]:
@@ -101,8 +126,8 @@ def _board_kind(study: str, label: str, axes: tuple[str, str, str]) -> dict[str,
     point = base.mark_point(filled=True, size=50, cursor="pointer").encode(x=alt.X("value:Q", title=label))
     # each panel its own x scale and axis: games' payoff ranges differ (Matching Pennies -1..1 beside Trust 0..11)
     chart = (
-        alt.layer(interval, point, data=_rows_data()).properties(width=260)
-        .facet(facet=alt.Facet(f"{facet}:N", title=None), columns=3)
+        alt.layer(interval, point, data=_rows_data()).properties(width=260, height=alt.Step(BOARD_STEP))
+        .facet(facet=alt.Facet(f"{facet}:N", title=None), columns=COLUMNS)
         .resolve_scale(x="independent").resolve_axis(x="independent")
     )  # fmt: skip
     fields = [[facet, facet], [color, color], [y, y], ["value", label], ["lo", "95 % low"], ["hi", "95 % high"], ["interval", "interval"],
@@ -179,8 +204,8 @@ def _line_kind(x: str, x_title: str, y: str, y_title: str, color: str, keys: lis
                 tooltip=[*(f"{k}:N" if k != x else f"{k}:Q" for k in keys), alt.Tooltip(f"{y}:Q", format=".3f"), *(["n:Q"] if counted else [])], **series)
         .properties(width=300, height=180)
     )
-    if facet:
-        chart = chart.facet(facet=alt.Facet(f"{facet}:N", title=None), columns=3)
+    if facet:  # panels share the x scale (the same rounds or generations), each with its own labelled axis, not only the last row's
+        chart = chart.facet(facet=alt.Facet(f"{facet}:N", title=None), columns=COLUMNS).resolve_axis(x="independent")
     fields = [[k, k] for k in keys if k not in (x, y)] + [[x, x_title], [y, y_title]] + ([["n", "n"]] if counted else [])
     return {"spec": _spec(chart), "fields": fields, "note": note, "at": [f for f in (facet, x, y) if f]}
 
@@ -198,7 +223,8 @@ def chart_kinds() -> dict[str, Any]:
         "trajectory": _line_kind(
             "step", "replicator step", "share", "population share", "agent", ["agent", "step"],
             "Replicator dynamics of the cell's metagame (docs/protocol/evaluation.md): each agent's population share per step"
-            " (at most 101 steps drawn). Click a point for the agent's decisions in this cell.", domain=(0, 1), counted=False,
+            " up to a little past the step from which every share stays at its final value (the title says which steps are drawn)."
+            " Click a point for the agent's decisions in this cell.", domain=(0, 1), counted=False,
         ),
         "gossip_cooperation": _line_kind(
             "round", "round", "cooperation", "share of cooperative actions", "model", ["testbed", "condition", "model", "agents", "round"],
@@ -222,10 +248,11 @@ def chart_kinds() -> dict[str, Any]:
     tones = (
         alt.Chart(_rows_data())
         .mark_bar(cursor="pointer")
-        .encode(x=alt.X("round:O", title="round", axis=alt.Axis(labelAngle=0, labelOverlap="greedy")), y=alt.Y("share:Q", title="share of honest gossip", stack="normalize"),
+        .encode(x=alt.X("round:O", title="round", axis=alt.Axis(labelAngle=0, labelExpr=ROUND_LABELS, labelOverlap="greedy")), y=alt.Y("share:Q", title="share of honest gossip", stack="normalize"),
                 color=alt.Color("tone:N", sort=list(_tones()), scale=alt.Scale(domain=list(_tones()), range=list(PALETTE[: len(_tones())]))), tooltip=["testbed:N", "condition:N", "round:O", "tone:N", alt.Tooltip("share:Q", format=".3f"), "n:Q"])
         .properties(width=300, height=160)
-        .facet(facet=alt.Facet("condition:N", title=None), columns=3)
+        .facet(facet=alt.Facet("condition:N", title=None), columns=COLUMNS)
+        .resolve_axis(x="independent")
     )
     kinds["pairs"] = pairs_kind()
     kinds["gossip_tones"] = {
@@ -235,6 +262,11 @@ def chart_kinds() -> dict[str, Any]:
         " condition. Click a bar for that round of the condition's first run.",
     }
     return kinds
+
+
+ROUND_LABELS = "datum.value === 1 || datum.value % 5 === 0 ? datum.label : ''"
+"""The labelled rounds of a bar chart's round axis (a band per round): the first and every fifth,
+level, so that 36 rounds' labels neither overlap nor turn; every bar keeps its tick."""
 
 
 def _tones() -> tuple[str, ...]:
@@ -326,9 +358,10 @@ def evolution_charts(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
 
 
 def study_charts(con: duckdb.DuckDBPyConnection, boards: dict[str, dict[str, Any]], readable: Iterable[str]) -> dict[str, Any]:
-    """``{"kinds": {...}, "charts": [...], "notes": {study: [...]}}`` of the index: every kind, the
-    study-wide charts of the studies in ``readable`` (those whose tables the store has and this
-    explorer reads) and, per study, why a chart one might look for is not drawn."""
+    """``{"kinds": {...}, "charts": [...], "notes": {study: [...]}, "filters": {study: {...}}}`` of the
+    index: every kind, the study-wide charts of the studies in ``readable`` (those whose tables the
+    store has and this explorer reads), per study why a chart one might look for is not drawn, and
+    the board page's filters (:func:`board_filters`)."""
     kinds = chart_kinds()
     board_kinds, charts = board_charts(boards)
     kinds.update(board_kinds)
@@ -340,7 +373,7 @@ def study_charts(con: duckdb.DuckDBPyConnection, boards: dict[str, dict[str, Any
         notes["gossip"] = uncharted_testbeds(con, {c["rows"][0]["testbed"] for c in found if c["kind"] == "gossip_cooperation"})
     if "evolution" in studies:
         charts += evolution_charts(con)
-    return {"kinds": kinds, "charts": charts, "notes": {k: v for k, v in notes.items() if v}}
+    return {"kinds": kinds, "charts": charts, "notes": {k: v for k, v in notes.items() if v}, "filters": board_filters(boards)}
 
 
 def _cooperative_token(game: str, cache: dict[str, str | None]) -> str | None:
@@ -421,11 +454,20 @@ def _probability(parsed: str, token: str) -> float | None:
     return float(answer[token]) / total
 
 
-def trajectory_rows(cell_id: str, found: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The drawn steps of a cell's replicator trajectory (``trajectories`` rows, already thinned
-    by the query of :data:`coopeval.explorer.extras.TRAJECTORY`), each linking to the agent's decisions in the cell."""
+def trajectory_chart(cell_id: str, found: list[dict[str, Any]]) -> dict[str, Any]:
+    """The chart of a cell's replicator trajectory: the drawn steps (``trajectories`` rows, already
+    cut and thinned by the query of :data:`coopeval.explorer.extras.TRAJECTORY`), each linking to
+    the agent's decisions in the cell, under a title that says which steps are drawn and why."""
     links = {agent: href(view="cell", cell=cell_id, model=agent, apply="1") for agent in {r["agent"] for r in found}}
-    return [{"agent": r["agent"], "step": r["step"], "share": r["share"], "href": links[r["agent"]]} for r in found]
+    first = found[0]
+    settled, drawn, last = first["settled"], first["drawn_to"], first["last"]
+    within = f"every share within {SETTLED_WITHIN:g} of its final value from step {settled} on"
+    if drawn < last:
+        span = f"steps 0–{drawn} of {last} drawn ({within}; the rest is flat)"
+    else:
+        span = f"every step, 0–{last}, drawn ({within})" if last else "a single step"
+    return {"kind": "trajectory", "title": f"Replicator trajectory of the metagame: {span}",
+            "rows": [{"agent": r["agent"], "step": r["step"], "share": r["share"], "href": links[r["agent"]]} for r in found]}  # fmt: skip
 
 
 def pairs_kind() -> dict[str, Any]:

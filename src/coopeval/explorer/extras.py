@@ -48,14 +48,24 @@ DONATION_EVENT = (
     " donor_resources_before, donor_resources_after, parse_status, attempts, failed, decision_id"
 )
 
+SETTLED_WITHIN = 1e-3
+"""A replicator trajectory has settled from the first step after which every agent's share stays
+within this of its final share; the chart draws it to a little past that step."""
+
 TRAJECTORY = Extra(
     "trajectories",
     "agent, step",
-    "step, agent, share",
-    source="SELECT * FROM (SELECT *, max(step) OVER (PARTITION BY cell_id, agent) AS last FROM trajectories {where})"
-    " WHERE step % greatest(1, last // 100) = 0 OR step = last",
+    "step, agent, share, settled, drawn_to, last",
+    source=f"""WITH t AS (SELECT cell_id, agent, step, share, max(step) OVER (PARTITION BY cell_id) AS last,
+                      last_value(share) OVER (PARTITION BY cell_id, agent ORDER BY step
+                                              ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS final
+               FROM trajectories {{where}}),
+          s AS (SELECT *, coalesce(max(step) FILTER (WHERE abs(share - final) > {SETTLED_WITHIN}) OVER (PARTITION BY cell_id) + 1, 0) AS settled FROM t),
+          d AS (SELECT *, least(last, settled + greatest(10, settled // 5)) AS drawn_to FROM s)
+        SELECT * FROM d WHERE step <= drawn_to AND (step % greatest(1, (drawn_to + 99) // 100) = 0 OR step = drawn_to)""",
 )
-"""A cell's replicator trajectory at every ``max(1, steps // 100)``-th step and the last (the chart's points)."""
+"""A cell's replicator trajectory up to ``drawn_to`` (the step it settled at, plus a fifth of that and at
+least ten steps, for the flat tail; at most the last), at every ``⌈drawn_to / 100⌉``-th step (at most 101 steps) and ``drawn_to``."""
 
 CHART_EXTRAS = {"trajectory"}
 """Page fields that feed a chart (:mod:`coopeval.explorer.charts`) instead of the cell's extras."""

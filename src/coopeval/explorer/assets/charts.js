@@ -90,19 +90,31 @@
   };
 
   /* The study-wide charts of a study (leaderboards, gossip and evolution over time): each
-     chart's rows are a data file of their own (data/charts/<n>.js), loaded here. */
-  CE.studyCharts = function (study) {
+     chart's rows are a data file of their own (data/charts/<n>.js), loaded here. "filter" ({field:
+     value}, the board's filters) keeps the rows that have each field at its value; a row without
+     the field (e.g. the tones have no model) is kept. The charts left without a row are named in
+     one note. */
+  CE.studyCharts = function (study, filter) {
     var all = CE.store.index.charts || { charts: [] };
     var listed = all.charts.filter(function (c) { return c.study === study; });
     var notes = ((all.notes || {})[study] || []).map(function (text) { return el('p', { class: 'note chart-note' }, text); });
+    var fields = Object.keys(filter || {});
+    function keep(r) { return fields.every(function (f) { return !(f in r) || r[f] === filter[f]; }); }
     if (!listed.length && !notes.length) return [];
+    var empty = el('p', { class: 'note chart-empty' }), unfilled = [];
+    empty.hidden = true;
     return [el('h3', {}, 'Charts')].concat(notes, listed.map(function (c) {
       var holder = el('div', { class: 'chart-holder' });
       CE.load('chart:' + c.file, 'data/charts/' + c.file + '.js').then(function (rows) {
-        holder.appendChild(CE.chart({ kind: c.kind, title: c.title, rows: rows }));
+        var kept = rows.filter(keep);
+        if (kept.length) { holder.appendChild(CE.chart({ kind: c.kind, title: c.title, rows: kept })); return; }
+        holder.remove();
+        unfilled.push(c.title);
+        empty.textContent = 'No rows under the filter, not drawn: ' + unfilled.join('; ') + '.';
+        empty.hidden = false;
       }, function (err) { holder.appendChild(el('p', { class: 'warn' }, String(err && err.message ? err.message : err))); });
       return holder;
-    }));
+    }), empty);
   };
   /* A cell's charts (CoopEval: cooperation over rounds, replicator trajectory). */
   CE.cellCharts = function (cell) {

@@ -161,9 +161,31 @@
       return el('p', {}, link({ view: 'board', study: s }, s));
     }));
   }
-  function board(study) {
+  var ALL = '*';  // a board filter's value in the URL that keeps every row
+  /* The board's filters (coopeval.explorer.charts.board_filters): a select per field whose choice
+     narrows the charts and the table alike and is kept in the URL (&mechanism=…&game=…&agent=…,
+     * for all); a URL without any opens on the board's default panel, if it has one. */
+  function boardFilter(study, b, q) {
+    var spec = ((INDEX.charts || {}).filters || {})[study] || { fields: [], opens_on: {} };
+    var given = spec.fields.some(function (f) { return q.has(f); });
+    var chosen = {};
+    spec.fields.forEach(function (f) { chosen[f] = (given ? q.get(f) : spec.opens_on[f]) || ALL; });
+    return { fields: spec.fields, chosen: chosen, opened: !given && Object.keys(spec.opens_on).length > 0,
+      active: function () {
+        var out = {};
+        spec.fields.forEach(function (f) { if (chosen[f] !== ALL) out[f] = chosen[f]; });
+        return out;
+      },
+      keeps: function (r) { return spec.fields.every(function (f) { return chosen[f] === ALL || r[f] === chosen[f]; }); },
+      values: function (f) {  // the board's values of f, and the URL's if the board lacks it (its filter then keeps no row)
+        var own = b.rows.map(function (r) { return r[f]; }).filter(function (v, i, all) { return v !== null && all.indexOf(v) === i; });
+        return chosen[f] === ALL || own.indexOf(chosen[f]) >= 0 ? own : own.concat([chosen[f]]);
+      } };
+  }
+  function board(study, q) {
     var b = INDEX.leaderboards[study];
     if (!b) { show(el('p', { class: 'warn' }, 'No leaderboard for ' + study + (INDEX.missing[study] ? ': missing ' + INDEX.missing[study].join(', ') : ''))); return; }
+    var filter = boardFilter(study, b, q);
     var state = { key: null, dir: 1 };
     var holder = el('div');
     function cellOf(col, r) {
@@ -177,7 +199,7 @@
     }
     function sortValue(col, r) { var v = r[col.key]; return col.metric ? v[0] : v; }
     function render() {
-      var rs = b.rows.slice();
+      var rs = b.rows.filter(filter.keeps);
       if (state.key) {
         var col = b.columns.filter(function (c) { return c.key === state.key; })[0];
         rs.sort(function (x, y) {
@@ -196,10 +218,35 @@
         })),
         rs.map(function (r) { return el('tr', {}, b.columns.map(function (c) { return el('td', { class: c.metric ? 'num' : null }, fmt(cellOf(c, r))); })); })));
     }
-    render();
-    // the charts lead; the table (every row, sortable) is folded below them
-    var folded = el('details', { class: 'board-table' }, el('summary', {}, 'The leaderboard as a table (' + b.rows.length + ' rows; click a column to sort)'), holder);
-    show(el('h2', {}, 'Leaderboard: ' + study), el('p', { class: 'note' }, b.note), CE.studyCharts(study), folded);
+    // the charts lead; the table (the filter's rows, sortable) is folded below them
+    var summary = el('summary'), charts = el('div', { class: 'board-charts' });
+    function apply() {
+      render();
+      var kept = b.rows.filter(filter.keeps).length;
+      summary.textContent = 'The leaderboard as a table (' + (kept === b.rows.length ? kept : kept + ' of ' + b.rows.length) + ' rows; click a column to sort)';
+      charts.textContent = '';
+      add(charts, CE.studyCharts(study, filter.active()));
+    }
+    var selects = filter.fields.map(function (f) {
+      var select = el('select', { name: f, on: { change: function () {
+        filter.chosen[f] = select.value;
+        var params = { view: 'board', study: study };
+        filter.fields.forEach(function (g) { params[g] = filter.chosen[g]; });
+        history.replaceState(null, '', hash(params));
+        apply();
+      } } }, [ALL].concat(filter.values(f)).map(function (v) {
+        var option = el('option', { value: v }, v === ALL ? 'all' : v);
+        if (filter.chosen[f] === v) option.selected = true;
+        return option;
+      }));
+      return el('label', {}, f + ' ', select);
+    });
+    var opened = filter.opened ? el('p', { class: 'note board-opened' }, 'Opened on ' + filter.fields.filter(function (f) { return filter.chosen[f] !== ALL; })
+      .map(function (f) { return f + ' = ' + filter.chosen[f]; }).join(', ') + ': one panel of each chart; choose all (or another) above for more.') : null;
+    var folded = el('details', { class: 'board-table' }, summary, holder);
+    apply();
+    show(el('h2', {}, 'Leaderboard: ' + study), el('p', { class: 'note' }, b.note),
+      filter.fields.length ? el('form', { class: 'filters board-filters', role: 'search', 'aria-label': 'filter the charts and the table' }, selects) : null, opened, charts, folded);
   }
 
   // ---------------------------------------------------------------- cells and cell page
@@ -455,7 +502,7 @@
     if (q.get('decision')) return decisionPage(q.get('decision'));
     switch (q.get('view')) {
       case 'boards': return boards();
-      case 'board': return board(q.get('study'));
+      case 'board': return board(q.get('study'), q);
       case 'cells': return cells(q);
       case 'cell': return cellPage(q.get('cell'), q);
       case 'ep': return episodePage(q.get('cell'), q.get('m'), q.get('round'));
