@@ -34,6 +34,18 @@ def require_chromium() -> None:
     if REQUIRE_BROWSER:
         pytest.fail(f"COOPEVAL_REQUIRE_BROWSER=1 but {CHROMIUM} is missing: apt-get install -y chromium")
     pytest.skip(f"{CHROMIUM} absent (Debian package chromium); .ci/run installs it and requires it")
+def built_site(tmp_path_factory: Any, name: str, make_store: Any) -> tuple[Path, Path]:
+    """``(store, site)``: the store ``make_store(path)`` writes in a fresh folder ``name`` and the
+    explorer built from it, for a module of browser tests (:func:`require_chromium` first)."""
+    from coopeval.explorer import build_site
+
+    require_chromium()
+    root = tmp_path_factory.mktemp(name)
+    store = make_store(root / "coopeval.duckdb")
+    build_site(store, root / "site")
+    return store, root / "site"
+
+
 WAIT_S = 60.0
 """How long :meth:`Chromium.wait` polls before failing (a loaded 2-core machine is slow)."""
 

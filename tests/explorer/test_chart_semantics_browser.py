@@ -17,8 +17,7 @@ from typing import Any
 import duckdb
 import pytest
 
-from coopeval.explorer import build_site
-from tests.explorer.browser import Chromium, require_chromium
+from tests.explorer.browser import Chromium, built_site
 from tests.explorer.fake_store import make_store, read_data
 from tests.explorer.test_site_browser import SCREENSHOTS, go
 
@@ -56,11 +55,7 @@ def _store(path: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> tuple[Path, Path]:
-    require_chromium()
-    root = tmp_path_factory.mktemp("semantics")
-    store = _store(root / "coopeval.duckdb")
-    build_site(store, root / "site")
-    return store, root / "site"
+    return built_site(tmp_path_factory, "semantics", _store)
 
 
 @pytest.fixture(scope="module")
