@@ -30,6 +30,12 @@ def _store(path: Path) -> Path:
                 " gini, gini_out_of_range, image_score_mean) VALUES (?, ?, 'pd', 'align', ?, 'align_sweep', ?, ?, ?, ?, ?)",
                 [f"pd-{model}-{run}", run, model, coop, dret, gini, oor, image],
             )
+        for cell, condition, failed in (("pd-model-g-r3", "align", True), ("pd-model-g-lost", "no_gossip", True)):
+            con.execute(  # every round failed: 0.0 measured nothing of the condition
+                "INSERT INTO gossip_run_metrics (cell_id, run, testbed, condition, model, matching, cooperation_ratio_mean, all_rounds_failed)"
+                " VALUES (?, 'r3', 'pd', ?, 'model-g', 'align_sweep', 0.0, ?)",
+                [cell, condition, failed],
+            )
         comparisons = [
             ("gossip", "pd/align/align_sweep", "cooperation_ratio_mean", "model-g", "model-h", 0.001),  # significant
             ("gossip", "pd/align/align_sweep", "discounted_return_mean", "model-g", "model-h", 0.6),  # not
@@ -56,7 +62,7 @@ def _row(board: dict[str, Any], **keys: str) -> dict[str, Any]:
 
 
 def test_gossip_rows_have_the_comparisons_letters(boards):
-    g, h = (_row(boards["gossip"], testbed="pd", model=m) for m in ("model-g", "model-h"))
+    g, h = (_row(boards["gossip"], testbed="pd", condition="align", model=m) for m in ("model-g", "model-h"))
     assert (g["coop_group"], h["coop_group"]) == ("a", "b")  # 0.85 above 0.15, p = 0.001
     assert (g["dret_group"], h["dret_group"]) == ("a", "a")  # p = 0.6: one group
     assert g["gini_group"] is None  # not compared
@@ -71,7 +77,7 @@ def test_evolution_rows_have_the_comparisons_letters(boards):
 
 
 def test_marks_infinity_and_blanks_say_what_they_are(boards):
-    g, h = (_row(boards["gossip"], testbed="pd", model=m) for m in ("model-g", "model-h"))
+    g, h = (_row(boards["gossip"], testbed="pd", condition="align", model=m) for m in ("model-g", "model-h"))
     assert g["gini"][0] == pytest.approx((0.2 + 1.205) / 2)
     assert g["gini_mark"] == "‡"  # outside [0, 1] in a run, as the tables mark it
     assert g["image"][0] == 1.0 and g["image_mark"] == "† (1/2 cells)"  # one run's image score undefined
@@ -81,3 +87,15 @@ def test_marks_infinity_and_blanks_say_what_they_are(boards):
     reputation = _row(boards["coopeval"], mechanism="Reputation", game="prisoners_dilemma")
     assert reputation["mean"] == [1.5, None]
     assert reputation["fitness"] == [None, None] and reputation["fitness_why"] == "not computed: no replicator dynamics under Reputation (Mean only)"
+
+
+def test_runs_whose_every_round_failed_are_left_out_and_counted(boards):
+    """As the result tables do (``replicate_summary``): a failed run's 0.0 does not pull the mean
+    down; the row says how many runs failed; a condition where every run failed keeps its row,
+    blank, with the count."""
+    g = _row(boards["gossip"], testbed="pd", condition="align", model="model-g")
+    assert g["coop"][0] == pytest.approx((0.9 + 0.8) / 2) and g["n"] == 2 and g["failed_runs"] == 1
+    lost = _row(boards["gossip"], testbed="pd", condition="no_gossip", model="model-g")
+    assert lost["coop"][0] is None and lost["n"] == 0 and lost["failed_runs"] == 1
+    assert _row(boards["gossip"], testbed="pd", condition="align", model="model-h")["failed_runs"] == 0
+    assert "failed runs" in [c["label"] for c in boards["gossip"]["columns"]]

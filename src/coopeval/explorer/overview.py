@@ -286,10 +286,15 @@ def gossip_board(con: duckdb.DuckDBPyConnection, tables: set[str] | None = None)
     the tie groups of the store's gossip comparisons and the tables' marks (†, ‡)."""
     metrics = [("coop", "cooperation"), ("image", "image score"), ("dret", "discounted return"), ("gini", "Gini")]
     source = {"coop": "cooperation_ratio_mean", "image": "image_score_mean", "dret": "discounted_return_mean", "gini": "gini"}
-    oor = "count(*) FILTER (WHERE gini_out_of_range) AS gini_oor," if "gini_out_of_range" in columns(con, "gossip_run_metrics") else ""
-    matching = "min(matching) AS matching, count(DISTINCT matching) AS matchings," if "matching" in columns(con, "gossip_run_metrics") else ""
-    sql = f"""SELECT testbed, condition, model, {oor} {matching} count(*) AS n, {_aliased(metrics, source)}
-        FROM gossip_run_metrics GROUP BY testbed, condition, model ORDER BY testbed, condition, coop_mean DESC NULLS LAST, model"""
+    present = columns(con, "gossip_run_metrics")
+    oor = "count(*) FILTER (WHERE gini_out_of_range) AS gini_oor," if "gini_out_of_range" in present else ""
+    matching = "min(matching) AS matching, count(DISTINCT matching) AS matchings," if "matching" in present else ""
+    sql = f"""WITH runs AS (SELECT *, {_failed_run(present)} AS _failed FROM gossip_run_metrics),
+        played AS (SELECT testbed, condition, model, count(*) FILTER (WHERE _failed) AS failed_runs FROM runs GROUP BY ALL),
+        used AS (SELECT testbed, condition, model, {oor} {matching} count(*) AS n, {_aliased(metrics, source)}
+                 FROM runs WHERE NOT _failed GROUP BY testbed, condition, model)
+        SELECT * EXCLUDE (n), coalesce(n, 0) AS n FROM played LEFT JOIN used USING (testbed, condition, model)
+        ORDER BY testbed, condition, coop_mean DESC NULLS LAST, model"""
     found = rows(con, sql)
     compared = {"coop": "cooperation_ratio_mean", "dret": "discounted_return_mean", "gini": "gini"}
     _study_letters(con, tables, "gossip", found, compared, lambda r: f"{r['testbed']}/{r['condition']}/{r['matching']}" if r.get("matchings") == 1 else None)
@@ -297,11 +302,27 @@ def gossip_board(con: duckdb.DuckDBPyConnection, tables: set[str] | None = None)
         "Per run means of docs/studies/gossip.md; mean over replicates ± 95 % normal interval. Tie groups: models sharing a"
         " letter do not differ significantly (the store's gossip comparisons; docs/comparisons.md). As in the result tables:"
         f" {UNDEFINED_MARK} the mean leaves out runs where the metric is undefined (a Gini of returns summing to ≤ 0), with how"
-        f" many it used; {OUT_OF_RANGE} a Gini outside [0, 1] in some run (negative discounted returns)."
+        f" many it used; {OUT_OF_RANGE} a Gini outside [0, 1] in some run (negative discounted returns). A run whose every"
+        " round failed measured nothing of its condition: it is left out of every mean, as in the result tables, and"
+        " counted under failed runs."
     )
     board = _board([("testbed", "testbed"), ("condition", "condition"), ("model", "model")], metrics, found, note)
+    board["columns"].append({"key": "failed_runs", "label": "failed runs", "metric": False})
+    for row, r in zip(board["rows"], found, strict=True):
+        row["failed_runs"] = r["failed_runs"]
     _group_columns(board, found, compared, metrics)
     return board
+
+
+def _failed_run(present: set[str]) -> str:
+    """SQL of a ``gossip_run_metrics`` row: its run's every round failed (``all_rounds_failed``;
+    in stores written before that column, ``n_failed_rounds = n_rounds``), as
+    :func:`coopeval.studies.gossip.summary.replicate_summary` leaves such runs out."""
+    if "all_rounds_failed" in present:
+        return "coalesce(all_rounds_failed, false)"
+    if {"n_failed_rounds", "n_rounds"} <= present:
+        return "coalesce(n_rounds > 0 AND n_failed_rounds = n_rounds, false)"
+    return "false"
 
 
 def _study_letters(con: duckdb.DuckDBPyConnection, tables: set[str] | None, study: str, found: list[dict[str, Any]],
