@@ -84,6 +84,24 @@ def test_a_signal_that_ends_play_human_ends_its_run_and_releases_the_lock(workdi
     assert not process_alive(second) and _locks(workdir) == []
 
 
+def test_a_play_human_killed_with_sigkill_still_ends_its_run_and_the_rerun_resumes(workdir):
+    """SIGKILL cannot be caught: the run is tethered to play-human (``coopeval.humanplay.tether``),
+    so snakemake is interrupted as by Ctrl-C, stops its job and releases the lock."""
+    run = _play_human(workdir)
+    job = _job_started(workdir)
+    snakemake = SeatFolder(workdir / "seats").status()["pid"]
+    run.kill()
+    run.communicate(timeout=WAIT_S)
+    _wait(lambda: not process_alive(job) and not process_alive(snakemake), "the run ended")
+    _wait(lambda: _locks(workdir) == [], "the lock released")
+    again = _play_human(workdir)
+    second = _job_started(workdir, before=str(job))
+    again.send_signal(signal.SIGINT)
+    out, _ = again.communicate(timeout=WAIT_S)
+    assert again.returncode == 130, out
+    assert not process_alive(second) and _locks(workdir) == []
+
+
 def test_a_live_run_on_the_seats_folder_is_reported_in_one_line(workdir, capsys, monkeypatch):
     run = _play_human(workdir)
     _job_started(workdir)

@@ -22,12 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from coopeval.core.errors import CliError
+from coopeval.humanplay.tether import STOP_WAIT_S, tethered
 
 __all__ = ["add_play_human_parser", "run_play_human"]
 
-STOP_WAIT_S = 60.0
-"""How long a stopped run may take to end after Ctrl-C (then after SIGTERM) before the next, harder
-signal, seconds."""
 
 ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 """Signals that end ``play-human`` (besides Ctrl-C): each stops the run it started first."""
@@ -104,8 +102,9 @@ def _snakemake(args: argparse.Namespace, *extra: str) -> list[str]:
 def _start_run(args: argparse.Namespace, seats: Path) -> subprocess.Popen[bytes]:
     log = (seats / "run.log").open("ab")
     env = {**os.environ, "COOPEVAL_HUMAN_SEATS": str(seats)}
-    # A session of its own: the run's jobs (one may be waiting for the person) are stopped as a group.
-    return subprocess.Popen(_snakemake(args), stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+    # A session of its own: the run's jobs (one may be waiting for the person) are stopped as a group;
+    # tethered: a play-human killed with SIGKILL interrupts its run all the same.
+    return subprocess.Popen(tethered(_snakemake(args)), stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
 
 
 def _stop_run(run: subprocess.Popen[bytes], args: argparse.Namespace, seats: Path) -> None:
