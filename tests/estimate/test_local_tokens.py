@@ -96,3 +96,36 @@ def test_where_llama_cpp_cannot_run_litellms_counter_stands_in(monkeypatch):
     assert tokens.count_tokens(model, prompt) == litellm.token_counter(
         model=model, messages=MESSAGES[1]
     )
+
+
+def test_a_gguf_file_llama_cpp_cannot_load_is_a_config_error_naming_the_model(tmp_path):
+    """A file that starts as GGUF but is cut short passes the magic check; counting its prompts
+    loads it, and the estimate says in one line which model cannot be used and why."""
+    from coopeval.core.errors import ConfigError
+    from coopeval.estimate.tokens import FactsWorker
+
+    shipped = local_tokenizer.resolve_local_model("smollm2-135m")[0]
+    cut = tmp_path / "cut.gguf"
+    cut.write_bytes(shipped.read_bytes()[:100_000])
+    model = f"local/file:{cut}"
+    with pytest.raises(ConfigError, match=r"cut\.gguf: .*could not load the model.*truncated or damaged"):
+        tokens.count_tokens(model, json.dumps(MESSAGES[0]))
+    with pytest.raises(ConfigError, match=rf"^{model}: .*truncated or damaged"):
+        FactsWorker().facts({model: {("coopeval", "action"): [json.dumps(MESSAGES[0])]}})
+
+
+@pytest.mark.parametrize(("make", "said"), [(lambda p: p.mkdir(), "is a folder"), (lambda p: p.write_bytes(b""), "is empty")], ids=["folder", "empty"])
+def test_a_folder_or_an_empty_file_is_named_as_such(tmp_path, make, said):
+    from coopeval.agents.local.catalogue import local_model_error
+
+    target = tmp_path / "m.gguf"
+    make(target)
+    assert said in (local_model_error(f"local/file:{target}") or "")
+
+
+def test_an_embedded_model_answers_at_most_to_the_end_of_its_window(monkeypatch):
+    """Without ``max_tokens`` llama.cpp stops at the context window: the estimate's output bound
+    per call (the default config sets none for the embedded model, so the total had no bound)."""
+    assert tokens.max_output_tokens(MODEL) == 4096
+    monkeypatch.setenv("COOPEVAL_LLAMA_CTX", "2048")
+    assert tokens.max_output_tokens(MODEL) == 2048

@@ -96,7 +96,7 @@ def run_estimate(args: argparse.Namespace) -> int:
                     config, latency_s=args.latency, cap=args.cap, every_replicate=args.every_replicate, background=True, facts_worker=worker,
                     processes=min(2, os.cpu_count() or 1), cells=cells,
                 )
-        except EnvironmentSettingError as exc:
+        except (EnvironmentSettingError, ConfigError) as exc:  # ConfigError: a model file no run could load
             return _bad_input(str(exc))
     finally:
         if worker is not None:

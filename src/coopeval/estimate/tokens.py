@@ -27,6 +27,7 @@ from typing import Any
 from coopeval.agents.litellm_client import import_litellm
 from coopeval.agents.prices import load_prices
 from coopeval.agents.registry import is_scripted, routing_error, uses_local_llm
+from coopeval.core.errors import ConfigError
 
 __all__ = ["OPENAI_FAMILIES", "OPENROUTER_UPSTREAM", "FactsWorker", "ModelFacts", "Price", "count_tokens", "litellm_model_info", "max_output_tokens", "model_facts", "price_of", "tokenizer_of", "tokens_per_char", "upstream_of", "warm"]
 
@@ -118,9 +119,14 @@ def price_of(model: str) -> Price | None:
 def max_output_tokens(model: str) -> int | None:
     """The most tokens ``model`` may answer with, from litellm's map (``max_output_tokens``;
     an OpenRouter model the map lacks: its vendor's entry, :func:`upstream_of`), when a call
-    sends no ``max_tokens``; ``None`` if unknown."""
+    sends no ``max_tokens``; ``None`` if unknown. An embedded ``local/`` model answers at most
+    to the end of its context window (``COOPEVAL_LLAMA_CTX``, :func:`coopeval.agents.local.catalogue.n_ctx`)."""
     if is_scripted(model):
         return 0
+    if uses_local_llm(model):
+        from coopeval.agents.local.catalogue import n_ctx
+
+        return n_ctx()
     upstream = upstream_of(model)
     for name in (model, upstream) if upstream else (model,):
         info = litellm_model_info(name) or {}
@@ -167,9 +173,13 @@ def count_tokens(model: str, prompt: str) -> int:
     if key not in _COUNTED:
         counted = None
         if uses_local_llm(model):
+            from coopeval.agents.local import LocalModelFileError
             from coopeval.agents.local.tokenizer import local_prompt_tokens
 
-            counted = local_prompt_tokens(model, json.loads(prompt))
+            try:
+                counted = local_prompt_tokens(model, json.loads(prompt))
+            except LocalModelFileError as exc:  # e.g. a truncated GGUF file: no run could use it
+                raise ConfigError(f"{model}: {exc}") from exc
         if counted is None:
             counted = int(import_litellm().token_counter(model=model, messages=json.loads(prompt)))
         _COUNTED[key] = counted
@@ -268,7 +278,7 @@ def _serve(conn: Any) -> None:
             try:
                 conn.send((True, model_facts(payload)))
             except Exception as exc:
-                conn.send((False, f"{type(exc).__name__}: {exc}"))
+                conn.send((False, (type(exc).__name__, str(exc))))
             return
         with contextlib.suppress(Exception):
             if kind == "warm":
@@ -332,8 +342,11 @@ class FactsWorker:
 
         Raises
         ------
+        ConfigError
+            A model no run could use (an embedded model's file llama.cpp cannot load), as
+            :func:`model_facts` raises it.
         RuntimeError
-            The child failed (its error in the message) or ended without an answer.
+            The child failed otherwise (its error in the message) or ended without an answer.
         """
         from coopeval.agents.litellm_client import use_key_table
 
@@ -344,13 +357,16 @@ class FactsWorker:
             keys_read, keys = self._conn.recv()
             done, facts = self._conn.recv()
         except (EOFError, OSError) as exc:
-            raise RuntimeError(f"coopeval estimate: the process counting tokens with litellm ended without an answer ({exc!r})") from exc
+            raise RuntimeError(f"coopeval estimate: the process counting tokens ended without an answer ({exc!r})") from exc
         finally:
             self.close()
         if keys_read:
             use_key_table(keys)
         if not done:
-            raise RuntimeError(f"coopeval estimate: counting tokens with litellm failed: {facts}")
+            kind, message = facts
+            if kind == ConfigError.__name__:
+                raise ConfigError(message)
+            raise RuntimeError(f"coopeval estimate: counting tokens failed: {kind}: {message}")
         return dict(facts)
 
     def close(self) -> None:

@@ -148,6 +148,10 @@ def local_model_error(model: str) -> str | None:
 
 def _check_file(path: Path) -> None:
     """Refuse a path that is not a readable GGUF file fitting in memory (one line each)."""
+    if path.is_dir():
+        raise LocalModelFileError(f"local/file:{path}: is a folder; give the path of the .gguf file inside it")
+    if path.is_file() and path.stat().st_size == 0:
+        raise LocalModelFileError(f"local/file:{path}: the file is empty (0 bytes); download or convert the model again")
     if not path.is_file():
         raise LocalModelFileError(
             f"local/file:{path}: no such file; give the path of a .gguf file (absolute, or "

@@ -114,7 +114,10 @@ class LocalRuntime:
         try:
             self._server: Any = xllamacpp.Server(params)
         except Exception as exc:  # the wheel raises RuntimeError/ValueError on a bad file
-            raise LocalModelFileError(f"{path}: llama.cpp could not load the model ({exc})") from exc
+            raise LocalModelFileError(
+                f"{path}: llama.cpp could not load the model ({exc}); the file may be truncated or damaged: "
+                "download it again, or convert the model with llama.cpp's convert_hf_to_gguf.py"
+            ) from exc
         self._lock = threading.Lock()
 
     def chat(self, request: dict[str, Any]) -> dict[str, Any]:
