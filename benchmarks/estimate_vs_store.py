@@ -16,6 +16,9 @@ input tokens beside the prompt tokens the models reported on first attempts (``l
 * ``in range``: min ≤ recorded ≤ max where the count depends on answers;
 * ``OUTSIDE``: anything else (exit code 1).
 
+A ``--store`` that is not a run's DuckDB store, or a config that does not load, exits 2 in one line
+before anything is estimated.
+
 The store must hold one run of the same config (the default main job's store for
 ``config/config.yaml``); cells of other configs in it make the counts disagree.
 """
@@ -29,55 +32,67 @@ import json
 import shutil
 import sys
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import duckdb
 
-__all__ = ["compare", "main", "recorded_decisions", "recorded_prompt_tokens"]
+__all__ = ["StoreError", "compare", "main", "recorded_decisions", "recorded_prompt_tokens"]
+
+
+class StoreError(ValueError):
+    """The ``--store`` is not a readable coopeval store; the message names the path and why."""
+
+
+@contextlib.contextmanager
+def _read_only(store: Path) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A read-only connection to ``store``, or to a copy of it while a writer holds its lock.
+
+    Raises
+    ------
+    StoreError
+        No such file, a folder, not a DuckDB file, or no ``decisions`` table (not a run's store).
+    """
+    if not store.is_file():
+        raise StoreError(f"--store {store}: {'is a folder' if store.is_dir() else 'no such file'}; give a run's DuckDB store, e.g. results/coopeval.duckdb")
+    with tempfile.TemporaryDirectory() as folder:
+        try:
+            con = duckdb.connect(str(store), read_only=True)
+        except duckdb.IOException as exc:
+            if "lock" not in str(exc).lower():
+                raise StoreError(f"--store {store}: not a DuckDB store ({str(exc).splitlines()[0]})") from exc
+            copy = Path(folder) / store.name  # held by a writer: read a copy
+            shutil.copy2(store, copy)
+            con = duckdb.connect(str(copy), read_only=True)
+        try:
+            if "decisions" not in {r[0] for r in con.execute("SHOW TABLES").fetchall()}:
+                raise StoreError(f"--store {store}: no decisions table; give the store of a coopeval run")
+            yield con
+        finally:
+            con.close()
 
 
 def recorded_decisions(store: Path) -> dict[tuple[str, str], int]:
     """(study, kind) → decisions recorded in ``store``; the judge's as (``coopeval``, ``judge``)."""
-
-    def read(path: Path) -> dict[tuple[str, str], int]:
-        con = duckdb.connect(str(path), read_only=True)
-        try:
-            rows = con.execute("SELECT study, kind, count(*) FROM decisions GROUP BY ALL").fetchall()
-            tables = {r[0] for r in con.execute("SHOW TABLES").fetchall()}
-            judged = con.execute("SELECT count(*) FROM judgements").fetchone() if "judgements" in tables else None
-        finally:
-            con.close()
-        counts = {(str(study), str(kind)): int(n) for study, kind, n in rows}
-        if judged and judged[0]:
-            counts[("coopeval", "judge")] = int(judged[0])
-        return counts
-
-    try:
-        return read(store)
-    except duckdb.IOException:  # held by a writer: read a copy
-        with tempfile.TemporaryDirectory() as folder:
-            copy = Path(folder) / store.name
-            shutil.copy2(store, copy)
-            return read(copy)
+    with _read_only(store) as con:
+        rows = con.execute("SELECT study, kind, count(*) FROM decisions GROUP BY ALL").fetchall()
+        tables = {r[0] for r in con.execute("SHOW TABLES").fetchall()}
+        judged = con.execute("SELECT count(*) FROM judgements").fetchone() if "judgements" in tables else None
+    counts = {(str(study), str(kind)): int(n) for study, kind, n in rows}
+    if judged and judged[0]:
+        counts[("coopeval", "judge")] = int(judged[0])
+    return counts
 
 
 def recorded_prompt_tokens(store: Path) -> dict[tuple[str, str], int]:
     """(study, kind) → prompt tokens the models reported on first attempts (``llm_calls`` rows
     with ``attempt = 0``; bots report none)."""
-    sql = "SELECT study, kind, sum(prompt_tokens) FROM llm_calls WHERE attempt = 0 AND prompt_tokens > 0 GROUP BY ALL"
-    with tempfile.TemporaryDirectory() as folder:
-        try:
-            con = duckdb.connect(str(store), read_only=True)
-        except duckdb.IOException:  # held by a writer: read a copy
-            copy = Path(folder) / store.name
-            shutil.copy2(store, copy)
-            con = duckdb.connect(str(copy), read_only=True)
-        try:
-            return {(str(study), str(kind)): int(n) for study, kind, n in con.execute(sql).fetchall()}
-        finally:
-            con.close()
+    with _read_only(store) as con:
+        if "llm_calls" not in {r[0] for r in con.execute("SHOW TABLES").fetchall()}:
+            return {}
+        sql = "SELECT study, kind, sum(prompt_tokens) FROM llm_calls WHERE attempt = 0 AND prompt_tokens > 0 GROUP BY ALL"
+        return {(str(study), str(kind)): int(n) for study, kind, n in con.execute(sql).fetchall()}
 
 
 def _verdict(low: int, high: int, recorded: int) -> str:
@@ -128,14 +143,20 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="config overlays on config/config.yaml, as the run was given them")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
+    from coopeval.core.errors import ConfigError
     from coopeval.estimate.cli import DEFAULT_CONFIG
     from coopeval.estimate.report import estimate_config
     from coopeval.pipeline.config import load_config
 
-    config = load_config([DEFAULT_CONFIG, *args.configfile])
+    try:
+        recorded, prompt_tokens = recorded_decisions(args.store), recorded_prompt_tokens(args.store)
+        config = load_config([DEFAULT_CONFIG, *args.configfile])
+    except (StoreError, ConfigError, OSError) as exc:  # before the estimate's seconds are spent
+        print(f"estimate_vs_store: {exc}", file=sys.stderr)
+        return 2
     with contextlib.redirect_stderr(io.StringIO()):  # the simulated cells' progress lines
         estimate = estimate_config(config).to_json()
-    rows = compare(estimate, recorded_decisions(args.store), recorded_prompt_tokens(args.store))
+    rows = compare(estimate, recorded, prompt_tokens)
     if args.json:
         print(json.dumps({"configs": [str(p) for p in args.configfile], "store": str(args.store), "rows": rows}, indent=1))
     else:
