@@ -160,8 +160,8 @@ def test_dr_rank_and_dr_rating_each_hold_one_quantity(built, browser):
     assert labels == ["Mean", "Fitness", "DR rank", "DR rating"]
     assert "DR raw" not in board["note"]
     with duckdb.connect(str(store), read_only=True) as con:
-        ranks = dict(((m, a), v) for m, a, v in con.execute("SELECT mechanism, agent, avg(value) FROM metrics WHERE metric = 'DR_rank' AND cell_id IN ('pg-no', 'pg-re') GROUP BY ALL").fetchall())
-        ratings = dict(((m, a), v) for m, a, v in con.execute("SELECT mechanism, agent, avg(value) FROM metrics WHERE metric = 'DR' AND cell_id IN ('pg-no', 'pg-re') GROUP BY ALL").fetchall())
+        ranks = {(m, a): v for m, a, v in con.execute("SELECT mechanism, agent, avg(value) FROM metrics WHERE metric = 'DR_rank' AND cell_id IN ('pg-no', 'pg-re') GROUP BY ALL").fetchall()}
+        ratings = {(m, a): v for m, a, v in con.execute("SELECT mechanism, agent, avg(value) FROM metrics WHERE metric = 'DR' AND cell_id IN ('pg-no', 'pg-re') GROUP BY ALL").fetchall()}
     per_game = {(r["mechanism"], r["agent"]): r for r in board["rows"] if r["game"] == "PublicGoods" and r["agent"] in AGENTS}
     assert {k: per_game[k]["dr_rank"][0] for k in ranks} == ranks
     assert {k: per_game[k]["dr"][0] for k in ratings} == ratings
