@@ -2,7 +2,7 @@
 
 The aggregate table (docs/protocol/tables.md; arXiv 2604.15267 §4) is the mean over the four
 social dilemmas of each agent's run-averaged per-game value, Mean and Fitness normalised
-(x − NE) / (coop − NE) (docs/protocol/games.md#normalisation), DR raw; its interval is the
+(x − NE) / (coop − NE) (docs/protocol/games.md#normalisation), DR as the mean of the per-game DR ranks; its interval is the
 percentile interval of the game-averaged bootstrap replicates, and its letters are the tie
 groups of the normalised comparisons (docs/comparisons.md). The workflow writes it after the
 store (``results/tables/aggregate.csv``; ``coopeval reproduce`` beside its store), so the
@@ -27,8 +27,8 @@ AGGREGATE_LABEL = "social dilemmas (normalised)"
 RAW_LABEL = "all games (raw points)"
 """The game column of the rows averaged here when the aggregate table has no row for them."""
 
-METRICS = {"Mean": "mean", "Fitness": "fitness", "DR": "dr"}
-"""The aggregate table's metric → the board's metric key (DR_exact is not on the board)."""
+METRICS = {"Mean": "mean", "Fitness": "fitness", "DR": "dr_rank"}
+"""The result tables' metric → the board's metric key (the tables' DR is a rank: the board's DR rank; DR_exact is not on the board)."""
 
 
 def aggregate_path(store: Path, name: str = "aggregate.csv") -> Path | None:
@@ -50,7 +50,7 @@ def _number(text: str | None) -> float | None:
 
 def read_result_table(path: Path) -> dict[tuple[str, str, str], dict[str, Any]]:
     """(mechanism, game, agent) → ``{"<key>": value, "<key>_lo", "<key>_hi", "<key>_se",
-    "<key>_group"}`` for the board's metrics (``mean``, ``fitness``, ``dr``) of the result table
+    "<key>_group"}`` for the board's metrics (``mean``, ``fitness``, ``dr_rank``) of the result table
     (per-game or aggregate, whose game is ``All``) at ``path``; a metric the table lacks for that
     agent is absent. A per-game table that holds a game at several numbers of players N (column
     ``players``) lists the default cells' N first; only those rows are read (the board shows the

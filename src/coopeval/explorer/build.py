@@ -41,7 +41,7 @@ from coopeval.explorer.extras import CHART_EXTRAS, EXTRAS, REBUILD, WHERE, unrea
 from coopeval.explorer.overview import STUDY_TABLES, leaderboards, missing_tables, run_overview
 from coopeval.explorer.pairs import pair_rows
 from coopeval.explorer.privacy import PRIVACY_NOTE
-from coopeval.explorer.queries import grouped, rows, table_names
+from coopeval.explorer.queries import columns, grouped, rows, table_names
 from coopeval.explorer.scripts import PART_BYTES, to_strict_json, write_packed, write_script
 from coopeval.explorer.search_index import SearchIndex
 from coopeval.explorer.sensitivity import sensitivity_reports
@@ -262,7 +262,8 @@ def _write_charts(out: Path, report: BuildReport, charts: dict[str, Any]) -> dic
         relative = f"data/charts/{number}.js"
         report.note(relative, write_script(out, relative, f"chart:{number}", chart["rows"]))
         listed.append({k: v for k, v in chart.items() if k != "rows"} | {"file": number})
-    return {"kinds": charts["kinds"], "charts": listed, "notes": charts.get("notes", {}), "filters": charts.get("filters", {})}
+    return {"kinds": charts["kinds"], "charts": listed, "notes": charts.get("notes", {}), "filters": charts.get("filters", {}),
+            "domains": charts.get("domains", {})}
 
 
 def _chunks(cells: list[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
@@ -364,6 +365,17 @@ def _cell_charts(cell: dict[str, Any], extras: dict[str, Any], cooperation: Coop
     return charts
 
 
+def _cell_variants(con: duckdb.DuckDBPyConnection, tables: set[str]) -> dict[str, tuple[str | None, int | None]]:
+    """CoopEval cell id → (its variant, its number of players N) from the store's ``cells`` table
+    (empty when the table or its ``variant`` column is missing; N None without a ``players`` column):
+    the cells page tells a mechanism's variants apart by them and narrows to one (``&variant=``)."""
+    present = columns(con, "cells") if "cells" in tables else set()
+    if "variant" not in present:
+        return {}
+    players = "players" if "players" in present else "NULL"
+    return {str(r["cell_id"]): (r["variant"], r["players"]) for r in rows(con, f"SELECT cell_id, variant, {players} AS players FROM cells")}
+
+
 def _build_cells(con: duckdb.DuckDBPyConnection, tables: set[str], out: Path, report: BuildReport, raw_replies: bool, spill: str) -> dict[str, Any]:
     if "decisions" not in tables:
         return {"cells": [], "flag_parts": 0, "flag_count": 0, "search": None}
@@ -375,8 +387,14 @@ def _build_cells(con: duckdb.DuckDBPyConnection, tables: set[str], out: Path, re
         " list(DISTINCT agent ORDER BY agent) AS agents"
         " FROM decisions GROUP BY cell_id, study ORDER BY cell_id, study",
     )
+    variants = _cell_variants(con, tables)
     for cell in cells:
         cell["file"] = cell_file(str(cell["cell_id"]))
+        if cell["study"] == "coopeval" and variants:
+            variant, players = variants.get(str(cell["cell_id"]), (None, None))
+            cell["variant"] = variant or "default"
+            if players is not None:
+                cell["players"] = players
     index: list[dict[str, str]] = [{} for _ in range(BUCKETS)]
     flags: list[list[Any]] = []
     search = SearchIndex(spill)
@@ -396,5 +414,5 @@ def _build_cells(con: duckdb.DuckDBPyConnection, tables: set[str], out: Path, re
     for number, flag_chunk in enumerate(flag_chunks):
         relative = f"data/flags/{number}.js"
         report.note(relative, write_script(out, relative, f"flags:{number}", flag_chunk))
-    cells.sort(key=lambda c: (str(c["study"]), str(c["mechanism"]), str(c["game"]), str(c["run"]), str(c["cell_id"])))
+    cells.sort(key=lambda c: (str(c["study"]), str(c["mechanism"]), str(c.get("variant", "")), str(c["game"]), str(c["run"]), str(c["cell_id"])))
     return {"cells": cells, "flag_parts": len(flag_chunks), "flag_count": len(flags), "search": words}

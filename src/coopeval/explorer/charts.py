@@ -95,6 +95,16 @@ BOARD_AXES: dict[str, tuple[str, str, str]] = {
 """Study → (the axis of the compared agents, colour, facet) of its leaderboard chart."""
 
 
+def colour_domains(boards: dict[str, dict[str, Any]]) -> dict[str, dict[str, list[Any]]]:
+    """Per study, each board field's values (sorted): the fixed domain of every colour scale over that
+    field in the study's charts, so that a value has one colour in every chart and under every filter
+    (the page puts it in the spec: charts.js)."""
+    out = {}
+    for study, board in boards.items():
+        out[study] = {f: sorted({r[f] for r in board["rows"] if r.get(f) is not None}, key=str) for f in BOARD_AXES[study]}
+    return out
+
+
 def board_filters(boards: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """Per study, the board page's filters: ``fields``, the board rows' fields a reader can narrow
     to one value (setting, environment, agent: the leaderboard chart's colour, panel and rows), which
@@ -146,19 +156,34 @@ def _board_rows(study: str, board: dict[str, Any], key: str) -> list[dict[str, A
             continue
         lo, hi = bounds if bounds else (value - ci, value + ci) if ci is not None else (value, value)
         row = {facet: r[facet], color: r[color], y: r[y], "value": value, "lo": lo, "hi": hi,
-               "interval": r.get("interval", NORMAL) if bounds or ci is not None else "none", "group": r.get(f"{key}_group"),
+               "interval": r.get("interval", NORMAL) if bounds or ci is not None else "none", "group": r.get(f"{GROUP_OF.get(key, key)}_group"),
                "mark": r.get(f"{key}_mark"), "n": r["n"]}  # fmt: skip
-        row["href"] = _board_href(study, r)
+        row["href"] = _board_href(study, r, bool(board.get("variants")))
         out.append(row)
     return out
 
 
-def _board_href(study: str, r: dict[str, Any]) -> str:
-    """The cells behind a leaderboard row: the cells page filtered to its setting, environment and agent."""
+GROUP_OF = {"dr_rank": "dr"}
+"""A board metric → the metric whose tie-group letters it shows (one DR group for DR rank and DR rating)."""
+
+
+def mechanism_variant(label: str, variants: bool) -> tuple[str, str | None]:
+    """A CoopEval board row's mechanism label → (the cells' mechanism, their variant): "Repetition (n5)"
+    → ("Repetition", "n5"); a label without a variant is the default cells' when the store's cells
+    have variants (``variants``), else (label, None)."""
+    if label.endswith(")") and " (" in label:
+        mechanism, _, variant = label[:-1].partition(" (")
+        return mechanism, variant
+    return label, "default" if variants else None
+
+
+def _board_href(study: str, r: dict[str, Any], variants: bool = False) -> str:
+    """The cells behind a leaderboard row: the cells page filtered to its setting (CoopEval: mechanism
+    and variant), environment and agent."""
     if study == "coopeval":
-        mechanism = str(r["mechanism"]).split(" (", 1)[0]  # "Repetition (variant)" → the cells' mechanism
+        mechanism, variant = mechanism_variant(str(r["mechanism"]), variants)
         game = None if r["game"] in (AGGREGATE_LABEL, RAW_LABEL) else r["game"]
-        return href(view="cells", study=study, mechanism=mechanism, game=game, agent=r["agent"])
+        return href(view="cells", study=study, mechanism=mechanism, variant=variant, game=game, agent=r["agent"])
     if study == "gossip":
         return href(view="cells", study=study, mechanism=r["condition"], game=r["testbed"], agent=r["model"])
     return href(view="cells", study=study, mechanism=f"evolution/{r['protocol']}", agent=r["model"])
@@ -358,10 +383,10 @@ def evolution_charts(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
 
 
 def study_charts(con: duckdb.DuckDBPyConnection, boards: dict[str, dict[str, Any]], readable: Iterable[str]) -> dict[str, Any]:
-    """``{"kinds": {...}, "charts": [...], "notes": {study: [...]}, "filters": {study: {...}}}`` of the
-    index: every kind, the study-wide charts of the studies in ``readable`` (those whose tables the
-    store has and this explorer reads), per study why a chart one might look for is not drawn, and
-    the board page's filters (:func:`board_filters`)."""
+    """``{"kinds": {...}, "charts": [...], "notes": {study: [...]}, "filters": {study: {...}}, "domains": {study: {...}}}``
+    of the index: every kind, the study-wide charts of the studies in ``readable`` (those whose tables the
+    store has and this explorer reads), per study why a chart one might look for is not drawn,
+    the board page's filters (:func:`board_filters`) and the colour scales' domains (:func:`colour_domains`)."""
     kinds = chart_kinds()
     board_kinds, charts = board_charts(boards)
     kinds.update(board_kinds)
@@ -373,7 +398,8 @@ def study_charts(con: duckdb.DuckDBPyConnection, boards: dict[str, dict[str, Any
         notes["gossip"] = uncharted_testbeds(con, {c["rows"][0]["testbed"] for c in found if c["kind"] == "gossip_cooperation"})
     if "evolution" in studies:
         charts += evolution_charts(con)
-    return {"kinds": kinds, "charts": charts, "notes": {k: v for k, v in notes.items() if v}, "filters": board_filters(boards)}
+    return {"kinds": kinds, "charts": charts, "notes": {k: v for k, v in notes.items() if v}, "filters": board_filters(boards),
+            "domains": colour_domains(boards)}
 
 
 def _cooperative_token(game: str, cache: dict[str, str | None]) -> str | None:

@@ -112,7 +112,7 @@ def _marks(r: dict[str, Any], key: str) -> dict[str, Any]:
         if nan:
             out[f"{key}_why"] = f"NaN{UNDEFINED_MARK}: undefined in every cell"
         elif missing:
-            out[f"{key}_why"] = r.get("why_missing") or "not computed"
+            out[f"{key}_why"] = r.get(f"{key}_why_missing") or "not computed"
     return out
 
 
@@ -160,29 +160,38 @@ def coopeval_board(
     """
     from coopeval.explorer.aggregate import AGGREGATE_LABEL, RAW_LABEL
 
-    metrics = [("mean", "Mean"), ("fitness", "Fitness"), ("dr", "DR")]
-    source = {"mean": "\"Mean\"", "fitness": "\"Fitness\"", "dr": "\"DR\""}
+    metrics = [("mean", "Mean"), ("fitness", "Fitness"), ("dr_rank", "DR rank"), ("dr", "DR rating")]
+    source = {"mean": "\"Mean\"", "fitness": "\"Fitness\"", "dr_rank": "\"DR_rank\"", "dr": "\"DR\""}
+    cell_columns = columns(con, "cells") if "cells" in tables else set()
     variant = "CASE WHEN c.variant IS NULL OR c.variant = 'default' THEN m.mechanism ELSE m.mechanism || ' (' || c.variant || ')' END"
-    join = "LEFT JOIN cells c USING (cell_id)" if "cells" in tables and "variant" in columns(con, "cells") else ""
+    join = "LEFT JOIN cells c USING (cell_id)" if "variant" in cell_columns else ""
     if not join:
         variant = "m.mechanism"
+    players = "c.players" if join and "players" in cell_columns else "NULL::BIGINT"
+    # the evaluation's note on a cell whose payoff tensor has an empty cell (coopeval.studies.coopeval.evaluate): a sample of rosters that is not a cover
+    not_cover = "metric = 'TensorIncomplete' AND rule LIKE '%does not cover every co-player multiset%'" if "rule" in columns(con, "metrics") else "false"
     sql = f"""
-        WITH wide AS (
-            SELECT m.cell_id, {variant} AS mechanism, m.game, m.agent,
+        WITH notes AS (SELECT cell_id, bool_or(metric = 'TensorIncomplete') AS tensor_incomplete, bool_or({not_cover}) AS not_cover,
+                              bool_or(metric = 'DRNotComputed') AS dr_too_large
+                       FROM metrics WHERE metric IN ('TensorIncomplete', 'DRNotComputed') GROUP BY cell_id),
+        wide AS (
+            SELECT m.cell_id, {variant} AS mechanism, m.game, m.agent, max({players}) AS players,
+                   bool_or(coalesce(i.tensor_incomplete, false)) AS tensor_incomplete, bool_or(coalesce(i.not_cover, false)) AS not_cover,
+                   bool_or(coalesce(i.dr_too_large, false)) AS dr_too_large,
                    max(value) FILTER (WHERE metric = 'Mean') AS "Mean",
                    max(value) FILTER (WHERE metric = 'Fitness') AS "Fitness",
+                   max(value) FILTER (WHERE metric = 'DR_rank') AS "DR_rank",
                    max(value) FILTER (WHERE metric = 'DR') AS "DR"
-            FROM metrics m {join} WHERE coalesce(m.source, 'ours') = 'ours'
+            FROM metrics m {join} LEFT JOIN notes i USING (cell_id) WHERE coalesce(m.source, 'ours') = 'ours'
             GROUP BY ALL)
-        SELECT mechanism, coalesce(game, '{RAW_LABEL}') AS game, agent, count(*) AS n, {_aliased(metrics, source)}
+        SELECT mechanism, coalesce(game, '{RAW_LABEL}') AS game, agent, count(*) AS n, min(players) AS players_min, max(players) AS players_max,
+               bool_or(tensor_incomplete) AS tensor_incomplete, bool_or(not_cover) AS not_cover, bool_or(dr_too_large) AS dr_too_large, {_aliased(metrics, source)}
         FROM wide GROUP BY GROUPING SETS ((mechanism, game, agent), (mechanism, agent))
         ORDER BY mechanism, game, mean_mean DESC NULLS LAST, agent"""
     found = rows(con, sql)
     for r in found:
-        r["why_missing"] = (
-            "not computed: no replicator dynamics under Reputation (Mean only)" if str(r["mechanism"]).startswith("Reputation")
-            else "not computed: the roster sample is not a cover, or DR's LP exceeds 4,096 joint profiles"
-        )  # fmt: skip
+        for key, _ in metrics:
+            r[f"{key}_why_missing"] = _why_missing(r, key)
     table = aggregate or {}
     for r in found:
         r["interval"] = NORMAL
@@ -198,19 +207,27 @@ def coopeval_board(
             r[f"{key}_missing"] = int(taken.get(key) is None)
             r[f"{key}_lo"], r[f"{key}_hi"] = taken.get(f"{key}_lo"), taken.get(f"{key}_hi")
             r[f"{key}_group"] = taken.get(f"{key}_group")
+            if key == "dr" and taken.get(key) is None:
+                r["dr_why_missing"] = "the aggregate table reports DR as the mean of the per-game DR ranks (DR rank), not as a rating"
+        r["dr_group"] = taken.get("dr_rank_group")  # the DR letters: the rank comparisons'
     found.sort(key=lambda r: (str(r["mechanism"]), str(r["game"]), -(r["mean_mean"] if r["mean_mean"] is not None else -math.inf), str(r["agent"])))
     groups = _tie_groups(con, tables, [r for r in found if r["game"] not in (AGGREGATE_LABEL, RAW_LABEL)])
     letters = iter(groups)
     note = (
-        "Per game: mean payoff, replicator Fitness and deviation rating per cell (docs/protocol/evaluation.md), mean over replicates"
+        "Per game: mean payoff, replicator Fitness, DR rank (1 = the highest deviation rating of the cell; lower is better; the"
+        " per-game result table's DR) and DR rating (the deviation rating itself; higher is better) per cell"
+        " (docs/protocol/evaluation.md), mean over replicates"
         f" ± the {NORMAL} interval; tie groups: agents sharing a letter do not differ significantly (paired comparisons of the"
-        f" store's comparisons table, the same letters as the result tables; docs/comparisons.md). '{AGGREGATE_LABEL}': the"
+        f" store's comparisons table, the same letters as the result tables; docs/comparisons.md; DR: the rank comparisons). '{AGGREGATE_LABEL}': the"
         " aggregate result table's rows (results/tables/aggregate.csv): mean over the four social dilemmas of the normalised"
-        " (x − NE) / (coop − NE) Mean and Fitness (DR raw), in [low, high] its percentile bootstrap interval, and its letters."
+        " (x − NE) / (coop − NE) Mean and Fitness and of the DR rank (the table has no rating over games), in [low, high] its"
+        " percentile bootstrap interval, and its letters."
         f" '{RAW_LABEL}': a mechanism variant the aggregate table leaves out, raw points averaged over every game and replicate"
         " ± 95 % normal interval over those cells, without letters (the comparisons letter the normalised quantity)."
-        " A blank cell says why (docs/protocol/evaluation.md): Reputation runs no replicator dynamics, and an N-player"
-        " game whose roster sample is not a cover (Public Goods at N = 8) has no full payoff tensor for Fitness and DR."
+        " A blank cell says why (docs/protocol/evaluation.md): the LLM Average has no DR by definition (it is an average over"
+        " agents, not a player of the metagame), Reputation runs no replicator dynamics (Mean only), and an N-player"
+        " game whose roster sample does not cover every co-player multiset (Public Goods at N = 8) has no full payoff tensor, so"
+        " Fitness and DR are undefined there."
         f" {UNDEFINED_MARK}: the mean leaves out cells where the metric is undefined (NaN), with how many it used."
     )
     board = _board([("mechanism", "mechanism"), ("game", "game"), ("agent", "agent")], metrics, found, note)
@@ -220,9 +237,47 @@ def coopeval_board(
         else:
             row.update(next(letters))
         row["interval"] = r["interval"]
+    board["variants"] = bool(join)  # the cells carry a variant: a row's cells are those of its mechanism and variant
+    for column in board["columns"]:
+        if column["key"] == "dr_rank":
+            column["lower"] = True  # lower is better: the table sorts it ascending first
     board["columns"] += [{"key": f"{key}_group", "label": f"{label} group", "metric": False} for key, label in TIE_GROUP_METRICS]
     board["columns"].append({"key": "interval", "label": "interval", "metric": False})
     return board
+
+
+def _players(r: dict[str, Any]) -> str:
+    low, high = r.get("players_min"), r.get("players_max")
+    if low is None:
+        return "this N-player game"
+    return f"N = {low}" if low == high else f"N = {low}–{high}"
+
+
+def _why_missing(r: dict[str, Any], key: str) -> str | None:
+    """Why a CoopEval board row has no value of ``key`` (``None``: no reason is known), per case, from
+    the notes the evaluation stores (:mod:`coopeval.studies.coopeval.tables.undefined`): the LLM
+    Average has no deviation rating by definition; Reputation runs no replicator dynamics; an
+    N-player variant whose roster sample does not cover every co-player multiset, or failed
+    match-ups, leave the payoff tensor incomplete (``TensorIncomplete``), so Fitness and DR are
+    undefined there; DR's LP can be too large (``DRNotComputed``)."""
+    if key == "mean":
+        return None
+    from coopeval.studies.coopeval.tables.metrics import LLM_AVERAGE
+
+    if key in ("dr", "dr_rank") and r["agent"] == LLM_AVERAGE:
+        return "no DR by definition: the LLM Average is an average over agents, not a player of the metagame that DR rates"
+    if str(r["mechanism"]).startswith("Reputation"):
+        return "not computed: no replicator dynamics under Reputation (Mean only)"
+    if r.get("not_cover"):
+        return (f"undefined at {_players(r)}: the roster sample does not cover every co-player multiset, so there is no full"
+                " payoff tensor for Fitness and DR")  # fmt: skip
+    if r.get("tensor_incomplete"):
+        return "undefined: failed match-ups left a cell of the payoff tensor empty, so there is no full payoff tensor for Fitness and DR"
+    if key in ("dr", "dr_rank") and r.get("dr_too_large"):
+        return "not computed: the deviation-rating LP over the joint profiles is too large"
+    if key == "dr_rank":
+        return "not in the store: it has no DR rank of these cells (a store written before DR_rank)"
+    return None
 
 
 def _matchup_intervals(r: dict[str, Any], table_row: dict[str, Any] | None, metrics: list[tuple[str, str]]) -> None:
@@ -239,9 +294,9 @@ def _matchup_intervals(r: dict[str, Any], table_row: dict[str, Any] | None, metr
 
 
 TIE_GROUP_METRICS = (("mean", "Mean"), ("fitness", "Fitness"), ("dr", "DR"))
-"""Board metrics with tie groups (the metrics the workflow compares in pairs). The board's DR
-is the deviation rating (higher is better); its letters are those of the DR rank comparisons
-(rank 1 = highest rating), agents ordered by the rating shown."""
+"""Board metrics with tie groups (the metrics the workflow compares in pairs). The DR letters
+are those of the DR rank comparisons (rank 1 = highest rating), agents ordered by the deviation
+rating shown (the same order as by rank); one ``DR group`` column serves DR rank and DR rating."""
 
 
 def _tie_groups(con: duckdb.DuckDBPyConnection, tables: set[str], found: list[dict[str, Any]]) -> list[dict[str, str | None]]:

@@ -36,6 +36,25 @@
       }));
   }
 
+  /* The spec with every nominal colour scale over a field of "domains" ({field: [values]}) given
+     that fixed domain (values of the rows it lacks appended), so a value keeps its colour in every
+     chart and under every filter (coopeval.explorer.charts.colour_domains). */
+  function withDomains(spec, domains, rows) {
+    if (!domains) return spec;
+    (function visit(node) {
+      if (!node || typeof node !== 'object') return;
+      if (Array.isArray(node)) { node.forEach(visit); return; }
+      var color = node.encoding && node.encoding.color;
+      if (color && color.field && domains[color.field] && color.type === 'nominal') {
+        var domain = domains[color.field].slice();
+        rows.forEach(function (r) { var v = r[color.field]; if (v !== undefined && v !== null && domain.indexOf(v) < 0) domain.push(v); });
+        color.scale = Object.assign({}, color.scale || {}, { domain: domain });
+      }
+      Object.keys(node).forEach(function (k) { if (k !== 'encoding') visit(node[k]); });
+    })(spec);
+    return spec;
+  }
+
   CE.chart = function (c) {
     var kind = CE.store.index.charts.kinds[c.kind];
     var id = 'chart-' + (++counter);
@@ -69,7 +88,7 @@
       picks.hidden = false;
     }
     loadScripts().then(function () {
-      var spec = JSON.parse(JSON.stringify(kind.spec));
+      var spec = withDomains(JSON.parse(JSON.stringify(kind.spec)), c.domains, c.rows);
       spec.datasets = { rows: c.rows };
       return window.vegaEmbed(vis, spec, {
         renderer: 'svg', actions: false, defaultStyle: false, ast: true, expr: window.vegaInterpreter.expressionInterpreter,
@@ -89,29 +108,57 @@
     return figure;
   };
 
+  /* Why a leaderboard chart ("board:<study>:<metric>") has no row under the filter: the board's
+     rows the filter keeps have no value of its metric, each blank saying why (the table's reason);
+     null when the filter keeps no board row at all. */
+  function blankReasons(c, keep) {
+    var parts = c.kind.split(':'), board = (CE.store.index.leaderboards || {})[c.study];
+    if (parts[0] !== 'board' || !board) return null;
+    var key = parts[2], reasons = [];
+    board.rows.filter(keep).forEach(function (r) {
+      var why = r[key + '_why'];
+      if (why && reasons.indexOf(why) < 0) reasons.push(why);
+    });
+    return reasons.length ? reasons : null;
+  }
   /* The study-wide charts of a study (leaderboards, gossip and evolution over time): each
      chart's rows are a data file of their own (data/charts/<n>.js), loaded here. "filter" ({field:
      value}, the board's filters) keeps the rows that have each field at its value; a row without
-     the field (e.g. the tones have no model) is kept. The charts left without a row are named in
-     one note. */
+     the field (e.g. the tones have no model) is kept. Every colour scale has the fixed domain of
+     its field's values on the board. The charts left without a row are named in one note, in the
+     charts' order, each with the reason its metric is blank under the filter where the board has one. */
   CE.studyCharts = function (study, filter) {
     var all = CE.store.index.charts || { charts: [] };
     var listed = all.charts.filter(function (c) { return c.study === study; });
     var notes = ((all.notes || {})[study] || []).map(function (text) { return el('p', { class: 'note chart-note' }, text); });
+    var domains = (all.domains || {})[study];
     var fields = Object.keys(filter || {});
     function keep(r) { return fields.every(function (f) { return !(f in r) || r[f] === filter[f]; }); }
     if (!listed.length && !notes.length) return [];
-    var empty = el('p', { class: 'note chart-empty' }), unfilled = [];
+    var empty = el('p', { class: 'note chart-empty' }), unfilled = listed.map(function () { return null; });
     empty.hidden = true;
-    return [el('h3', {}, 'Charts')].concat(notes, listed.map(function (c) {
+    function say() {
+      var undefinedHere = {}, order = [], bare = [];
+      unfilled.forEach(function (u) {
+        if (!u) return;
+        if (!u.reasons) { bare.push(u.title); return; }
+        var why = u.reasons.join('; ');
+        if (!(why in undefinedHere)) { undefinedHere[why] = []; order.push(why); }
+        undefinedHere[why].push(u.title);
+      });
+      var text = order.map(function (why) { return 'Not drawn, no value under the filter: ' + undefinedHere[why].join('; ') + ' (' + why + ').'; });
+      if (bare.length) text.push('No rows under the filter, not drawn: ' + bare.join('; ') + '.');
+      empty.textContent = text.join(' ');
+      empty.hidden = !text.length;
+    }
+    return [el('h3', {}, 'Charts')].concat(notes, listed.map(function (c, i) {
       var holder = el('div', { class: 'chart-holder' });
       CE.load('chart:' + c.file, 'data/charts/' + c.file + '.js').then(function (rows) {
         var kept = rows.filter(keep);
-        if (kept.length) { holder.appendChild(CE.chart({ kind: c.kind, title: c.title, rows: kept })); return; }
+        if (kept.length) { holder.appendChild(CE.chart({ kind: c.kind, title: c.title, rows: kept, domains: domains })); return; }
         holder.remove();
-        unfilled.push(c.title);
-        empty.textContent = 'No rows under the filter, not drawn: ' + unfilled.join('; ') + '.';
-        empty.hidden = false;
+        unfilled[i] = { title: c.title, reasons: blankReasons(c, keep) };
+        say();
       }, function (err) { holder.appendChild(el('p', { class: 'warn' }, String(err && err.message ? err.message : err))); });
       return holder;
     }), empty);

@@ -111,9 +111,14 @@
     main.textContent = '';
     for (var i = 0; i < arguments.length; i++) add(main, arguments[i]);
   }
+  function variantLabel(c) {  // a CoopEval cell's variant and number of players (the store's cells table), '' without
+    if (!c.variant) return '';
+    return c.variant + (c.players !== undefined && c.players !== null ? ' (N = ' + c.players + ')' : '');
+  }
   function cellLabel(c) {
     var one = c.agents && c.agents.length === 1 ? ' · ' + c.agents[0] : '';
-    return c.study + ' · ' + c.mechanism + ' · ' + c.game + ' · ' + c.run + one;
+    var variant = variantLabel(c);
+    return c.study + ' · ' + c.mechanism + (variant ? ' · ' + variant : '') + ' · ' + c.game + ' · ' + c.run + one;
   }
   function findCell(id) {
     for (var i = 0; i < INDEX.cells.length; i++) if (INDEX.cells[i].cell_id === id) return INDEX.cells[i];
@@ -161,15 +166,18 @@
       return el('p', {}, link({ view: 'board', study: s }, s));
     }));
   }
-  var ALL = '*';  // a board filter's value in the URL that keeps every row
+  var ALL = '*';  // a board filter's value in the URL that keeps every row ('all' in a URL means the same)
   /* The board's filters (coopeval.explorer.charts.board_filters): a select per field whose choice
      narrows the charts and the table alike and is kept in the URL (&mechanism=…&game=…&agent=…,
-     * for all); a URL without any opens on the board's default panel, if it has one. */
+     * or all for all); a URL without any opens on the board's default panel, if it has one. */
   function boardFilter(study, b, q) {
     var spec = ((INDEX.charts || {}).filters || {})[study] || { fields: [], opens_on: {} };
     var given = spec.fields.some(function (f) { return q.has(f); });
     var chosen = {};
-    spec.fields.forEach(function (f) { chosen[f] = (given ? q.get(f) : spec.opens_on[f]) || ALL; });
+    spec.fields.forEach(function (f) {
+      var v = (given ? q.get(f) : spec.opens_on[f]) || ALL;
+      chosen[f] = v === 'all' ? ALL : v;
+    });
     return { fields: spec.fields, chosen: chosen, opened: !given && Object.keys(spec.opens_on).length > 0,
       active: function () {
         var out = {};
@@ -213,7 +221,7 @@
       holder.textContent = '';
       holder.appendChild(el('table', { class: 'board' },
         el('tr', {}, b.columns.map(function (c) {
-          return el('th', { class: 'sortable', on: { click: function () { state.dir = state.key === c.key ? -state.dir : (c.metric ? -1 : 1); state.key = c.key; render(); } } },
+          return el('th', { class: 'sortable', on: { click: function () { state.dir = state.key === c.key ? -state.dir : (c.metric && !c.lower ? -1 : 1); state.key = c.key; render(); } } },
             c.label + (state.key === c.key ? (state.dir > 0 ? ' ▲' : ' ▼') : ''));
         })),
         rs.map(function (r) { return el('tr', {}, b.columns.map(function (c) { return el('td', { class: c.metric ? 'num' : null }, fmt(cellOf(c, r))); })); })));
@@ -235,7 +243,10 @@
         history.replaceState(null, '', hash(params));
         apply();
       } } }, [ALL].concat(filter.values(f)).map(function (v) {
-        var option = el('option', { value: v }, v === ALL ? 'all' : v);
+        // one label per option: a value literally named "all", or one the URL names but the board lacks, says so
+        var own = v === ALL || b.rows.some(function (r) { return r[f] === v; });
+        var text = v === ALL ? 'all' : !own ? v + ' (no such row)' : v === 'all' ? 'all (the value)' : v;
+        var option = el('option', { value: v }, text);
         if (filter.chosen[f] === v) option.selected = true;
         return option;
       }));
@@ -250,16 +261,18 @@
   }
 
   // ---------------------------------------------------------------- cells and cell page
-  function cells(q) {  // &mechanism=, &game=, &agent= narrow the list (a chart's point links here)
-    var study = q.get('study'), narrow = ['mechanism', 'game', 'agent'].filter(function (k) { return q.get(k); });
+  function cells(q) {  // &mechanism=, &variant=, &game=, &agent= narrow the list (a chart's point links here)
+    var study = q.get('study'), narrow = ['mechanism', 'variant', 'game', 'agent'].filter(function (k) { return q.get(k); });
     var list = INDEX.cells.filter(function (c) {
       return (!study || c.study === study) && (!q.get('mechanism') || c.mechanism === q.get('mechanism')) &&
+        (!q.get('variant') || c.variant === q.get('variant')) &&
         (!q.get('game') || c.game === q.get('game')) && (!q.get('agent') || c.agents.indexOf(q.get('agent')) >= 0);
     });
+    var variants = list.some(function (c) { return c.variant; });
     show(el('h2', {}, 'Cells' + (study ? ' of ' + study : '')),
       narrow.length ? el('p', { class: 'narrowed' }, narrow.map(function (k) { return k + ' = ' + q.get(k); }).join(', ') + ' · ', link({ view: 'cells', study: study }, 'all cells')) : null,
-      table(['study', 'mechanism / condition / protocol', 'game / testbed', 'run', 'agents', 'decisions', 'failed', 're-asked', 'truncated', 'cell'], list.map(function (c) {
-        return [c.study, c.mechanism, c.game, c.run, c.agents.join(', '), c.decisions, c.failed, c.reasked, c.truncated, link({ view: 'cell', cell: c.cell_id }, c.cell_id)];
+      table(['study', 'mechanism / condition / protocol'].concat(variants ? ['variant'] : [], ['game / testbed', 'run', 'agents', 'decisions', 'failed', 're-asked', 'truncated', 'cell']), list.map(function (c) {
+        return [c.study, c.mechanism].concat(variants ? [variantLabel(c)] : [], [c.game, c.run, c.agents.join(', '), c.decisions, c.failed, c.reasked, c.truncated, link({ view: 'cell', cell: c.cell_id }, c.cell_id)]);
       })));
   }
   function cellPage(id, q) {
