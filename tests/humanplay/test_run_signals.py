@@ -63,6 +63,16 @@ def _locks(work: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir()) if folder.exists() else []
 
 
+def _resumes_and_ends_at_ctrl_c(work: Path, job: int) -> None:
+    """The same command resumes (its job starts: the lock was free), and Ctrl-C ends it too."""
+    again = _play_human(work)
+    second = _job_started(work, before=str(job))
+    again.send_signal(signal.SIGINT)
+    out, _ = again.communicate(timeout=WAIT_S)
+    assert again.returncode == 130, out
+    assert not process_alive(second) and _locks(work) == []
+
+
 @pytest.mark.parametrize("ending", [signal.SIGHUP, signal.SIGTERM])
 def test_a_signal_that_ends_play_human_ends_its_run_and_releases_the_lock(workdir, ending):
     run = _play_human(workdir)
@@ -75,13 +85,7 @@ def test_a_signal_that_ends_play_human_ends_its_run_and_releases_the_lock(workdi
     assert not process_alive(job) and not process_alive(snakemake)
     assert _locks(workdir) == []
     assert SeatFolder(workdir / "seats").status()["state"] == "stopped"
-    # the same command resumes: its job starts (the lock was free), and Ctrl-C ends it too
-    again = _play_human(workdir)
-    second = _job_started(workdir, before=str(job))
-    again.send_signal(signal.SIGINT)
-    out, _ = again.communicate(timeout=WAIT_S)
-    assert again.returncode == 130, out
-    assert not process_alive(second) and _locks(workdir) == []
+    _resumes_and_ends_at_ctrl_c(workdir, job)
 
 
 def test_a_play_human_killed_with_sigkill_still_ends_its_run_and_the_rerun_resumes(workdir):
@@ -94,12 +98,7 @@ def test_a_play_human_killed_with_sigkill_still_ends_its_run_and_the_rerun_resum
     run.communicate(timeout=WAIT_S)
     _wait(lambda: not process_alive(job) and not process_alive(snakemake), "the run ended")
     _wait(lambda: _locks(workdir) == [], "the lock released")
-    again = _play_human(workdir)
-    second = _job_started(workdir, before=str(job))
-    again.send_signal(signal.SIGINT)
-    out, _ = again.communicate(timeout=WAIT_S)
-    assert again.returncode == 130, out
-    assert not process_alive(second) and _locks(workdir) == []
+    _resumes_and_ends_at_ctrl_c(workdir, job)
 
 
 def test_a_live_run_on_the_seats_folder_is_reported_in_one_line(workdir, capsys, monkeypatch):
