@@ -159,6 +159,11 @@ def coopeval_board(
     and match-ups, when the table has one.
     """
     from coopeval.explorer.aggregate import AGGREGATE_LABEL, RAW_LABEL
+    from coopeval.studies.coopeval.evaluate import (
+        DR_NOT_COMPUTED,
+        SAMPLE_NOT_COVER,
+        TENSOR_INCOMPLETE,
+    )
 
     metrics = [("mean", "Mean"), ("fitness", "Fitness"), ("dr_rank", "DR rank"), ("dr", "DR rating")]
     source = {"mean": "\"Mean\"", "fitness": "\"Fitness\"", "dr_rank": "\"DR_rank\"", "dr": "\"DR\""}
@@ -168,12 +173,12 @@ def coopeval_board(
     if not join:
         variant = "m.mechanism"
     players = "c.players" if join and "players" in cell_columns else "NULL::BIGINT"
-    # the evaluation's note on a cell whose payoff tensor has an empty cell (coopeval.studies.coopeval.evaluate): a sample of rosters that is not a cover
-    not_cover = "metric = 'TensorIncomplete' AND rule LIKE '%does not cover every co-player multiset%'" if "rule" in columns(con, "metrics") else "false"
+    # the evaluation's note on a cell whose payoff tensor has an empty cell: a sample of rosters that is not a cover
+    not_cover = f"metric = '{TENSOR_INCOMPLETE}' AND rule LIKE '%{SAMPLE_NOT_COVER}%'" if "rule" in columns(con, "metrics") else "false"
     sql = f"""
-        WITH notes AS (SELECT cell_id, bool_or(metric = 'TensorIncomplete') AS tensor_incomplete, bool_or({not_cover}) AS not_cover,
-                              bool_or(metric = 'DRNotComputed') AS dr_too_large
-                       FROM metrics WHERE metric IN ('TensorIncomplete', 'DRNotComputed') GROUP BY cell_id),
+        WITH notes AS (SELECT cell_id, bool_or(metric = '{TENSOR_INCOMPLETE}') AS tensor_incomplete, bool_or({not_cover}) AS not_cover,
+                              bool_or(metric = '{DR_NOT_COMPUTED}') AS dr_too_large
+                       FROM metrics WHERE metric IN ('{TENSOR_INCOMPLETE}', '{DR_NOT_COMPUTED}') GROUP BY cell_id),
         wide AS (
             SELECT m.cell_id, {variant} AS mechanism, m.game, m.agent, max({players}) AS players,
                    bool_or(coalesce(i.tensor_incomplete, false)) AS tensor_incomplete, bool_or(coalesce(i.not_cover, false)) AS not_cover,

@@ -32,6 +32,10 @@ from coopeval.studies.coopeval.mechanisms.catalog import mechanism_info
 from coopeval.studies.coopeval.prompt_use import cell_templates
 from coopeval.studies.coopeval.rosters import is_sampled
 
+DEFAULT_VARIANT = "default"
+"""The mechanism variant of the cells at the config's own parameters (a manifest ``variant``,
+:func:`manifest_variant`; the paper tables, headline figures and judge keep these cells)."""
+
 
 def agent_spec(entry: Mapping[str, Any]) -> dict[str, Any]:
     """The hashed part of an agent entry (model, style, label, params)."""
@@ -103,7 +107,7 @@ def build_cells(config: Mapping[str, Any], repo_root: Path | None = None) -> lis
     runs: list[tuple[str, str, dict[str, Any], Mapping[str, Any]]] = []
     for mechanism in config["mechanisms"]:
         params = {**mechanism_info(mechanism).defaults(), **config.get("mechanism_params", {}).get(mechanism, {})}
-        runs.append((mechanism, "default", params, {}))
+        runs.append((mechanism, DEFAULT_VARIANT, params, {}))
         for variant in config.get("variants", []):
             if variant["mechanism"] == mechanism:
                 runs.append((mechanism, variant["name"], {**params, **variant["params"]}, variant.get("game_params", {})))

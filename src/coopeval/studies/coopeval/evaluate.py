@@ -26,8 +26,7 @@ from coopeval.evaluation.deviation import (
 from coopeval.evaluation.replicator import replicator_dynamics
 from coopeval.evaluation.tensor import build_payoff_tensor, mean_payoff
 from coopeval.studies.coopeval.tables.defaults import REPLICATOR_LR, REPLICATOR_STEPS
-
-LLM_AVERAGE = "LLM Average"
+from coopeval.studies.coopeval.tables.metrics import LLM_AVERAGE
 
 NO_METAGAME = "NoMetagame"
 """Note metric of a cell without a metagame (Reputation): Fitness and DR are not defined."""
@@ -36,6 +35,9 @@ TENSOR_INCOMPLETE = "TensorIncomplete"
 that is not a cover, or a tensor too large): Fitness and DR are not computed."""
 DR_NOT_COMPUTED = "DRNotComputed"
 """Note metric of a cell whose deviation-rating LP is too large: DR is not computed."""
+SAMPLE_NOT_COVER = "does not cover every co-player multiset"
+"""The words of a ``TensorIncomplete`` note whose cell played a roster sample, not every roster
+(readers tell that case from failed match-ups by them: the explorer's reasons for a blank)."""
 
 
 def observations(scores: pl.DataFrame) -> list[tuple[tuple[str, ...], list[float]]]:
@@ -53,8 +55,8 @@ def _sample_hint(obs: list[tuple[tuple[str, ...], list[float]]], played: int) ->
     if played >= n_agents**n_seats:
         return ""
     return (
-        f"; the cell played a sample of {played} of {n_agents}^{n_seats} rosters that does not cover every co-player"
-        " multiset (docs/protocol/tournament.md#match-up-samples): raise max_matchups for Fitness and DR"
+        f"; the cell played a sample of {played} of {n_agents}^{n_seats} rosters that {SAMPLE_NOT_COVER}"
+        " (docs/protocol/tournament.md#match-up-samples): raise max_matchups for Fitness and DR"
     )
 
 

@@ -21,11 +21,9 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from coopeval.games import get_game
+from coopeval.studies.coopeval.cells import DEFAULT_VARIANT
 
 __all__ = ["CellSet", "table_cell_sets"]
-
-DEFAULT_VARIANT = "default"
-"""The manifest ``variant`` of the cells at the config's own parameters (:func:`coopeval.studies.coopeval.cells.manifest_variant`)."""
 
 MANIFEST_KEYS = frozenset({"mechanism", "game", "mechanism_params", "players"})
 """The manifest columns (besides ``cell_id``, ``variant``) the selection compares."""
