@@ -5,6 +5,7 @@ the ``local_llm`` default lives in the workflow and yields to any value the run 
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from coopeval.pipeline.studies import local_llm_jobs
 from tests.pipeline.workflow_copy import copy_workflow
 
 REPO = Path(__file__).resolve().parents[2]
@@ -53,5 +55,22 @@ def test_user_profile_resources_win(workdir):
 
 @pytest.mark.slow
 def test_workflow_default_and_command_line(workdir):
-    assert _local_llm_in_effect(workdir, "--cores", "2") == 2
+    usable = len(os.sched_getaffinity(0))
+    assert _local_llm_in_effect(workdir, "--cores", "1") == 1
+    assert _local_llm_in_effect(workdir, "--cores", "2") == min(2, usable)
+    # issue 45: the default uses every core given, up to the CPUs the machine has
+    assert _local_llm_in_effect(workdir, "--cores", "64") == min(64, usable)
     assert _local_llm_in_effect(workdir, "--cores", "2", "--resources", "local_llm=3") == 3
+
+
+@pytest.mark.parametrize(
+    ("cores", "jobs", "usable", "expected"),
+    [(1, None, 2, 1), (8, None, 2, 2), (8, None, 8, 8), (16, None, 12, 12), (None, 50, 2, 50), (None, None, 4, 1)],
+)
+def test_local_llm_jobs_is_the_cores_given_capped_at_the_usable_cpus(cores, jobs, usable, expected):
+    assert local_llm_jobs(cores, jobs, usable) == expected
+
+
+def test_local_llm_jobs_refuses_zero_cores():
+    with pytest.raises(ValueError, match="--cores = 0"):
+        local_llm_jobs(0, None, 2)

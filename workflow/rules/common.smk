@@ -27,6 +27,7 @@ from coopeval.pipeline.studies import (
     configured_models,
     configured_studies,
     empty_studies_error,
+    local_llm_jobs,
     report_entries,
     run_start_errors,
     store_inputs,
@@ -46,19 +47,21 @@ config.clear()
 config.update(_validated)
 
 # How many jobs may run the embedded llama.cpp model at once, when the run provides no
-# `local_llm` resource (command line `--resources local_llm=N` or a profile's `resources:`).
+# `local_llm` resource (command line `--resources local_llm=N` or a profile's `resources:`):
+# the cores the run may use, capped at the usable CPUs (coopeval.pipeline.studies.local_llm_jobs).
 # Declared here, not in an auto-loaded workflow profile, because Snakemake lets a workflow
-# profile override a user's `--profile` key by key. A play job computes with its own thread
-# count (1 by default), so on a 2-core machine two model jobs fill the CPU and `--cores 8`
-# never oversubscribes it. Measured on 2 cores (same cells, whole default run): two one-thread
-# jobs side by side do 1.0-1.5x the work of one two-thread job.
-DEFAULT_LOCAL_LLM_JOBS = 2
+# profile override a user's `--profile` key by key. A play job computes with one thread, so the
+# run never oversubscribes the CPU and every job's texts are those of a one-thread runtime.
 _local_llm_source = "your --resources or profile"
 if "local_llm" not in workflow.global_resources:
-    workflow.register_resource("local_llm", DEFAULT_LOCAL_LLM_JOBS)
-    _local_llm_source = (
-        "workflow default; set resources: local_llm: N in a profile to change it"
+    workflow.register_resource(
+        "local_llm",
+        local_llm_jobs(
+            workflow.global_resources["_cores"].value,
+            workflow.global_resources["_nodes"].value,
+        ),
     )
+    _local_llm_source = "workflow default: --cores capped at the usable CPUs; set resources: local_llm: N in a profile to change it"
 if workflow.is_main_process:
     print(
         f"coopeval: local_llm = {workflow.global_resources['local_llm'].value} "

@@ -6,7 +6,7 @@ start_job(snakemake.log[0], snakemake.config)  # log, offline litellm, the confi
 
 import os  # noqa: E402
 
-# the embedded model computes with this job's threads (see DEFAULT_LOCAL_LLM_JOBS in workflow/rules/common.smk)
+# the embedded model computes with this job's threads (1; the local_llm resource in workflow/rules/common.smk)
 os.environ.setdefault("COOPEVAL_LLAMA_THREADS", str(snakemake.threads))
 
 from coopeval.pipeline.play import run_cell  # noqa: E402

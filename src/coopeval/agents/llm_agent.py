@@ -53,7 +53,8 @@ from coopeval.agents.grammar import (
     max_tokens_for,
 )
 from coopeval.agents.litellm_client import api_key_variables, import_litellm
-from coopeval.agents.local.catalogue import local_model_name, local_model_path
+from coopeval.agents.local.catalogue import local_model_name
+from coopeval.agents.local.identity import weights_key
 from coopeval.agents.local.registration import register_local_provider
 from coopeval.agents.options import (
     AGENT_OPTION_KEYS,
@@ -135,7 +136,13 @@ class LiteLLMAgent:
             raise ValueError(f"{self.name}: {problem}")
         self._transport = {k: given.pop(k) for k in list(given) if k in TRANSPORT_KEYS}
         # who answers (api_base/api_version or the provider's env base): part of the cache key
-        self.endpoint = {} if self.is_local else request_endpoint(model, self._transport)
+        # for the embedded model: the weights that answer (encoding and file content); resolving
+        # them fails fast on a missing or unusable file, without importing llama.cpp
+        self.endpoint = (
+            {"weights": weights_key(str(local_model_name(model)))}
+            if self.is_local
+            else request_endpoint(model, self._transport)
+        )
         given.setdefault("temperature", 1.0)
         self.structured_output = self._structured_choice(given)
         self._prepare_lock = asyncio.Lock()
@@ -148,8 +155,6 @@ class LiteLLMAgent:
         self._sampling = {k: v for k, v in given.items() if k not in AGENT_OPTION_KEYS}
         self.price_known = True
         self._litellm: ModuleType | None = None
-        if self.is_local:
-            local_model_path(str(local_model_name(model)))  # fail fast, without importing llama.cpp
 
     def for_seat(self) -> LiteLLMAgent:
         """A copy for one seat (:func:`coopeval.agents.seats.seat_agent`): the agent keeps no

@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 import time
 from collections.abc import Callable, Mapping
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,6 +36,7 @@ from coopeval.agents.protocol import (
 )
 from coopeval.agents.retry import CallTally, RetryPolicy, generate_with_retry
 from coopeval.agents.slots import slots_from_env
+from coopeval.agents.turn import local_turn, unreplayed_hits
 from coopeval.cache.response_cache import ResponseCache, call_key
 from coopeval.core.hashing import content_hash
 from coopeval.decisions.formats import AnswerFormat
@@ -56,6 +59,8 @@ class CallStats:
     cost_usd: float = 0.0
     truncated: int = 0
     reasoning_tokens: int = 0
+    replayed: int = 0  # in-process calls answered from the cache, sent again to rebuild the runtime's state
+    replay_mismatches: int = 0  # of those, how many gave another text than the cached one
 
 
 class BudgetExceededError(RuntimeError):
@@ -295,14 +300,24 @@ class DecisionMaker:
             self.stats.bot_calls += 1
             return await agent.generate(request), key, False
         use_cache = self.cache is not None and agent.cacheable
+        in_process = bool(getattr(agent, "uses_local_llm", False))
         if use_cache:
             assert self.cache is not None
             cached = self.cache.get(key)
             if cached is not None and not _empty_reply(cached):
                 self.stats.cache_hits += 1
-                return Reply.from_json(cached), key, True
+                answer = Reply.from_json(cached)
+                if in_process:  # keeps its place in the runtime's sequence, replayed before the next call made
+                    async with local_turn().hold():
+                        unreplayed_hits(agent.model).append((agent, request, answer.text))
+                return answer, key, True
         remote = agent.cacheable and not getattr(agent, "is_local", False)
-        async with self.semaphore:
+        # an in-process model answers one call at a time, in an order fixed by the program
+        # (coopeval.agents.turn); every other call takes a place under the job's concurrency cap
+        gate: AbstractAsyncContextManager[Any] = local_turn().hold() if in_process else self.semaphore
+        async with gate:
+            if in_process:
+                await self._replay_cache_hits(agent.model)
             started = time.perf_counter()
             limit = self._limit(agent) if remote else None
             if remote and self.provider_slots is not None:
@@ -327,6 +342,32 @@ class DecisionMaker:
                 "raise max_usd in the config to continue (answers so far are cached)"
             )
         return reply, key, False
+
+
+    async def _replay_cache_hits(self, model: str) -> None:
+        """Send again, in order, the calls of in-process ``model`` answered from the cache since
+        its runtime last answered one, discarding their texts, so the runtime reaches the state
+        an uninterrupted run had (:mod:`coopeval.agents.turn`). Called holding the turn. A replay
+        that fails or gives another text than the cached one loses nothing (the cached answer
+        stands) and is counted; the first of those prints one line."""
+        pending = unreplayed_hits(model)
+        while pending:
+            agent, request, text = pending.pop(0)
+            try:
+                replayed = await generate_with_retry(agent, request, self.retry_policy, tally=CallTally())
+            except Exception as exc:  # the cached answer stands; only the runtime's state may differ
+                replayed = Reply(text=f"<replay failed: {exc}>")
+            self.stats.replayed += 1
+            if replayed.text != text:
+                self.stats.replay_mismatches += 1
+                if self.stats.replay_mismatches == 1:
+                    print(
+                        f"coopeval: a call of {model} answered from the cache gave another text when "
+                        "sent again to rebuild the runtime's state after a resume; the texts after it may "
+                        "differ from an uninterrupted run's (docs/providers.md#reproducible-texts)",
+                        file=sys.stderr,
+                        flush=True,
+                    )
 
 
 def _structured_columns(agent: Agent, answer_format: AnswerFormat) -> dict[str, str]:

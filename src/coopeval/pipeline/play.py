@@ -74,7 +74,9 @@ def run_cell(
     print(
         f"[{runner.label(spec)}] done in {time.monotonic() - started:.1f}s: "
         f"{stats.calls_made} model calls, {stats.cache_hits} cache hits, {stats.bot_calls} bot answers, {stats.attempts} attempts, "
-        f"{stats.failed_decisions} failed decisions, ${stats.cost_usd:.4f}",
+        f"{stats.failed_decisions} failed decisions, ${stats.cost_usd:.4f}"
+        + (f"; {stats.replayed} cached calls sent again to rebuild the embedded runtime's state "
+           f"({stats.replay_mismatches} with another text)" if stats.replayed else ""),
         flush=True,
     )
     return stats

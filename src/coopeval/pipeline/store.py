@@ -18,6 +18,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from coopeval.agents.local.identity import runtime_facts
 from coopeval.core.duckdb_settings import STORE_MEMORY_ENV, STORE_THREADS_ENV, open_duckdb
 from coopeval.core.io import read_delimited
 from coopeval.core.schemas import SCHEMAS, VIEWS
@@ -142,20 +143,17 @@ def build_store(
             counts[table] = con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
         for view in sorted(VIEWS):  # the studies' renamings of their tables (e.g. gossip's role-named rounds)
             con.execute(VIEWS[view].sql(view))
-        provenance = pl.DataFrame(
-            {
-                "key": ["created_utc", "coopeval", "commit", "litellm", "duckdb", "polars", "python"],
-                "value": [
-                    datetime.now(UTC).isoformat(timespec="seconds"),
-                    _version("coopeval"),
-                    source_commit(),
-                    _version("litellm"),
-                    duckdb.__version__,
-                    pl.__version__,
-                    platform.python_version(),
-                ],
-            }
-        ).to_arrow()
+        facts = {
+            "created_utc": datetime.now(UTC).isoformat(timespec="seconds"),
+            "coopeval": _version("coopeval"),
+            "commit": source_commit(),
+            "litellm": _version("litellm"),
+            "duckdb": duckdb.__version__,
+            "polars": pl.__version__,
+            "python": platform.python_version(),
+            **runtime_facts(),  # what decides the embedded model's bits (docs/providers.md#reproducible-texts)
+        }
+        provenance = pl.DataFrame({"key": list(facts), "value": list(facts.values())}).to_arrow()
         con.register("provenance_source", provenance)
         con.execute("CREATE TABLE provenance AS SELECT * FROM provenance_source")
         con.execute("CHECKPOINT")

@@ -132,6 +132,29 @@ def cell_uses_local_llm(study: Study, spec: Mapping[str, Any]) -> bool:
     return any(uses_local_llm(model) for model in study.cell_models(spec))
 
 
+def local_llm_jobs(cores: int | None, jobs: int | None, usable: int | None = None) -> int:
+    """How many jobs may run the embedded model at once by default (the ``local_llm`` resource
+    when the run gives none): the cores the run may use (``--cores``), capped at the CPUs this
+    machine lets the process use (``usable``, default
+    :func:`~coopeval.agents.local.catalogue.usable_cpus`); each such job computes with one
+    thread. A run without ``--cores`` (a cluster executor with ``--jobs``) gets ``jobs``, each
+    job on its own node; with neither, one.
+
+    Raises
+    ------
+    ValueError
+        ``cores`` or ``jobs`` below 1.
+    """
+    from coopeval.agents.local.catalogue import usable_cpus
+
+    for name, value in (("--cores", cores), ("--jobs", jobs)):
+        if value is not None and value < 1:
+            raise ValueError(f"{name} = {value}: give at least 1")
+    if cores is None:
+        return jobs or 1
+    return max(1, min(cores, usable if usable is not None else usable_cpus()))
+
+
 def cell_api_slots(study: Study, spec: Mapping[str, Any], max_concurrency: int) -> int:
     """Units of the global ``api_calls`` resource a job playing ``spec`` takes: its per-job cap
     on calls in flight (``max_concurrency``) when it calls a remote model, else 0. With

@@ -33,7 +33,8 @@ rule judge_shard:
     priority: 100
     conda:
         "../../envs/coopeval.yaml"
-    threads: 2 if JUDGE_LOCAL else 1
+    # one thread, as every embedded-model job: the texts do not depend on --cores
+    threads: 1
     resources:
         local_llm=1 if JUDGE_LOCAL else 0,
         api_calls=JUDGE_CONCURRENCY if JUDGE_REMOTE else 0,

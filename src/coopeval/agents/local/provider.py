@@ -11,7 +11,9 @@ Behaviour
   ``$COOPEVAL_LLAMA_THREADS`` (capped at the usable CPUs) and the prompt cache
   ``$COOPEVAL_LLAMA_CACHE_MIB``; closed at interpreter exit.
 * Calls block a worker thread each (``asyncio.to_thread``) while the runtime's own loop
-  evaluates; the runtime is thread-safe and serves them in arrival order.
+  evaluates; the decision loop sends a job's calls one at a time in an order fixed by the
+  program (:mod:`coopeval.agents.turn`), so the runtime's sequence of requests, and with prompt
+  reuse its texts, do not depend on timing.
 * Passed through: ``temperature``, ``top_p``, ``top_k``, ``min_p``, ``max_tokens``, ``seed``,
   ``stop``, ``repeat_penalty``, ``grammar`` (GBNF text), ``response_format`` (OpenAI
   ``json_schema`` or ``json_object``; dropped when a grammar is given) and ``cache_prompt``
