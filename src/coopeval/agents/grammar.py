@@ -40,8 +40,10 @@ __all__ = [
     "DEFAULT_JUDGE_REASONING_CHARS",
     "DEFAULT_MAX_REASONING_CHARS",
     "JUDGE_MAX_LABELS",
+    "GBNF_MAX_REPEAT",
     "SENTENCE_END",
     "Style",
+    "bounded_repeat",
     "gbnf_for",
     "max_output_chars",
     "max_tokens_for",
@@ -136,6 +138,22 @@ def max_tokens_for(
     return max_output_chars(fmt, style, max_reasoning_chars) + 1
 
 
+GBNF_MAX_REPEAT = 1999
+"""The largest repetition bound ``x{0,n}`` written as it is. llama.cpp's GBNF parser refuses a
+bound of 2,000 ("number of repetitions exceeds sane defaults") and turns larger ones into an
+unbounded repetition (ggml-org/llama.cpp#26613), so a larger ``n`` is written in nested pieces
+of at most 1,000 (:func:`bounded_repeat`)."""
+
+
+def bounded_repeat(item: str, n: int) -> str:
+    """GBNF for 0 to ``n`` repetitions of ``item`` that llama.cpp enforces for any ``n >= 0``:
+    ``item{0,n}`` up to :data:`GBNF_MAX_REPEAT`, else ``(item{0,999} | item{1000} <0 to n - 1000>)``
+    (the same strings: fewer than 1,000, or 1,000 followed by at most ``n - 1000``)."""
+    if n <= GBNF_MAX_REPEAT:
+        return f"{item}{{0,{n}}}"
+    return f"({item}{{0,999}} | {item}{{1000}} {bounded_repeat(item, n - 1000)})"
+
+
 # --------------------------------------------------------------------------------------------
 # construction
 # --------------------------------------------------------------------------------------------
@@ -146,7 +164,7 @@ def _cached_gbnf(fmt: AnswerFormat, style: str, max_reasoning_chars: int) -> str
     rules = fmt.grammar()
     if style == "CoT":
         if max_reasoning_chars > 0:
-            head = f'root ::= ({_REASONING_CHAR}{{0,{max_reasoning_chars - 1}}} {SENTENCE_END})? "\\n" answer'
+            head = f'root ::= ({bounded_repeat(_REASONING_CHAR, max_reasoning_chars - 1)} {SENTENCE_END})? "\\n" answer'
         else:
             head = 'root ::= "\\n" answer'
     else:
