@@ -221,6 +221,11 @@ class LocalRuntime:
         joined = "\n".join(texts)
         if self._tokenize(joined, special=True) == self._tokenize(joined, special=False):
             return self._tokenize(templated, special=True, add_special=True), False
+        return self._prompt_apart(templated, texts), True
+
+    def _prompt_apart(self, templated: str, texts: list[str]) -> list[int]:
+        """Token ids of ``templated`` cut at the template's control tokens (outside the message
+        ``texts``), each run of text between them tokenized with no special-token parsing."""
         spans, cursor = [], 0
         for text in filter(None, texts):
             at = templated.find(text, cursor)
@@ -245,7 +250,7 @@ class LocalRuntime:
         ids = list(prefix)
         for run in runs:
             ids += [run] if isinstance(run, int) else self._tokenize(run, special=False) if run else []
-        return ids + suffix, True
+        return ids + suffix
 
     def _template_parts(self, text: str) -> list[str | int]:
         """``text`` (template text only) cut at its control tokens: text runs and token ids."""
