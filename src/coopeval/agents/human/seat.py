@@ -45,6 +45,10 @@ __all__ = ["Question", "SeatFolder", "process_alive", "seats_root"]
 POLL_S = 0.1
 """How often a waiting side looks for the other side's file, seconds."""
 
+NAME_LIMIT = 200
+"""Longest seat name or question id a front end may send, bytes (ids are 24 hex digits; a file
+name may hold 255 bytes)."""
+
 
 def seats_root(environ: Mapping[str, str] | None = None) -> Path:
     """The folder of every human seat of a run (``COOPEVAL_HUMAN_SEATS``, default ``results/.human``)."""
@@ -188,7 +192,14 @@ class SeatFolder:
         KeyError
             There is no such open question: answered already (by this or another answer), never
             asked, or asked by a run that has stopped (nobody would read the answer).
+        ValueError
+            ``seat`` or ``qid`` cannot name a file of the seat folder (empty, longer than
+            :data:`NAME_LIMIT` bytes, a NUL, a slash or a backslash, ``.`` or ``..``).
         """
+        for name, value in (("seat", seat), ("id", qid)):
+            if not value or len(value.encode("utf-8", "surrogatepass")) > NAME_LIMIT or any(c in value for c in "\0/\\") or value in (".", ".."):
+                raise ValueError(f"{name} {value[:40]!r}{'…' if len(value) > 40 else ''} is not a seat or question name "
+                                 f"(1 to {NAME_LIMIT} bytes, no NUL, slash or backslash)")
         question = _read_json(self._path(seat, "questions", qid))
         if question is None:
             raise KeyError(f"no open question {qid} for human/{seat}: it was answered already or never asked")
