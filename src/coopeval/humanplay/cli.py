@@ -28,7 +28,14 @@ __all__ = ["add_play_human_parser", "run_play_human"]
 
 
 ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
-"""Signals that end ``play-human`` (besides Ctrl-C): each stops the run it started first."""
+"""Signals that end ``play-human`` (besides Ctrl-C): each stops the run it started first. A
+SIGHUP ignored when ``play-human`` starts (``nohup``, ``trap '' HUP``) stays ignored: the
+hang-up the user asked to survive does not end the run."""
+
+
+def _ending_signals() -> tuple[signal.Signals, ...]:
+    """:data:`ENDING_SIGNALS` this process acts on: SIGTERM always, SIGHUP unless ignored at start."""
+    return tuple(sig for sig in ENDING_SIGNALS if sig != signal.SIGHUP or signal.getsignal(sig) != signal.SIG_IGN)
 
 
 class _Ended(Exception):
@@ -217,8 +224,10 @@ def run_play_human(args: argparse.Namespace) -> int:
 
     previous: dict[int, Any] = {}
     if threading.current_thread() is threading.main_thread():
-        previous = {sig: signal.signal(sig, _raise_ended) for sig in ENDING_SIGNALS}
-        previous[signal.SIGINT] = signal.getsignal(signal.SIGINT)
+        previous = {sig: signal.signal(sig, _raise_ended) for sig in _ending_signals()}
+        # Ctrl-C stops this command even when it was started with SIGINT ignored (a background
+        # job of a non-interactive shell); the run's processes get the default dispositions.
+        previous[signal.SIGINT] = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         if not args.no_run:
             withdrawn = folder.withdraw_stale()
@@ -227,8 +236,16 @@ def run_play_human(args: argparse.Namespace) -> int:
             if withdrawn:
                 print(f"Withdrew {withdrawn} question(s) of an earlier run; this run asks again what is still open.", flush=True)
         if server is None:
-            print(f"Seats: {seats}" + (f"; the run's log: {log}" if run else ""), flush=True)
-            if play_in_terminal(desk, sys.stdin, sys.stdout, finished) != 0:  # the input closed first
+            for stream in (sys.stdout, sys.stderr):  # a path the terminal cannot show is not a crash
+                reconfigure = getattr(stream, "reconfigure", None)
+                if reconfigure is not None:
+                    reconfigure(errors="replace")
+            try:
+                print(f"Seats: {seats}" + (f"; the run's log: {log}" if run else ""), flush=True)
+                played = play_in_terminal(desk, sys.stdin, sys.stdout, finished)
+            except OSError:  # the terminal closed under us
+                played = 1
+            if played != 0:  # the input closed first
                 stop()
                 return 1
         else:
