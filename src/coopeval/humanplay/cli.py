@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -24,7 +25,7 @@ from typing import Any
 from coopeval.core.errors import CliError
 from coopeval.humanplay.tether import STOP_WAIT_S, tethered
 
-__all__ = ["add_play_human_parser", "run_play_human"]
+__all__ = ["add_play_human_parser", "run_error", "run_play_human"]
 
 
 ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
@@ -151,7 +152,44 @@ def _failure_message(status: int, log: Path, start: int) -> str:
     if LOCKED in written or "Directory cannot be locked" in written:
         return (f"snakemake exited {status}: the working directory is locked by another snakemake run; stop that run "
                 f"(or, if none is running, run 'snakemake --unlock') and run this again; log: {log}")
+    reason = run_error(written)
+    if reason:
+        return f"the run failed: {reason} (snakemake exited {status}; log: {log}); fix this and run the same command again, answers given are kept"
     return f"snakemake exited {status}; log: {log}"
+
+
+_EXCEPTION_LINE = re.compile(r"^(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception): ")
+
+
+def run_error(written: str) -> str:
+    """The run's own error in one line, from what snakemake wrote (``written``): the message of a
+    ``WorkflowError`` (an invalid config), or the exception that ended a failed job, read from the
+    job's log (``log: <path>`` in snakemake's "Error in rule" block); ``""`` if neither is found."""
+    lines = written.splitlines()
+    for at, line in enumerate(lines):
+        if line.strip() == "WorkflowError:":
+            block = []
+            for follow in lines[at + 1 :]:
+                if not follow.strip():
+                    break
+                block.append(follow.strip())
+            return " ".join(block)
+    for at, line in enumerate(lines):
+        if line.startswith("Error in rule"):
+            for follow in lines[at + 1 : at + 30]:
+                found = re.search(r"\blog: (\S+)", follow)
+                if found is None:
+                    continue
+                try:
+                    job = Path(found.group(1)).read_text(encoding="utf-8", errors="replace").splitlines()
+                except OSError:
+                    break
+                starts = [i for i, text in enumerate(job) if _EXCEPTION_LINE.match(text)]
+                if starts:
+                    first = job[starts[-1]].split(": ", 1)[1]
+                    return " ".join([first.strip(), *(text.strip() for text in job[starts[-1] + 1 :] if text.strip())])
+                break
+    return ""
 
 
 MAX_PORT = 65535
