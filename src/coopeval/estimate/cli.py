@@ -114,9 +114,6 @@ def run_estimate(args: argparse.Namespace) -> int:
         render_table(estimate, Console(width=200))
     if over_budget is not None:
         print(f"coopeval estimate: a run of this config stops before its first call: {over_budget}", file=sys.stderr)
-    from coopeval.estimate.windows import print_window_warnings
-
-    print_window_warnings(config)  # the lines the workflow prints before its first job, on stderr
     if problems:  # the words the workflow's onstart stops with
         return _bad_input("invalid configuration:\n  " + "\n  ".join(problems))
     return 0
