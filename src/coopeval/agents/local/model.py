@@ -127,6 +127,8 @@ class LocalRuntime:
         self._key = secrets.token_hex(32)  # the loopback listener answers only this object
         params.api_keys = [self._key]
         params.cors_origins = "http://127.0.0.1"  # no browser origin of another page is allowed
+        params.cors_origins_explicit = True
+        params.cors_credentials = False
         self.n_ctx = n_ctx
         self.path = path
         self._parts: dict[str, list[str | int]] = {}  # template text → its text runs and control tokens
