@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import mmap
 import os
 import struct
 import sys
@@ -209,7 +210,8 @@ class GgufHeader:
 
 
 def read_gguf_header(path: Path, label: str) -> GgufHeader:
-    """Read the GGUF header of ``path`` (keys and tensor infos, never the weights: a few ms).
+    """Read the GGUF header of ``path`` (keys and tensor infos, never the weights; tens of ms for a
+    49,152-token vocabulary).
 
     Raises
     ------
@@ -219,9 +221,11 @@ def read_gguf_header(path: Path, label: str) -> GgufHeader:
     """
     import gguf
 
-    with path.open("rb") as handle:
-        data = handle.read(64 << 20)  # the header of any usual model is far smaller
     size = path.stat().st_size
+    with path.open("rb") as handle:
+        if size == 0:
+            raise LocalModelFileError(f"{label}: {path} is empty (0 bytes); copy or convert the model again")
+        data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)  # read where the header is, no copy
     at = 0
 
     def take(code: str) -> Any:
@@ -250,8 +254,11 @@ def read_gguf_header(path: Path, label: str) -> GgufHeader:
             if inner in _SCALARS and count > 64:
                 at += count * struct.calcsize(_SCALARS[inner])
                 return count
-            items = [value(inner) for _ in range(count)]
-            return len(items) if count > 64 else items
+            if inner == 8 and count > 64:  # a vocabulary: skipped, its size kept
+                for _ in range(count):
+                    at += 8 + struct.unpack_from("<Q", data, at)[0]
+                return count
+            return [value(inner) for _ in range(count)]
         raise struct.error(f"unknown value type {kind}")
 
     try:
@@ -273,11 +280,13 @@ def read_gguf_header(path: Path, label: str) -> GgufHeader:
             for dim in dims:
                 count *= dim
             ends.append(offset + count // block * type_size)
-    except (struct.error, ValueError, KeyError) as exc:
+    except (struct.error, ValueError, KeyError, OverflowError) as exc:
         raise LocalModelFileError(
             f"{label}: the GGUF header of {path} is cut short or malformed ({exc}); the file is truncated or "
             "not a complete GGUF file: copy or convert it again"
         ) from exc
+    finally:
+        data.close()
     alignment = int(values.get("general.alignment", 32))
     start = -(-at // alignment) * alignment
     return GgufHeader(values, n_tensors, start + max(ends) if ends else 0, size)
