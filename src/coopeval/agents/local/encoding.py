@@ -195,11 +195,12 @@ def cache_folder_error(source: Path, shipped: str) -> str | None:
         return None
     if not existing.is_dir():
         return _unwritable(folder, OSError(errno.ENOTDIR, "not a folder"), source)
+    stem = source.name.removesuffix(".gguf").removesuffix(".Q4_1")
+    if folder.is_dir() and any(folder.glob(f"{stem}.{encoding}.*.gguf.json")):
+        return None  # made already (verified before it is loaded; a read-only cache is fine)
     if not os.access(existing, os.W_OK | os.X_OK):
         return _unwritable(folder, OSError(errno.EACCES, "permission denied"), source)
-    stem = source.name.removesuffix(".gguf").removesuffix(".Q4_1")
-    made = any(folder.glob(f"{stem}.{encoding}.*.gguf")) if folder.is_dir() else False
-    if not made and _free_bytes(folder) < source.stat().st_size * 1.2:
+    if _free_bytes(folder) < source.stat().st_size * 1.2:
         return _unwritable(folder, OSError(errno.ENOSPC, "no space"), source)
     return None
 
