@@ -266,7 +266,7 @@ def read_gguf_header(path: Path, label: str) -> GgufHeader:
             raise struct.error("no GGUF magic")
         at = 8
         n_tensors, n_keys = take("Q"), take("Q")
-        values = {}
+        values: dict[str, Any] = {}
         for _ in range(n_keys):
             key = text()
             values[key] = value(take("I"))

@@ -228,7 +228,8 @@ class LocalRuntime:
     def _prompt_apart(self, templated: str, texts: list[str]) -> list[int]:
         """Token ids of ``templated`` cut at the template's control tokens (outside the message
         ``texts``), each run of text between them tokenized with no special-token parsing."""
-        spans, cursor = [], 0
+        spans: list[tuple[int, int]] = []
+        cursor = 0
         for text in filter(None, texts):
             at = templated.find(text, cursor)
             if at < 0:
@@ -238,21 +239,18 @@ class LocalRuntime:
                 )
             spans.append((at, at + len(text)))
             cursor = at + len(text)
-        runs: list[str | int] = [""]
-        position = 0
+        prefix, suffix = self._special_affixes()
+        ids, run, position = list(prefix), "", 0
         for begin, end in [*spans, (len(templated), len(templated))]:
             for part in self._template_parts(templated[position:begin]):
-                if isinstance(part, int):
-                    runs += [part, ""]
+                if isinstance(part, int):  # a control token of the template: the run before it ends
+                    ids += (self._tokenize(run, special=False) if run else []) + [part]
+                    run = ""
                 else:
-                    runs[-1] += part
-            runs[-1] += templated[begin:end]
+                    run += part
+            run += templated[begin:end]  # the message's text joins the run, never parsed for markers
             position = end
-        prefix, suffix = self._special_affixes()
-        ids = list(prefix)
-        for run in runs:
-            ids += [run] if isinstance(run, int) else self._tokenize(run, special=False) if run else []
-        return ids + suffix
+        return ids + (self._tokenize(run, special=False) if run else []) + suffix
 
     def _template_parts(self, text: str) -> list[str | int]:
         """``text`` (template text only) cut at its control tokens: text runs and token ids."""
