@@ -16,6 +16,10 @@ question's id and written atomically (a temporary file moved into place):
     answer text and the wall time it was given. It is created once (a hard link of a complete
     temporary file, which fails when the answer exists): of two answers sent at once, one wins
     and the other is refused.
+``refusals/<place>.json``
+    written by the agent when the parser refuses an answer (the answer and the parser's message),
+    per decision (a hash of its position): the re-ask shows it, also when a restarted run posts
+    the re-ask after replaying the refused attempt from the response cache.
 ``verdicts/<id>.json``
     written by the agent when it reads an answer: the real parser's verdict
     (:func:`coopeval.decisions.parsing.check_answer`), so the front end shows the person exactly
@@ -154,6 +158,19 @@ class SeatFolder:
     def answer_of(self, seat: str, qid: str) -> dict[str, Any] | None:
         """The answer given to question ``qid`` (``{"text", "answered_at"}``), or None yet."""
         return _read_json(self._path(seat, "answers", qid))
+
+    def note_refusal(self, seat: str, place: str, refusal: Mapping[str, Any] | None) -> None:
+        """Keep (or, with None, drop) the last refused answer at decision ``place`` (``{"text",
+        "error"}``), so a re-ask posted by a restarted run still shows it."""
+        path = self._path(seat, "refusals", place)
+        if refusal is None:
+            path.unlink(missing_ok=True)
+        else:
+            _write_json(path, refusal)
+
+    def refusal(self, seat: str, place: str) -> dict[str, Any] | None:
+        """The last refused answer kept for decision ``place`` (:meth:`note_refusal`), or None."""
+        return _read_json(self._path(seat, "refusals", place))
 
     def close(self, seat: str, qid: str, verdict: Mapping[str, Any]) -> None:
         """Record the parser's verdict of an answer and take the question off the list."""
