@@ -126,7 +126,7 @@ def test_a_cache_folder_that_is_a_file_or_full_is_named_with_both_fixes(tmp_path
     assert cache_folder_error(source, "Q4_1") is None  # nothing to write
     monkeypatch.setenv("COOPEVAL_LOCAL_ENCODING", "Q8_0")
     monkeypatch.setenv("COOPEVAL_MODEL_CACHE_DIR", str(tmp_path / "full"))
-    monkeypatch.setattr(encoding, "_free_bytes", lambda folder: 1000)
+    monkeypatch.setattr(encoding, "_free_bytes", lambda folder: 10)  # fewer bytes than the file
     error = cache_folder_error(source, "Q4_1")
     assert error is not None and f"{tmp_path / 'full'} cannot take" in error and ": no space left on its device" in error and fixes in error
 

@@ -52,7 +52,7 @@ def test_variants_differing_in_rounds_or_discount_store_together(tmp_path):
     first = {"seed": 5, "game": "prisoners_dilemma", "mechanism": "Repetition", "replicate": 1,
              "agents": ["bot/tit-for-tat", "bot/tit-for-tat"], "round": 1, "seat": 0, "kind": "action"}
     row = pl.col("matchup_id") == "bot/tit-for-tat|bot/tit-for-tat"
-    chosen = (row & (pl.col("round") == 1) & (pl.col("seat") == 0))
+    chosen = row & (pl.col("round") == 1) & (pl.col("seat") == 1)  # the table's seats count from 1
     assert frames["default"].filter(chosen)["decision_id"].to_list() == [content_hash(first, 16)]
     r3 = {**first, "settings": {"mechanism_params": {"num_rounds": 3, "discount": 0.8, "lookup_depth": 3}, "game_params": {}}}
     assert frames["r3"].filter(chosen)["decision_id"].to_list() == [content_hash(r3, 16)]
