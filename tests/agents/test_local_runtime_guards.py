@@ -62,8 +62,9 @@ def test_a_request_over_the_window_is_refused_before_generating(runtime: Any, mo
         f"embedded model (n_ctx - {prompt} = {512 - prompt} tokens are left for the answer); shorten the prompt"
     )
     long = [{"role": "user", "content": "cooperate defect " * 400}]  # far over 512 tokens
-    with pytest.raises(LocalContextWindowError, match=r"^the prompt has (\d{4}) tokens: more than the context window n_ctx = 512 of the embedded model \(no token is left"):
+    with pytest.raises(LocalContextWindowError, match=r"^the prompt has (\d+) tokens: more than the context window n_ctx = 512 of the embedded model \(no token is left") as over:
         runtime.chat({"messages": long})
+    assert int(re.match(r"the prompt has (\d+)", str(over.value)).group(1)) == runtime.prompt_tokens(long) > 512  # type: ignore[union-attr]
     assert counting.calls == 0
 
 
@@ -129,9 +130,13 @@ def test_the_loopback_listener_answers_no_one_without_the_key(runtime: Any) -> N
 
 
 def test_a_reasoning_cap_above_2000_characters_parses_and_keeps_its_bound(runtime: Any) -> None:
-    assert bounded_repeat("c", 1999) == "c{0,1999}"
-    assert bounded_repeat("c", 2500) == "(c{0,999} | c{1000} c{0,1500})"
-    assert bounded_repeat("c", 3100) == "(c{0,999} | c{1000} (c{0,999} | c{1000} c{0,1100}))"
+    assert bounded_repeat("c", 1999) == ("c{0,1999}", [])  # as before: the default grammars are unchanged
+    assert bounded_repeat("c", 2000) == ("reasoning-0", ["reasoning-0 ::= c{0,999} | c{1000} c{0,1000}"])
+    assert bounded_repeat("c", 4100) == ("reasoning-0", [
+        "reasoning-0 ::= c{0,999} | c{1000} reasoning-1",
+        "reasoning-1 ::= c{0,999} | c{1000} reasoning-2",
+        "reasoning-2 ::= c{0,999} | c{1000} c{0,1100}",
+    ])  # fmt: skip
     fmt = ActionDistribution(("A0", "A1"))
     for cap in (1999, 2001, 2002, 5000):
         assert runtime.grammar_error(gbnf_for(fmt, "CoT", cap)) is None, cap
