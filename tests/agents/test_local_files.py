@@ -14,7 +14,11 @@ import pytest
 gguf = pytest.importorskip("gguf")
 
 from coopeval.agents.local import catalogue  # noqa: E402
-from coopeval.agents.local.catalogue import kv_bytes_per_token, local_model_error, read_gguf_header  # noqa: E402
+from coopeval.agents.local.catalogue import (  # noqa: E402
+    kv_bytes_per_token,
+    local_model_error,
+    read_gguf_header,
+)
 from coopeval.agents.local.encoding import encoded_model, sha256_of  # noqa: E402
 from coopeval.agents.local.errors import LocalModelFileError  # noqa: E402
 

@@ -43,13 +43,13 @@ __all__ = [
     "LocalModel",
     "cache_mib",
     "check_window",
-    "read_gguf_header",
     "gpu_layers",
     "local_model_error",
     "local_model_name",
     "local_model_path",
     "n_ctx",
     "n_threads",
+    "read_gguf_header",
     "resolve_local_model",
 ]
 
