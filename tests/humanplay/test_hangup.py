@@ -1,7 +1,7 @@
-"""``play-human`` and the signal dispositions it inherits (issue 46, R70 and "SIGHUP from a
-script"): a SIGHUP ignored at start (``nohup``, ``trap '' HUP``) does not end it, and a SIGHUP
-ends it and its whole run even when it was started with SIGINT ignored, as a background job of a
-non-interactive shell is. The stand-in workflow of ``test_run_signals`` keeps each to seconds."""
+"""``play-human`` and the signals it gets (issue 46, R70 and "SIGHUP from a script"): a SIGHUP
+ignored at start (``nohup``, ``trap '' HUP``) does not end it, and a second signal arriving while
+the first one's stop runs does not interrupt that stop. The stand-in workflow of
+``test_run_signals`` keeps each to seconds."""
 
 from __future__ import annotations
 
@@ -37,13 +37,16 @@ def test_a_hangup_ignored_at_start_does_not_end_play_human(workdir):  # noqa: F8
     assert not process_alive(job) and _locks(workdir) == []
 
 
-def test_a_hangup_ends_a_play_human_started_with_sigint_ignored_and_its_run(workdir):  # noqa: F811
-    run = _play_human(workdir, (signal.SIGINT, signal.SIGQUIT))  # a background job of `sh -c '... &'`
+def test_a_second_signal_during_the_stop_does_not_interrupt_it(workdir):  # noqa: F811
+    """A SIGTERM right behind a SIGHUP (a closing terminal, then a supervisor) used to interrupt the
+    stop the first one started, with a traceback and exit 1."""
+    run = _play_human(workdir, ())
     job = _job_started(workdir)
     snakemake = SeatFolder(workdir / "seats").status()["pid"]
     run.send_signal(signal.SIGHUP)
+    run.send_signal(signal.SIGTERM)
     out, _ = run.communicate(timeout=WAIT_S)
     assert run.returncode == 128 + signal.SIGHUP, out
+    assert "Traceback" not in out and "Stopped; answers given are kept" in out
     assert not process_alive(job) and not process_alive(snakemake) and _locks(workdir) == []
     assert SeatFolder(workdir / "seats").status()["state"] == "stopped"
-    assert "Stopped; answers given are kept" in out

@@ -47,8 +47,23 @@ class _Ended(Exception):
         self.signum = signum
 
 
+_ENDING: list[int] = []
+"""The signal that started this command's stop, once one has: a second signal arriving while the
+stop runs (a SIGTERM right after a SIGHUP, a second Ctrl-C) does not interrupt it."""
+
+
 def _raise_ended(signum: int, frame: object) -> None:
+    if _ENDING:
+        return
+    _ENDING.append(signum)
     raise _Ended(signum)
+
+
+def _raise_interrupt(signum: int, frame: object) -> None:
+    if _ENDING:
+        return
+    _ENDING.append(signum)
+    raise KeyboardInterrupt
 
 HELP = "play in a human seat: start the run and serve the seat page (or --tty) for the person"
 
@@ -262,10 +277,11 @@ def run_play_human(args: argparse.Namespace) -> int:
 
     previous: dict[int, Any] = {}
     if threading.current_thread() is threading.main_thread():
+        _ENDING.clear()
         previous = {sig: signal.signal(sig, _raise_ended) for sig in _ending_signals()}
         # Ctrl-C stops this command even when it was started with SIGINT ignored (a background
         # job of a non-interactive shell); the run's processes get the default dispositions.
-        previous[signal.SIGINT] = signal.signal(signal.SIGINT, signal.default_int_handler)
+        previous[signal.SIGINT] = signal.signal(signal.SIGINT, _raise_interrupt)
     try:
         if not args.no_run:
             withdrawn = folder.withdraw_stale()
