@@ -200,7 +200,7 @@ class LocalRuntime:
         the template's own control tokens (found in the text around the messages), and each run
         of text between them, message text included, is tokenized with no special-token parsing:
         for a prompt with no such text this gives the same tokens (llama.cpp tokenizes exactly
-        these runs), and a message that spells ``<|im_end|>`` stays seven ordinary tokens.
+        these runs), and a message that spells ``<|im_end|>`` stays ordinary text tokens.
 
         Raises
         ------
