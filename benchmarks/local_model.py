@@ -144,6 +144,11 @@ def check_distribution(text: str, keys: tuple[str, ...]) -> str | None:
     return None
 
 
+def progress(line: str) -> None:
+    """One progress line on stderr, flushed at once (a stopped run keeps what it measured)."""
+    print(f"[{time.strftime('%H:%M:%S')}] {line}", file=sys.stderr, flush=True)
+
+
 def _project_parser() -> Any:
     try:
         from coopeval.decisions.parsing import parse_answer
@@ -218,6 +223,11 @@ async def run_scenario(style: str, n_actions: int, calls: int, cap: int | None) 
             acc.c_tok.append(reply.completion_tokens)
             problem = check_distribution(reply.text, tokens)
             acc.valid += problem is None
+            progress(
+                f"{style} {n_actions} actions reuse {'on' if reuse else 'off'} call {call + 1}/{calls}: "
+                f"{acc.wall[-1]:.2f} s, {reply.prompt_tokens} prompt + {reply.completion_tokens} completion tokens, "
+                f"{'valid' if problem is None else 'INVALID'}"
+            )
             if problem is not None:
                 print(f"  INVALID ({problem}): {reply.text[-200:]!r}", file=sys.stderr)
             if parser is not None:
@@ -307,6 +317,10 @@ def runtime_speed(calls: int) -> dict[str, Any]:
                 if call:
                     timings[name]["prompt"].append(float(t["prompt_per_second"]))
                     timings[name]["decode"].append(float(t["predicted_per_token_ms"]))
+                progress(
+                    f"speed block {block + 1}/2 {name} call {call}/{calls // 2}{' (warm-up)' if not call else ''}: "
+                    f"{float(t['prompt_per_second']):.0f} prompt tok/s, {float(t['predicted_per_token_ms']):.2f} ms/token"
+                )
             runtime.close()
     med = {k: {m: statistics.median(v) for m, v in d.items()} for k, d in timings.items()}
     return {
@@ -329,7 +343,7 @@ def runtime_speed(calls: int) -> dict[str, Any]:
 
 
 async def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     ap.add_argument("--speed-only", action="store_true", help="run part 1 only")
     ap.add_argument("--speed-calls", type=int, default=8, help="timed calls per weights in part 1")
     ap.add_argument("--calls", type=int, default=6, help="timed calls per scenario")
@@ -340,10 +354,11 @@ async def main(argv: list[str] | None = None) -> None:
         default=[DEFAULT_MAX_REASONING_CHARS],
         help="CoT reasoning caps (chars)",
     )
-    ap.add_argument("--styles", nargs="+", default=["IO", "CoT"])
-    ap.add_argument("--actions", type=int, nargs="+", default=[2, 5])
+    ap.add_argument("--styles", nargs="+", default=["IO", "CoT"], help="answer styles of part 2")
+    ap.add_argument("--actions", type=int, nargs="+", default=[2, 5], help="numbers of actions of part 2 (2: Prisoner's Dilemma, 5: Traveller's Dilemma)")
     args = ap.parse_args(argv)
     speed = runtime_speed(args.speed_calls)
+    progress(f"part 1: {json.dumps(speed)}")
     if args.speed_only:
         print(json.dumps(speed))
         return
@@ -352,7 +367,8 @@ async def main(argv: list[str] | None = None) -> None:
         for n_actions in args.actions:
             for cap in args.cot_caps if style == "CoT" else [None]:
                 rows.extend(await run_scenario(style, n_actions, args.calls, cap))
-                print(f"done: {rows[-2:]}", file=sys.stderr)
+                for row in rows[-2:]:
+                    progress(f"scenario done: {row}")
     print(f"load average at the end: {os.getloadavg()[0]:.2f} (2 cores; >2 means contention)")
     print("s/call: median wall seconds; min_s: fastest call; cpu_s: median process CPU seconds;")
     print("dec/s = 1 / median s/call; reused: mean prompt tokens taken from the KV cache")

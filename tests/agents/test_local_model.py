@@ -256,7 +256,7 @@ def test_prompt_that_leaves_no_room_for_max_tokens_fails(
 def test_prompt_longer_than_the_window_gets_the_projects_message(replies: dict[str, Any]) -> None:
     exc = replies["too_long_error"]
     assert isinstance(exc, LocalContextWindowError)
-    match = re.search(r"the prompt has (\d+) tokens and max_tokens = \d+: more than the context window n_ctx = 4096 of the embedded model; .*raise COOPEVAL_LLAMA_CTX", str(exc))
+    match = re.search(r"the prompt has (\d+) tokens and max_tokens = \d+: more than the context window n_ctx = 4096 of the embedded model \(no token is left for the answer\); .*raise COOPEVAL_LLAMA_CTX", str(exc))
     assert match is not None, str(exc)
     assert int(match.group(1)) > 5000  # "apple " is at least one token per word
 

@@ -88,7 +88,7 @@ def test_context_window_message_names_prompt_budget_window_and_fix() -> None:
 
     assert context_window_message(4000, 400, 4096) == (
         "the prompt has 4000 tokens and max_tokens = 400: more than the context window n_ctx = 4096 "
-        "of the embedded model; shorten the prompt (e.g. a shorter history window or log_cap), lower "
+        "of the embedded model (n_ctx - 4000 = 96 tokens are left for the answer); shorten the prompt (e.g. a shorter history window or log_cap), lower "
         "max_tokens (or max_reasoning_chars for CoT), or raise COOPEVAL_LLAMA_CTX"
     )
     assert context_window_message(5031, None, 4096).startswith("the prompt has 5031 tokens: more than")

@@ -65,6 +65,12 @@ def test_windows_come_from_num_ctx_the_embedded_model_and_litellms_map():
     assert model_window({"model": "bot/always-defect"}) is None
 
 
+def test_the_embedded_models_window_is_the_one_it_is_loaded_with(monkeypatch):
+    """R63 (e): with COOPEVAL_LLAMA_CTX=1024 the estimate and the run's warning use 1,024 tokens."""
+    monkeypatch.setenv("COOPEVAL_LLAMA_CTX", "1024")
+    assert model_window({"model": "local/smollm2-135m"}) == windows.Window(1024, "the embedded model's n_ctx, COOPEVAL_LLAMA_CTX", True)
+
+
 def test_nothing_is_simulated_when_no_window_is_known(tmp_path, monkeypatch):
     config = _gossip_config(tmp_path, 512)
     config["gossip"]["models"] = [{"model": "openai/no-such-model-xyz", "params": {}}]

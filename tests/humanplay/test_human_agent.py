@@ -216,3 +216,26 @@ def test_a_vote_shows_each_contracts_terms_beside_its_key(tmp_path):
             assert labels[key].startswith(f"{key} (proposed by Player ") and labels[key] in prompt["content"]
         # the person's own design (first_choice: 0 on every action) is written out term by term
         assert "- A0 (Cooperate): " in labels["C1"] and "- A1 (Defect): " in labels["C1"]
+
+
+
+def test_a_reask_posted_after_a_restart_still_carries_the_refusal(tmp_path):
+    """Issue 46 (the page): the run is stopped while the re-ask waits; the resumed run replays the
+    refused attempt from the response cache (no call to the agent) and posts the re-ask again:
+    a new agent, with no memory of the refusal, still shows it."""
+    import asyncio
+
+    from coopeval.agents.protocol import DecisionRequest
+
+    seats, fmt = tmp_path / "seats", ActionDistribution(("A0", "A1"))
+    position = {"seed": 1, "game": "prisoners_dilemma", "mechanism": "NoMechanism", "round": 1, "seat": 0, "kind": "action"}
+    first = DecisionRequest(({"role": "user", "content": "Choose."},), fmt, state={"attempt": 0}, position=position)
+    reask = DecisionRequest(({"role": "user", "content": "Choose again."},), fmt, state={"attempt": 1}, position=position)
+    refused = '{"A0": 60, "A1": 30}'
+    with ScriptedPerson(seats, lambda q: refused, max_answers=1).sitting():
+        asyncio.run(_human(seats).generate(first))
+    expected = {"text": refused, "error": check_answer(fmt, refused).error}
+    with ScriptedPerson(seats, lambda q: '{"A0": 0, "A1": 100}').sitting() as person:
+        asyncio.run(_human(seats).generate(reask))  # the restarted run's agent
+    ((question, _, verdict),) = person.log
+    assert question.data["attempt"] == 1 and question.data["refused"] == expected and verdict["valid"] is True

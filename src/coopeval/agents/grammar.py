@@ -39,9 +39,11 @@ __all__ = [
     "DEFAULT_CONTRACT_BOUNDS",
     "DEFAULT_JUDGE_REASONING_CHARS",
     "DEFAULT_MAX_REASONING_CHARS",
+    "GBNF_MAX_REPEAT",
     "JUDGE_MAX_LABELS",
     "SENTENCE_END",
     "Style",
+    "bounded_repeat",
     "gbnf_for",
     "max_output_chars",
     "max_tokens_for",
@@ -136,6 +138,30 @@ def max_tokens_for(
     return max_output_chars(fmt, style, max_reasoning_chars) + 1
 
 
+GBNF_MAX_REPEAT = 1999
+"""The largest repetition bound ``x{0,n}`` written as it is. llama.cpp's GBNF parser refuses a
+larger one inside an optional group such as the CoT head's ("failed to parse grammar" at the
+first call; ggml-org/llama.cpp#27087), so a larger ``n`` is written as a chain of named rules,
+each repeating at most 1,999 times (:func:`bounded_repeat`)."""
+
+
+def bounded_repeat(item: str, n: int, name: str = "reasoning") -> tuple[str, list[str]]:
+    """GBNF for 0 to ``n`` repetitions of ``item`` that llama.cpp parses and enforces for any
+    ``n >= 0``: ``(expression, extra rules)``. Up to :data:`GBNF_MAX_REPEAT` the expression is
+    ``item{0,n}`` and there is no rule; above it the expression is the rule ``<name>-0`` of a
+    chain ``<name>-k ::= item{0,999} | item{1000} <next>`` (fewer than 1,000, or 1,000 followed by
+    the rest), ending in ``item{0,r}`` with ``r <= 1999``: the same strings, lengths 0 to ``n``."""
+    if n <= GBNF_MAX_REPEAT:
+        return f"{item}{{0,{n}}}", []
+    rules, rest, k = [], n, 0
+    while rest > GBNF_MAX_REPEAT:
+        rest -= 1000
+        tail = f"{name}-{k + 1}" if rest > GBNF_MAX_REPEAT else f"{item}{{0,{rest}}}"
+        rules.append(f"{name}-{k} ::= {item}{{0,999}} | {item}{{1000}} {tail}")
+        k += 1
+    return f"{name}-0", rules
+
+
 # --------------------------------------------------------------------------------------------
 # construction
 # --------------------------------------------------------------------------------------------
@@ -146,7 +172,8 @@ def _cached_gbnf(fmt: AnswerFormat, style: str, max_reasoning_chars: int) -> str
     rules = fmt.grammar()
     if style == "CoT":
         if max_reasoning_chars > 0:
-            head = f'root ::= ({_REASONING_CHAR}{{0,{max_reasoning_chars - 1}}} {SENTENCE_END})? "\\n" answer'
+            reasoning, extra = bounded_repeat(_REASONING_CHAR, max_reasoning_chars - 1)
+            head = "\n".join([f'root ::= ({reasoning} {SENTENCE_END})? "\\n" answer', *extra])
         else:
             head = 'root ::= "\\n" answer'
     else:

@@ -179,7 +179,7 @@ def count_tokens(model: str, prompt: str) -> int:
             try:
                 counted = local_prompt_tokens(model, json.loads(prompt))
             except LocalModelFileError as exc:  # e.g. a truncated GGUF file: no run could use it
-                raise ConfigError(f"{model}: {exc}") from exc
+                raise ConfigError(str(exc) if str(exc).startswith(f"{model}:") else f"{model}: {exc}") from exc
         if counted is None:
             counted = int(import_litellm().token_counter(model=model, messages=json.loads(prompt)))
         _COUNTED[key] = counted

@@ -3,8 +3,8 @@
 A model's window is known from, first found wins:
 
 * ``params.num_ctx`` of its config entry (Ollama's window; any provider that takes it);
-* the embedded ``local/`` model: the ``n_ctx`` it is loaded with
-  (:data:`coopeval.agents.local.DEFAULT_N_CTX`);
+* the embedded ``local/`` model: the ``n_ctx`` it is loaded with (``$COOPEVAL_LLAMA_CTX``,
+  default :data:`coopeval.agents.local.DEFAULT_N_CTX`);
 * litellm's bundled model map (``max_input_tokens``, read offline; Ollama models are not looked
   up, :func:`coopeval.estimate.tokens.price_of` explains why).
 
@@ -82,9 +82,9 @@ def model_window(entry: Mapping[str, Any]) -> Window | None:
     if params.get("num_ctx") is not None:
         return Window(int(params["num_ctx"]), "params.num_ctx", True)
     if uses_local_llm(model):
-        from coopeval.agents.local import DEFAULT_N_CTX
+        from coopeval.agents.local.catalogue import n_ctx
 
-        return Window(DEFAULT_N_CTX, "the embedded model's n_ctx", True)
+        return Window(n_ctx(), "the embedded model's n_ctx, COOPEVAL_LLAMA_CTX", True)
     info = litellm_model_info(model) or {}
     if info.get("max_input_tokens"):
         return Window(int(info["max_input_tokens"]), "litellm's model map, max_input_tokens", False)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -24,11 +25,18 @@ from typing import Any
 from coopeval.core.errors import CliError
 from coopeval.humanplay.tether import STOP_WAIT_S, tethered
 
-__all__ = ["add_play_human_parser", "run_play_human"]
+__all__ = ["add_play_human_parser", "run_error", "run_play_human"]
 
 
 ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
-"""Signals that end ``play-human`` (besides Ctrl-C): each stops the run it started first."""
+"""Signals that end ``play-human`` (besides Ctrl-C): each stops the run it started first. A
+SIGHUP ignored when ``play-human`` starts (``nohup``, ``trap '' HUP``) stays ignored: the
+hang-up the user asked to survive does not end the run."""
+
+
+def _ending_signals() -> tuple[signal.Signals, ...]:
+    """:data:`ENDING_SIGNALS` this process acts on: SIGTERM always, SIGHUP unless ignored at start."""
+    return tuple(sig for sig in ENDING_SIGNALS if sig != signal.SIGHUP or signal.getsignal(sig) != signal.SIG_IGN)
 
 
 class _Ended(Exception):
@@ -39,8 +47,23 @@ class _Ended(Exception):
         self.signum = signum
 
 
+_ENDING: list[int] = []
+"""The signal that started this command's stop, once one has: a second signal arriving while the
+stop runs (a SIGTERM right after a SIGHUP, a second Ctrl-C) does not interrupt it."""
+
+
 def _raise_ended(signum: int, frame: object) -> None:
+    if _ENDING:
+        return
+    _ENDING.append(signum)
     raise _Ended(signum)
+
+
+def _raise_interrupt(signum: int, frame: object) -> None:
+    if _ENDING:
+        return
+    _ENDING.append(signum)
+    raise KeyboardInterrupt
 
 HELP = "play in a human seat: start the run and serve the seat page (or --tty) for the person"
 
@@ -144,7 +167,44 @@ def _failure_message(status: int, log: Path, start: int) -> str:
     if LOCKED in written or "Directory cannot be locked" in written:
         return (f"snakemake exited {status}: the working directory is locked by another snakemake run; stop that run "
                 f"(or, if none is running, run 'snakemake --unlock') and run this again; log: {log}")
+    reason = run_error(written)
+    if reason:
+        return f"the run failed: {reason} (snakemake exited {status}; log: {log}); fix this and run the same command again, answers given are kept"
     return f"snakemake exited {status}; log: {log}"
+
+
+_EXCEPTION_LINE = re.compile(r"^(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception): ")
+
+
+def run_error(written: str) -> str:
+    """The run's own error in one line, from what snakemake wrote (``written``): the message of a
+    ``WorkflowError`` (an invalid config), or the exception that ended a failed job, read from the
+    job's log (``log: <path>`` in snakemake's "Error in rule" block); ``""`` if neither is found."""
+    lines = written.splitlines()
+    for at, line in enumerate(lines):
+        if line.strip() == "WorkflowError:":
+            block = []
+            for follow in lines[at + 1 :]:
+                if not follow.strip():
+                    break
+                block.append(follow.strip())
+            return " ".join(block)
+    for at, line in enumerate(lines):
+        if line.startswith("Error in rule"):
+            for follow in lines[at + 1 : at + 30]:
+                found = re.search(r"\blog: (\S+)", follow)
+                if found is None:
+                    continue
+                try:
+                    job = Path(found.group(1)).read_text(encoding="utf-8", errors="replace").splitlines()
+                except OSError:
+                    break
+                starts = [i for i, text in enumerate(job) if _EXCEPTION_LINE.match(text)]
+                if starts:
+                    first = job[starts[-1]].split(": ", 1)[1]
+                    return " ".join([first.strip(), *(text.strip() for text in job[starts[-1] + 1 :] if text.strip())])
+                break
+    return ""
 
 
 MAX_PORT = 65535
@@ -217,8 +277,11 @@ def run_play_human(args: argparse.Namespace) -> int:
 
     previous: dict[int, Any] = {}
     if threading.current_thread() is threading.main_thread():
-        previous = {sig: signal.signal(sig, _raise_ended) for sig in ENDING_SIGNALS}
-        previous[signal.SIGINT] = signal.getsignal(signal.SIGINT)
+        _ENDING.clear()
+        previous = {sig: signal.signal(sig, _raise_ended) for sig in _ending_signals()}
+        # Ctrl-C stops this command even when it was started with SIGINT ignored (a background
+        # job of a non-interactive shell); the run's processes get the default dispositions.
+        previous[signal.SIGINT] = signal.signal(signal.SIGINT, _raise_interrupt)
     try:
         if not args.no_run:
             withdrawn = folder.withdraw_stale()
@@ -227,8 +290,16 @@ def run_play_human(args: argparse.Namespace) -> int:
             if withdrawn:
                 print(f"Withdrew {withdrawn} question(s) of an earlier run; this run asks again what is still open.", flush=True)
         if server is None:
-            print(f"Seats: {seats}" + (f"; the run's log: {log}" if run else ""), flush=True)
-            if play_in_terminal(desk, sys.stdin, sys.stdout, finished) != 0:  # the input closed first
+            for stream in (sys.stdout, sys.stderr):  # a path the terminal cannot show is not a crash
+                reconfigure = getattr(stream, "reconfigure", None)
+                if reconfigure is not None:
+                    reconfigure(errors="replace")
+            try:
+                print(f"Seats: {seats}" + (f"; the run's log: {log}" if run else ""), flush=True)
+                played = play_in_terminal(desk, sys.stdin, sys.stdout, finished)
+            except OSError:  # the terminal closed under us
+                played = 1
+            if played != 0:  # the input closed first
                 stop()
                 return 1
         else:

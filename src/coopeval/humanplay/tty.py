@@ -7,12 +7,17 @@ for a boolean, a number or a line of text. Typing ``:text`` instead gives the wh
 text, as a model would (ended by a line holding only ``.``). The play job's parser judges every
 answer; a refusal is printed with the parser's message and the re-ask follows.
 
-Any terminal encoding works: what the terminal cannot show is replaced (the separator falls back
-to ASCII), and what the person types is decoded with the terminal's encoding and stored as typed.
+Any terminal encoding works for what is shown: what the terminal cannot show is replaced (the
+separator falls back to ASCII). What the person types is read as bytes and decoded with the
+terminal's encoding, strictly: a line the encoding cannot read (a byte above 127 on an ASCII
+terminal), or UTF-8 typed into a terminal whose locale says another encoding (Latin-1 would read
+``Très`` as ``TrÃ¨s``), is refused with how to fix the locale, nothing is stored, and the field is
+asked again.
 """
 
 from __future__ import annotations
 
+import codecs
 import json
 import time
 from collections.abc import Callable
@@ -67,11 +72,24 @@ class TerminalSeat:
         self.stdout.write(text + "\n")
         self.stdout.flush()
 
+    def readline(self) -> str:
+        """One line typed by the person, decoded strictly with the terminal's encoding; a line it
+        cannot read is refused (one message naming the encoding and the locale fix) and read again."""
+        while True:
+            raw = getattr(self.stdin, "buffer", None)
+            if raw is None:  # a text stream with no bytes below it (tests, pipes set up so)
+                return self.stdin.readline()
+            line = raw.readline()
+            problem = _unreadable(line, getattr(self.stdin, "encoding", None) or "utf-8")
+            if problem is None:
+                return str(line.decode(getattr(self.stdin, "encoding", None) or "utf-8"))
+            self.say(problem)
+
     def ask(self, prompt: str) -> str:
         """One line from the person (EOF ends the session)."""
         self.stdout.write(prompt)
         self.stdout.flush()
-        line = self.stdin.readline()
+        line = self.readline()
         if not line:
             raise EOFError
         value = line.rstrip("\n")
@@ -84,7 +102,7 @@ class TerminalSeat:
         self.say("Type the whole answer; end it with a line holding only '.'")
         lines: list[str] = []
         while True:
-            line = self.stdin.readline()
+            line = self.readline()
             if not line or line.rstrip("\n") == ".":
                 return "\n".join(lines)
             lines.append(line.rstrip("\n"))
@@ -184,6 +202,25 @@ class TerminalSeat:
                 self.say(f"Refused by the parser: {verdict['error']}")
             else:
                 self.say("Answer handed over; the run has not read it yet.")
+
+
+def _unreadable(line: bytes, encoding: str) -> str | None:
+    """Why a typed ``line`` cannot be read as text in the terminal's ``encoding`` (one message
+    with the fix; nothing typed is stored), or ``None``."""
+    name = codecs.lookup(encoding).name
+    fix = ("set a UTF-8 locale and run play-human again (e.g. export LANG=C.UTF-8 LC_ALL=C.UTF-8, and a terminal "
+           "set to UTF-8); nothing was stored, type the field again")
+    try:
+        line.decode(name)
+    except UnicodeDecodeError:
+        return f"This terminal's encoding ({name}) cannot read what was typed; {fix}"
+    if name != "utf-8" and not line.isascii():
+        try:
+            line.decode("utf-8")
+        except UnicodeDecodeError:
+            return None  # bytes of the terminal's own encoding
+        return f"What was typed is UTF-8, but this terminal's encoding is {name}: it would be stored wrongly; {fix}"
+    return None
 
 
 def _json_number(text: str) -> Any:

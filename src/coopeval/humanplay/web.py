@@ -12,6 +12,7 @@ rebinding) and takes answers only as ``application/json`` (a cross-site form can
 from __future__ import annotations
 
 import json
+import sys
 import threading
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -76,9 +77,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, {"error": "send the answer as application/json"})
             return
         declared = (self.headers.get("Content-Length") or "").strip()
-        length = int(declared) if declared.isdigit() else 0
+        length = int(declared) if declared.isascii() and declared.isdigit() else 0  # "²" is a digit to isdigit()
         if not 0 < length <= MAX_BODY_BYTES:
-            self._send(HTTPStatus.BAD_REQUEST, {"error": f"Content-Length {declared!r}: the request body must hold 1 to {MAX_BODY_BYTES} bytes"})
+            self._refuse(HTTPStatus.BAD_REQUEST, f"Content-Length {declared!r}: the request body must hold 1 to {MAX_BODY_BYTES} bytes")
             return
         try:
             body = json.loads(self.rfile.read(length))
@@ -86,14 +87,27 @@ class _Handler(BaseHTTPRequestHandler):
             if not isinstance(text, str):
                 raise TypeError("text must be a string")
         except (ValueError, KeyError, TypeError) as exc:
-            self._send(HTTPStatus.BAD_REQUEST, {"error": f'send {{"seat", "id", "text"}} as JSON ({exc})'})
+            self._refuse(HTTPStatus.BAD_REQUEST, f'send {{"seat", "id", "text"}} as JSON ({exc})')
             return
         try:
             verdict = self.server.desk.answer(seat, qid, text)
         except KeyError as exc:
             self._send(HTTPStatus.CONFLICT, {"error": str(exc.args[0])})
             return
+        except (ValueError, OSError) as exc:  # a name no file can have
+            self._refuse(HTTPStatus.BAD_REQUEST, str(exc))
+            return
         self._send(HTTPStatus.OK, verdict)
+
+    def _refuse(self, status: HTTPStatus, reason: str) -> None:
+        """Answer a malformed request ``status`` with ``reason``, and log it in one line."""
+        _log(f"refused {self.command} {self.path[:80]} from {self.client_address[0]} ({int(status)}): {reason}")
+        self._send(status, {"error": reason})
+
+
+def _log(line: str) -> None:
+    """One line about the page's server on stderr (never a traceback: the terminal is a person's)."""
+    print(f"coopeval play-human: seat page: {' '.join(line.split())[:300]}", file=sys.stderr, flush=True)
 
 
 class _Server(ThreadingHTTPServer):
@@ -102,6 +116,12 @@ class _Server(ThreadingHTTPServer):
     def __init__(self, address: tuple[str, int], desk: SeatDesk) -> None:
         super().__init__(address, _Handler)
         self.desk = desk
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A request that failed in a way not foreseen: one log line instead of the standard
+        library's traceback."""
+        kind, error = sys.exc_info()[:2]
+        _log(f"a request from {client_address[0]} failed: {kind.__name__ if kind else 'error'}: {error}")
 
 
 class SeatServer:

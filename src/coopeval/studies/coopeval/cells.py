@@ -37,6 +37,44 @@ DEFAULT_VARIANT = "default"
 :func:`manifest_variant`; the paper tables, headline figures and judge keep these cells)."""
 
 
+def settings_position(spec: Mapping[str, Any]) -> dict[str, Any]:
+    """What a cell's mechanism variant adds to each decision's position (so to its decision id,
+    and its cache key; :class:`~coopeval.agents.maker.DecisionMaker`):
+    ``{"settings": {"mechanism_params": …, "game_params": …}}``, the cell's full settings, for a
+    cell of a named variant (config ``variants``); nothing for a default-variant cell, whose ids
+    stay as they were. Two variants of one mechanism that differ only in a setting no prompt
+    states (``num_rounds``) would otherwise give the same decision ids to different cells.
+    The variant's name is not part of it (renaming a variant keeps its stored answers), and the
+    action draws and provider seeds keep their streams (docs/protocol/engineering.md#randomness)."""
+    if spec.get("variant", DEFAULT_VARIANT) == DEFAULT_VARIANT:
+        return {}
+    return {"settings": {"mechanism_params": dict(spec.get("mechanism_params") or {}), "game_params": dict(spec.get("game_params") or {})}}
+
+
+def check_distinct_decisions(cells: list[dict[str, Any]]) -> None:
+    """Refuse cells that would give the same decision ids (the ``store`` rule would fail with
+    :class:`~coopeval.pipeline.store.DuplicateDecisionError` after every play job): two cells
+    whose decisions share mechanism, game, replicate, seed, prompt variant and
+    :func:`settings_position`, i.e. two variants of one mechanism with the same settings.
+
+    Raises
+    ------
+    ConfigError
+        Naming the key ``variants``, the two variants and the fix.
+    """
+    seen: dict[str, str] = {}
+    for cell in cells:
+        scope = canonical_json(
+            [cell["mechanism"], cell["game"], cell["replicate"], cell["seed"], cell.get("prompt_variant", BASE_VARIANT), settings_position(cell)]
+        )
+        if scope in seen:
+            raise ConfigError(
+                f"config variants: {cell['mechanism']} variants {seen[scope]!r} and {cell['variant']!r} have the same settings on"
+                f" {cell['game']} (the same cells twice, with the same decision ids); remove one or change its params."
+            )
+        seen[scope] = str(cell["variant"])
+
+
 def agent_spec(entry: Mapping[str, Any]) -> dict[str, Any]:
     """The hashed part of an agent entry (model, style, label, params)."""
     spec = {"model": entry["model"], "style": entry.get("style", "IO"), "params": dict(entry.get("params") or {})}
@@ -142,6 +180,7 @@ def build_cells(config: Mapping[str, Any], repo_root: Path | None = None) -> lis
                 if sample is not None:
                     spec["max_matchups"] = sample
                 cells.append({**spec, "cell_id": cell_hash(spec)})
+    check_distinct_decisions(cells)
     return cells
 
 

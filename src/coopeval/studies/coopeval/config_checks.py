@@ -10,6 +10,7 @@ from jsonschema import Draft202012Validator
 
 from coopeval.agents.registry import agent_name, entry_error, is_scripted
 from coopeval.core.errors import ConfigError
+from coopeval.core.hashing import canonical_json
 from coopeval.core.prompts import BASE_VARIANT, check_prompt_variants
 from coopeval.studies.coopeval.mechanisms.catalog import mechanism_info
 
@@ -82,4 +83,23 @@ def check_config(config: Mapping[str, Any]) -> None:
             raise ConfigError(
                 f"{where}.params{'.' + field if field else ''}: {error.message}. Allowed keys for {mechanism}: {allowed}."
             )
+    _check_distinct_variants(config)
+
+
+def _check_distinct_variants(config: Mapping[str, Any]) -> None:
+    """Refuse two variants of one mechanism with the same settings on a game (the same cells twice,
+    with the same decision ids: :func:`coopeval.studies.coopeval.cells.settings_position`)."""
+    seen: dict[tuple[str, str, str], str] = {}
+    for variant in config.get("variants", []):
+        mechanism = variant["mechanism"]
+        params = {**mechanism_info(mechanism).defaults(), **config.get("mechanism_params", {}).get(mechanism, {}), **variant["params"]}
+        for game in config["games"]:
+            game_params = {**config.get("game_params", {}).get(game, {}), **variant.get("game_params", {}).get(game, {})}
+            key = (mechanism, game, canonical_json([params, game_params]))
+            if key in seen:
+                raise ConfigError(
+                    f"config variants: {mechanism} variants {seen[key]!r} and {variant['name']!r} have the same settings on"
+                    f" {game} (the same cells twice, with the same decision ids); remove one or change its params."
+                )
+            seen[key] = str(variant["name"])
 

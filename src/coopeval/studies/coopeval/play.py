@@ -20,6 +20,7 @@ from coopeval.core.prompts import BASE_VARIANT, PromptLibrary, variant_position
 from coopeval.core.schemas import conform
 from coopeval.games import get_game
 from coopeval.studies.coopeval import STUDY_NAME
+from coopeval.studies.coopeval.cells import settings_position
 from coopeval.studies.coopeval.mechanisms import get_mechanism
 from coopeval.studies.coopeval.mechanisms.base import CellContext, CellRecords
 from coopeval.studies.coopeval.prompt_use import agent_styles, cell_templates
@@ -74,7 +75,7 @@ def play_cell(
         lenient_contract_ints=bool(spec.get("compat", {}).get("lenient_contract_ints", False)),
         retry_failed=int(spec.get("retry_failed", 0)),
         max_usd=max_usd,
-        position_extra=variant_position(spec),
+        position_extra={**variant_position(spec), **settings_position(spec)},
     )
     ctx = build_context(spec, maker, prompts, agents)
     mechanism = get_mechanism(spec["mechanism"])

@@ -1,0 +1,43 @@
+"""Malformed requests to the seat page's server (issue 46, "the seat's server"): each gets a 4xx
+and one log line on stderr, never a dropped connection and a traceback in the person's terminal."""
+
+from __future__ import annotations
+
+import http.client
+import json
+
+import pytest
+
+from coopeval.humanplay.web import SeatServer
+
+
+def _post(port: int, body: bytes, length: str) -> tuple[int, str]:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    connection.putrequest("POST", "/api/answer", skip_accept_encoding=True)
+    connection.putheader("Content-Type", "application/json")
+    connection.putheader("Content-Length", length)
+    connection.endheaders(body)
+    answer = connection.getresponse()
+    text = answer.read().decode("utf-8")
+    connection.close()
+    return answer.status, text
+
+
+@pytest.mark.parametrize(
+    ("body", "length", "reason"),
+    [
+        (b'{"seat": "alice", "id": "x", "text": "{}"}', "\u00b2", "Content-Length '\u00b2': the request body must hold 1 to 1000000 bytes"),
+        (json.dumps({"seat": "al\u0000ice", "id": "x", "text": "{}"}).encode(), None, "seat 'al\\x00ice' is not a seat or question name"),
+        (json.dumps({"seat": "alice", "id": "q" * 5000, "text": "{}"}).encode(), None, "is not a seat or question name (1 to 200 bytes"),
+    ],
+    ids=["superscript-length", "nul-in-seat", "long-id"],
+)
+def test_a_malformed_answer_gets_a_400_and_one_log_line(tmp_path, capsys, body: bytes, length: str | None, reason: str) -> None:
+    with SeatServer(tmp_path / "seats", port=0) as server:
+        port = int(server.url.rsplit(":", 1)[1].strip("/"))
+        status, text = _post(port, body, length or str(len(body)))
+    assert status == 400
+    assert reason in json.loads(text)["error"]
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and err.count("\n") == 1
+    assert err.startswith("coopeval play-human: seat page: refused POST /api/answer from 127.0.0.1 (400): ")
