@@ -14,6 +14,7 @@ from coopeval.agents.llm_agent import LiteLLMAgent
 from coopeval.agents.local import identity
 from coopeval.agents.local.identity import file_sha256, runtime_facts, served_encoding, weights_key
 from coopeval.cache.response_cache import call_key
+from tests.agents.test_local_files import _model as gguf_model
 
 MESSAGES = [{"role": "user", "content": "Pick A0 or A1."}]
 
@@ -25,8 +26,9 @@ def _own_model_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _gguf(path: Path, body: bytes) -> Path:
-    path.write_bytes(b"GGUF" + body)  # passes the checks made before loading (magic, size)
-    return path
+    """A small GGUF file that passes the checks made before loading; ``body`` sets its trained
+    window, so different bodies give different bytes."""
+    return gguf_model(path, window=8192 + len(body))
 
 
 def _key(agent: LiteLLMAgent) -> str:
@@ -50,7 +52,8 @@ def test_another_file_behind_the_same_path_gets_another_key(tmp_path):
 
 def test_the_same_bytes_at_another_path_name_the_same_weights(tmp_path):
     a = _gguf(tmp_path / "a.gguf", b"same weights")
-    b = _gguf(tmp_path / "b.gguf", b"same weights")
+    b = tmp_path / "b.gguf"
+    b.write_bytes(a.read_bytes())
     first, second = LiteLLMAgent(f"local/file:{a}", "IO"), LiteLLMAgent(f"local/file:{b}", "IO")
     assert first.endpoint == second.endpoint
     assert _key(first) != _key(second)  # the model string (with its path) is in the key too
@@ -75,7 +78,8 @@ def test_served_encoding_re_encodes_only_q4_1(monkeypatch):
 
 
 def test_the_digest_is_kept_on_disk_and_refreshed_when_the_file_changes(tmp_path):
-    model = _gguf(tmp_path / "m.gguf", b"v1")
+    model = tmp_path / "m.gguf"
+    model.write_bytes(b"GGUFv1")
     assert file_sha256(model) == hashlib.sha256(b"GGUFv1").hexdigest()
     records = list((tmp_path / "models" / "sha256").glob("*.json"))
     assert len(records) == 1
@@ -89,7 +93,7 @@ def test_an_unwritable_model_cache_only_costs_the_hashing(tmp_path, monkeypatch)
     blocker.write_text("not a folder")
     monkeypatch.setenv("COOPEVAL_MODEL_CACHE_DIR", str(blocker / "models"))
     model = _gguf(tmp_path / "m.gguf", b"x")
-    assert weights_key(f"file:{model}") == "file:" + hashlib.sha256(b"GGUFx").hexdigest()
+    assert weights_key(f"file:{model}") == "file:" + hashlib.sha256(model.read_bytes()).hexdigest()
 
 
 def test_api_model_keys_do_not_change(monkeypatch):
