@@ -261,12 +261,14 @@ def test_model_against_model_shows_the_paired_differences_turned_to_the_pair_pic
     assert drawn.keys() == expected.keys()
     for scope, values in expected.items():
         assert drawn[scope] == pytest.approx(values)
-    assert {p["scope"]: p["significant"] for p in _symbols(browser, figure)} == {"Repetition/prisoners_dilemma": "yes", "Repetition/stag_hunt": "no"}
+    assert {p["scope"]: p["evidence"] for p in _symbols(browser, figure)} == {"Repetition/prisoners_dilemma": "significant",
+                                                                              "Repetition/stag_hunt": "not significant"}
     assert browser.evaluate("document.getElementById('pair-a').value") == "model-y"
     browser.evaluate(f"document.querySelector({json.dumps(figure)}).scrollIntoView()")
     browser.screenshot(SCREENSHOTS / "semantics_model_against_model.png")
     links = browser.evaluate(f"Array.prototype.map.call(document.querySelectorAll({json.dumps(figure + ' table.chart-data a')}), function (a) {{ return a.getAttribute('href'); }})")
-    assert links == ["#view=cells&study=coopeval&mechanism=Repetition&game=prisoners_dilemma", "#view=cells&study=coopeval&mechanism=Repetition&game=stag_hunt"]
+    assert links == ["#view=cells&study=coopeval&mechanism=Repetition&game=prisoners_dilemma&a=model-x&b=model-y",
+                     "#view=cells&study=coopeval&mechanism=Repetition&game=stag_hunt&a=model-x&b=model-y"]
     browser.click(f"{figure} table.chart-data a")
-    browser.wait("location.hash === '#view=cells&study=coopeval&mechanism=Repetition&game=prisoners_dilemma'", "the cells of the first row")
+    browser.wait("location.hash === '#view=cells&study=coopeval&mechanism=Repetition&game=prisoners_dilemma&a=model-x&b=model-y'", "the cells of the first row")
     browser.wait("document.getElementById('main').innerText.indexOf('cellA') >= 0", "cellA in the list")

@@ -53,8 +53,29 @@ PALETTE = (
     "#1f3b73", "#8c510a", "#2ca02c", "#7f0000", "#17becf", "#6a3d9a", "#bcbd22", "#000000", "#ff7f0e", "#1b9e77",
 )
 """Twenty distinct colours (Vega's tableau10, then ten more of other hues or lightness): a colour
-scale draws each value of its field in its own colour as long as the field has at most this many
-values; a chart whose colour field could have more splits them into panels instead."""
+scale draws each value of its field in its own colour; a board field with more values gets
+:func:`palette` of its length instead (a colour names one value, never two)."""
+
+
+def palette(n: int) -> list[str]:
+    """``n`` distinct colours: :data:`PALETTE`, then colours spread by the golden angle in hue
+    with three lightness levels, each different from every earlier one."""
+    out = list(PALETTE[:n])
+    k = 0
+    while len(out) < n:
+        hue, light = (k * 137.508) % 360.0, (0.30, 0.48, 0.66)[k % 3]
+        k += 1
+        candidate = _hsl(hue, 0.62, light)
+        if candidate not in out:
+            out.append(candidate)
+    return out
+
+
+def _hsl(hue: float, saturation: float, lightness: float) -> str:
+    import colorsys
+
+    r, g, b = colorsys.hls_to_rgb(hue / 360.0, lightness, saturation)
+    return "#" + "".join(f"{round(255 * v):02x}" for v in (r, g, b))
 
 
 def colour(field: str, title: str | None = None) -> Any:
@@ -102,6 +123,19 @@ def colour_domains(boards: dict[str, dict[str, Any]]) -> dict[str, dict[str, lis
     out = {}
     for study, board in boards.items():
         out[study] = {f: sorted({r[f] for r in board["rows"] if r.get(f) is not None}, key=str) for f in BOARD_AXES[study]}
+    return out
+
+
+def colour_ranges(domains: dict[str, dict[str, list[Any]]]) -> dict[str, dict[str, list[str]]]:
+    """Per study, a colour range for each field of :func:`colour_domains` with more values than
+    :data:`PALETTE` has colours (:func:`palette` of the domain's length; the page puts it in the
+    spec beside the domain), so that no two values of one legend share a colour (23 mechanism
+    variants get 23 colours)."""
+    out: dict[str, dict[str, list[str]]] = {}
+    for study, fields in domains.items():
+        wide = {f: palette(len(values)) for f, values in fields.items() if len(values) > len(PALETTE)}
+        if wide:
+            out[study] = wide
     return out
 
 
@@ -383,10 +417,11 @@ def evolution_charts(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
 
 
 def study_charts(con: duckdb.DuckDBPyConnection, boards: dict[str, dict[str, Any]], readable: Iterable[str]) -> dict[str, Any]:
-    """``{"kinds": {...}, "charts": [...], "notes": {study: [...]}, "filters": {study: {...}}, "domains": {study: {...}}}``
+    """``{"kinds": {...}, "charts": [...], "notes": {study: [...]}, "filters": {study: {...}}, "domains": {study: {...}}, "ranges": {study: {...}}}``
     of the index: every kind, the study-wide charts of the studies in ``readable`` (those whose tables the
     store has and this explorer reads), per study why a chart one might look for is not drawn,
-    the board page's filters (:func:`board_filters`) and the colour scales' domains (:func:`colour_domains`)."""
+    the board page's filters (:func:`board_filters`) and the colour scales' domains (:func:`colour_domains`) and,
+    for a field with more values than :data:`PALETTE`, ranges (:func:`colour_ranges`)."""
     kinds = chart_kinds()
     board_kinds, charts = board_charts(boards)
     kinds.update(board_kinds)
@@ -398,8 +433,9 @@ def study_charts(con: duckdb.DuckDBPyConnection, boards: dict[str, dict[str, Any
         notes["gossip"] = uncharted_testbeds(con, {c["rows"][0]["testbed"] for c in found if c["kind"] == "gossip_cooperation"})
     if "evolution" in studies:
         charts += evolution_charts(con)
+    domains = colour_domains(boards)
     return {"kinds": kinds, "charts": charts, "notes": {k: v for k, v in notes.items() if v}, "filters": board_filters(boards),
-            "domains": colour_domains(boards)}
+            "domains": domains, "ranges": colour_ranges(domains)}
 
 
 def _cooperative_token(game: str, cache: dict[str, str | None]) -> str | None:
@@ -496,28 +532,38 @@ def trajectory_chart(cell_id: str, found: list[dict[str, Any]]) -> dict[str, Any
             "rows": [{"agent": r["agent"], "step": r["step"], "share": r["share"], "href": links[r["agent"]]} for r in found]}  # fmt: skip
 
 
+AXIS = "@axis@"
+"""Stands for the x axis title of a ``pairs`` chart (the Δ and its unit; ``pairs.js`` puts it in)."""
+
+
 def pairs_kind() -> dict[str, Any]:
-    """The chart of one pair of agents: Δ = first − second per scope (a row per mechanism and
-    game, testbed and condition, protocol and variant), its interval as a line, a panel per study
-    and metric with its own x scale; filled where significant after the correction."""
+    """The chart of one pair of agents on one metric and unit: Δ = first − second per scope (a row
+    per mechanism and game, testbed, condition and matching, protocol and variant), its interval as
+    a line; filled only where the comparison is significant (:func:`coopeval.comparison.evidence.verdict`),
+    a diamond where it is stable under resampling at one replicate, a cross where it is untestable at
+    its size. The x axis names the unit (:data:`AXIS`); scope labels are never cut."""
     import altair as alt
 
-    tooltip: list[Any] = ["study:N", "metric:N", "scope:N", alt.Tooltip("delta:Q", format=".3f"), alt.Tooltip("ci_low:Q", format=".3f"),
-               alt.Tooltip("ci_high:Q", format=".3f"), alt.Tooltip("p_adjusted:Q", format=".4f"), "significant:N", alt.Tooltip("mde:Q", format=".3f")]  # fmt: skip
-    base = alt.Chart().encode(y=alt.Y("scope:N", title=None), tooltip=tooltip)
+    from coopeval.comparison.evidence import VERDICTS
+
+    tooltip: list[Any] = ["scope:N", alt.Tooltip("delta:Q", format=".3f"), alt.Tooltip("ci_low:Q", format=".3f"),
+               alt.Tooltip("ci_high:Q", format=".3f"), alt.Tooltip("p_adjusted:Q", format=".4f"), "evidence:N",
+               alt.Tooltip("mde:Q", format=".3f"), "n_clusters:Q"]  # fmt: skip
+    base = alt.Chart().encode(y=alt.Y("scope:N", title=None, axis=alt.Axis(labelLimit=0)), tooltip=tooltip)
     zero = alt.Chart().mark_rule(color="#888", strokeDash=[3, 3]).encode(x=alt.datum(0))
-    interval = base.mark_rule().encode(x=alt.X("ci_low:Q", title="Δ = first − second"), x2="ci_high:Q")
-    point = base.mark_point(size=60, cursor="pointer").encode(
-        x=alt.X("delta:Q"), fill=alt.Fill("significant:N", scale=alt.Scale(domain=["yes", "no"], range=["#4c78a8", "white"])), stroke=alt.value("#4c78a8")
+    interval = base.mark_rule().encode(x=alt.X("ci_low:Q", title=AXIS), x2="ci_high:Q")
+    point = base.mark_point(size=70, cursor="pointer").encode(
+        x=alt.X("delta:Q"),
+        fill=alt.Fill("evidence:N", title="evidence", scale=alt.Scale(domain=list(VERDICTS), range=["#4c78a8", "white", "#bab0ac", "white"])),
+        shape=alt.Shape("evidence:N", title="evidence", scale=alt.Scale(domain=list(VERDICTS), range=["circle", "circle", "diamond", "cross"])),
+        stroke=alt.value("#4c78a8"),
     )
-    chart = (
-        alt.layer(zero, interval, point, data=_rows_data()).properties(width=300)
-        .facet(facet=alt.Facet("panel:N", title=None), columns=2)
-        .resolve_scale(x="independent", y="independent").resolve_axis(x="independent")
-    )  # fmt: skip
-    fields = [["panel", "study · metric"], ["scope", "scope"], ["delta", "Δ"], ["ci_low", "95 % low"], ["ci_high", "95 % high"],
-              ["p_adjusted", "p (corrected)"], ["correction", "correction"], ["significant", "significant"], ["mde", "MDE"], ["n_clusters", "clusters"]]  # fmt: skip
+    chart = alt.layer(zero, interval, point, data=_rows_data()).properties(width=300)
+    fields = [["scope", "scope"], ["delta", "Δ"], ["ci_low", "95 % low"], ["ci_high", "95 % high"], ["p_adjusted", "p (corrected)"],
+              ["correction", "correction"], ["evidence", "evidence"], ["why", "why"], ["mde", "MDE"], ["n_clusters", "clusters"], ["cells", "cells"]]  # fmt: skip
     note = ("Paired differences of the store's comparisons table (docs/comparisons.md): Δ = first − second per scope, the line its"
-            " 95 % interval, filled where p after the family's correction is below 0.05; MDE = the minimum detectable effect."
-            " Click a point for the cells behind it.")  # fmt: skip
-    return {"spec": _spec(chart), "fields": fields, "note": note, "at": ["panel", "scope", "delta"]}
+            " 95 % interval; filled where p after the family's correction is below 0.05 and the test could reach that at its size,"
+            " a diamond where every cluster gives the same difference at one replicate (stable under resampling, not tested"
+            " across replicates), a cross where too few clusters make any test moot; MDE = the minimum detectable effect."
+            " Click a point for the two agents' cells behind it.")  # fmt: skip
+    return {"spec": _spec(chart), "fields": fields, "note": note, "at": ["scope", "delta"]}

@@ -261,16 +261,27 @@
   }
 
   // ---------------------------------------------------------------- cells and cell page
-  function cells(q) {  // &mechanism=, &variant=, &game=, &agent= narrow the list (a chart's point links here)
-    var study = q.get('study'), narrow = ['mechanism', 'variant', 'game', 'agent'].filter(function (k) { return q.get(k); });
+  /* &mechanism=, &variant=, &matching=, &game= (several comma-separated: the games of a comparison over
+     the social dilemmas), &agent= narrow the list (a chart's point links here); &a=&b= keep the cells of
+     a comparison of two agents (coopeval.explorer.pairs): CoopEval cells seating both, a gossip or
+     evolution cell of either model (those cells hold one model each). */
+  function cells(q) {
+    var study = q.get('study'), narrow = ['mechanism', 'variant', 'matching', 'game', 'agent', 'a', 'b'].filter(function (k) { return q.get(k); });
+    var games = q.get('game') ? q.get('game').split(',') : null, pair = [q.get('a'), q.get('b')].filter(function (x) { return x; });
+    function model(c) { return c.model !== undefined ? c.model : (c.agents.length === 1 ? c.agents[0] : null); }
+    function compared(c) {
+      if (!pair.length) return true;
+      if (c.study === 'coopeval') return pair.every(function (x) { return c.agents.indexOf(x) >= 0; });
+      return pair.indexOf(model(c)) >= 0;
+    }
     var list = INDEX.cells.filter(function (c) {
       return (!study || c.study === study) && (!q.get('mechanism') || c.mechanism === q.get('mechanism')) &&
-        (!q.get('variant') || c.variant === q.get('variant')) &&
-        (!q.get('game') || c.game === q.get('game')) && (!q.get('agent') || c.agents.indexOf(q.get('agent')) >= 0);
+        (!q.get('variant') || c.variant === q.get('variant')) && (!q.get('matching') || c.matching === q.get('matching')) &&
+        (!games || games.indexOf(c.game) >= 0) && (!q.get('agent') || c.agents.indexOf(q.get('agent')) >= 0) && compared(c);
     });
     var variants = list.some(function (c) { return c.variant; });
     show(el('h2', {}, 'Cells' + (study ? ' of ' + study : '')),
-      narrow.length ? el('p', { class: 'narrowed' }, narrow.map(function (k) { return k + ' = ' + q.get(k); }).join(', ') + ' · ', link({ view: 'cells', study: study }, 'all cells')) : null,
+      narrow.length ? el('p', { class: 'narrowed' }, narrow.map(function (k) { return k + ' = ' + q.get(k); }).join(', ') + ' · ' + list.length + ' cell' + (list.length === 1 ? '' : 's') + ' · ', link({ view: 'cells', study: study }, 'all cells')) : null,
       table(['study', 'mechanism / condition / protocol'].concat(variants ? ['variant'] : [], ['game / testbed', 'run', 'agents', 'decisions', 'failed', 're-asked', 'truncated', 'cell']), list.map(function (c) {
         return [c.study, c.mechanism].concat(variants ? [variantLabel(c)] : [], [c.game, c.run, c.agents.join(', '), c.decisions, c.failed, c.reasked, c.truncated, link({ view: 'cell', cell: c.cell_id }, c.cell_id)]);
       })));
