@@ -285,3 +285,28 @@ def test_a_phone_screen_has_nothing_past_the_right_edge(built, tmp_path_factory)
                 }); return out; })(document.documentElement.clientWidth)""")
             assert phone.evaluate("document.documentElement.scrollWidth") <= width + 1 and not past, (page, past[:5])
         phone.screenshot(SCREENSHOTS / "pairs_phone.png")
+
+
+def test_numbers_are_written_one_way(built, browser):
+    """No "-0.000": a value that rounds to zero is "0.000"; a metric and both ends of its interval
+    have three decimals alike ("[2.000, 2.500]", not "[2, 2.500]"); the board's cells use it."""
+    _, site = built
+    _open(browser, site, "#view=board&study=coopeval&game=PublicGoods&agent=*&mechanism=*")
+    got = browser.evaluate("[CE.fmt(-0.0000001), CE.num(-0.0000001), CE.num(2), CE.num(2.5), CE.num(Infinity)]")
+    assert got == ["0.000", "0.000", "2.000", "2.500", "Infinity"]
+    browser.click("details.board-table summary")
+    cells = browser.evaluate("Array.prototype.map.call(document.querySelectorAll('table.board td.num'), function (td) { return td.textContent; })")
+    assert "1.000" in cells and not any(c.startswith("-0.000") for c in cells)
+
+
+def test_a_decision_shows_its_co_players_action_of_that_round(built, browser):
+    """The decision page of seat 1's round-2 decision in cellA names seat 2's decision of that
+    round, its action and points, as stored."""
+    store, site = built
+    with duckdb.connect(str(store), read_only=True) as con:
+        (other,) = con.execute("SELECT decision_id, agent, action_token, points FROM decisions WHERE cell_id = 'cellA' AND round = 2 AND seat = 2").fetchall()
+    go(browser, site, "#decision=dA-r2-s1")
+    browser.wait("document.querySelector('p.co-players')", "the co-players line")
+    text = browser.evaluate("document.querySelector('p.co-players').textContent")
+    assert f"seat 2 {other[1]}" in text and f"→ {other[2]}" in text and f"points {other[3]:g}" in text
+    assert browser.evaluate("document.querySelector('p.co-players a').getAttribute('href')") == f"#decision={other[0]}"

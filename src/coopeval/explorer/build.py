@@ -34,7 +34,7 @@ from typing import Any
 import duckdb
 
 from coopeval.core.duckdb_settings import locked_store_message
-from coopeval.explorer.aggregate import aggregate_path, read_aggregate, read_result_table
+from coopeval.explorer.aggregate import result_tables
 from coopeval.explorer.charts import CooperationTally, study_charts, trajectory_chart
 from coopeval.explorer.episodes import Episode, cell_episodes, reply_words
 from coopeval.explorer.extras import CHART_EXTRAS, EXTRAS, REBUILD, WHERE, unreadable_extras
@@ -104,6 +104,8 @@ class BuildReport:
     missing: dict[str, list[str]] = field(default_factory=dict)
     unreadable: dict[str, list[str]] = field(default_factory=dict)
     shared_ids: list[str] = field(default_factory=list)
+    stale_tables: str | None = None
+    """Why the run's result tables beside the store were not used (another run's), or None."""
     seconds: float = 0.0
 
     def note(self, relative: str, size: int) -> None:
@@ -218,9 +220,8 @@ def build_site(store: str | Path, out: str | Path, *, raw_replies: bool = True) 
         report.unreadable = unreadable_extras(con, tables, report.missing)
         index = _build_cells(con, tables, out_path, report, raw_replies, spill.name)
         skip = {*report.missing, *report.unreadable}
-        aggregate, per_game = aggregate_path(store_path), aggregate_path(store_path, "per_game.csv")
-        boards = leaderboards(con, tables, skip=skip, aggregate=read_aggregate(aggregate) if aggregate is not None else None,
-                              per_game=read_result_table(per_game) if per_game is not None else None)  # fmt: skip
+        aggregate, per_game, report.stale_tables = result_tables(store_path, con, tables) if "metrics" in tables else (None, None, None)
+        boards = leaderboards(con, tables, skip=skip, aggregate=aggregate, per_game=per_game)
         index.update(
             {
                 "built_utc": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -230,6 +231,7 @@ def build_site(store: str | Path, out: str | Path, *, raw_replies: bool = True) 
                 "missing": report.missing,
                 "unreadable": report.unreadable,
                 "shared_ids": {"count": len(report.shared_ids), "examples": report.shared_ids[:5]},
+                "stale_tables": report.stale_tables,
                 "rebuild": REBUILD,
                 "overview": run_overview(con, tables),
                 "leaderboards": boards,

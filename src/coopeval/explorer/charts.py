@@ -227,24 +227,61 @@ LABEL = "@metric@"
 """Stands for the metric's label in a study's leaderboard chart template."""
 
 
-def board_charts(boards: dict[str, dict[str, Any]]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """Kinds and instances of the leaderboard charts: one per study and metric with a value."""
+def board_charts(boards: dict[str, dict[str, Any]]) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, list[str]]]:
+    """Kinds and instances of the leaderboard charts, one per study and metric with a finite value,
+    and per study why a metric has none (:func:`_undrawn`: a chart is never dropped without a word)."""
     kinds: dict[str, Any] = {}
     templates: dict[str, str] = {}
     instances = []
+    undrawn: dict[str, list[str]] = {}
     for study, board in boards.items():
         for column in board["columns"]:
             if not column["metric"]:
                 continue
             found = _board_rows(study, board, column["key"])
             if not found:
+                undrawn.setdefault(study, []).append(_undrawn(study, board, column))
                 continue
             kind = f"board:{study}:{column['key']}"
             if study not in templates:  # one Altair chart per study; each metric's label put in its copy
                 templates[study] = json.dumps(_board_kind(study, LABEL, BOARD_AXES[study]))
             kinds[kind] = json.loads(templates[study].replace(LABEL, json.dumps(column["label"])[1:-1]))
             instances.append({"kind": kind, "study": study, "title": f"{study}: {column['label']}", "rows": found})
-    return kinds, instances
+    return kinds, instances, undrawn
+
+
+def _undrawn(study: str, board: dict[str, Any], column: dict[str, Any]) -> str:
+    """Why a leaderboard metric has no chart: none of its values is finite. Says which: every value
+    undefined (NaN: the table's reason), infinite (the table shows Infinity), or blank (the reasons
+    the table gives)."""
+    key = column["key"]
+    values = [r[key][0] for r in board["rows"] if r[key][0] is not None]
+    reasons = sorted({str(r[f"{key}_why"]) for r in board["rows"] if r.get(f"{key}_why")})
+    if values and all(math.isinf(v) for v in values):
+        why = "every value is infinite (the table shows Infinity; a chart cannot place it)"
+    elif values and all(math.isinf(v) or math.isnan(v) for v in values):
+        why = "every value is undefined (NaN) or infinite (the table shows them)"
+    else:
+        why = "no row has a value" + (f" ({'; '.join(reasons)})" if reasons else "")
+    return f"{study}: {column['label']}: no chart, since {why}."
+
+
+SHAPES = (
+    "circle", "square", "triangle-up", "diamond", "cross", "triangle-down", "triangle-right", "triangle-left",
+    "M-1,-1H1V1H-1Z M-0.5,-0.5V0.5H0.5V-0.5Z", "M0,-1L1,1H-1Z M0,-0.3L0.4,0.6H-0.4Z", "M-1,-0.3H1V0.3H-1Z", "M-0.3,-1H0.3V1H-0.3Z",
+    "M-1,-1L1,1M1,-1L-1,1", "M0,-1L0.3,-0.3L1,0L0.3,0.3L0,1L-0.3,0.3L-1,0L-0.3,-0.3Z", "M-1,0A1,1 0 1,0 1,0A1,1 0 1,0 -1,0M-0.4,0H0.4", "M-1,1L0,-1L1,1",
+)
+"""Sixteen distinct point shapes (Vega's eight, then SVG paths: a framed square, a hollow triangle, a bar,
+a column, an x, a star, a ringed dot, a chevron): a shape scale tells sixteen series apart."""
+
+DASHES = (
+    (1, 0), (6, 3), (2, 2), (8, 3, 2, 3), (12, 4), (3, 6), (8, 2, 2, 2, 2, 2), (1, 4), (16, 4, 4, 4),
+    (4, 1), (10, 2, 2, 2, 2, 2, 2, 2), (6, 6), (2, 5, 8, 5), (14, 2), (3, 3, 9, 3), (20, 5),
+)
+"""Sixteen distinct dash patterns (solid first): a dash scale tells sixteen series apart."""
+
+AGENT_KINDS = ("honest", "attackers")
+"""The gossip chart's honest agents (drawn solid, a circle) and attackers (dashed, a triangle)."""
 
 
 def _line_kind(x: str, x_title: str, y: str, y_title: str, color: str, keys: list[str], note: str, facet: str | None = None,
@@ -255,7 +292,13 @@ def _line_kind(x: str, x_title: str, y: str, y_title: str, color: str, keys: lis
     import altair as alt
 
     scale = alt.Scale(domain=list(domain)) if domain else alt.Undefined
-    series: dict[str, Any] = {"strokeDash": alt.StrokeDash(f"{dash}:N", legend=None), "shape": alt.Shape(f"{dash}:N")} if dash else {}
+    series: dict[str, Any] = {}
+    if dash == "agents":  # the honest agents solid, the attackers dashed, whatever the rows hold
+        series = {"strokeDash": alt.StrokeDash(f"{dash}:N", legend=None, scale=alt.Scale(domain=list(AGENT_KINDS), range=[list(DASHES[0]), list(DASHES[1])])),
+                  "shape": alt.Shape(f"{dash}:N", scale=alt.Scale(domain=list(AGENT_KINDS), range=["circle", "triangle-up"]))}  # fmt: skip
+    elif dash:  # a dash pattern and a point shape per value: sixteen told apart (Vega's defaults repeat after eight)
+        series = {"strokeDash": alt.StrokeDash(f"{dash}:N", legend=None, scale=alt.Scale(range=[list(d) for d in DASHES])),
+                  "shape": alt.Shape(f"{dash}:N", scale=alt.Scale(range=list(SHAPES)))}  # fmt: skip
     chart = (
         alt.Chart(_rows_data())
         .mark_line(point=alt.OverlayMarkDef(filled=True, size=40, cursor="pointer"))
@@ -308,7 +351,7 @@ def chart_kinds() -> dict[str, Any]:
         alt.Chart(_rows_data())
         .mark_bar(cursor="pointer")
         .encode(x=alt.X("round:O", title="round", axis=alt.Axis(labelAngle=0, labelExpr=ROUND_LABELS, labelOverlap="greedy")), y=alt.Y("share:Q", title="share of honest gossip", stack="normalize"),
-                color=alt.Color("tone:N", sort=list(_tones()), scale=alt.Scale(domain=list(_tones()), range=list(PALETTE[: len(_tones())]))), tooltip=["testbed:N", "condition:N", "round:O", "tone:N", alt.Tooltip("share:Q", format=".3f"), "n:Q"])
+                color=alt.Color("tone:N", sort=[*_tones(), NO_TONE], scale=alt.Scale(domain=[*_tones(), NO_TONE], range=[*PALETTE[: len(_tones())], "#d9d9d9"])), tooltip=["testbed:N", "condition:N", "round:O", "tone:N", alt.Tooltip("share:Q", format=".3f"), "n:Q"])
         .properties(width=300, height=160)
         .facet(facet=alt.Facet("condition:N", title=None), columns=COLUMNS)
         .resolve_axis(x="independent")
@@ -318,10 +361,14 @@ def chart_kinds() -> dict[str, Any]:
         "spec": _spec(tones),
         "fields": [["testbed", "testbed"], ["condition", "condition"], ["round", "round"], ["tone", "tone"], ["share", "share"], ["n", "n"]],
         "note": "Tones of the honest witnesses' gossip per round (share of the toned messages of that round), per testbed and"
-        " condition. Click a bar for that round of the condition's first run.",
+        f" condition; a grey bar ({NO_TONE}) is a round played without any toned honest gossip, no bar a round with no data."
+        " Click a bar for that round of the condition's first run.",
     }
     return kinds
 
+
+NO_TONE = "no toned gossip"
+"""The tones chart's bar of a round played without any toned honest gossip (grey), unlike a round with no data (no bar)."""
 
 ROUND_LABELS = "datum.value === 1 || datum.value % 5 === 0 ? datum.label : ''"
 """The labelled rounds of a bar chart's round axis (a band per round): the first and every fifth,
@@ -385,7 +432,13 @@ def gossip_charts(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
                           WHERE second_tone IS NOT NULL AND second_kind = 'honest')
            SELECT testbed, condition, round, tone, count(*) AS n, min(cell_id) AS cell_id,
                   count(*) / sum(count(*)) OVER (PARTITION BY testbed, condition, round) AS share
-           FROM toned GROUP BY testbed, condition, round, tone ORDER BY testbed, condition, round, tone""",
+           FROM toned GROUP BY testbed, condition, round, tone
+           UNION ALL  -- a round played without toned honest gossip: drawn as such, apart from a round with no data
+           SELECT testbed, condition, round, ? AS tone, 0 AS n, min(cell_id) AS cell_id, 1.0 AS share FROM gossip_rounds g
+           WHERE NOT EXISTS (SELECT 1 FROM toned t WHERE t.testbed = g.testbed AND t.condition = g.condition AND t.round = g.round)
+           GROUP BY testbed, condition, round
+           ORDER BY testbed, condition, round, tone""",
+        [NO_TONE],
     )
     out = []
     for found, kind, title in ((cooperation, "gossip_cooperation", "gossip: cooperation over rounds"), (tones, "gossip_tones", "gossip: tones over rounds")):
@@ -423,14 +476,14 @@ def study_charts(con: duckdb.DuckDBPyConnection, boards: dict[str, dict[str, Any
     the board page's filters (:func:`board_filters`) and the colour scales' domains (:func:`colour_domains`) and,
     for a field with more values than :data:`PALETTE`, ranges (:func:`colour_ranges`)."""
     kinds = chart_kinds()
-    board_kinds, charts = board_charts(boards)
+    board_kinds, charts, undrawn = board_charts(boards)
     kinds.update(board_kinds)
     studies = set(readable)
-    notes: dict[str, list[str]] = {}
+    notes: dict[str, list[str]] = {study: list(lines) for study, lines in undrawn.items()}
     if "gossip" in studies:
         found = gossip_charts(con)
         charts += found
-        notes["gossip"] = uncharted_testbeds(con, {c["rows"][0]["testbed"] for c in found if c["kind"] == "gossip_cooperation"})
+        notes["gossip"] = notes.get("gossip", []) + uncharted_testbeds(con, {c["rows"][0]["testbed"] for c in found if c["kind"] == "gossip_cooperation"})
     if "evolution" in studies:
         charts += evolution_charts(con)
     domains = colour_domains(boards)

@@ -8,6 +8,8 @@
 (function () {
   'use strict';
   var CE = window.CE, el = CE.el, fmt = CE.fmt;
+  var COUNTS = ['n', 'round', 'step', 'generation', 'n_clusters', 'cells', 'players'];  // whole numbers; every other number is a metric (CE.num)
+  function cellText(field, v) { return COUNTS.indexOf(field) >= 0 ? fmt(v) : CE.num(v); }
   var SCRIPTS = ['vega.min.js', 'vega-lite.min.js', 'vega-embed.min.js', 'vega-interpreter.js'];
   var ready = null, counter = 0;
 
@@ -31,7 +33,7 @@
     return el('table', { class: 'chart-data' },
       el('tr', {}, fields.map(function (f) { return el('th', {}, f[1]); }), el('th', {}, 'episodes')),
       rows.map(function (r) {
-        return el('tr', {}, fields.map(function (f) { return el('td', { class: typeof r[f[0]] === 'number' ? 'num' : null }, fmt(r[f[0]])); }),
+        return el('tr', {}, fields.map(function (f) { return el('td', { class: typeof r[f[0]] === 'number' ? 'num' : null }, cellText(f[0], r[f[0]])); }),
           el('td', {}, r.href ? el('a', { href: r.href }, 'open') : ''));
       }));
   }
@@ -131,7 +133,8 @@
     if (parts[0] !== 'board' || !board) return null;
     var key = parts[2], reasons = [];
     board.rows.filter(keep).forEach(function (r) {
-      var why = r[key + '_why'];
+      var v = r[key] && r[key][0], why = r[key + '_why'];
+      if (typeof v === 'number' && !isFinite(v)) why = isNaN(v) ? 'undefined (NaN) in these cells' : 'infinite in these cells (the table shows ' + CE.num(v) + '; a chart cannot place it)';
       if (why && reasons.indexOf(why) < 0) reasons.push(why);
     });
     return reasons.length ? reasons : null;
