@@ -155,3 +155,20 @@ def test_honest_agents_solid_attackers_dashed_and_sixteen_series_apart():
         series = kinds[kind]["spec"]["spec"]["encoding"]
         dashes, shapes = series["strokeDash"]["scale"]["range"], series["shape"]["scale"]["range"]
         assert len({tuple(d) for d in dashes}) >= 12 and len(set(shapes)) >= 12
+
+
+def test_the_llm_average_has_no_dr_rank_in_any_panel(tmp_path):
+    """The LLM Average has no DR rank per game (by definition); the aggregate table's row over the
+    games gives it one (a mean of mean ranks), which the board leaves blank for the same reason."""
+    store = _run(tmp_path)
+    with duckdb.connect(str(store)) as con:
+        con.execute("INSERT INTO metrics (cell_id, source, run, mechanism, game, agent, metric, value) VALUES"
+                    " ('cellA', 'ours', 'r1', 'Repetition', 'prisoners_dilemma', 'LLM Average', 'Mean', 1.5)")  # fmt: skip
+    with (tmp_path / "tables" / "aggregate.csv").open("a", encoding="utf-8") as handle:
+        handle.write("Repetition,All,Mean,LLM Average,0.5,,,,,\nRepetition,All,DR,LLM Average,1.5,,,,,\n")
+    build_site(store, tmp_path / "site")
+    rows = {r["game"]: r for r in _board(tmp_path / "site")["rows"] if r["agent"] == "LLM Average"}
+    assert set(rows) == {"prisoners_dilemma", AGGREGATE}
+    assert rows[AGGREGATE]["mean"][0] == 0.5
+    for row in rows.values():
+        assert row["dr_rank"][0] is None and "by definition" in row["dr_rank_why"]

@@ -46,19 +46,21 @@ def verdict(row: Mapping[str, Any], replicates: int | None = None, alpha: float 
     """(verdict, why) of one ``comparisons`` row: one of :data:`VERDICTS`, and the sentence a
     reader needs where the verdict is not read off p alone (None for a plain significant or not).
 
-    ``row`` holds ``n_clusters``, ``ci_low``, ``ci_high``, ``p_adjusted`` (or ``p_value``);
+    ``row`` holds ``n_clusters`` (None: not known, so only p is read), ``ci_low``, ``ci_high``,
+    ``p_adjusted`` (or ``p_value``);
     ``replicates`` is the number of replicates behind the clusters (None: not known, read as one
     when the interval has zero width).
     """
-    k = int(row.get("n_clusters") or 0)
+    known = row.get("n_clusters")
+    k = int(known or 0)
     p = row.get("p_adjusted")
     if p is None:
         p = row.get("p_value")
     low, high = row.get("ci_low"), row.get("ci_high")
     floor = smallest_p(k)
-    if p is None or k < 2:
+    if p is None or (known is not None and k < 2):
         return UNTESTABLE, f"untestable: n = {_plural(k, 'cluster')}, no p-value"
-    if floor > alpha:
+    if known is not None and floor > alpha:
         below = f"; its p = {float(p):.3g} is below what {k} clusters can show" if float(p) < floor else ""
         return UNTESTABLE, (f"untestable at this size: with n = {_plural(k, 'cluster')} no test can reach p < {alpha:g}"
                             f" (the exact sign-flip test's smallest p is {floor:.3g}){below}")

@@ -222,6 +222,10 @@ def coopeval_board(
             r[f"{key}_group"] = taken.get(f"{key}_group")
             if key == "dr" and taken.get(key) is None:
                 r["dr_why_missing"] = "the aggregate table reports DR as the mean of the per-game DR ranks (DR rank), not as a rating"
+            if key in ("dr", "dr_rank") and r["agent"] == LLM_AVERAGE:  # as in every per-game panel: no DR by definition
+                r[f"{key}_mean"] = r[f"{key}_lo"] = r[f"{key}_hi"] = r[f"{key}_group"] = None
+                r[f"{key}_missing"] = 1
+                r[f"{key}_why_missing"] = _why_missing(r, key)
         r["dr_group"] = taken.get("dr_rank_group")  # the DR letters: the rank comparisons'
     found.sort(key=lambda r: (str(r["mechanism"]), str(r["game"]), -(r["mean_mean"] if r["mean_mean"] is not None else -math.inf), str(r["agent"])))
     per_game_rows = [r for r in found if r["game"] not in (AGGREGATE_LABEL, RAW_LABEL)]
