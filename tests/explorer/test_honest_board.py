@@ -146,7 +146,8 @@ def test_rounds_without_toned_gossip_are_drawn_apart_from_no_data(tmp_path):
 def test_honest_agents_solid_attackers_dashed_and_sixteen_series_apart():
     """The gossip chart fixes honest → solid line and circle, attackers → dashed and triangle,
     whatever rows it draws; the evolution charts' model scale has 16 distinct dashes and shapes
-    (12 models told apart; Vega's default shapes repeat after 8)."""
+    (12 models told apart; Vega's default shapes repeat after 8) and narrowing widths, so that
+    coinciding lines stay visible."""
     kinds = chart_kinds()
     encoding = kinds["gossip_cooperation"]["spec"]["spec"]["encoding"]
     assert encoding["strokeDash"]["scale"] == {"domain": ["honest", "attackers"], "range": [[1, 0], [6, 3]]}
@@ -155,6 +156,8 @@ def test_honest_agents_solid_attackers_dashed_and_sixteen_series_apart():
         series = kinds[kind]["spec"]["spec"]["encoding"]
         dashes, shapes = series["strokeDash"]["scale"]["range"], series["shape"]["scale"]["range"]
         assert len({tuple(d) for d in dashes}) >= 12 and len(set(shapes)) >= 12
+        widths = series["strokeWidth"]["scale"]["range"]  # coinciding lines: each next series narrower, drawn on top
+        assert widths == sorted(widths, reverse=True) and len(set(widths)) == len(widths) > 1
 
 
 def test_the_llm_average_has_no_dr_rank_in_any_panel(tmp_path):

@@ -280,6 +280,10 @@ DASHES = (
 )
 """Sixteen distinct dash patterns (solid first): a dash scale tells sixteen series apart."""
 
+WIDTHS = (5.0, 3.2, 1.8, 1.0)
+"""Line widths of the series told apart by dash (cycled by Vega past four): a series drawn on one
+that coincides with it is narrower, so both show."""
+
 AGENT_KINDS = ("honest", "attackers")
 """The gossip chart's honest agents (drawn solid, a circle) and attackers (dashed, a triangle)."""
 
@@ -296,9 +300,11 @@ def _line_kind(x: str, x_title: str, y: str, y_title: str, color: str, keys: lis
     if dash == "agents":  # the honest agents solid, the attackers dashed, whatever the rows hold
         series = {"strokeDash": alt.StrokeDash(f"{dash}:N", legend=None, scale=alt.Scale(domain=list(AGENT_KINDS), range=[list(DASHES[0]), list(DASHES[1])])),
                   "shape": alt.Shape(f"{dash}:N", scale=alt.Scale(domain=list(AGENT_KINDS), range=["circle", "triangle-up"]))}  # fmt: skip
-    elif dash:  # a dash pattern and a point shape per value: sixteen told apart (Vega's defaults repeat after eight)
+    elif dash:  # a dash pattern and a point shape per value: sixteen told apart (Vega's defaults repeat after eight);
+        # the first series drawn widest, each next one narrower on top, so that lines that coincide stay visible as several
         series = {"strokeDash": alt.StrokeDash(f"{dash}:N", legend=None, scale=alt.Scale(range=[list(d) for d in DASHES])),
-                  "shape": alt.Shape(f"{dash}:N", scale=alt.Scale(range=list(SHAPES)))}  # fmt: skip
+                  "shape": alt.Shape(f"{dash}:N", scale=alt.Scale(range=list(SHAPES))),
+                  "strokeWidth": alt.StrokeWidth(f"{dash}:O", legend=None, scale=alt.Scale(range=list(WIDTHS)))}  # fmt: skip
     chart = (
         alt.Chart(_rows_data())
         .mark_line(point=alt.OverlayMarkDef(filled=True, size=40, cursor="pointer"))
