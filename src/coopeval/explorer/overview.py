@@ -510,7 +510,8 @@ def _group_columns(board: dict[str, Any], found: list[dict[str, Any]], compared:
     labels = dict(metrics)
     for row, r in zip(board["rows"], found, strict=True):
         row.update({f"{key}_group": r[f"{key}_group"] for key in compared})
-    board["columns"] += [{"key": f"{key}_group", "label": f"{labels[key]} group", "metric": False} for key in compared]
+    # the metric's name without its qualifier ("cooperation, all agents (…)" → "cooperation group")
+    board["columns"] += [{"key": f"{key}_group", "label": f"{labels[key].split(',')[0]} group", "metric": False} for key in compared]
 
 
 def evolution_board(con: duckdb.DuckDBPyConnection, tables: set[str]) -> dict[str, Any]:
