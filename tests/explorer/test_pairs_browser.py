@@ -148,7 +148,7 @@ def _expected_cells(store: Path, study: str, scope: str, a: str, b: str) -> list
 def test_every_link_opens_exactly_the_cells_its_comparison_used(built, browser):
     """R68: a row's link carries the variant, the games of the aggregate, the matching, the
     evolution variant and the two agents; the cells page lists exactly the cells the comparison
-    used (N = 3 only, not N = 5 and 8; not Matching Pennies under All; not the other matching or
+    used (N = 3 only, not N = 5 and 8; not Stag Hunt or Matching Pennies under All; not the other matching or
     variant), never none; the page names the variants that have no comparisons."""
     store, site = built
     for study, a, b in (("coopeval", "model-x", "model-y"), ("gossip", "model-g", "model-h"), ("evolution", "model-e", "model-z")):
@@ -167,7 +167,7 @@ def test_every_link_opens_exactly_the_cells_its_comparison_used(built, browser):
             assert expected, scope
             assert sorted(_listed_cells(browser, site, link)) == expected, (scope, link)
     assert _expected_cells(store, "coopeval", "NoMechanism/PublicGoods", "model-x", "model-y") == ["pg-no"]
-    assert _expected_cells(store, "coopeval", "NoMechanism/All", "model-x", "model-y") == ["pd-no", "pg-no", "sh-no"]
+    assert _expected_cells(store, "coopeval", "NoMechanism/All", "model-x", "model-y") == ["pd-no", "pg-no"]  # Stag Hunt and Matching Pennies are no social dilemmas here
     browser.screenshot(SCREENSHOTS / "pairs_cells.png")
     _open(browser, site, "#view=pairs&study=coopeval&a=model-x&b=model-y", 3)
     note = browser.evaluate("document.querySelector('p.pair-uncompared') ? document.querySelector('p.pair-uncompared').textContent : ''")

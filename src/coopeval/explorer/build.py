@@ -266,7 +266,7 @@ def _write_charts(out: Path, report: BuildReport, charts: dict[str, Any]) -> dic
         report.note(relative, write_script(out, relative, f"chart:{number}", chart["rows"]))
         listed.append({k: v for k, v in chart.items() if k != "rows"} | {"file": number})
     return {"kinds": charts["kinds"], "charts": listed, "notes": charts.get("notes", {}), "filters": charts.get("filters", {}),
-            "domains": charts.get("domains", {})}
+            "domains": charts.get("domains", {}), "ranges": charts.get("ranges", {})}
 
 
 def _chunks(cells: list[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
