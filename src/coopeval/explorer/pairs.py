@@ -27,7 +27,7 @@ from coopeval.explorer.queries import columns, rows
 
 __all__ = ["METRIC_TEXT", "pair_rows", "pairs_info", "scope_href", "used_cells"]
 
-FIELDS = ("study", "scope", "metric", "a", "b", "delta", "ci_low", "ci_high", "p_adjusted", "correction", "mde", "n_clusters", "note")
+FIELDS = ("study", "scope", "metric", "a", "b", "delta", "ci_low", "ci_high", "p_adjusted", "correction", "mde", "n_clusters")
 """The columns of ``comparisons`` the page shows (those a store has)."""
 
 HIGHER = "higher is better: Δ > 0 means the first is ahead"
@@ -122,8 +122,8 @@ def pair_rows(con: duckdb.DuckDBPyConnection, tables: set[str], cells: Sequence[
     """Every ``comparisons`` row with what the page shows beside its numbers, ordered by study,
     scope and metric; none without the table.
 
-    Added per row: ``label``, ``unit`` and ``direction`` (:data:`METRIC_TEXT`), ``panel`` (study
-    and metric name: one chart each), the scope's parts (``mechanism``/``game``, ``testbed``/
+    Added per row: ``label`` (:data:`METRIC_TEXT`; its unit and direction are the index's, once per
+    label: :func:`pairs_info`), the scope's parts (``mechanism``/``game``, ``testbed``/
     ``condition``/``matching``, ``protocol``/``variant``), ``evidence`` and ``why``
     (:func:`coopeval.comparison.evidence.verdict`, with the replicates of the cells used), ``href``
     (those cells, :func:`scope_href`) and ``cells`` (how many).
@@ -137,8 +137,7 @@ def pair_rows(con: duckdb.DuckDBPyConnection, tables: set[str], cells: Sequence[
     variants = any("variant" in c for c in cells if c["study"] == "coopeval")
     for r in found:
         study, scope, a, b = str(r["study"]), str(r["scope"]), str(r["a"]), str(r["b"])
-        label, unit, direction = _text(study, str(r["metric"]), scope)
-        r.update({"label": label, "unit": unit, "direction": direction, "panel": f"{study} · {label}"})
+        r["label"] = _text(study, str(r["metric"]), scope)[0]  # its unit and direction: once per label, in the index (pairs_info)
         r.update(_parts(study, scope))
         used = used_cells(study, scope, a, b, cells) if cells else []
         replicates = len({c["run"] for c in used}) if used else None
@@ -155,7 +154,8 @@ def pairs_info(found: Sequence[dict[str, Any]], cells: Sequence[dict[str, Any]] 
     """The index's summary of the page's rows: ``count``, ``agents`` (every agent compared),
     ``studies`` (per study its agents and ``first``, a pair the page can open on), and
     ``uncompared``: the CoopEval variants (other than the default) the comparisons do not cover,
-    each ``<mechanism> (<variant>, N = …)``, which the page names."""
+    each ``<mechanism> (<variant>, N = …)``, which the page names; ``texts``: per metric label
+    its unit and which direction is better (:data:`METRIC_TEXT`)."""
     studies: dict[str, dict[str, Any]] = {}
     for r in found:
         entry = studies.setdefault(str(r["study"]), {"agents": set(), "first": [str(r["a"]), str(r["b"])]})
@@ -163,6 +163,7 @@ def pairs_info(found: Sequence[dict[str, Any]], cells: Sequence[dict[str, Any]] 
     other = sorted({(str(c["mechanism"]), str(c["variant"]), c.get("players")) for c in cells
                     if c["study"] == "coopeval" and c.get("variant") not in (None, "default")}, key=str)  # fmt: skip
     uncompared = [f"{m} ({v}{'' if n is None else f', N = {n}'})" for m, v, n in other]
+    texts = {str(r["label"]): _text(str(r["study"]), str(r["metric"]), str(r["scope"]))[1:] for r in found if "label" in r}
     return {"count": len(found), "agents": sorted({str(r[k]) for r in found for k in ("a", "b")}),
             "studies": {s: {"agents": sorted(e["agents"]), "first": e["first"]} for s, e in sorted(studies.items())},
-            "uncompared": uncompared}  # fmt: skip
+            "uncompared": uncompared, "texts": {label: list(text) for label, text in texts.items()}}  # fmt: skip

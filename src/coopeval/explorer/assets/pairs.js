@@ -11,6 +11,7 @@
   var ALL = '*';
   var PARTS = { coopeval: ['mechanism', 'game'], gossip: ['condition', 'testbed'], evolution: ['protocol', 'variant'] };
 
+  var texts = null;  // per metric label: [unit, direction] (coopeval.explorer.pairs.pairs_info)
   function turned(r, flip) {
     var lo = r.ci_low === undefined ? null : r.ci_low, hi = r.ci_high === undefined ? null : r.ci_high;
     var out = {};
@@ -20,7 +21,11 @@
     out.ci_high = flip ? (lo === null ? null : -lo) : hi;
     ['p_adjusted', 'correction', 'mde', 'n_clusters', 'why', 'cells'].forEach(function (k) { if (out[k] === undefined) out[k] = null; });
     if (!out.evidence) out.evidence = out.p_adjusted !== null && out.p_adjusted < 0.05 ? 'significant' : 'not significant';
-    if (!out.panel) out.panel = r.study + ' · ' + r.metric;
+    if (!out.label) out.label = r.metric;
+    var text = (texts || {})[out.label] || [];
+    out.unit = text[0] || null;
+    out.direction = text[1] || null;
+    out.panel = r.study + ' · ' + out.label;
     return out;
   }
   function hash(p) {
@@ -34,6 +39,7 @@
       CE.show(el('h2', {}, 'Model against model'), el('p', { class: 'warn' }, 'The store has no paired comparisons (its comparisons table is missing or empty): nothing to compare.'));
       return;
     }
+    texts = info.texts || {};
     CE.load('pairs', 'data/pairs.js').then(function (all) {
       var studies = info.studies || {};
       var names = Object.keys(studies);
