@@ -298,8 +298,8 @@ def _line_kind(x: str, x_title: str, y: str, y_title: str, color: str, keys: lis
     scale = alt.Scale(domain=list(domain)) if domain else alt.Undefined
     series: dict[str, Any] = {}
     if dash == "agents":  # the honest agents solid, the attackers dashed, whatever the rows hold
-        series = {"strokeDash": alt.StrokeDash(f"{dash}:N", legend=None, scale=alt.Scale(domain=list(AGENT_KINDS), range=[list(DASHES[0]), list(DASHES[1])])),
-                  "shape": alt.Shape(f"{dash}:N", scale=alt.Scale(domain=list(AGENT_KINDS), range=["circle", "triangle-up"]))}  # fmt: skip
+        series = {"strokeDash": alt.StrokeDash(f"{dash}:N", title="agents", scale=alt.Scale(domain=list(AGENT_KINDS), range=[list(DASHES[0]), list(DASHES[1])])),
+                  "shape": alt.Shape(f"{dash}:N", title="agents", scale=alt.Scale(domain=list(AGENT_KINDS), range=["circle", "triangle-up"]))}  # fmt: skip
     elif dash:  # a dash pattern and a point shape per value: sixteen told apart (Vega's defaults repeat after eight);
         # the first series drawn widest, each next one narrower on top, so that lines that coincide stay visible as several
         series = {"strokeDash": alt.StrokeDash(f"{dash}:N", legend=None, scale=alt.Scale(range=[list(d) for d in DASHES])),
