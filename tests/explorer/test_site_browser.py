@@ -287,4 +287,4 @@ def test_leaderboard_sorts_by_a_clicked_column(site, browser):
     browser.wait("document.querySelector('table.board')", "the leaderboard")
     browser.evaluate("Array.prototype.filter.call(document.querySelectorAll('table.board th'), function(e){return e.textContent === 'Mean';})[0].click()")
     first = browser.evaluate("Array.prototype.map.call(document.querySelectorAll('table.board tr:nth-child(2) td'), function(e){return e.textContent;})")
-    assert first[:4] == ["Repetition", "stag_hunt", "model-x", "4"]  # highest Mean first
+    assert first[:4] == ["Repetition", "stag_hunt", "model-x", "4.000"]  # highest Mean first (a metric: three decimals, issue 47)

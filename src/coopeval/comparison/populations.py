@@ -88,8 +88,8 @@ def population_rows(
             for a, b in itertools.combinations(populations, 2):
                 estimate = compare_populations(part, a, b, metric, population_column=population_column,
                                                cluster_columns=[replicate_column], seed=seed)
-                if estimate is not None:
-                    rows.append(comparison_row(study, scope, metric, a, b, estimate))
+                if estimate is not None:  # a cluster is one replicate of this scope
+                    rows.append(comparison_row(study, scope, metric, a, b, estimate, replicates=estimate.n_clusters))
     return corrected(rows, correction)
 
 
@@ -135,7 +135,8 @@ def select_and_compare(
     for x, y in itertools.combinations(populations, 2):
         estimate = compare_populations(frame, x, y, metric, population_column=population_column, cluster_columns=clusters, seed=seed)
         if estimate is not None:
-            rows.append(comparison_row(study, scope, metric, x, y, estimate))
+            replicates = frame.filter(pl.col(population_column).is_in([x, y]))[replicate_column].n_unique()
+            rows.append(comparison_row(study, scope, metric, x, y, estimate, replicates=replicates))
     for row in corrected(rows, correction):
         if (row["a"], row["b"]) in ((a, b), (b, a)):
             return row if row["a"] == a else swapped(row)

@@ -3,7 +3,10 @@
 One row per (study, scope, metric, pair of agents): the paired estimate
 (:class:`coopeval.comparison.paired.PairedEstimate`) with its p-value adjusted over its *family*,
 all the pairs of one (study, scope, metric) — the pairs of one leaderboard column. Every
-missing value is null (never NaN) and ``note`` says why.
+missing value is null (never NaN) and ``note`` says why. What a row can claim
+(:func:`coopeval.comparison.evidence.verdict`: significant, not significant, untestable at its
+size, stable under resampling at one replicate) is ``evidence`` in ``coopeval compare``'s object;
+the store's ``note`` says why wherever it is not read off p alone.
 """
 
 from __future__ import annotations
@@ -14,16 +17,18 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from coopeval.comparison.evidence import verdict
 from coopeval.comparison.multiplicity import DEFAULT_CORRECTION, adjust_p_values
 from coopeval.core.schemas import register_tables
 
 if TYPE_CHECKING:  # an annotation only: paired imports scipy.stats (~0.8 s), which config loading does not need
     from coopeval.comparison.paired import PairedEstimate
 
-__all__ = ["COMPARISONS_SCHEMA", "COMPARISONS_TABLE", "JSON_FIELDS", "comparison_row", "comparisons_frame", "corrected", "swapped", "to_json"]
+__all__ = ["COMPARISONS_SCHEMA", "COMPARISONS_TABLE", "JSON_FIELDS", "comparison_row", "comparisons_frame", "corrected", "swapped", "to_json",
+           "with_evidence"]
 
 JSON_FIELDS = ("a", "b", "metric", "delta", "ci_low", "ci_high", "p_value", "p_adjusted", "correction",
-               "n_pairs", "n_clusters", "mde", "method", "note")
+               "n_pairs", "n_clusters", "mde", "method", "evidence", "note")
 """The keys of the object ``coopeval compare`` prints, in order."""
 
 COMPARISONS_SCHEMA: dict[str, pl.DataType] = {
@@ -57,10 +62,11 @@ def _clean(value: float | None) -> float | None:
 
 
 def comparison_row(
-    study: str, scope: str, metric: str, a: str, b: str, estimate: PairedEstimate
+    study: str, scope: str, metric: str, a: str, b: str, estimate: PairedEstimate, replicates: int | None = None
 ) -> dict[str, Any]:
-    """One row of the ``comparisons`` table before correction (``p_adjusted`` None)."""
-    return {
+    """One row of the ``comparisons`` table before correction (``p_adjusted`` None); ``replicates``
+    (the replicates behind its clusters, None: not known) is kept for :func:`corrected`'s verdict."""
+    return {"replicates": replicates,
         "study": study, "scope": scope, "metric": metric, "a": a, "b": b,
         "delta": _clean(estimate.delta), "ci_low": _clean(estimate.ci_low), "ci_high": _clean(estimate.ci_high),
         "p_value": _clean(estimate.p_value), "p_adjusted": None, "correction": None,
@@ -70,7 +76,9 @@ def comparison_row(
 
 
 def corrected(rows: Sequence[Mapping[str, Any]], correction: str = DEFAULT_CORRECTION) -> list[dict[str, Any]]:
-    """Rows with ``p_adjusted`` and ``correction`` filled, each (study, scope, metric) one family.
+    """Rows with ``p_adjusted`` and ``correction`` filled, each (study, scope, metric) one family,
+    and ``evidence`` (:func:`coopeval.comparison.evidence.verdict`), whose reason, where it has
+    one, is added to ``note``.
 
     Raises
     ------
@@ -86,7 +94,20 @@ def corrected(rows: Sequence[Mapping[str, Any]], correction: str = DEFAULT_CORRE
         for i, p in zip(members, adjusted, strict=True):
             out[i]["p_adjusted"] = p
             out[i]["correction"] = correction
+    for row in out:
+        with_evidence(row)
     return out
+
+
+def with_evidence(row: dict[str, Any]) -> dict[str, Any]:
+    """Set ``row["evidence"]`` from its numbers (and ``replicates``, if given) and add the
+    verdict's reason to ``note`` once; returns ``row``."""
+    found, why = verdict(row, row.get("replicates"))
+    row["evidence"] = found
+    note = row.get("note")
+    if why and (note is None or why not in note):
+        row["note"] = why if not note else f"{note}; {why}"
+    return row
 
 
 def comparisons_frame(rows: Sequence[Mapping[str, Any]]) -> pl.DataFrame:

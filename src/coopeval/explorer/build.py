@@ -34,12 +34,12 @@ from typing import Any
 import duckdb
 
 from coopeval.core.duckdb_settings import locked_store_message
-from coopeval.explorer.aggregate import aggregate_path, read_aggregate, read_result_table
+from coopeval.explorer.aggregate import result_tables
 from coopeval.explorer.charts import CooperationTally, study_charts, trajectory_chart
 from coopeval.explorer.episodes import Episode, cell_episodes, reply_words
 from coopeval.explorer.extras import CHART_EXTRAS, EXTRAS, REBUILD, WHERE, unreadable_extras
 from coopeval.explorer.overview import STUDY_TABLES, leaderboards, missing_tables, run_overview
-from coopeval.explorer.pairs import pair_rows
+from coopeval.explorer.pairs import pair_rows, pairs_info
 from coopeval.explorer.privacy import PRIVACY_NOTE
 from coopeval.explorer.queries import columns, grouped, rows, table_names
 from coopeval.explorer.scripts import PART_BYTES, to_strict_json, write_packed, write_script
@@ -104,6 +104,8 @@ class BuildReport:
     missing: dict[str, list[str]] = field(default_factory=dict)
     unreadable: dict[str, list[str]] = field(default_factory=dict)
     shared_ids: list[str] = field(default_factory=list)
+    stale_tables: str | None = None
+    """Why the run's result tables beside the store were not used (another run's), or None."""
     seconds: float = 0.0
 
     def note(self, relative: str, size: int) -> None:
@@ -218,9 +220,8 @@ def build_site(store: str | Path, out: str | Path, *, raw_replies: bool = True) 
         report.unreadable = unreadable_extras(con, tables, report.missing)
         index = _build_cells(con, tables, out_path, report, raw_replies, spill.name)
         skip = {*report.missing, *report.unreadable}
-        aggregate, per_game = aggregate_path(store_path), aggregate_path(store_path, "per_game.csv")
-        boards = leaderboards(con, tables, skip=skip, aggregate=read_aggregate(aggregate) if aggregate is not None else None,
-                              per_game=read_result_table(per_game) if per_game is not None else None)  # fmt: skip
+        aggregate, per_game, report.stale_tables = result_tables(store_path, con, tables) if "metrics" in tables else (None, None, None)
+        boards = leaderboards(con, tables, skip=skip, aggregate=aggregate, per_game=per_game)
         index.update(
             {
                 "built_utc": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -230,12 +231,13 @@ def build_site(store: str | Path, out: str | Path, *, raw_replies: bool = True) 
                 "missing": report.missing,
                 "unreadable": report.unreadable,
                 "shared_ids": {"count": len(report.shared_ids), "examples": report.shared_ids[:5]},
+                "stale_tables": report.stale_tables,
                 "rebuild": REBUILD,
                 "overview": run_overview(con, tables),
                 "leaderboards": boards,
                 "charts": _write_charts(out_path, report, study_charts(con, boards, [s for s in STUDY_TABLES if s not in skip])),
                 "sensitivity": sensitivity_reports(con, tables),
-                "pairs": _write_pairs(out_path, report, pair_rows(con, tables)),
+                "pairs": _write_pairs(out_path, report, pair_rows(con, tables, index["cells"]), index["cells"]),
                 "config": _config_text(store_path),
                 "buckets": BUCKETS,
             }
@@ -248,11 +250,12 @@ def build_site(store: str | Path, out: str | Path, *, raw_replies: bool = True) 
     return report
 
 
-def _write_pairs(out: Path, report: BuildReport, found: list[dict[str, Any]]) -> dict[str, Any]:
-    """Write the model-against-model page's rows (``data/pairs.js``); the index holds their count and agents."""
+def _write_pairs(out: Path, report: BuildReport, found: list[dict[str, Any]], cells: list[dict[str, Any]]) -> dict[str, Any]:
+    """Write the model-against-model page's rows (``data/pairs.js``); the index holds their summary
+    (:func:`coopeval.explorer.pairs.pairs_info`)."""
     if found:
         report.note("data/pairs.js", write_script(out, "data/pairs.js", "pairs", found))
-    return {"count": len(found), "agents": sorted({str(r[k]) for r in found for k in ("a", "b")})}
+    return pairs_info(found, cells)
 
 
 def _write_charts(out: Path, report: BuildReport, charts: dict[str, Any]) -> dict[str, Any]:
@@ -263,7 +266,7 @@ def _write_charts(out: Path, report: BuildReport, charts: dict[str, Any]) -> dic
         report.note(relative, write_script(out, relative, f"chart:{number}", chart["rows"]))
         listed.append({k: v for k, v in chart.items() if k != "rows"} | {"file": number})
     return {"kinds": charts["kinds"], "charts": listed, "notes": charts.get("notes", {}), "filters": charts.get("filters", {}),
-            "domains": charts.get("domains", {})}
+            "domains": charts.get("domains", {}), "ranges": charts.get("ranges", {})}
 
 
 def _chunks(cells: list[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
@@ -376,6 +379,26 @@ def _cell_variants(con: duckdb.DuckDBPyConnection, tables: set[str]) -> dict[str
     return {str(r["cell_id"]): (r["variant"], r["players"]) for r in rows(con, f"SELECT cell_id, variant, {players} AS players FROM cells")}
 
 
+POPULATION_FACTS = {"gossip_cells": ("model", "matching"), "evolution_cells": ("model", "variant")}
+"""Manifest table → the columns a gossip or evolution cell carries in the index: its model, and
+the scope part its comparisons have beyond the cell's condition and testbed (the matching) or
+protocol (the variant), so that the cells page narrows to a comparison's cells (``&matching=``,
+``&variant=``, ``&a=``/``&b=``)."""
+
+
+def _population_cells(con: duckdb.DuckDBPyConnection, tables: set[str]) -> dict[str, dict[str, Any]]:
+    """Gossip and evolution cell id → :data:`POPULATION_FACTS` from their manifest tables (the
+    columns a table has; empty without the tables)."""
+    out: dict[str, dict[str, Any]] = {}
+    for table, wanted in POPULATION_FACTS.items():
+        present = [c for c in wanted if table in tables and c in columns(con, table)]
+        if not present or "cell_id" not in columns(con, table):
+            continue
+        for r in rows(con, f"SELECT cell_id, {', '.join(present)} FROM {table}"):
+            out[str(r.pop("cell_id"))] = {k: v for k, v in r.items() if v is not None}
+    return out
+
+
 def _build_cells(con: duckdb.DuckDBPyConnection, tables: set[str], out: Path, report: BuildReport, raw_replies: bool, spill: str) -> dict[str, Any]:
     if "decisions" not in tables:
         return {"cells": [], "flag_parts": 0, "flag_count": 0, "search": None}
@@ -388,6 +411,7 @@ def _build_cells(con: duckdb.DuckDBPyConnection, tables: set[str], out: Path, re
         " FROM decisions GROUP BY cell_id, study ORDER BY cell_id, study",
     )
     variants = _cell_variants(con, tables)
+    manifests = _population_cells(con, tables)
     for cell in cells:
         cell["file"] = cell_file(str(cell["cell_id"]))
         if cell["study"] == "coopeval" and variants:
@@ -395,6 +419,8 @@ def _build_cells(con: duckdb.DuckDBPyConnection, tables: set[str], out: Path, re
             cell["variant"] = variant or "default"
             if players is not None:
                 cell["players"] = players
+        elif str(cell["cell_id"]) in manifests:
+            cell.update(manifests[str(cell["cell_id"])])
     index: list[dict[str, str]] = [{} for _ in range(BUCKETS)]
     flags: list[list[Any]] = []
     search = SearchIndex(spill)

@@ -53,8 +53,29 @@ PALETTE = (
     "#1f3b73", "#8c510a", "#2ca02c", "#7f0000", "#17becf", "#6a3d9a", "#bcbd22", "#000000", "#ff7f0e", "#1b9e77",
 )
 """Twenty distinct colours (Vega's tableau10, then ten more of other hues or lightness): a colour
-scale draws each value of its field in its own colour as long as the field has at most this many
-values; a chart whose colour field could have more splits them into panels instead."""
+scale draws each value of its field in its own colour; a board field with more values gets
+:func:`palette` of its length instead (a colour names one value, never two)."""
+
+
+def palette(n: int) -> list[str]:
+    """``n`` distinct colours: :data:`PALETTE`, then colours spread by the golden angle in hue
+    with three lightness levels, each different from every earlier one."""
+    out = list(PALETTE[:n])
+    k = 0
+    while len(out) < n:
+        hue, light = (k * 137.508) % 360.0, (0.30, 0.48, 0.66)[k % 3]
+        k += 1
+        candidate = _hsl(hue, 0.62, light)
+        if candidate not in out:
+            out.append(candidate)
+    return out
+
+
+def _hsl(hue: float, saturation: float, lightness: float) -> str:
+    import colorsys
+
+    r, g, b = colorsys.hls_to_rgb(hue / 360.0, lightness, saturation)
+    return "#" + "".join(f"{round(255 * v):02x}" for v in (r, g, b))
 
 
 def colour(field: str, title: str | None = None) -> Any:
@@ -102,6 +123,19 @@ def colour_domains(boards: dict[str, dict[str, Any]]) -> dict[str, dict[str, lis
     out = {}
     for study, board in boards.items():
         out[study] = {f: sorted({r[f] for r in board["rows"] if r.get(f) is not None}, key=str) for f in BOARD_AXES[study]}
+    return out
+
+
+def colour_ranges(domains: dict[str, dict[str, list[Any]]]) -> dict[str, dict[str, list[str]]]:
+    """Per study, a colour range for each field of :func:`colour_domains` with more values than
+    :data:`PALETTE` has colours (:func:`palette` of the domain's length; the page puts it in the
+    spec beside the domain), so that no two values of one legend share a colour (23 mechanism
+    variants get 23 colours)."""
+    out: dict[str, dict[str, list[str]]] = {}
+    for study, fields in domains.items():
+        wide = {f: palette(len(values)) for f, values in fields.items() if len(values) > len(PALETTE)}
+        if wide:
+            out[study] = wide
     return out
 
 
@@ -193,24 +227,65 @@ LABEL = "@metric@"
 """Stands for the metric's label in a study's leaderboard chart template."""
 
 
-def board_charts(boards: dict[str, dict[str, Any]]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """Kinds and instances of the leaderboard charts: one per study and metric with a value."""
+def board_charts(boards: dict[str, dict[str, Any]]) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, list[str]]]:
+    """Kinds and instances of the leaderboard charts, one per study and metric with a finite value,
+    and per study why a metric has none (:func:`_undrawn`: a chart is never dropped without a word)."""
     kinds: dict[str, Any] = {}
     templates: dict[str, str] = {}
     instances = []
+    undrawn: dict[str, list[str]] = {}
     for study, board in boards.items():
         for column in board["columns"]:
             if not column["metric"]:
                 continue
             found = _board_rows(study, board, column["key"])
             if not found:
+                undrawn.setdefault(study, []).append(_undrawn(study, board, column))
                 continue
             kind = f"board:{study}:{column['key']}"
             if study not in templates:  # one Altair chart per study; each metric's label put in its copy
                 templates[study] = json.dumps(_board_kind(study, LABEL, BOARD_AXES[study]))
             kinds[kind] = json.loads(templates[study].replace(LABEL, json.dumps(column["label"])[1:-1]))
             instances.append({"kind": kind, "study": study, "title": f"{study}: {column['label']}", "rows": found})
-    return kinds, instances
+    return kinds, instances, undrawn
+
+
+def _undrawn(study: str, board: dict[str, Any], column: dict[str, Any]) -> str:
+    """Why a leaderboard metric has no chart: none of its values is finite. Says which: every value
+    undefined (NaN: the table's reason), infinite (the table shows Infinity), or blank (the reasons
+    the table gives)."""
+    key = column["key"]
+    values = [r[key][0] for r in board["rows"] if r[key][0] is not None]
+    reasons = sorted({str(r[f"{key}_why"]) for r in board["rows"] if r.get(f"{key}_why")})
+    if values and all(math.isinf(v) for v in values):
+        why = "every value is infinite (the table shows Infinity; a chart cannot place it)"
+    elif values and all(math.isinf(v) or math.isnan(v) for v in values):
+        why = "every value is undefined (NaN) or infinite (the table shows them)"
+    else:
+        why = "no row has a value" + (f" ({'; '.join(reasons)})" if reasons else "")
+    return f"{study}: {column['label']}: no chart, since {why}."
+
+
+SHAPES = (
+    "circle", "square", "triangle-up", "diamond", "cross", "triangle-down", "triangle-right", "triangle-left",
+    "M-1,-1H1V1H-1Z M-0.5,-0.5V0.5H0.5V-0.5Z", "M0,-1L1,1H-1Z M0,-0.3L0.4,0.6H-0.4Z", "M-1,-0.3H1V0.3H-1Z", "M-0.3,-1H0.3V1H-0.3Z",
+    "M-1,-1L1,1M1,-1L-1,1", "M0,-1L0.3,-0.3L1,0L0.3,0.3L0,1L-0.3,0.3L-1,0L-0.3,-0.3Z", "M-1,0A1,1 0 1,0 1,0A1,1 0 1,0 -1,0M-0.4,0H0.4", "M-1,1L0,-1L1,1",
+)
+"""Sixteen distinct point shapes (Vega's eight, then SVG paths: a framed square, a hollow triangle, a bar,
+a column, an x, a star, a ringed dot, a chevron): a shape scale tells sixteen series apart."""
+
+DASHES = (
+    (1, 0), (6, 3), (2, 2), (8, 3, 2, 3), (12, 4), (3, 6), (8, 2, 2, 2, 2, 2), (1, 4), (16, 4, 4, 4),
+    (4, 1), (10, 2, 2, 2, 2, 2, 2, 2), (6, 6), (2, 5, 8, 5), (14, 2), (3, 3, 9, 3), (20, 5),
+)
+"""Sixteen distinct dash patterns (solid first): a dash scale tells sixteen series apart."""
+
+WIDTHS = (5.0, 3.2, 1.8, 1.0)
+"""Line widths of the series told apart by dash (cycled by Vega past four): a series drawn on one
+that coincides with it is narrower, so both show."""
+
+AGENT_KINDS = ("honest", "attackers")
+"""The gossip chart's honest agents (drawn solid, a circle) and attackers (dashed, a triangle)."""
 
 
 def _line_kind(x: str, x_title: str, y: str, y_title: str, color: str, keys: list[str], note: str, facet: str | None = None,
@@ -221,7 +296,15 @@ def _line_kind(x: str, x_title: str, y: str, y_title: str, color: str, keys: lis
     import altair as alt
 
     scale = alt.Scale(domain=list(domain)) if domain else alt.Undefined
-    series: dict[str, Any] = {"strokeDash": alt.StrokeDash(f"{dash}:N", legend=None), "shape": alt.Shape(f"{dash}:N")} if dash else {}
+    series: dict[str, Any] = {}
+    if dash == "agents":  # the honest agents solid, the attackers dashed, whatever the rows hold
+        series = {"strokeDash": alt.StrokeDash(f"{dash}:N", title="agents", scale=alt.Scale(domain=list(AGENT_KINDS), range=[list(DASHES[0]), list(DASHES[1])])),
+                  "shape": alt.Shape(f"{dash}:N", title="agents", scale=alt.Scale(domain=list(AGENT_KINDS), range=["circle", "triangle-up"]))}  # fmt: skip
+    elif dash:  # a dash pattern and a point shape per value: sixteen told apart (Vega's defaults repeat after eight);
+        # the first series drawn widest, each next one narrower on top, so that lines that coincide stay visible as several
+        series = {"strokeDash": alt.StrokeDash(f"{dash}:N", legend=None, scale=alt.Scale(range=[list(d) for d in DASHES])),
+                  "shape": alt.Shape(f"{dash}:N", scale=alt.Scale(range=list(SHAPES))),
+                  "strokeWidth": alt.StrokeWidth(f"{dash}:O", legend=None, scale=alt.Scale(range=list(WIDTHS)))}  # fmt: skip
     chart = (
         alt.Chart(_rows_data())
         .mark_line(point=alt.OverlayMarkDef(filled=True, size=40, cursor="pointer"))
@@ -274,7 +357,7 @@ def chart_kinds() -> dict[str, Any]:
         alt.Chart(_rows_data())
         .mark_bar(cursor="pointer")
         .encode(x=alt.X("round:O", title="round", axis=alt.Axis(labelAngle=0, labelExpr=ROUND_LABELS, labelOverlap="greedy")), y=alt.Y("share:Q", title="share of honest gossip", stack="normalize"),
-                color=alt.Color("tone:N", sort=list(_tones()), scale=alt.Scale(domain=list(_tones()), range=list(PALETTE[: len(_tones())]))), tooltip=["testbed:N", "condition:N", "round:O", "tone:N", alt.Tooltip("share:Q", format=".3f"), "n:Q"])
+                color=alt.Color("tone:N", sort=[*_tones(), NO_TONE], scale=alt.Scale(domain=[*_tones(), NO_TONE], range=[*PALETTE[: len(_tones())], "#d9d9d9"])), tooltip=["testbed:N", "condition:N", "round:O", "tone:N", alt.Tooltip("share:Q", format=".3f"), "n:Q"])
         .properties(width=300, height=160)
         .facet(facet=alt.Facet("condition:N", title=None), columns=COLUMNS)
         .resolve_axis(x="independent")
@@ -284,10 +367,14 @@ def chart_kinds() -> dict[str, Any]:
         "spec": _spec(tones),
         "fields": [["testbed", "testbed"], ["condition", "condition"], ["round", "round"], ["tone", "tone"], ["share", "share"], ["n", "n"]],
         "note": "Tones of the honest witnesses' gossip per round (share of the toned messages of that round), per testbed and"
-        " condition. Click a bar for that round of the condition's first run.",
+        f" condition; a grey bar ({NO_TONE}) is a round played without any toned honest gossip, no bar a round with no data."
+        " Click a bar for that round of the condition's first run.",
     }
     return kinds
 
+
+NO_TONE = "no toned gossip"
+"""The tones chart's bar of a round played without any toned honest gossip (grey), unlike a round with no data (no bar)."""
 
 ROUND_LABELS = "datum.value === 1 || datum.value % 5 === 0 ? datum.label : ''"
 """The labelled rounds of a bar chart's round axis (a band per round): the first and every fifth,
@@ -351,7 +438,13 @@ def gossip_charts(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
                           WHERE second_tone IS NOT NULL AND second_kind = 'honest')
            SELECT testbed, condition, round, tone, count(*) AS n, min(cell_id) AS cell_id,
                   count(*) / sum(count(*)) OVER (PARTITION BY testbed, condition, round) AS share
-           FROM toned GROUP BY testbed, condition, round, tone ORDER BY testbed, condition, round, tone""",
+           FROM toned GROUP BY testbed, condition, round, tone
+           UNION ALL  -- a round played without toned honest gossip: drawn as such, apart from a round with no data
+           SELECT testbed, condition, round, ? AS tone, 0 AS n, min(cell_id) AS cell_id, 1.0 AS share FROM gossip_rounds g
+           WHERE NOT EXISTS (SELECT 1 FROM toned t WHERE t.testbed = g.testbed AND t.condition = g.condition AND t.round = g.round)
+           GROUP BY testbed, condition, round
+           ORDER BY testbed, condition, round, tone""",
+        [NO_TONE],
     )
     out = []
     for found, kind, title in ((cooperation, "gossip_cooperation", "gossip: cooperation over rounds"), (tones, "gossip_tones", "gossip: tones over rounds")):
@@ -383,23 +476,25 @@ def evolution_charts(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
 
 
 def study_charts(con: duckdb.DuckDBPyConnection, boards: dict[str, dict[str, Any]], readable: Iterable[str]) -> dict[str, Any]:
-    """``{"kinds": {...}, "charts": [...], "notes": {study: [...]}, "filters": {study: {...}}, "domains": {study: {...}}}``
+    """``{"kinds": {...}, "charts": [...], "notes": {study: [...]}, "filters": {study: {...}}, "domains": {study: {...}}, "ranges": {study: {...}}}``
     of the index: every kind, the study-wide charts of the studies in ``readable`` (those whose tables the
     store has and this explorer reads), per study why a chart one might look for is not drawn,
-    the board page's filters (:func:`board_filters`) and the colour scales' domains (:func:`colour_domains`)."""
+    the board page's filters (:func:`board_filters`) and the colour scales' domains (:func:`colour_domains`) and,
+    for a field with more values than :data:`PALETTE`, ranges (:func:`colour_ranges`)."""
     kinds = chart_kinds()
-    board_kinds, charts = board_charts(boards)
+    board_kinds, charts, undrawn = board_charts(boards)
     kinds.update(board_kinds)
     studies = set(readable)
-    notes: dict[str, list[str]] = {}
+    notes: dict[str, list[str]] = {study: list(lines) for study, lines in undrawn.items()}
     if "gossip" in studies:
         found = gossip_charts(con)
         charts += found
-        notes["gossip"] = uncharted_testbeds(con, {c["rows"][0]["testbed"] for c in found if c["kind"] == "gossip_cooperation"})
+        notes["gossip"] = notes.get("gossip", []) + uncharted_testbeds(con, {c["rows"][0]["testbed"] for c in found if c["kind"] == "gossip_cooperation"})
     if "evolution" in studies:
         charts += evolution_charts(con)
+    domains = colour_domains(boards)
     return {"kinds": kinds, "charts": charts, "notes": {k: v for k, v in notes.items() if v}, "filters": board_filters(boards),
-            "domains": colour_domains(boards)}
+            "domains": domains, "ranges": colour_ranges(domains)}
 
 
 def _cooperative_token(game: str, cache: dict[str, str | None]) -> str | None:
@@ -496,28 +591,38 @@ def trajectory_chart(cell_id: str, found: list[dict[str, Any]]) -> dict[str, Any
             "rows": [{"agent": r["agent"], "step": r["step"], "share": r["share"], "href": links[r["agent"]]} for r in found]}  # fmt: skip
 
 
+AXIS = "@axis@"
+"""Stands for the x axis title of a ``pairs`` chart (the Δ and its unit; ``pairs.js`` puts it in)."""
+
+
 def pairs_kind() -> dict[str, Any]:
-    """The chart of one pair of agents: Δ = first − second per scope (a row per mechanism and
-    game, testbed and condition, protocol and variant), its interval as a line, a panel per study
-    and metric with its own x scale; filled where significant after the correction."""
+    """The chart of one pair of agents on one metric and unit: Δ = first − second per scope (a row
+    per mechanism and game, testbed, condition and matching, protocol and variant), its interval as
+    a line; filled only where the comparison is significant (:func:`coopeval.comparison.evidence.verdict`),
+    a diamond where it is stable under resampling at one replicate, a cross where it is untestable at
+    its size. The x axis names the unit (:data:`AXIS`); scope labels are never cut."""
     import altair as alt
 
-    tooltip: list[Any] = ["study:N", "metric:N", "scope:N", alt.Tooltip("delta:Q", format=".3f"), alt.Tooltip("ci_low:Q", format=".3f"),
-               alt.Tooltip("ci_high:Q", format=".3f"), alt.Tooltip("p_adjusted:Q", format=".4f"), "significant:N", alt.Tooltip("mde:Q", format=".3f")]  # fmt: skip
-    base = alt.Chart().encode(y=alt.Y("scope:N", title=None), tooltip=tooltip)
+    from coopeval.comparison.evidence import VERDICTS
+
+    tooltip: list[Any] = ["scope:N", alt.Tooltip("delta:Q", format=".3f"), alt.Tooltip("ci_low:Q", format=".3f"),
+               alt.Tooltip("ci_high:Q", format=".3f"), alt.Tooltip("p_adjusted:Q", format=".4f"), "evidence:N",
+               alt.Tooltip("mde:Q", format=".3f"), "n_clusters:Q"]  # fmt: skip
+    base = alt.Chart().encode(y=alt.Y("scope:N", title=None, axis=alt.Axis(labelLimit=0)), tooltip=tooltip)
     zero = alt.Chart().mark_rule(color="#888", strokeDash=[3, 3]).encode(x=alt.datum(0))
-    interval = base.mark_rule().encode(x=alt.X("ci_low:Q", title="Δ = first − second"), x2="ci_high:Q")
-    point = base.mark_point(size=60, cursor="pointer").encode(
-        x=alt.X("delta:Q"), fill=alt.Fill("significant:N", scale=alt.Scale(domain=["yes", "no"], range=["#4c78a8", "white"])), stroke=alt.value("#4c78a8")
+    interval = base.mark_rule().encode(x=alt.X("ci_low:Q", title=AXIS), x2="ci_high:Q")
+    point = base.mark_point(size=70, cursor="pointer").encode(
+        x=alt.X("delta:Q"),
+        fill=alt.Fill("evidence:N", title="evidence", scale=alt.Scale(domain=list(VERDICTS), range=["#4c78a8", "white", "#bab0ac", "white"])),
+        shape=alt.Shape("evidence:N", title="evidence", scale=alt.Scale(domain=list(VERDICTS), range=["circle", "circle", "diamond", "cross"])),
+        stroke=alt.value("#4c78a8"),
     )
-    chart = (
-        alt.layer(zero, interval, point, data=_rows_data()).properties(width=300)
-        .facet(facet=alt.Facet("panel:N", title=None), columns=2)
-        .resolve_scale(x="independent", y="independent").resolve_axis(x="independent")
-    )  # fmt: skip
-    fields = [["panel", "study · metric"], ["scope", "scope"], ["delta", "Δ"], ["ci_low", "95 % low"], ["ci_high", "95 % high"],
-              ["p_adjusted", "p (corrected)"], ["correction", "correction"], ["significant", "significant"], ["mde", "MDE"], ["n_clusters", "clusters"]]  # fmt: skip
+    chart = alt.layer(zero, interval, point, data=_rows_data()).properties(width=300)
+    fields = [["scope", "scope"], ["delta", "Δ"], ["ci_low", "95 % low"], ["ci_high", "95 % high"], ["p_adjusted", "p (corrected)"],
+              ["correction", "correction"], ["evidence", "evidence"], ["why", "why"], ["mde", "MDE"], ["n_clusters", "clusters"], ["cells", "cells"]]  # fmt: skip
     note = ("Paired differences of the store's comparisons table (docs/comparisons.md): Δ = first − second per scope, the line its"
-            " 95 % interval, filled where p after the family's correction is below 0.05; MDE = the minimum detectable effect."
-            " Click a point for the cells behind it.")  # fmt: skip
-    return {"spec": _spec(chart), "fields": fields, "note": note, "at": ["panel", "scope", "delta"]}
+            " 95 % interval; filled where p after the family's correction is below 0.05 and the test could reach that at its size,"
+            " a diamond where every cluster gives the same difference at one replicate (stable under resampling, not tested"
+            " across replicates), a cross where too few clusters make any test moot; MDE = the minimum detectable effect."
+            " Click a point for the two agents' cells behind it.")  # fmt: skip
+    return {"spec": _spec(chart), "fields": fields, "note": note, "at": ["scope", "delta"]}

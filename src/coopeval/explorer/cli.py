@@ -47,6 +47,8 @@ def run_explore(args: argparse.Namespace) -> int:
         print(f"study {study}: the store lacks {', '.join(tables)}; its pages show what the other tables hold")
     for study, tables in report.unreadable.items():
         print(f"study {study}: cannot read {'; '.join(tables)}: {REBUILD}; its pages show what the other tables hold")
+    if report.stale_tables:
+        print(f"coopeval explore: the leaderboard leaves the result tables out: {report.stale_tables}", file=sys.stderr)
     if report.shared_ids:
         print(f"{len(report.shared_ids)} decision id(s) occur in more than one cell (a store written before ids were unique),"
               f" e.g. {', '.join(report.shared_ids[:3])}; their #decision= links open the first cell's decision")  # fmt: skip

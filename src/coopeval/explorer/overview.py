@@ -112,7 +112,7 @@ def _marks(r: dict[str, Any], key: str) -> dict[str, Any]:
         if nan:
             out[f"{key}_why"] = f"NaN{UNDEFINED_MARK}: undefined in every cell"
         elif missing:
-            out[f"{key}_why"] = r.get(f"{key}_why_missing") or "not computed"
+            out[f"{key}_why"] = r.get(f"{key}_why_missing") or "not in the store for these cells"
     return out
 
 
@@ -143,7 +143,7 @@ def coopeval_board(
     con: duckdb.DuckDBPyConnection,
     tables: set[str],
     aggregate: dict[tuple[str, str], dict[str, Any]] | None = None,
-    per_game: dict[tuple[str, str, str], dict[str, Any]] | None = None,
+    per_game: dict[tuple[str, ...], dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Mechanism × game × agent rows of Mean, Fitness and DR, plus one row per mechanism and agent
     over the games.
@@ -194,14 +194,22 @@ def coopeval_board(
         FROM wide GROUP BY GROUPING SETS ((mechanism, game, agent), (mechanism, agent))
         ORDER BY mechanism, game, mean_mean DESC NULLS LAST, agent"""
     found = rows(con, sql)
+    from coopeval.studies.coopeval.tables.metrics import LLM_AVERAGE
+
+    seated: dict[tuple[str, str], set[str]] = {}
     for r in found:
+        if r["agent"] != LLM_AVERAGE:
+            seated.setdefault((str(r["mechanism"]), str(r["game"])), set()).add(str(r["agent"]))
+    has_rank = bool(con.execute("SELECT count(*) FROM metrics WHERE metric = 'DR_rank'").fetchone()[0])  # type: ignore[index]
+    for r in found:
+        r["n_agents"], r["store_has_dr_rank"] = len(seated.get((str(r["mechanism"]), str(r["game"])), ())), has_rank
         for key, _ in metrics:
             r[f"{key}_why_missing"] = _why_missing(r, key)
     table = aggregate or {}
     for r in found:
         r["interval"] = NORMAL
         if r["game"] != RAW_LABEL and per_game:
-            _matchup_intervals(r, per_game.get((str(r["mechanism"]), str(r["game"]), str(r["agent"]))), metrics)
+            _matchup_intervals(r, _table_row(per_game, r), metrics)
         taken = table.get((str(r["mechanism"]), str(r["agent"]))) if r["game"] == RAW_LABEL else None
         if taken is None:
             continue
@@ -214,10 +222,27 @@ def coopeval_board(
             r[f"{key}_group"] = taken.get(f"{key}_group")
             if key == "dr" and taken.get(key) is None:
                 r["dr_why_missing"] = "the aggregate table reports DR as the mean of the per-game DR ranks (DR rank), not as a rating"
+            if key in ("dr", "dr_rank") and r["agent"] == LLM_AVERAGE:  # as in every per-game panel: no DR by definition
+                r[f"{key}_mean"] = r[f"{key}_lo"] = r[f"{key}_hi"] = r[f"{key}_group"] = None
+                r[f"{key}_missing"] = 1
+                r[f"{key}_why_missing"] = _why_missing(r, key)
         r["dr_group"] = taken.get("dr_rank_group")  # the DR letters: the rank comparisons'
     found.sort(key=lambda r: (str(r["mechanism"]), str(r["game"]), -(r["mean_mean"] if r["mean_mean"] is not None else -math.inf), str(r["agent"])))
-    groups = _tie_groups(con, tables, [r for r in found if r["game"] not in (AGGREGATE_LABEL, RAW_LABEL)])
+    per_game_rows = [r for r in found if r["game"] not in (AGGREGATE_LABEL, RAW_LABEL)]
+    groups = _tie_groups(con, tables, per_game_rows)
     letters = iter(groups)
+    if "comparisons" in tables:  # the aggregate table's letters, where its comparisons cannot test anything
+        untestable = untestable_families(con.sql("SELECT * FROM comparisons WHERE study = 'coopeval'").pl(), _replicates(per_game_rows))
+        for r in found:
+            if r["game"] != AGGREGATE_LABEL:
+                continue
+            for key, metric in TIE_GROUP_METRICS:
+                why = untestable.get((f"{r['mechanism']}/All", "DR" if key == "dr" else metric))
+                group = "dr_rank_group" if key == "dr" else f"{key}_group"
+                if why and r.get(group):
+                    r[group] = why
+                    if key == "dr":
+                        r["dr_group"] = why
     note = (
         "Per game: mean payoff, replicator Fitness, DR rank (1 = the highest deviation rating of the cell; lower is better; the"
         " per-game result table's DR) and DR rating (the deviation rating itself; higher is better) per cell"
@@ -251,6 +276,20 @@ def coopeval_board(
     return board
 
 
+def _table_row(per_game: dict[tuple[str, ...], dict[str, Any]], r: dict[str, Any]) -> dict[str, Any] | None:
+    """The per-game result table's row of a board row: the default cells' by (mechanism, game,
+    agent); a variant's (``<mechanism> (<variant>)``, one N) by its mechanism and N (the table's
+    rows per number of players, issue 47: group-size rows get their intervals)."""
+    label, game, agent = str(r["mechanism"]), str(r["game"]), str(r["agent"])
+    found = per_game.get((label, game, agent))
+    if found is not None or not (label.endswith(")") and " (" in label):
+        return found
+    low, high = r.get("players_min"), r.get("players_max")
+    if low is None or low != high:
+        return None
+    return per_game.get((label[:-1].partition(" (")[0], game, agent, str(int(low))))
+
+
 def _players(r: dict[str, Any]) -> str:
     low, high = r.get("players_min"), r.get("players_max")
     if low is None:
@@ -280,8 +319,12 @@ def _why_missing(r: dict[str, Any], key: str) -> str | None:
         return "undefined: failed match-ups left a cell of the payoff tensor empty, so there is no full payoff tensor for Fitness and DR"
     if key in ("dr", "dr_rank") and r.get("dr_too_large"):
         return "not computed: the deviation-rating LP over the joint profiles is too large"
+    if key in ("dr", "dr_rank") and r.get("n_agents") == 1:
+        return "undefined with one agent: the deviation rating compares agents, and these cells seat only one"
     if key == "dr_rank":
-        return "not in the store: it has no DR rank of these cells (a store written before DR_rank)"
+        if not r.get("store_has_dr_rank", True):
+            return "not in the store: it has no DR rank at all (a store written before DR_rank)"
+        return "not in the store for these cells"
     return None
 
 
@@ -331,6 +374,50 @@ def _tie_groups(con: duckdb.DuckDBPyConnection, tables: set[str], found: list[di
         attach_tie_groups(ranked, groups, sorted({str(x["agent"]) for x in ranked}))
         for x in ranked:
             out[x["i"]][f"{key}_group"] = x["tie_group"]
+    untestable = untestable_families(con.sql("SELECT * FROM comparisons WHERE study = 'coopeval'").pl(), _replicates(found))
+    for i, r in enumerate(found):
+        for key, metric in TIE_GROUP_METRICS:
+            why = untestable.get((f"{r['mechanism']}/{r['game']}", metric))
+            if why and out[i][f"{key}_group"] is not None:
+                out[i][f"{key}_group"] = why
+    return out
+
+
+def _replicates(found: list[dict[str, Any]]) -> dict[str, int]:
+    """Scope (``<mechanism>/<game>``, and ``<mechanism>/All`` over its games) → the most cells any
+    agent's per-game row averages: the replicates behind the scope's comparisons."""
+    out: dict[str, int] = {}
+    for r in found:
+        n = int(r.get("n") or 0)
+        for scope in (f"{r['mechanism']}/{r['game']}", f"{r['mechanism']}/All"):
+            out[scope] = max(out.get(scope, 0), n)
+    return out
+
+
+def untestable_families(comparisons: Any, replicates: dict[str, int] | None = None) -> dict[tuple[str, str], str]:
+    """(scope, metric) → ``"not testable (…)"`` for each family of ``comparisons`` rows none of
+    which can be read as significant or not (:func:`coopeval.comparison.evidence.verdict`: every
+    row untestable at its size, or stable at one replicate), so that its tie-group letters (every
+    agent "a") are not shown as a finding. ``replicates`` gives a CoopEval scope's replicates; None
+    for a population study, whose clusters are its replicates."""
+    from coopeval.comparison.evidence import NOT_SIGNIFICANT, SIGNIFICANT, verdict
+
+    families: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for row in comparisons.iter_rows(named=True):
+        families.setdefault((str(row["scope"]), str(row["metric"])), []).append(row)
+    out = {}
+    for (scope, metric), members in families.items():
+        reps = replicates.get(scope) if replicates is not None else None
+        verdicts = [verdict(r, reps if replicates is not None else r.get("n_clusters"))[0] for r in members]
+        if any(v in (SIGNIFICANT, NOT_SIGNIFICANT) for v in verdicts):
+            continue
+        clusters = max(int(r.get("n_clusters") or 0) for r in members)
+        if replicates is None:
+            out[(scope, metric)] = f"not testable ({clusters} replicate{'' if clusters == 1 else 's'})"
+        elif reps is not None and reps < 2:
+            out[(scope, metric)] = "not testable (1 replicate)"
+        else:
+            out[(scope, metric)] = f"not testable (n = {clusters} cluster{'' if clusters == 1 else 's'})"
     return out
 
 
@@ -344,7 +431,9 @@ def _by_scope(ranked: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
 def gossip_board(con: duckdb.DuckDBPyConnection, tables: set[str] | None = None) -> dict[str, Any]:
     """Testbed × condition × model rows of cooperation, image score, discounted return, Gini, with
     the tie groups of the store's gossip comparisons and the tables' marks (†, ‡)."""
-    metrics = [("coop", "cooperation"), ("image", "image score"), ("dret", "discounted return"), ("gini", "Gini")]
+    # the run's cooperation ratio is over every agent of the run, attackers included (docs/studies/gossip.md); the
+    # chart of cooperation over rounds beside it counts the honest agents and the attackers apart
+    metrics = [("coop", "cooperation, all agents (attackers included)"), ("image", "image score"), ("dret", "discounted return"), ("gini", "Gini")]
     source = {"coop": "cooperation_ratio_mean", "image": "image_score_mean", "dret": "discounted_return_mean", "gini": "gini"}
     present = columns(con, "gossip_run_metrics")
     oor = "count(*) FILTER (WHERE gini_out_of_range) AS gini_oor," if "gini_out_of_range" in present else ""
@@ -398,7 +487,9 @@ def _study_letters(con: duckdb.DuckDBPyConnection, tables: set[str] | None, stud
         r.update({f"{key}_group": None for key in compared})
     if tables is not None and "comparisons" not in tables:
         return
-    groups = tie_groups_from(con.sql("SELECT * FROM comparisons WHERE study = ?", params=[study]).pl(), study=study)
+    frame = con.sql("SELECT * FROM comparisons WHERE study = ?", params=[study]).pl()
+    groups = tie_groups_from(frame, study=study)
+    untestable = untestable_families(frame)
     scopes: dict[str, list[dict[str, Any]]] = {}
     for r in found:
         scope = scope_of(r)
@@ -412,14 +503,15 @@ def _study_letters(con: duckdb.DuckDBPyConnection, tables: set[str] | None, stud
             ranked = sorted((r for r in members if r["model"] in agents and r[f"{key}_mean"] is not None), key=lambda r: -r[f"{key}_mean"])
             letters = letter_groups([str(r["model"]) for r in ranked], significant)
             for r in ranked:
-                r[f"{key}_group"] = letters[str(r["model"])]
+                r[f"{key}_group"] = untestable.get((scope, metric)) or letters[str(r["model"])]
 
 
 def _group_columns(board: dict[str, Any], found: list[dict[str, Any]], compared: dict[str, str], metrics: list[tuple[str, str]]) -> None:
     labels = dict(metrics)
     for row, r in zip(board["rows"], found, strict=True):
         row.update({f"{key}_group": r[f"{key}_group"] for key in compared})
-    board["columns"] += [{"key": f"{key}_group", "label": f"{labels[key]} group", "metric": False} for key in compared]
+    # the metric's name without its qualifier ("cooperation, all agents (…)" → "cooperation group")
+    board["columns"] += [{"key": f"{key}_group", "label": f"{labels[key].split(',')[0]} group", "metric": False} for key in compared]
 
 
 def evolution_board(con: duckdb.DuckDBPyConnection, tables: set[str]) -> dict[str, Any]:
@@ -455,7 +547,7 @@ def leaderboards(
     tables: set[str],
     skip: set[str] | None = None,
     aggregate: dict[tuple[str, str], dict[str, Any]] | None = None,
-    per_game: dict[tuple[str, str, str], dict[str, Any]] | None = None,
+    per_game: dict[tuple[str, ...], dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Study name → leaderboard (studies whose tables are missing, or in ``skip``, are left out);
     ``aggregate`` and ``per_game`` are CoopEval's result tables (:mod:`coopeval.explorer.aggregate`), if any."""

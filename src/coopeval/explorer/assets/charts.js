@@ -8,6 +8,8 @@
 (function () {
   'use strict';
   var CE = window.CE, el = CE.el, fmt = CE.fmt;
+  var COUNTS = ['n', 'round', 'step', 'generation', 'n_clusters', 'cells', 'players'];  // whole numbers; every other number is a metric (CE.num)
+  function cellText(field, v) { return COUNTS.indexOf(field) >= 0 ? fmt(v) : CE.num(v); }
   var SCRIPTS = ['vega.min.js', 'vega-lite.min.js', 'vega-embed.min.js', 'vega-interpreter.js'];
   var ready = null, counter = 0;
 
@@ -31,7 +33,7 @@
     return el('table', { class: 'chart-data' },
       el('tr', {}, fields.map(function (f) { return el('th', {}, f[1]); }), el('th', {}, 'episodes')),
       rows.map(function (r) {
-        return el('tr', {}, fields.map(function (f) { return el('td', { class: typeof r[f[0]] === 'number' ? 'num' : null }, fmt(r[f[0]])); }),
+        return el('tr', {}, fields.map(function (f) { return el('td', { class: typeof r[f[0]] === 'number' ? 'num' : null }, cellText(f[0], r[f[0]])); }),
           el('td', {}, r.href ? el('a', { href: r.href }, 'open') : ''));
       }));
   }
@@ -39,7 +41,7 @@
   /* The spec with every nominal colour scale over a field of "domains" ({field: [values]}) given
      that fixed domain (values of the rows it lacks appended), so a value keeps its colour in every
      chart and under every filter (coopeval.explorer.charts.colour_domains). */
-  function withDomains(spec, domains, rows) {
+  function withDomains(spec, domains, rows, ranges) {
     if (!domains) return spec;
     (function visit(node) {
       if (!node || typeof node !== 'object') return;
@@ -49,9 +51,20 @@
         var domain = domains[color.field].slice();
         rows.forEach(function (r) { var v = r[color.field]; if (v !== undefined && v !== null && domain.indexOf(v) < 0) domain.push(v); });
         color.scale = Object.assign({}, color.scale || {}, { domain: domain });
+        // a field with more values than the palette: one colour per value (coopeval.explorer.charts.colour_ranges)
+        if (ranges && ranges[color.field] && ranges[color.field].length >= domain.length) color.scale.range = ranges[color.field].slice(0, domain.length);
       }
       Object.keys(node).forEach(function (k) { if (k !== 'encoding') visit(node[k]); });
     })(spec);
+    return spec;
+  }
+
+  /* Charts shrink to a narrow screen (a phone): a faceted chart puts its panels in one column, and
+     a panel wider than the page's room gets the room's width; a chart still wider scrolls in its box. */
+  function fitScreen(spec) {
+    var room = Math.max(160, Math.min(window.innerWidth, document.documentElement.clientWidth || window.innerWidth) - 190);
+    if (spec.facet && spec.columns && room < 2 * ((spec.spec && spec.spec.width) || 300)) spec.columns = 1;
+    [spec, spec.spec].forEach(function (s) { if (s && typeof s.width === 'number' && s.width > room) s.width = room; });
     return spec;
   }
 
@@ -88,7 +101,11 @@
       picks.hidden = false;
     }
     loadScripts().then(function () {
-      var spec = withDomains(JSON.parse(JSON.stringify(kind.spec)), c.domains, c.rows);
+      // c.axis: the x axis title of a kind written with the placeholder "@axis@" (the pairs chart: Δ and its unit)
+      var text = JSON.stringify(kind.spec);
+      if (c.axis) text = text.split('"@axis@"').join(JSON.stringify(c.axis));
+      var spec = withDomains(JSON.parse(text), c.domains, c.rows, c.ranges);
+      fitScreen(spec);
       spec.datasets = { rows: c.rows };
       return window.vegaEmbed(vis, spec, {
         renderer: 'svg', actions: false, defaultStyle: false, ast: true, expr: window.vegaInterpreter.expressionInterpreter,
@@ -116,7 +133,8 @@
     if (parts[0] !== 'board' || !board) return null;
     var key = parts[2], reasons = [];
     board.rows.filter(keep).forEach(function (r) {
-      var why = r[key + '_why'];
+      var v = r[key] && r[key][0], why = r[key + '_why'];
+      if (typeof v === 'number' && !isFinite(v)) why = isNaN(v) ? 'undefined (NaN) in these cells' : 'infinite in these cells (the table shows ' + CE.num(v) + '; a chart cannot place it)';
       if (why && reasons.indexOf(why) < 0) reasons.push(why);
     });
     return reasons.length ? reasons : null;
@@ -131,7 +149,7 @@
     var all = CE.store.index.charts || { charts: [] };
     var listed = all.charts.filter(function (c) { return c.study === study; });
     var notes = ((all.notes || {})[study] || []).map(function (text) { return el('p', { class: 'note chart-note' }, text); });
-    var domains = (all.domains || {})[study];
+    var domains = (all.domains || {})[study], ranges = (all.ranges || {})[study];
     var fields = Object.keys(filter || {});
     function keep(r) { return fields.every(function (f) { return !(f in r) || r[f] === filter[f]; }); }
     if (!listed.length && !notes.length) return [];
@@ -155,7 +173,7 @@
       var holder = el('div', { class: 'chart-holder' });
       CE.load('chart:' + c.file, 'data/charts/' + c.file + '.js').then(function (rows) {
         var kept = rows.filter(keep);
-        if (kept.length) { holder.appendChild(CE.chart({ kind: c.kind, title: c.title, rows: kept, domains: domains })); return; }
+        if (kept.length) { holder.appendChild(CE.chart({ kind: c.kind, title: c.title, rows: kept, domains: domains, ranges: ranges })); return; }
         holder.remove();
         unfilled[i] = { title: c.title, reasons: blankReasons(c, keep) };
         say();

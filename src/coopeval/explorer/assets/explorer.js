@@ -95,11 +95,19 @@
     return '#' + parts.join('&');
   }
   function link(params, text) { return el('a', { href: hash(params) }, text); }
+  function unsigned0(t) { return /^-0(\.0*)?$/.test(t) ? t.slice(1) : t; }  // never "-0.000"
   function fmt(v) {
     if (v === null || v === undefined) return '';
-    if (typeof v === 'number') return Number.isInteger(v) ? String(v) : v.toFixed(3);
+    if (typeof v === 'number') return Number.isInteger(v) ? String(v) : unsigned0(v.toFixed(3));
     if (typeof v === 'object') return JSON.stringify(v);
     return String(v);
+  }
+  /* A metric's value, one way everywhere: three decimals (an interval's ends alike), no "-0.000",
+     Infinity and NaN by name. */
+  function num(v) {
+    if (typeof v !== 'number') return fmt(v);
+    if (!isFinite(v)) return isNaN(v) ? 'NaN' : (v > 0 ? 'Infinity' : '-Infinity');
+    return unsigned0(v.toFixed(3));
   }
   function table(headers, rowsData, numeric) {
     return el('table', {}, el('tr', {}, headers.map(function (h) { return el('th', {}, h); })),
@@ -141,6 +149,7 @@
     Object.keys(INDEX.unreadable || {}).forEach(function (s) {
       missing.push(el('p', { class: 'warn' }, 'Study ' + s + ': this explorer cannot read ' + INDEX.unreadable[s].join('; ') + ': ' + INDEX.rebuild + '. Its pages show what the other tables hold.'));
     });
+    if (INDEX.stale_tables) missing.push(staleTables());
     var shared = INDEX.shared_ids || { count: 0 };
     if (shared.count) missing.push(el('p', { class: 'warn shared-ids' }, 'This store was written before decision ids were unique: ' + shared.count +
       ' decision row(s) share their id with a decision of another cell (e.g. ' + shared.examples.join(', ') + '); a #decision= link opens the first cell\'s.' +
@@ -161,6 +170,8 @@
       el('h3', {}, 'Provenance'), table(['key', 'value'], o.provenance),
       INDEX.config ? el('details', {}, el('summary', {}, 'Merged config of the run (config.effective.yaml)'), el('pre', { class: 'config' }, INDEX.config)) : null);
   }
+  // why the run's result tables were left out (coopeval.explorer.aggregate.result_tables): one line
+  function staleTables() { return el('p', { class: 'warn stale-tables' }, 'Result tables not used: ' + INDEX.stale_tables + '.'); }
   function boards() {
     show(el('h2', {}, 'Leaderboards'), Object.keys(INDEX.leaderboards).map(function (s) {
       return el('p', {}, link({ view: 'board', study: s }, s));
@@ -201,7 +212,7 @@
       if (col.metric) {  // value, its interval ([low, high] or ± half-width), the tables' marks; a blank says why
         var why = r[col.key + '_why'], mark = r[col.key + '_mark'];
         if (v[0] === null) return why ? '(' + why + ')' : '';
-        return fmt(v[0]) + (v.length > 2 ? ' [' + fmt(v[2]) + ', ' + fmt(v[3]) + ']' : v[1] === null ? '' : ' ± ' + fmt(v[1])) + (mark ? ' ' + mark : '');
+        return num(v[0]) + (v.length > 2 && v[2] !== null ? ' [' + num(v[2]) + ', ' + num(v[3]) + ']' : v[1] === null || v[1] === undefined ? '' : ' ± ' + num(v[1])) + (mark ? ' ' + mark : '');
       }
       return v;
     }
@@ -256,21 +267,32 @@
       .map(function (f) { return f + ' = ' + filter.chosen[f]; }).join(', ') + ': one panel of each chart; choose all (or another) above for more.') : null;
     var folded = el('details', { class: 'board-table' }, summary, holder);
     apply();
-    show(el('h2', {}, 'Leaderboard: ' + study), el('p', { class: 'note' }, b.note),
+    show(el('h2', {}, 'Leaderboard: ' + study), study === 'coopeval' && INDEX.stale_tables ? staleTables() : null, el('p', { class: 'note' }, b.note),
       filter.fields.length ? el('form', { class: 'filters board-filters', role: 'search', 'aria-label': 'filter the charts and the table' }, selects) : null, opened, charts, folded);
   }
 
   // ---------------------------------------------------------------- cells and cell page
-  function cells(q) {  // &mechanism=, &variant=, &game=, &agent= narrow the list (a chart's point links here)
-    var study = q.get('study'), narrow = ['mechanism', 'variant', 'game', 'agent'].filter(function (k) { return q.get(k); });
+  /* &mechanism=, &variant=, &matching=, &game= (several comma-separated: the games of a comparison over
+     the social dilemmas), &agent= narrow the list (a chart's point links here); &a=&b= keep the cells of
+     a comparison of two agents (coopeval.explorer.pairs): CoopEval cells seating both, a gossip or
+     evolution cell of either model (those cells hold one model each). */
+  function cells(q) {
+    var study = q.get('study'), narrow = ['mechanism', 'variant', 'matching', 'game', 'agent', 'a', 'b'].filter(function (k) { return q.get(k); });
+    var games = q.get('game') ? q.get('game').split(',') : null, pair = [q.get('a'), q.get('b')].filter(function (x) { return x; });
+    function model(c) { return c.model !== undefined ? c.model : (c.agents.length === 1 ? c.agents[0] : null); }
+    function compared(c) {
+      if (!pair.length) return true;
+      if (c.study === 'coopeval') return pair.every(function (x) { return c.agents.indexOf(x) >= 0; });
+      return pair.indexOf(model(c)) >= 0;
+    }
     var list = INDEX.cells.filter(function (c) {
       return (!study || c.study === study) && (!q.get('mechanism') || c.mechanism === q.get('mechanism')) &&
-        (!q.get('variant') || c.variant === q.get('variant')) &&
-        (!q.get('game') || c.game === q.get('game')) && (!q.get('agent') || c.agents.indexOf(q.get('agent')) >= 0);
+        (!q.get('variant') || c.variant === q.get('variant')) && (!q.get('matching') || c.matching === q.get('matching')) &&
+        (!games || games.indexOf(c.game) >= 0) && (!q.get('agent') || c.agents.indexOf(q.get('agent')) >= 0) && compared(c);
     });
     var variants = list.some(function (c) { return c.variant; });
     show(el('h2', {}, 'Cells' + (study ? ' of ' + study : '')),
-      narrow.length ? el('p', { class: 'narrowed' }, narrow.map(function (k) { return k + ' = ' + q.get(k); }).join(', ') + ' · ', link({ view: 'cells', study: study }, 'all cells')) : null,
+      narrow.length ? el('p', { class: 'narrowed' }, narrow.map(function (k) { return k + ' = ' + q.get(k); }).join(', ') + ' · ' + list.length + ' cell' + (list.length === 1 ? '' : 's') + ' · ', link({ view: 'cells', study: study }, 'all cells')) : null,
       table(['study', 'mechanism / condition / protocol'].concat(variants ? ['variant'] : [], ['game / testbed', 'run', 'agents', 'decisions', 'failed', 're-asked', 'truncated', 'cell']), list.map(function (c) {
         return [c.study, c.mechanism].concat(variants ? [variantLabel(c)] : [], [c.game, c.run, c.agents.join(', '), c.decisions, c.failed, c.reasked, c.truncated, link({ view: 'cell', cell: c.cell_id }, c.cell_id)]);
       })));
@@ -406,6 +428,18 @@
       d.judge ? el('div', { class: 'judge' }, el('b', {}, 'Judge: '), (d.judge.labels || []).join(', ') + ' (confidence ' + fmt(d.judge.confidence) + ', ' + d.judge.status + ', ' + (d.judge.judge_model || '') + ')',
         el('pre', {}, d.judge.reasoning || '')) : null);
   }
+  /* The co-players' decisions of the same kind in the same round (e.g. the other seat's action):
+     what this decision played against, each with its sampled action and points, linked. */
+  function coPlayers(d, decisions) {
+    if (d.round === null || d.round === undefined) return null;
+    var others = decisions.filter(function (x) { return x.round === d.round && x.kind === d.kind && x.decision_id !== d.decision_id && x.seat !== d.seat; });
+    if (!others.length) return null;
+    return el('p', { class: 'co-players' }, 'Co-player' + (others.length > 1 ? 's' : '') + ' this round: ', others.map(function (x, i) {
+      var action = x.action_token !== null && x.action_token !== undefined ? x.action_token : x.action;
+      return [i ? '; ' : '', link({ decision: x.decision_id }, 'seat ' + fmt(x.seat) + ' ' + x.agent),
+        ' → ' + (action === null || action === undefined ? 'no action (' + x.status + ')' : fmt(action)) + (x.points !== null && x.points !== undefined ? ' · points ' + fmt(x.points) : '')];
+    }));
+  }
   function decisionPage(id) {
     locate(id).then(function (loc) {
       return loadCell(loc.cell).then(function (cell) {
@@ -414,6 +448,7 @@
           var d = p.decisions.filter(function (x) { return x.decision_id === id; })[0];
           show(crumbs(cell, e, d.round), el('h2', {}, 'Decision ' + id),
             el('p', {}, link({ view: 'ep', cell: cell.cell_id, m: e.matchup, round: d.round }, 'whole round ' + d.round)),
+            coPlayers(d, p.decisions),
             decisionCard(d, CE.studyViews.decisionExtra(cell, e, d)));
         });
       });
@@ -528,7 +563,7 @@
       default: return overview();
     }
   }
-  CE.el = el; CE.link = link; CE.table = table; CE.fmt = fmt; CE.findCell = findCell;
+  CE.el = el; CE.link = link; CE.table = table; CE.fmt = fmt; CE.num = num; CE.findCell = findCell;
   CE.show = show; CE.fail = fail; CE.loadEpisode = loadEpisode; CE.cellLabel = cellLabel;
   CE.start = function () {
     if (!INDEX) { show(el('p', { class: 'warn' }, 'data/index.js did not load')); return; }

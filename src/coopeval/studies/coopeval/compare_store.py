@@ -29,6 +29,7 @@ from coopeval.studies.coopeval.comparisons import (
     dr_replicates,
     fitness_replicates,
     pairs_in,
+    replicates_of,
     scope_name,
     select_cells,
 )
@@ -101,12 +102,14 @@ def store_comparison(
                          correction)[0]
     reps = (fitness_replicates(selected, seed=seed) if metric == "Fitness"
             else dr_replicates(selected, rule=rule, seed=seed) if metric == "DR" else None)
-    rows = [comparison_row("coopeval", scope, metric, x, y, _compare(selected, metrics, x, y, metric, rule, seed, reps))
+    rows = [comparison_row("coopeval", scope, metric, x, y, _compare(selected, metrics, x, y, metric, rule, seed, reps),
+                           replicates=replicates_of(selected, x, y))
             for x, y in pairs]
     row = next(r for r in corrected(rows, correction) if {r["a"], r["b"]} == {a, b})
     row = row if row["a"] == a else swapped(row)
-    if row["note"] is None:
-        row["note"] = _coverage_note(selected, a, b)
+    coverage = _coverage_note(selected, a, b)
+    if coverage is not None:
+        row["note"] = coverage if row["note"] is None else f"{coverage}; {row['note']}"
     return row
 
 

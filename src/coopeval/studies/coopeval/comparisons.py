@@ -62,6 +62,7 @@ __all__ = [
     "fitness_replicates",
     "mean_contributions",
     "pairs_in",
+    "replicates_of",
     "scope_name",
     "select_cells",
 ]
@@ -308,8 +309,8 @@ def all_pair_rows(
             scope = scope_name(mech, game) + suffix
             pairs = pairs_in(selected)
             for a, b in pairs:
-                rows.append(comparison_row("coopeval", scope, "Mean", a, b,
-                                           compare_mean(selected, a, b, n_resamples=n_resamples, seed=seed)))
+                rows.append(comparison_row("coopeval", scope, "Mean", a, b, compare_mean(selected, a, b, n_resamples=n_resamples, seed=seed),
+                                           replicates=replicates_of(selected, a, b)))
             if metrics is None:
                 continue
             if _has_metric(metrics, selected, "Fitness"):
@@ -325,7 +326,8 @@ def all_pair_rows(
             pairs = pairs_in(selected)
             for a, b in pairs:
                 rows.append(comparison_row("coopeval", scope, "Mean", a, b,
-                                           compare_mean(selected, a, b, normalised=True, n_resamples=n_resamples, seed=seed)))
+                                           compare_mean(selected, a, b, normalised=True, n_resamples=n_resamples, seed=seed),
+                                           replicates=replicates_of(selected, a, b)))
             if dr_rule is not None and metrics is not None and _has_metric(metrics, selected, "DR_rank", dr_rule):
                 # the aggregate table's DR (mean rank over games): the per-game replicates, reused
                 rows += _replicate_rows(scope, "DR", pairs, compare_dr, selected, metrics, rule=dr_rule, replicates=dr_by_group)
@@ -344,8 +346,14 @@ def _replicate_rows(
             estimate = compare(cells, metrics, a, b, **options)
         except ValueError:  # one of the two has no value here (e.g. excluded match-ups)
             continue
-        rows.append(comparison_row("coopeval", scope, metric, a, b, estimate))
+        rows.append(comparison_row("coopeval", scope, metric, a, b, estimate, replicates=replicates_of(cells, a, b)))
     return rows
+
+
+def replicates_of(cells: Cells, a: str, b: str) -> int:
+    """The replicates (distinct runs) of ``cells`` in which A and B sit together: what a
+    comparison's clusters were sampled from (:func:`coopeval.comparison.evidence.verdict`)."""
+    return len({k[2] for k, obs in cells.items() if _seats(obs, a) and _seats(obs, b)})
 
 
 def pairs_in(cells: Cells) -> list[tuple[str, str]]:
