@@ -30,14 +30,14 @@ def test_an_answer_not_taken_or_not_delivered_is_said_in_a_notice(tmp_path):
     _ask(folder, "q1")
     with LocalChromium(tmp_path / "profile", size=(1000, 800)) as browser, SeatServer(seats, port=0) as server:
         browser.open(server.url)
-        browser.wait("current && current.id === 'q1'", "the question shown")
+        browser.wait("typeof current !== 'undefined' && current && current.id === 'q1'", "the question shown")
         folder.submit("alice", "q1", '{"A0": 0, "A1": 100}')  # another tab answered first
         browser.evaluate("send('{\"A0\": 100, \"A1\": 0}'); true")
         browser.wait(VISIBLE + " !== ''", "the notice")
         assert browser.evaluate(VISIBLE) == "Your answer was not taken: no open question q1 for human/alice: another answer to it was taken first"
         assert browser.evaluate("document.getElementById('accepted').hidden") is True
         _ask(folder, "q2")
-        browser.wait("current && current.id === 'q2'", "the next question shown")
+        browser.wait("typeof current !== 'undefined' && current && current.id === 'q2'", "the next question shown")
         server.stop()  # play-human stopped
         browser.evaluate("send('{\"A0\": 100, \"A1\": 0}'); true")
         browser.wait(VISIBLE + ".indexOf('not answering') >= 0", "the notice")

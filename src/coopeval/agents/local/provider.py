@@ -10,8 +10,8 @@ Behaviour
   Q4_1 file re-encoded once as Q8_0), with ``n_ctx`` ``$COOPEVAL_LLAMA_CTX``, ``n_threads``
   ``$COOPEVAL_LLAMA_THREADS`` (capped at the usable CPUs) and the prompt cache
   ``$COOPEVAL_LLAMA_CACHE_MIB``; closed at interpreter exit.
-* Calls block a worker thread each (``asyncio.to_thread``) while the runtime's own loop
-  evaluates; the decision loop sends a job's calls one at a time in an order fixed by the
+* Calls block a daemon thread each while the runtime's own loop evaluates (a job stopped
+  mid-call exits at once, abandoning the call); the decision loop sends a job's calls one at a time in an order fixed by the
   program (:mod:`coopeval.agents.turn`), so the runtime's sequence of requests, and with prompt
   reuse its texts, do not depend on timing.
 * Passed through: ``temperature``, ``top_p``, ``top_k``, ``min_p``, ``max_tokens``, ``seed``,
@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import contextlib
 import threading
 import time
 from typing import Any
@@ -42,6 +43,7 @@ from coopeval.agents.local.catalogue import (
     resolve_local_model,
 )
 from coopeval.agents.local.encoding import EncodedModel, encoded_model
+from coopeval.agents.local.errors import LocalProviderError
 from coopeval.agents.local.model import LocalRuntime, check_cpu
 from coopeval.agents.local.prices import register_zero_cost
 
@@ -78,6 +80,7 @@ class LocalLlamaCpp(CustomLLM):
         self._runtimes: dict[str, tuple[LocalRuntime, EncodedModel]] = {}
         self._lock = threading.Lock()
         self.last_stats: dict[str, float] = {}
+        self._in_flight = 0
         atexit.register(self.close)
 
     def runtime(self, name: str) -> tuple[LocalRuntime, EncodedModel]:
@@ -103,8 +106,42 @@ class LocalLlamaCpp(CustomLLM):
         return self._complete(*args, **kwargs)
 
     async def acompletion(self, *args: Any, **kwargs: Any) -> Any:
-        """litellm's asynchronous entry: :meth:`_complete` on a worker thread."""
-        return await asyncio.to_thread(self._complete, *args, **kwargs)
+        """litellm's asynchronous entry: :meth:`_complete` on a daemon thread of its own.
+
+        Not on asyncio's default executor: ``asyncio.run`` joins that executor's threads when it
+        ends, so a job stopped (Ctrl-C, SIGTERM) while llama.cpp computes would wait for the call
+        to finish (tens of seconds for a long CoT answer). A daemon thread is abandoned with its
+        call; the answer was never given, so nothing is lost, and the rerun asks it again.
+        """
+        loop = asyncio.get_running_loop()
+        answer: asyncio.Future[Any] = loop.create_future()
+
+        def settle(result: Any, error: BaseException | None) -> None:
+            if answer.done():
+                return
+            if error is not None:
+                answer.set_exception(error)
+            else:
+                answer.set_result(result)
+
+        def work() -> None:
+            result, error = None, None
+            try:
+                result = self._complete(*args, **kwargs)
+            except Exception as exc:
+                error = exc
+            except BaseException as exc:  # not for a future: named instead
+                error = LocalProviderError(f"the embedded runtime's call ended with {exc!r}")
+            finally:
+                with self._lock:
+                    self._in_flight -= 1
+            with contextlib.suppress(RuntimeError):  # the loop has closed: the job is stopping
+                loop.call_soon_threadsafe(settle, result, error)
+
+        with self._lock:
+            self._in_flight += 1
+        threading.Thread(target=work, name="coopeval-local-call", daemon=True).start()
+        return await answer
 
     def _complete(
         self,
@@ -151,8 +188,12 @@ class LocalLlamaCpp(CustomLLM):
         return litellm.ModelResponse(**out)
 
     def close(self) -> None:
-        """Close every loaded runtime (registered with :mod:`atexit`)."""
+        """Close every loaded runtime (registered with :mod:`atexit`); with a call still in
+        flight (a job stopped mid-call) the runtimes are left to the process's end, since freeing
+        one beneath llama.cpp would crash it."""
         with self._lock:
+            if self._in_flight:
+                return
             for runtime, _ in self._runtimes.values():
                 runtime.close()
             self._runtimes.clear()
