@@ -20,7 +20,9 @@ Behaviour
   With reuse, a seeded request's text can depend on what came before (a reused prefix changes
   how the remaining tokens are batched, which moves logits in their last bits); a request sent
   with ``cache_prompt = False`` is evaluated in full and gives the same text whatever came before.
-  A rerun reads every answer from the response cache and is identical (docs/measurements.md#
+  The decision loop therefore sends a job's requests in an order fixed by the program
+  (:mod:`coopeval.agents.turn`), and the compute threads change the texts too (one per job in
+  the workflow; docs/providers.md#reproducible-texts). A rerun reads every answer from the response cache and is identical (docs/measurements.md#
   embedded-runtime gives what reuse saves).
 * The prompt is counted before anything is generated (:meth:`LocalRuntime.prompt_token_ids`, the
   model's own template and tokenizer): a prompt whose tokens plus ``max_tokens`` exceed ``n_ctx``
