@@ -26,7 +26,7 @@ from tests.explorer.browser import Chromium, built_site
 from tests.explorer.fake_store import make_store, read_data
 from tests.explorer.test_site_browser import SCREENSHOTS, go
 
-COOPEVAL_CELLS = {  # cell id → (mechanism, variant, game type, config key, players)
+STUDY_CELLS = {  # cell id → (mechanism, variant, game type, config key, players)
     "pg-no": ("NoMechanism", "default", "PublicGoods", "public_goods", 3),
     "pg-no-n5": ("NoMechanism", "n5", "PublicGoods", "public_goods", 5),
     "pg-no-n8": ("NoMechanism", "n8", "PublicGoods", "public_goods", 8),
@@ -56,7 +56,7 @@ def _store(path: Path) -> Path:
             " ? || decision_id AS decision_id) FROM decisions WHERE cell_id = ?")  # fmt: skip
     copy = same.replace("decision_id) FROM", "decision_id, ? AS agent) FROM")
     with duckdb.connect(str(path)) as con:
-        for cell, (mechanism, variant, game, key, players) in COOPEVAL_CELLS.items():
+        for cell, (mechanism, variant, game, key, players) in STUDY_CELLS.items():
             con.execute("INSERT INTO cells (cell_id, mechanism, variant, game, replicate, players) VALUES (?, ?, ?, ?, 0, ?)",
                         [cell, mechanism, variant, key, players])  # fmt: skip
             con.execute(same, [cell, mechanism, game, f"{cell}-", "cellA"])

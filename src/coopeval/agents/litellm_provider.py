@@ -20,7 +20,8 @@ from coopeval.agents.endpoint import base_url_variables
 from coopeval.agents.errors import classify_error
 from coopeval.agents.litellm_client import api_key_variables, routing_error
 from coopeval.agents.llm_agent import LiteLLMAgent
-from coopeval.agents.local.catalogue import LOCAL_PREFIX, local_model_error
+from coopeval.agents.local.catalogue import LOCAL_PREFIX
+from coopeval.agents.local.encoding import local_serving_error
 from coopeval.agents.options import option_error
 from coopeval.agents.provider import Provider
 
@@ -60,7 +61,7 @@ LOCAL = Provider(
     factory=make_litellm_agent,
     uses_local_llm=True,
     model_kind="embedded model",
-    model_error=local_model_error,
+    model_error=local_serving_error,
     option_error=option_error,
     classify_error=classify_error,
 )

@@ -148,12 +148,10 @@ def local_model_error(model: str) -> str | None:
     if name is None:
         return None
     try:
-        path, shipped = resolve_local_model(name)
+        resolve_local_model(name)
     except (LocalModelMissingError, LocalModelFileError) as exc:
         return str(exc)
-    from coopeval.agents.local.encoding import cache_folder_error
-
-    return cache_folder_error(path, shipped)
+    return None
 
 
 def _check_file(path: Path) -> None:

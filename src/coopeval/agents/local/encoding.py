@@ -47,6 +47,7 @@ __all__ = [
     "EncodedModel",
     "cache_folder_error",
     "encoded_model",
+    "local_serving_error",
     "model_cache_dir",
     "prepare_weights",
     "reencode",
@@ -203,6 +204,23 @@ def cache_folder_error(source: Path, shipped: str) -> str | None:
     if _free_bytes(folder) < source.stat().st_size * 1.2:
         return _unwritable(folder, OSError(errno.ENOSPC, "no space"), source)
     return None
+
+
+def local_serving_error(model: str) -> str | None:
+    """Why model string ``local/…`` cannot be served, checked when the config is validated,
+    before any call: :func:`~coopeval.agents.local.catalogue.local_model_error` (the file), then
+    :func:`cache_folder_error` (where its re-encoded weights go); ``None`` if it can be."""
+    from coopeval.agents.local.catalogue import (
+        local_model_error,
+        local_model_name,
+        resolve_local_model,
+    )
+
+    error = local_model_error(model)
+    name = local_model_name(model)
+    if error is not None or name is None:
+        return error
+    return cache_folder_error(*resolve_local_model(name))
 
 
 def _record_path(target: Path) -> Path:
