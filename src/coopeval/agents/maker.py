@@ -343,7 +343,6 @@ class DecisionMaker:
             )
         return reply, key, False
 
-
     async def _replay_cache_hits(self, model: str) -> None:
         """Send again, in order, the calls of in-process ``model`` answered from the cache since
         its runtime last answered one, discarding their texts, so the runtime reaches the state
