@@ -39,14 +39,16 @@ def test_a_hangup_ignored_at_start_does_not_end_play_human(workdir):  # noqa: F8
 
 def test_a_second_signal_during_the_stop_does_not_interrupt_it(workdir):  # noqa: F811
     """A SIGTERM right behind a SIGHUP (a closing terminal, then a supervisor) used to interrupt the
-    stop the first one started, with a traceback and exit 1."""
+    stop the first one started, with a traceback and exit 1; and a signal already delivered when
+    the stop began printed "Signal N ignored due to race condition". Which of the two is handled
+    first depends on the thread the kernel hands each to, so the exit status is either's."""
     run = _play_human(workdir, ())
     job = _job_started(workdir)
     snakemake = SeatFolder(workdir / "seats").status()["pid"]
     run.send_signal(signal.SIGHUP)
     run.send_signal(signal.SIGTERM)
     out, _ = run.communicate(timeout=WAIT_S)
-    assert run.returncode == 128 + signal.SIGHUP, out
-    assert "Traceback" not in out and "Stopped; answers given are kept" in out
+    assert run.returncode in (128 + signal.SIGHUP, 128 + signal.SIGTERM), out
+    assert "Traceback" not in out and "race condition" not in out and "Stopped; answers given are kept" in out
     assert not process_alive(job) and not process_alive(snakemake) and _locks(workdir) == []
     assert SeatFolder(workdir / "seats").status()["state"] == "stopped"

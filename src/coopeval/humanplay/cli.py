@@ -65,6 +65,13 @@ def _raise_interrupt(signum: int, frame: object) -> None:
     _ENDING.append(signum)
     raise KeyboardInterrupt
 
+
+def _ignore_signal(signum: int, frame: object) -> None:
+    """A Python handler that does nothing: unlike ``SIG_IGN`` it also absorbs a signal that
+    arrived just before it was set (CPython runs the handler in place when it gets there, where
+    ``SIG_IGN`` would print "Signal N ignored due to race condition")."""
+
+
 HELP = "play in a human seat: start the run and serve the seat page (or --tty) for the person"
 
 
@@ -267,8 +274,9 @@ def run_play_human(args: argparse.Namespace) -> int:
         return bool(desk.asked_by) and not folder.pending() and not any(_group_alive(group) for group in desk.asked_by)
 
     def stop() -> None:
-        for sig in (signal.SIGINT, *ENDING_SIGNALS):  # the stop itself is not interrupted
-            signal.signal(sig, signal.SIG_IGN)
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, *ENDING_SIGNALS):  # the stop itself is not interrupted
+                signal.signal(sig, _ignore_signal)
         if run is not None:
             _stop_run(run, args, seats)
             folder.set_status({"state": "stopped", "message": "stopped; run play-human again to resume"})

@@ -209,7 +209,8 @@ class GgufHeader:
 
 def read_gguf_header(path: Path, label: str) -> GgufHeader:
     """Read the GGUF header of ``path`` (keys and tensor infos, never the weights; tens of ms for a
-    49,152-token vocabulary).
+    49,152-token vocabulary), once per process while the file's size, modification time and
+    inode are unchanged (every agent built for a cell resolves its model again).
 
     Raises
     ------
@@ -217,9 +218,15 @@ def read_gguf_header(path: Path, label: str) -> GgufHeader:
         One line naming ``label`` (the model string) and the reason: the header is cut short
         (a truncated file) or malformed.
     """
+    stat = path.stat()
+    return _read_gguf_header(str(path), label, stat.st_size, stat.st_mtime_ns, stat.st_ino, stat.st_dev)
+
+
+@functools.lru_cache(maxsize=32)
+def _read_gguf_header(where: str, label: str, size: int, mtime_ns: int, inode: int, device: int) -> GgufHeader:
     import gguf
 
-    size = path.stat().st_size
+    path = Path(where)
     with path.open("rb") as handle:
         if size == 0:
             raise LocalModelFileError(f"{label}: {path} is empty (0 bytes); copy or convert the model again")

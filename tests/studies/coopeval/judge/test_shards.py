@@ -16,8 +16,8 @@ AGENTS = [{"model": "local/smollm2-135m", "style": "CoT", "label": "x"}, {"model
 JUDGE = {"model": "fake/judge", "style": "IO", "params": {}, "sample_size": 0, "min_chars": 80}
 
 
-def _cell(mechanism, game, replicate, variant="default"):
-    return {"mechanism": mechanism, "game": game, "replicate": replicate, "variant": variant}
+def _cell(mechanism, game, replicate, variant="default", agents=AGENTS):
+    return {"mechanism": mechanism, "game": game, "replicate": replicate, "variant": variant, "agents": agents}
 
 
 def test_every_decision_judged_gives_one_shard_per_mechanism_and_game():
@@ -33,6 +33,15 @@ def test_a_sample_is_one_shard_and_no_default_cell_still_gives_the_empty_job():
     cells = [_cell("Repetition", "stag_hunt", r) for r in (1, 2)] + [_cell("Repetition", "stag_hunt", 1, "rounds_5")]
     assert {k: len(v) for k, v in judge_shards(cells, sample_size=50).items()} == {ALL: 2}
     assert judge_shards([_cell("Repetition", "stag_hunt", 1, "rounds_5")], sample_size=0) == {ALL: []}
+
+
+def test_cells_without_a_cot_agent_are_not_read():
+    """They have no eligible decision; reading them would hold the judge until the last cell."""
+    io_only = [{"model": "local/smollm2-135m", "style": "IO"}, {"model": "bot/tit-for-tat"}]
+    cells = [_cell("NoMechanism", "stag_hunt", 1), _cell("Repetition", "stag_hunt", 1, agents=io_only)]
+    assert judge_shards(cells, sample_size=50) == {ALL: [cells[0]]}
+    assert list(judge_shards(cells, sample_size=0)) == ["NoMechanism-stag_hunt"]
+    assert judge_shards(cells[1:], sample_size=50) == {ALL: []}
 
 
 def _judge(tmp_path, name, frames):

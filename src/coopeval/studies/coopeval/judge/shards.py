@@ -9,6 +9,11 @@ of the shards' selections is the selection over all cells, and the ``judge`` rul
 (:func:`gather_judgements`) gives the same tables as one job would. A sample
 (``sample_size > 0``) is drawn over all eligible decisions at once, so it stays one shard,
 :data:`ALL`.
+
+Only cells with a CoT agent are read: no other cell has an eligible decision, and each
+decision's sampling key is its own (:func:`~.selection.sample_decisions`), so the sample is
+the same. The judge then starts as soon as those cells are played (in the default config the
+six NoMechanism cells) and runs beside the rest of the play instead of after it.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from typing import Any
 import polars as pl
 
 from coopeval.core.io import write_parquet_atomic
+from coopeval.studies.coopeval.prompt_use import agent_styles
 
 ALL = "all"
 """The one shard of a sampled judge: every judged cell."""
@@ -31,17 +37,18 @@ def judge_shards(cells: Sequence[Mapping[str, Any]], sample_size: int) -> dict[s
     Parameters
     ----------
     cells:
-        CoopEval cells (keys ``mechanism``, ``game``, ``variant``); ablation variants are never
-        judged.
+        CoopEval cells (keys ``mechanism``, ``game``, ``variant``, ``agents``); ablation variants
+        and cells with no CoT agent are never judged.
     sample_size:
         The config's ``judge.sample_size`` (0: judge every eligible decision).
 
     Returns
     -------
     ``{"<mechanism>-<game>": cells}`` per pair when ``sample_size`` is 0, else ``{"all": cells}``;
-    ``{"all": []}`` when no default-variant cell exists (the judge then writes empty tables).
+    ``{"all": []}`` when no default-variant cell has a CoT agent (the judge then writes empty
+    tables).
     """
-    judged = [c for c in cells if c["variant"] == "default"]
+    judged = [c for c in cells if c["variant"] == "default" and "CoT" in agent_styles(c)]
     if sample_size > 0 or not judged:
         return {ALL: judged}
     shards: dict[str, list[Mapping[str, Any]]] = {}
