@@ -44,6 +44,7 @@ from coopeval.agents.local.errors import LocalModelFileError
 from coopeval.core.environment import LOCAL_ENCODINGS, env_value
 
 __all__ = [
+    "FORMAT_VERSION",
     "EncodedModel",
     "cache_folder_error",
     "encoded_model",
@@ -54,7 +55,9 @@ __all__ = [
     "sha256_of",
 ]
 
-_FORMAT_VERSION = 1  # bump when the written file would differ for the same source and encoding
+FORMAT_VERSION = 1
+"""Version of the re-encoded file's layout: bumped when the written file would differ for the same
+source and encoding (it enters the served encoding's name, so response-cache keys change with it)."""
 
 
 @dataclass(frozen=True)
@@ -235,7 +238,7 @@ def _verified(target: Path, source_sha: str) -> str | None:
         return None
     if not isinstance(record, dict) or record.get("source_sha256") != source_sha:
         return None
-    if record.get("format_version") != _FORMAT_VERSION or not target.is_file():
+    if record.get("format_version") != FORMAT_VERSION or not target.is_file():
         return None
     actual = sha256_of(target)
     if actual != record.get("sha256"):
@@ -283,7 +286,7 @@ def encoded_model(source: Path, shipped: str, encoding: str | None = None) -> En
             "source_sha256": source_sha,
             "encoding": encoding,
             "sha256": actual,
-            "format_version": _FORMAT_VERSION,
+            "format_version": FORMAT_VERSION,
         }
         handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".json.part")
         try:

@@ -26,7 +26,7 @@ import tempfile
 from pathlib import Path
 
 from coopeval.agents.local.catalogue import resolve_local_model
-from coopeval.agents.local.encoding import _FORMAT_VERSION, model_cache_dir, sha256_of
+from coopeval.agents.local.encoding import FORMAT_VERSION, model_cache_dir, sha256_of
 from coopeval.core.environment import env_value
 
 __all__ = ["SIMD_FLAGS", "file_sha256", "runtime_facts", "served_encoding", "weights_key"]
@@ -46,7 +46,7 @@ def served_encoding(shipped: str) -> str:
     wanted = str(env_value("COOPEVAL_LOCAL_ENCODING"))
     if wanted == "shipped" or shipped != "Q4_1":
         return shipped
-    return f"{wanted}/v{_FORMAT_VERSION}"
+    return f"{wanted}/v{FORMAT_VERSION}"
 
 
 def weights_key(name: str) -> str:
@@ -123,17 +123,9 @@ def runtime_facts() -> dict[str, str]:
         runtime = f"xllamacpp {version('xllamacpp')}"
     except PackageNotFoundError:
         runtime = ""
-    cpu, flags = "", set()
-    try:
-        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as handle:
-            for line in handle:
-                key, _, value = line.partition(":")
-                if key.strip() == "model name" and not cpu:
-                    cpu = value.strip()
-                elif key.strip() == "flags" and not flags:
-                    flags = set(value.split())
-    except OSError:
-        pass
+    from coopeval.agents.local.model import cpu_info
+
+    cpu, flags = cpu_info()
     threads = os.environ.get("COOPEVAL_LLAMA_THREADS") or "1"
     return {
         "local_runtime": runtime,

@@ -58,7 +58,24 @@ from coopeval.agents.local.errors import (
     LocalProviderError,
 )
 
-__all__ = ["LocalRuntime", "check_cpu", "context_window_message"]
+__all__ = ["LocalRuntime", "check_cpu", "context_window_message", "cpu_info"]
+
+
+def cpu_info() -> tuple[str, frozenset[str]]:
+    """(model name, instruction-set flags) of the first CPU in ``/proc/cpuinfo``; ``("",
+    frozenset())`` where the file is missing or unreadable (not Linux)."""
+    name, flags = "", frozenset[str]()
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as handle:
+            for line in handle:
+                key, _, value = line.partition(":")
+                if key.strip() == "model name" and not name:
+                    name = value.strip()
+                elif key.strip() == "flags" and not flags:
+                    flags = frozenset(value.split())
+    except OSError:
+        pass
+    return name, flags
 
 
 def check_cpu() -> None:
@@ -71,12 +88,8 @@ def check_cpu() -> None:
     """
     if platform.machine().lower() not in ("x86_64", "amd64"):
         return
-    try:
-        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as handle:
-            flags = next((line for line in handle if line.startswith("flags")), "")
-    except OSError:
-        return
-    if flags and "avx2" not in flags.split():
+    _, flags = cpu_info()
+    if flags and "avx2" not in flags:
         raise LocalModelFileError(
             "this CPU has no AVX2, which the prebuilt llama.cpp runtime (xllamacpp) needs; run the "
             "embedded model on a CPU with AVX2 (x86-64 since 2013), or use an API model"
