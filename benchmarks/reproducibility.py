@@ -6,6 +6,7 @@ Usage (from the repository root, in the project's venv)::
         'mechanisms=[Repetition]' 'studies=[coopeval]'
     python benchmarks/reproducibility.py --cores 1 2 -- --config 'studies=[gossip]'
     python benchmarks/reproducibility.py --kill-after 60 -- --config ...   # B killed once, resumed
+    python benchmarks/reproducibility.py --compare ../run1 ../run2   # two finished runs, nothing run
 
 Everything after ``--`` is passed to ``snakemake --cores C all`` in both runs. Each run plays in a
 copy of the workflow (``Snakefile``, ``workflow``, ``config``, ``resources``, ``src``,
@@ -112,7 +113,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help="an environment variable for run B only, e.g. COOPEVAL_LLAMA_THREADS=2 (repeatable)")
     p.add_argument("--workdir", type=Path, default=None,
                    help="folder for the two copies (default: a new temporary folder, kept)")
+    p.add_argument("--compare", type=Path, nargs=2, default=None, metavar=("WORK_A", "WORK_B"),
+                   help="run nothing: compare two workflow folders already run (e.g. two main jobs)")
     a = p.parse_args(own)
+    if a.compare is not None:
+        if missing := [str(w / STORE) for w in a.compare if not (w / STORE).is_file()]:
+            p.error(f"--compare: no store at {missing[0]}; give folders where snakemake ran to its end")
+        compared = {"workdirs": [str(w) for w in a.compare], **stores_compared(a.compare)}
+        print(json.dumps(compared), flush=True)
+        return 0 if compared["identical"] else 1
     cores = (a.cores * 2)[:2] if len(a.cores) == 1 else a.cores
     if len(cores) != 2 or min(cores) < 1:
         p.error("--cores takes one or two values of at least 1")
@@ -172,7 +181,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         result["identical"] = False
         print(json.dumps(result), flush=True)
         return 1
-    result.update(calls_compared(*stores))
+    result.update(stores_compared(works, killed))
+    print(json.dumps(result), flush=True)
+    return 0 if result["identical"] else 1
+
+
+def stores_compared(works: Sequence[Path], killed: bool = False) -> dict[str, Any]:
+    """The two workdirs' stores and result CSVs compared (the fields of the JSON line after
+    ``workdir``); ``killed`` leaves ``cache_hit`` out of the table checksums."""
+    stores = [work / STORE for work in works]
+    result: dict[str, Any] = calls_compared(*stores)
     volatile = VOLATILE_COLUMNS | ({"cache_hit"} if killed else set())
     ours, theirs = (table_checksums(str(s), volatile) for s in stores)
     result["tables"] = len(ours)
@@ -183,9 +201,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     result["identical"] = not (
         result["tables_differing"] or result["csv_tables_differing"] or result["responses_differ"] or result["decisions_differ"]
     )
-    print(json.dumps(result), flush=True)
-    return 0 if result["identical"] else 1
-
+    return result
 
 if __name__ == "__main__":
     sys.exit(main())
