@@ -14,13 +14,13 @@ import copy
 import json
 import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from coopeval.core.errors import ConfigError
+from coopeval.core.packaged import packaged_yaml
 from coopeval.core.validation import raise_config_errors, validator_with_defaults
 from coopeval.pipeline.plugins import load_plugins
 from coopeval.pipeline.studies import STUDIES, configured_studies
@@ -45,7 +45,7 @@ def config_schema() -> dict[str, Any]:
     ValueError
         If two parts declare the same top-level key.
     """
-    schema: dict[str, Any] = yaml.safe_load(files("coopeval.pipeline").joinpath("config.schema.yaml").read_text(encoding="utf-8"))
+    schema: dict[str, Any] = packaged_yaml("coopeval.pipeline", "config.schema.yaml")
     studies = schema["properties"]["studies"]
     studies["items"]["enum"] = list(STUDIES)
     studies["default"] = [name for name, study in STUDIES.items() if study.default_enabled]

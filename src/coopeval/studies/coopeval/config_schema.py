@@ -8,12 +8,10 @@ deviation-rating rules from :mod:`coopeval.evaluation.dr_rules`, so each is decl
 
 from __future__ import annotations
 
-from importlib.resources import files
 from typing import Any
 
-import yaml
-
 import coopeval.games as game_registry
+from coopeval.core.packaged import packaged_yaml
 from coopeval.evaluation.dr_rules import DR_RULES
 from coopeval.studies.coopeval.mechanisms import catalog
 
@@ -21,8 +19,7 @@ from coopeval.studies.coopeval.mechanisms import catalog
 def config_schema_part() -> dict[str, Any]:
     """``{"properties": {...}, "required": [...]}`` of the CoopEval keys, built afresh from the
     registries as they are now (plugin games and mechanisms included, last)."""
-    text = files("coopeval.studies.coopeval").joinpath("config.schema.yaml").read_text(encoding="utf-8")
-    part: dict[str, Any] = yaml.safe_load(text)
+    part: dict[str, Any] = packaged_yaml("coopeval.studies.coopeval", "config.schema.yaml")
     props = part["properties"]
     mechanisms, games = list(catalog.MECHANISM_INFO), list(game_registry.GAME_FACTORIES)
     props["agents"]["items"]["properties"]["mechanisms"]["items"]["enum"] = mechanisms

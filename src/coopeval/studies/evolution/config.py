@@ -10,20 +10,17 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
-from importlib.resources import files
 from typing import Any
 
-import yaml
-
 from coopeval.core.errors import ConfigError
+from coopeval.core.packaged import packaged_yaml
 from coopeval.core.validation import first_duplicate, raise_config_errors, validator_with_defaults
 
 VH_ONLY_VARIANTS = ("costly_punishment", "partner_choice")
 
 
 def _schema() -> dict[str, Any]:
-    text = files("coopeval.studies.evolution").joinpath("config.schema.yaml").read_text(encoding="utf-8")
-    schema: dict[str, Any] = yaml.safe_load(text)
+    schema: dict[str, Any] = packaged_yaml("coopeval.studies.evolution", "config.schema.yaml")
     return schema
 
 

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from importlib.resources import files
 from typing import TYPE_CHECKING, Any
 
-import yaml
+from coopeval.core.packaged import packaged_yaml
 
 if TYPE_CHECKING:  # frames imports polars; this module stays dependency-free
     from coopeval.studies.coopeval.tables.frames import AgentColumns
@@ -22,8 +21,7 @@ if TYPE_CHECKING:  # frames imports polars; this module stays dependency-free
 
 @functools.cache
 def _schema_properties() -> dict[str, Any]:
-    text = files("coopeval.studies.coopeval").joinpath("config.schema.yaml").read_text(encoding="utf-8")
-    properties: dict[str, Any] = yaml.safe_load(text)["properties"]
+    properties: dict[str, Any] = packaged_yaml("coopeval.studies.coopeval", "config.schema.yaml")["properties"]
     return properties
 
 
