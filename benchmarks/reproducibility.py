@@ -6,6 +6,7 @@ Usage (from the repository root, in the project's venv)::
         'mechanisms=[Repetition]' 'studies=[coopeval]'
     python benchmarks/reproducibility.py --cores 1 2 -- --config 'studies=[gossip]'
     python benchmarks/reproducibility.py --kill-after 60 -- --config ...   # B killed once, resumed
+    python benchmarks/reproducibility.py --kill-after 60 120 180 -- ...     # B killed three times
     python benchmarks/reproducibility.py --compare ../run1 ../run2   # two finished runs, nothing run
 
 Everything after ``--`` is passed to ``snakemake --cores C all`` in both runs. Each run plays in a
@@ -13,9 +14,12 @@ copy of the workflow (``Snakefile``, ``workflow``, ``config``, ``resources``, ``
 ``profiles``) with empty ``results/`` and response cache; the re-encoded weights
 (``$COOPEVAL_MODEL_CACHE_DIR``) are shared, as their encoding is deterministic. The runs go side by
 side (``--sequential``: one after the other); ``--cores`` gives each run its own ``--cores``.
-With ``--kill-after S`` the second run is stopped with SIGKILL to its process group S seconds
-in, unlocked (``snakemake --unlock``) and started again, as a user resumes a killed run
-(docs/running.md).
+With ``--kill-after S [S ...]`` the second run is stopped with SIGKILL to its process group at
+each S seconds after its first start, unlocked (``snakemake --unlock``) and started again, as a
+user resumes a killed run (docs/running.md); ``kills`` in the JSON line gives, per kill, the
+time, the answers in the response cache then (``cached``) and the cache hits the jobs of the
+next start reported (``hits_after``; equal to ``cached`` when every stored answer of an
+unfinished cell is found again, less when cells finished before the kill are not played again).
 
 Prints progress to stderr and one JSON line to stdout: the calls (``llm_calls`` rows, matched by
 decision id and attempt) and how many responses differ; the decisions (matched by decision id)
@@ -32,8 +36,10 @@ import argparse
 import contextlib
 import json
 import os
+import re
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -77,6 +83,21 @@ def kill_group(process: subprocess.Popen[bytes]) -> None:
     process.wait()
 
 
+def cached_answers(work: Path) -> int:
+    """Answers in the response cache of the workflow copy ``work`` (``results/.cache``; 0 when
+    there is none yet), counted while no job runs."""
+    database = work / "results" / ".cache" / "cache.db"
+    if not database.is_file():
+        return 0
+    with contextlib.closing(sqlite3.connect(f"file:{database}?mode=ro", uri=True)) as con:
+        return int(con.execute("SELECT count(*) FROM Cache").fetchone()[0])
+
+
+def cache_hits(log_text: str) -> int:
+    """Cache hits the jobs' closing lines in ``log_text`` report (``done in …: N cache hits``)."""
+    return sum(int(n) for n in re.findall(r"done in [^:]*: [^\n]*?(\d+) cache hits", log_text))
+
+
 def calls_compared(a: Path, b: Path) -> dict[str, int]:
     """Calls and decisions of store ``a`` against store ``b``: counts and how many differ."""
     con = duckdb.connect()
@@ -107,8 +128,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--cores", type=int, nargs="+", default=[2], metavar="C",
                    help="--cores of run A and run B (one value: both) (default: %(default)s)")
     p.add_argument("--sequential", action="store_true", help="run A, then B (default: side by side)")
-    p.add_argument("--kill-after", type=float, default=None, metavar="S",
-                   help="SIGKILL run B's group S seconds in, then resume it (default: no kill)")
+    p.add_argument("--kill-after", type=float, nargs="+", default=[], metavar="S",
+                   help="SIGKILL run B's group S seconds after its start, then resume it; several times "
+                        "for several kills (default: no kill)")
     p.add_argument("--env-b", action="append", default=[], metavar="NAME=VALUE",
                    help="an environment variable for run B only, e.g. COOPEVAL_LLAMA_THREADS=2 (repeatable)")
     p.add_argument("--workdir", type=Path, default=None,
@@ -139,6 +161,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     walls: list[float] = [0.0, 0.0]
     codes: list[int | None] = [None, None]
     killed = False
+    kills: list[dict[str, Any]] = []
+    pending_kills = sorted(a.kill_after)
     processes: list[subprocess.Popen[bytes] | None] = [None, None]
     for i in range(2):
         if a.sequential and i == 1:
@@ -154,10 +178,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         for i, process in enumerate(processes):
             if process is None or codes[i] is not None:
                 continue
-            if i == 1 and a.kill_after is not None and not killed and now - b_started >= a.kill_after:
+            if i == 1 and pending_kills and now - b_started >= pending_kills[0]:
+                pending_kills.pop(0)
                 print(f"reproducibility: run b killed at {now - b_started:.0f} s; resuming", file=sys.stderr, flush=True)
                 kill_group(process)
                 killed = True
+                kills.append({"at_s": round(now - b_started), "cached": cached_answers(works[1]), "log_from": logs[1].stat().st_size})
                 # a SIGKILLed snakemake keeps its lock: released as a user would (docs/running.md)
                 subprocess.run([sys.executable, "-m", "snakemake", "--unlock", *passed], cwd=works[1],
                                capture_output=True, check=False)
@@ -171,11 +197,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         "cores": cores,
         "side_by_side": not a.sequential,
         "killed_and_resumed": killed,
+        "kills": kills,
         "env_b": env_b,
         "exit": codes,
         "wall_s": [round(w, 1) for w in walls],
         "workdir": str(root),
     }
+    text = logs[1].read_bytes()
+    for k, kill in enumerate(kills):
+        end = kills[k + 1]["log_from"] if k + 1 < len(kills) else len(text)
+        kill["hits_after"] = cache_hits(text[kill.pop("log_from") : end].decode(errors="replace"))
     stores = [work / STORE for work in works]
     if any(code != 0 for code in codes) or not all(s.is_file() for s in stores):
         result["identical"] = False
