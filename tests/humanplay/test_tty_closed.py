@@ -16,10 +16,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from coopeval.agents.human.seat import SeatFolder, process_alive
-from tests.humanplay.test_run_signals import WAIT_S, _job_started, _locks, _wait, workdir  # noqa: F401
+from tests.humanplay.test_run_signals import (  # noqa: F401
+    WAIT_S,
+    _job_started,
+    _locks,
+    _wait,
+    workdir,
+)
 
 SEATS = "si\u00e8ges"
 """A seats folder whose name an ASCII terminal cannot show (``sièges``)."""
@@ -132,7 +136,7 @@ def test_a_closed_input_descriptor_ends_tty_through_its_stop(workdir):  # noqa: 
     run = subprocess.Popen(_command("--configfile", "run.yaml"), cwd=workdir, env=_env(), stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, preexec_fn=lambda: os.close(0))  # fmt: skip
     try:
-        out, err = run.communicate(timeout=WAIT_S)
+        _, err = run.communicate(timeout=WAIT_S)
     finally:
         if run.poll() is None:
             run.kill()
