@@ -268,3 +268,19 @@ def test_a_contracts_questions_say_which_seat_what_each_number_means_and_what_is
         assert f"proposed by Player {head.removeprefix('The contract to sign (proposed by Player ').removesuffix('):')}:\n{contract}\n" in (
             question.data["messages"][0]["content"])  # fmt: skip
         assert question.data["context"]["hints"]["sign"].startswith("yes: sign this contract;")
+
+
+def test_a_mediator_designs_choices_say_what_each_number_of_delegators_means(tmp_path):
+    human = _human(tmp_path / "seats")
+    with ScriptedPerson(tmp_path / "seats").sitting() as person:
+        play_spec(make_cell("Mediation", "prisoners_dilemma", [human, "tit-for-tat"]), [human, "tit-for-tat"])
+    designs = [q for q, _, _ in person.log if q.data["kind"] == "mediator_design"]
+    assert sorted(q.data["position"]["seat"] for q in designs) == [0, 1]
+    for question in designs:
+        seat = question.data["position"]["seat"] + 1
+        assert question.data["context"]["where"] == (f"Prisoner's Dilemma under Mediation · your mediator proposal for seat {seat} "
+                                                     f"of 2, used in every match-up where you sit in seat {seat} · before play")  # fmt: skip
+        assert question.data["context"]["hints"] == {
+            "1": "If 1 of the 2 players delegates to the mediator: the action it plays for that player",
+            "2": "If 2 of the 2 players delegate to the mediator: the action it plays for each of the 2",
+        }
