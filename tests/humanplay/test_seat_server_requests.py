@@ -41,3 +41,40 @@ def test_a_malformed_answer_gets_a_400_and_one_log_line(tmp_path, capsys, body: 
     err = capsys.readouterr().err
     assert "Traceback" not in err and err.count("\n") == 1
     assert err.startswith("coopeval play-human: seat page: refused POST /api/answer from 127.0.0.1 (400): ")
+
+
+def _request(port: int, method: str, path: str, host: str, body: bytes | None = None) -> tuple[int, str]:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    connection.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
+    connection.putheader("Host", host)
+    if body is not None:
+        connection.putheader("Content-Type", "application/json")
+        connection.putheader("Content-Length", str(len(body)))
+    connection.endheaders(body)
+    answer = connection.getresponse()
+    text = answer.read().decode("utf-8")
+    connection.close()
+    return answer.status, text
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "host"),
+    [("GET", "/api/state", "evil.example"), ("GET", "/", "127.0.0.1.evil.example:{port}"), ("POST", "/api/answer", "evil.example:{port}")],
+    ids=["state", "page", "answer"],
+)  # fmt: skip
+def test_a_foreign_host_gets_403_and_one_log_line(tmp_path, capsys, method: str, path: str, host: str) -> None:
+    """Issue 46 (the seat's server): a request addressed to another host name (DNS rebinding) is
+    forbidden (403, not 401: nothing about it is unauthenticated, its host is wrong), with one log
+    line naming the host, and nothing is answered or stored."""
+    body = json.dumps({"seat": "alice", "id": "x", "text": "{}"}).encode() if method == "POST" else None
+    with SeatServer(tmp_path / "seats", port=0) as server:
+        port = int(server.url.rsplit(":", 1)[1].strip("/"))
+        named = host.format(port=port)
+        status, text = _request(port, method, path, named, body)
+        assert _request(port, "GET", "/api/state", f"127.0.0.1:{port}")[0] == 200  # the same server, addressed locally
+    assert status == 403
+    reason = f"Host {named!r}: the seat page answers only requests addressed to 127.0.0.1 or localhost; open http://127.0.0.1:{port}/"
+    assert json.loads(text) == {"error": reason}
+    err = capsys.readouterr().err
+    assert err == f"coopeval play-human: seat page: refused {method} {path} from 127.0.0.1 (403): {reason}\n"
+    assert not (tmp_path / "seats" / "alice").exists()  # no answer stored

@@ -101,6 +101,14 @@ def test_a_person_plays_in_the_terminal(tmp_path):
             terminal.type(answer)
         game.join()
         assert terminal.process.wait(timeout=WAIT_S) == 0
+        # what a contract's numbers mean, above their fields, and the contract above the signature
+        shown = terminal.output.replace("\r\n", "\n")
+        assert ("A0: Points X (a whole number) attached to Cooperate (A0): a player who plays it receives X points, paid by the "
+                "other player, if X is above 0; pays |X| points, which go to the other player, if X is below 0") in shown
+        assert "A1: Points X (a whole number) attached to Defect (A1): " in shown
+        assert ("The contract to sign (proposed by Player 1):\n- A0 (Cooperate): the player who plays it pays 2 points, which go "
+                "to the other player\n- A1 (Defect): the player who plays it pays 2 points") in shown
+        assert "sign: yes: sign this contract; it comes into force only if every player signs it" in shown
     finally:
         terminal.close()
     plain = results["NoMechanism"]["decisions"].filter(pl.col("agent") == "human/alice(IO)")

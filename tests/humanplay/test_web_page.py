@@ -282,3 +282,61 @@ def test_the_page_names_the_actions_the_match_up_the_points_and_sends_what_it_sh
         kinds = play_contracting_round(browser, game, ("0", "0"), ("true", "true"), vote_terms)
         assert game.error is None, game.error
         assert "contract_vote" in kinds
+
+
+CONTRACT_HINT = (
+    "Points X (a whole number) attached to {label} ({key}): a player who plays it receives X points, paid by the other "
+    "player, if X is above 0; pays |X| points, which go to the other player, if X is below 0; nothing if X is 0. Paid "
+    "only if every player signs the contract."
+)
+"""What a contract's number means on the design form of a two-player game (Contracting's rules:
+the player who plays the action gets +X, the other player -X)."""
+
+SIGN_HINT = "yes: sign this contract; it comes into force only if every player signs it, otherwise the game is played without any payments"
+
+
+def test_the_contract_forms_say_what_each_number_means_and_show_the_contract_to_sign(browser, tmp_path):
+    """Issue 46 (the page): the design form's number boxes say what they are (who pays whom, in
+    points, for which action), its header names the seat the contract is proposed for (never
+    "seat 1 of 1"), and the sign form shows the contract being signed, as the sign prompt words it."""
+    seats = tmp_path / "seats"
+    human = HumanAgent("human/alice", seats=SeatFolder(seats))
+    seen: dict[str, list[dict[str, Any]]] = {"contract_design": [], "sign": []}
+    with SeatServer(seats, port=0) as server:
+        browser.open(server.url)
+        game = Game(make_cell("Contracting", "prisoners_dilemma", [human, "tit-for-tat"]), [human, "tit-for-tat"])
+        game.start()
+
+        def check(question: dict[str, Any]) -> None:
+            kind, position = question["kind"], question["position"]
+            if kind == "contract_design":
+                seat = position["seat"] + 1
+                assert text_of(browser, "#where") == (
+                    f"Prisoner's Dilemma under Contracting · your contract proposal for seat {seat} of 2, used in every "
+                    f"match-up where you sit in seat {seat} · before play"
+                )
+                for key, label in (("A0", "Cooperate"), ("A1", "Defect")):
+                    assert text_of(browser, f'label[for="f-{key}"]') == f"{label} ({key})"
+                    assert text_of(browser, f"#h-{key}") == CONTRACT_HINT.format(label=label, key=key)
+                    assert browser.evaluate(f"document.getElementById('f-{key}').getAttribute('aria-describedby')") == f"h-{key}"
+                seen[kind].append(question)
+            elif kind == "sign":
+                (terms,) = browser.evaluate("Array.prototype.map.call(document.querySelectorAll('pre.option'), function (e) { return e.textContent; })")
+                head, contract = terms.split("\n", 1)
+                proposer = head.removeprefix("The contract to sign (proposed by Player ").removesuffix("):")
+                prompt = question["messages"][0]["content"]
+                assert f"The vote has selected the contract proposed by Player {proposer}:\n{contract}\n" in prompt
+                if position["agents"] == ["human/alice(IO)", "human/alice(IO)"]:  # both proposals are the person's: 2 and -3
+                    assert contract == (
+                        "- A0 (Cooperate): the player who plays it receives 2 points, paid by the other player\n"
+                        "- A1 (Defect): the player who plays it pays 3 points, which go to the other player"
+                    )
+                assert text_of(browser, "#h-sign") == SIGN_HINT
+                assert text_of(browser, 'button.choice[data-key="sign"][data-value="true"]') == "yes"
+                seen[kind].append(question)
+
+        kinds = play_contracting_round(browser, game, ("2", "-3"), ("true", "true"), check)
+        assert game.error is None, game.error
+    assert len(seen["contract_design"]) == 2 and len(seen["sign"]) == kinds.count("sign") == 4
+    signed = game.tables["decisions"].filter((pl.col("agent") == "human/alice(IO)") & (pl.col("kind") == "sign"))
+    assert signed.height == 4 and set(signed["parsed"]) == {'{"sign": true}'}

@@ -112,6 +112,9 @@ def run_estimate(args: argparse.Namespace) -> int:
         from rich.console import Console
 
         render_table(estimate, Console(width=200))
+    from coopeval.estimate.windows import print_window_warnings
+
+    print_window_warnings(config, largest=estimate.largest)  # as the run's onstart prints them, one line each
     if over_budget is not None:
         print(f"coopeval estimate: a run of this config stops before its first call: {over_budget}", file=sys.stderr)
     if problems:  # the words the workflow's onstart stops with

@@ -80,6 +80,9 @@ class Estimate:
     latency_s: float
     cap: int
     assumptions: tuple[str, ...] = field(default=ASSUMPTIONS)
+    largest: Mapping[tuple[str, str], str] = field(default_factory=dict, repr=False, compare=False)
+    """The largest simulated prompt per (study, model) of the cooperative run, for
+    :func:`coopeval.estimate.windows.window_warnings` (not part of the JSON)."""
 
     def to_json(self) -> dict[str, Any]:
         """One JSON object: ``studies``, ``models``, ``rows``, ``totals`` (with ``wall_s_bound``),
@@ -292,7 +295,7 @@ def estimate_config(
         "wall_s_bound": max(path * latency_s, llm_calls * latency_s / cap) if llm_calls else 0.0,
         "key_variables": sorted({v for m in models.values() for v in m["key_variables"]}),
     }
-    return Estimate(rows, studies, models, totals, latency_s, cap)
+    return Estimate(rows, studies, models, totals, latency_s, cap, largest=dict(main_sim.largest))
 
 
 def _study_ranges(sims: Mapping[Stance, Simulation]) -> dict[str, dict[str, int]]:

@@ -103,10 +103,11 @@ def _entries(config: Mapping[str, Any]) -> Iterator[tuple[str, Mapping[str, Any]
             yield from ((study, e) for e in (config.get(study) or {}).get("models") or [])
 
 
-def window_warnings(config: Mapping[str, Any]) -> list[WindowWarning]:
+def window_warnings(config: Mapping[str, Any], largest: Mapping[tuple[str, str], str] | None = None) -> list[WindowWarning]:
     """The studies of the validated ``config`` whose largest simulated prompt will not fit a
     model's known window (see the module docstring); empty when no model's window is known
-    (nothing is simulated then)."""
+    (nothing is simulated then). ``largest``: the largest prompt per (study, model) of a
+    cooperative simulation already made (``coopeval estimate``'s), instead of a new one."""
     from coopeval.estimate.simulate import simulate
     from coopeval.estimate.standin import Stance
     from coopeval.estimate.tokens import count_tokens
@@ -122,7 +123,8 @@ def window_warnings(config: Mapping[str, Any]) -> list[WindowWarning]:
             known[key] = (window, answer)  # the tightest entry of a model string
     if not known:
         return []
-    largest = simulate(config, Stance.COOPERATIVE, studies={study for study, _ in known}).largest
+    if largest is None:
+        largest = simulate(config, Stance.COOPERATIVE, studies={study for study, _ in known}).largest
     out = []
     for (study, model), (window, answer) in sorted(known.items()):
         prompt = largest.get((study, model))
@@ -134,14 +136,17 @@ def window_warnings(config: Mapping[str, Any]) -> list[WindowWarning]:
     return out
 
 
-def print_window_warnings(config: Mapping[str, Any], file: TextIO | None = None) -> list[WindowWarning]:
+def print_window_warnings(
+    config: Mapping[str, Any], file: TextIO | None = None, largest: Mapping[tuple[str, str], str] | None = None
+) -> list[WindowWarning]:
     """Print each of :func:`window_warnings` of ``config`` on ``file`` (default stderr), one line
-    each, and return them: the workflow's ``onstart`` calls it before the first job."""
+    each, and return them: the workflow's ``onstart`` calls it before the first job, and
+    ``coopeval estimate`` after its tables, with the prompts it simulated (``largest``)."""
     import contextlib
     import io
 
     with contextlib.redirect_stderr(io.StringIO()):  # the simulated cells' progress lines
-        found = window_warnings(config)
+        found = window_warnings(config, largest)
     for warning in found:
         print(warning.message(), file=file or sys.stderr, flush=True)
     return found

@@ -304,7 +304,12 @@ def run_play_human(args: argparse.Namespace) -> int:
                     reconfigure(errors="replace")
             try:
                 print(f"Seats: {seats}" + (f"; the run's log: {log}" if run else ""), flush=True)
-                played = play_in_terminal(desk, sys.stdin, sys.stdout, finished)
+                if sys.stdin is None or sys.stdout is None:  # a descriptor closed before the start: nothing can be typed or shown
+                    print("--tty: the terminal's input or output is closed, so no answer can be typed; run play-human "
+                          "again from a terminal (answers given are kept)", file=sys.stderr)
+                    played = 1
+                else:
+                    played = play_in_terminal(desk, sys.stdin, sys.stdout, finished)
             except OSError:  # the terminal closed under us
                 played = 1
             if played != 0:  # the input closed first

@@ -119,12 +119,14 @@ class TerminalSeat:
         # A count or a number that does not fit is sent as typed: the parser words the refusal.
         return {k: _json_number(parts[i]) if i < len(parts) else None for i, k in enumerate(keys)}
 
-    def field(self, spec: dict[str, Any], labels: dict[str, str]) -> Any:
+    def field(self, spec: dict[str, Any], labels: dict[str, str], hints: dict[str, str] | None = None) -> Any:
         """One field's value, as the web form would send it (a key's meaning, e.g. a contract's
-        terms, shown above it)."""
+        terms, and what its value means, e.g. who pays whom for a contract's number, shown above it)."""
         key, widget = spec["key"], spec["widget"]
         if key in labels:
             self.say(labels[key])
+        if hints and key in hints:
+            self.say(f"{key}: {hints[key]}")
         if widget == "choice":
             options = spec["options"]
             shown = " | ".join(json.dumps(o) for o in options)
@@ -143,11 +145,12 @@ class TerminalSeat:
         """The answer text the form builds from the person's input."""
         form = question.data["form"]
         labels = dict((question.data.get("context") or {}).get("labels") or {})
+        hints = dict((question.data.get("context") or {}).get("hints") or {})
         try:
             if form["type"] == "distribution":
                 return json.dumps(self.distribution(list(form["keys"]), labels))
             if form["type"] == "fields":
-                return json.dumps({f["key"]: self.field(f, labels) for f in form["fields"]}, ensure_ascii=False)
+                return json.dumps({f["key"]: self.field(f, labels, hints) for f in form["fields"]}, ensure_ascii=False)
         except _RawRequested:
             pass
         return self.raw_text()

@@ -6,7 +6,8 @@ the network); ``GET /api/state`` the oldest open question and the run's status
 ``{"seat", "id", "text"}`` hands an answer over and returns the parser's verdict
 (:meth:`~coopeval.humanplay.service.SeatDesk.answer`; 409 when the question is no longer open).
 The server binds 127.0.0.1 only, answers only requests addressed to a local host name (no DNS
-rebinding) and takes answers only as ``application/json`` (a cross-site form cannot post one).
+rebinding: any other ``Host`` gets 403 and one log line) and takes answers only as
+``application/json`` (a cross-site form cannot post one).
 """
 
 from __future__ import annotations
@@ -41,10 +42,18 @@ class _Handler(BaseHTTPRequestHandler):
         return  # requests are not logged: the terminal belongs to the run's messages
 
     def _local(self) -> bool:
-        host = (self.headers.get("Host") or "").rsplit(":", 1)[0].strip("[]").lower()  # host names ignore case
+        """Whether the request is addressed to a local host name; if not (DNS rebinding: a page of
+        another site whose name now points at 127.0.0.1), answer 403 and log it in one line."""
+        declared = self.headers.get("Host") or ""
+        host = declared.rsplit(":", 1)[0].strip("[]").lower()  # host names ignore case
         if host in LOCAL_HOSTS:
             return True
-        self._send(HTTPStatus.FORBIDDEN, {"error": "the seat page answers only on 127.0.0.1 or localhost"})
+        port = self.server.server_address[1]
+        self._refuse(
+            HTTPStatus.FORBIDDEN,
+            f"Host {declared[:80]!r}: the seat page answers only requests addressed to 127.0.0.1 or localhost; "
+            f"open http://127.0.0.1:{port}/",
+        )
         return False
 
     def _send(self, status: HTTPStatus, body: Any, content_type: str = "application/json") -> None:

@@ -167,6 +167,22 @@ class Contracting(DesignVoteMechanism):
             bounds_note=note,
         )
 
+    def design_hints(self, ctx: CellContext, fmt: AnswerFormat) -> dict[str, str]:
+        """Per action key, what its number means (docs/protocol/mechanisms.md#contracting step 4, as
+        :func:`contract_adjustments` pays it), in the words of the rules the prompt shows: a player
+        who plays the action receives X points from the other player(s), or pays |X| to them."""
+        bounds = self.bounds(ctx)
+        number = f"a whole number from {bounds[0]} to {bounds[1]}" if bounds is not None else "a whole number"
+        receive_from, pay_to = self._receive_from(ctx), self._pay_to(ctx)
+        return {
+            token: (
+                f"Points X ({number}) attached to {label} ({token}): a player who plays it receives X points, {receive_from}, "
+                f"if X is above 0; pays |X| points, {pay_to}, if X is below 0; nothing if X is 0. Paid only if every player "
+                "signs the contract."
+            )
+            for token, label in zip(ctx.game.tokens, ctx.game.actions, strict=True)
+        }
+
     def describe_option(self, ctx: CellContext, design: Design) -> str:
         game = ctx.game
         lines = []
@@ -192,6 +208,11 @@ class Contracting(DesignVoteMechanism):
         fmt = Signature()
         sign_task = ctx.prompts.render("contracting_sign", proposer=proposer, contract=contract_text)
         positions = [position(ctx, self.name, seated, 0, seat, "sign") for seat in range(n)]
+        sign_form = {  # for a person's form: the contract beside the yes/no, and what yes means
+            "option_texts": {"sign": f"The contract to sign (proposed by Player {proposer}):\n{contract_text}"},
+            "field_hints": {"sign": "yes: sign this contract; it comes into force only if every player signs it, "
+                                    "otherwise the game is played without any payments"},
+        }
         outcomes = await asyncio.gather(
             *(
                 ctx.maker.decide(
@@ -199,7 +220,7 @@ class Contracting(DesignVoteMechanism):
                     "\n\n".join([game_section(ctx, seat), self.rules_text(ctx), sign_task]),
                     fmt,
                     positions[seat],
-                    state=bot_state(ctx, seat, [], enforcing_design=enforcing, contract=selection.design),
+                    state=bot_state(ctx, seat, [], enforcing_design=enforcing, contract=selection.design, **sign_form),
                     seed=provider_seed(ctx, positions[seat]),
                 )
                 for seat, agent in enumerate(seated)

@@ -111,6 +111,11 @@ class DesignVoteMechanism(RepeatedPlay):
         """The lines describing one design in a vote or play prompt."""
         raise NotImplementedError
 
+    def design_hints(self, ctx: CellContext, fmt: AnswerFormat) -> dict[str, str]:
+        """What each key of a design answer means, one line per key, for a person's form
+        (:func:`coopeval.agents.human.context.seat_context`; never part of a prompt). Default: none."""
+        return {}
+
     async def after_vote(
         self, ctx: CellContext, seated: tuple[Agent, ...], mid: str, selection: Selection, records: CellRecords
     ) -> str:
@@ -153,6 +158,7 @@ class DesignVoteMechanism(RepeatedPlay):
         enforcing = self.enforcing_design(ctx)
         kind = str(fmt.kind)
         seated_agents = [(seat_agent(agent), seat) for agent in ctx.agents for seat in range(game.n_players)]
+        hints = self.design_hints(ctx, fmt)  # for a person's form
 
         async def ask(agent: Agent, seat: int) -> SeatedDesign:
             pos = position(ctx, self.name, (agent,), 0, seat, kind)
@@ -161,7 +167,7 @@ class DesignVoteMechanism(RepeatedPlay):
                 self.design_prompt(ctx, seat, fmt),
                 fmt,
                 pos,
-                state=bot_state(ctx, seat, [], enforcing_design=enforcing),
+                state=bot_state(ctx, seat, [], enforcing_design=enforcing, field_hints=hints),
                 seed=provider_seed(ctx, pos),
             )
             return SeatedDesign(agent, seat, outcome)

@@ -107,6 +107,16 @@ class Mediation(DesignVoteMechanism):
             example="{" + ", ".join(f'"{k}": "<ACTION>"' for k in fmt.keys) + "}",
         )
 
+    def design_hints(self, ctx: CellContext, fmt: AnswerFormat) -> dict[str, str]:
+        """Per key d (a number of delegating players), what its action is: the one the mediator
+        plays for every delegator when d players delegate (docs/protocol/mechanisms.md#mediation)."""
+        n = ctx.game.n_players
+        return {
+            str(d): (f"If {d} of the {n} players delegate{'s' if d == 1 else ''} to the mediator: the action it plays for "
+                     f"{'that player' if d == 1 else f'each of the {d}'}")
+            for d in range(1, n + 1)
+        }  # fmt: skip
+
     def describe_option(self, ctx: CellContext, design: Design) -> str:
         game = ctx.game
         lines = []
