@@ -130,10 +130,11 @@ def _per_game(
     """Per-game rows of one cell set: the ranked cells (:func:`per_game_rows`) and the blank rows
     of undefined metrics (:mod:`.undefined`), in game → mechanism → metric → agent order, each
     with its ``players`` (``players(mechanism, game)``)."""
-    values, dr_source = per_run_values(metrics, released, settings.dr_rule)
+    columns = settings.columns or AgentColumns()
+    values, dr_source = per_run_values(metrics, released, settings.dr_rule, columns.is_llm)
     replicates = bootstrap_replicates(scores, settings, progress) if scores is not None and settings.n_bootstrap > 0 else {}
-    axes = _table_axes(values, per_game_games, settings.columns or AgentColumns())
-    rows, cell_stats = per_game_rows(values, dr_source, replicates, axes)
+    axes = _table_axes(values, per_game_games, columns)
+    rows, cell_stats = per_game_rows(values, dr_source, replicates, axes, columns.is_llm)
     game_pos = {g: i for i, g in enumerate(axes.games)}
     mech_pos = {m: i for i, m in enumerate(axes.mechanisms)}
     metric_pos = {m: i for i, m in enumerate(TABLE_METRICS)}
@@ -229,7 +230,7 @@ def build_tables(
             row["tie_group"] = None
     designs_rows: list[TableCell] = []
     if designs is not None and designs.height:
-        designs_rows = design_rows(designs, aggregate_games, game_of, main.axes.agents)
+        designs_rows = design_rows(designs, aggregate_games, game_of, main.axes.agents, (settings.columns or AgentColumns()).is_llm)
     return TableSet(
         per_game=frame(_by_game([main, *others], per_game_games), with_rank=True),
         aggregate=frame(aggregate, with_rank=True),
