@@ -260,6 +260,9 @@ def coopeval_board(
         " Fitness and DR are undefined there."
         f" {UNDEFINED_MARK}: the mean leaves out cells where the metric is undefined (NaN), with how many it used."
     )
+    if found and not any(r["agent"] == LLM_AVERAGE for r in found):
+        note += (" No LLM Average row: no agent of this store is a language model (scripted bots and people only), and the"
+                 " LLM Average averages LLM agents only (docs/human-play.md).")
     board = _board([("mechanism", "mechanism"), ("game", "game"), ("agent", "agent")], metrics, found, note)
     for row, r in zip(board["rows"], found, strict=True):
         if r["game"] in (AGGREGATE_LABEL, RAW_LABEL):

@@ -112,3 +112,25 @@ def test_bootstrap_replicates_of_the_llm_average() -> None:
     assert math.isnan(fitness[1])
     # every agent an LLM agent: the stored population-weighted fitness
     assert replicates_of(rep, "Fitness", LLM, lambda a: True) is every
+
+
+def test_store_metrics_llm_average_of_a_cell_leaves_out_bots_and_people() -> None:
+    """The store's per-cell LLM Average (``evaluate_cell``, read by the explorer's boards): by type
+    string, ``bot/…`` and ``human/…`` are not LLM agents."""
+    import polars as pl
+
+    from coopeval.core.schemas import conform
+    from coopeval.studies.coopeval.evaluate import evaluate_cell
+
+    person, bot, model = "human/p(IO)", "bot/tit-for-tat", "x/m(IO)"
+    key = {"cell_id": "c1", "source": "ours", "run": "r1", "mechanism": "NoMechanism", "game": "PrisonersDilemma"}
+    played = [((model, bot), (3.0, 1.0)), ((model, person), (2.0, 4.0)), ((bot, person), (0.0, 6.0))]
+    scores = conform("scores", pl.DataFrame([
+        {**key, "matchup_id": f"m{i}", "seat": seat, "agent": agent, "score": score[seat], "status": "complete"}
+        for i, (seats, score) in enumerate(played) for seat, agent in enumerate(seats)
+    ]))
+    matchups = pl.DataFrame({"matchup_id": ["m0", "m1", "m2"], "status": ["complete"] * 3})
+    metrics, _ = evaluate_cell(scores, matchups, key, has_metagame=False)
+    means = dict(metrics.filter(pl.col("metric") == "Mean").select("agent", "value").iter_rows())
+    # the model's mean (3 + 2) / 2 = 2.5 is the LLM Average (all three: (2.5 + 0.5 + 5) / 3 = 2.667)
+    assert means == {model: 2.5, bot: 0.5, person: 5.0, LLM: 2.5}
