@@ -64,6 +64,7 @@ from coopeval.studies.coopeval.tables.tie_groups import (
     attach_tie_groups,
     table_tie_groups,
     tie_groups_from,
+    untestable_families,
 )
 from coopeval.studies.coopeval.tables.undefined import blank_rows, undefined_metrics
 
@@ -220,7 +221,13 @@ def build_tables(
     main = _per_game(metrics, released, scores, settings, per_game_games, _players_of(players, game_of), progress)
     aggregate = aggregate_rows(main.cell_stats, main.dr_source, main.axes, aggregate_games, game_of)
     ties = table_tie_groups(tie_groups_from(comparisons), settings.dr_rule, main.dr_source, aggregate_games)
-    corrections = attach_tie_groups(main.rows, ties, main.axes.agents) | attach_tie_groups(aggregate, ties, main.axes.agents)
+    untestable = (
+        untestable_families(comparisons.filter(pl.col("study") == "coopeval"), _replicates(main.rows, aggregate_games))
+        if comparisons is not None and comparisons.height
+        else {}
+    )
+    corrections = (attach_tie_groups(main.rows, ties, main.axes.agents, untestable)
+                   | attach_tie_groups(aggregate, ties, main.axes.agents, untestable))
     others = [
         _per_game(cells.metrics, None, cells.scores, settings, per_game_games, _players_of(cells.players, game_of), progress)
         for cells in group_sizes
@@ -262,6 +269,18 @@ def _by_game(parts: Sequence[_PerGame], per_game_games: Sequence[str] | None) ->
     present = sorted({str(r["game"]) for part in parts for r in part.rows})
     order = list(per_game_games) if per_game_games is not None else in_order(present, GAME_TYPES)
     return [r for game in order for part in parts for r in part.rows if r["game"] == game]
+
+
+def _replicates(rows: Sequence[TableCell], aggregate_games: Sequence[str]) -> dict[str, int]:
+    """Scope → the replicates behind its comparisons: ``<mechanism>/<game>`` the most runs any
+    agent's per-game cell averages, ``<mechanism>/All`` the most over the ``aggregate_games``."""
+    out: dict[str, int] = {}
+    for r in rows:
+        n = int(r.get("n") or 0)  # type: ignore[call-overload]
+        scopes = [f"{r['mechanism']}/{r['game']}"] + ([f"{r['mechanism']}/All"] if r["game"] in aggregate_games else [])
+        for scope in scopes:
+            out[scope] = max(out.get(scope, 0), n)
+    return out
 
 
 def _group_sizes_note(others: Sequence[_PerGame]) -> str:
