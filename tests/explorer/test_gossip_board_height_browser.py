@@ -1,6 +1,6 @@
 """A gossip leaderboard with many models fits a screen per testbed (issue 47 item 3), in a real
 headless Chromium: 12 models × 16 conditions in one testbed drew one panel of every model at
-BOARD_STEP px per point (about 3,200 px tall); the board now opens on one model (the model picker,
+BOARD_STEP px per point (2,980 px tall in this test); the board now opens on one model (the model picker,
 "Opened on …"), its panel at most about a screen, and picking another model draws that model's
 16 conditions; "all" still draws all 192 points."""
 
