@@ -16,7 +16,13 @@ from coopeval.studies.coopeval.tables.defaults import TableSettings
 from coopeval.studies.coopeval.tables.from_store import tables_settings
 from coopeval.studies.coopeval.tables.per_game import replicates_of
 from coopeval.studies.coopeval.tables.roster import table_agents
-from tests.studies.coopeval.tables.test_tables_builder import LLM, _designs, cell, metrics_frame, rows
+from tests.studies.coopeval.tables.test_tables_builder import (
+    LLM,
+    _designs,
+    cell,
+    metrics_frame,
+    rows,
+)
 
 # a person with a label (its type string "Alice(IO)" does not say it is a person: the roster does),
 # a scripted bot and two models
