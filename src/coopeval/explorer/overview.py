@@ -261,7 +261,9 @@ def coopeval_board(
         " Fitness and DR are undefined there."
         f" {UNDEFINED_MARK}: the mean leaves out cells where the metric is undefined (NaN), with how many it used."
     )
-    if found and not any(r["agent"] == LLM_AVERAGE for r in found):
+    from coopeval.studies.coopeval.tables.frames import AgentColumns
+
+    if found and not any(r["agent"] == LLM_AVERAGE or AgentColumns().is_llm(str(r["agent"])) for r in found):
         note += (" No LLM Average row: no agent of this store is a language model (scripted bots and people only), and the"
                  " LLM Average averages LLM agents only (docs/human-play.md).")
     board = _board([("mechanism", "mechanism"), ("game", "game"), ("agent", "agent")], metrics, found, note)
