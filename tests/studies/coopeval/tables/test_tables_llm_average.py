@@ -9,7 +9,6 @@ import math
 import numpy as np
 import pytest
 
-from coopeval.agents.registry import is_llm
 from coopeval.studies.coopeval.tables.bootstrap import CellReplicates
 from coopeval.studies.coopeval.tables.builder import build_tables
 from coopeval.studies.coopeval.tables.defaults import TableSettings
@@ -37,6 +36,8 @@ PD = ("NoMechanism", "PrisonersDilemma")
 
 
 def test_roster_classifies_models_bots_and_people() -> None:
+    from coopeval.agents.registry import is_llm
+
     assert [is_llm(m) for m in ("human/alice", "bot/tit-for-tat", "openai/gpt-x", "mock/m", "local/qwen")] == [
         False, False, True, True, True,
     ]
@@ -71,9 +72,9 @@ def test_llm_average_leaves_out_the_person_and_the_bot() -> None:
     assert cell(t.per_game, metric="Fitness", agent=LLM)["mean"] == pytest.approx(11 / 3)
     # DR rank: (3 + 4) / 2 = 3.5 (all four: 2.5)
     assert cell(t.per_game, metric="DR", agent=LLM)["mean"] == pytest.approx(3.5)
-    # the aggregate: PD normalised (x − NE) / (coop − NE) of the per-game 2.0 (PD: NE 1, coop 2 → 1.0)
+    # the aggregate (PD only): (x − NE) / (coop − NE) of the per-game 2.0, PD's NE payoff 1 and cooperative payoff 2
     agg = t.aggregate.filter((t.aggregate["metric"] == "Mean") & (t.aggregate["agent"] == LLM))
-    assert agg.height == 1
+    assert agg["mean"].to_list() == pytest.approx([1.0])  # (2.0 − 1) / (2 − 1); all four seats: 0.9675
 
 
 def test_no_llm_agent_no_llm_average_row() -> None:
