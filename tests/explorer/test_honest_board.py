@@ -175,3 +175,17 @@ def test_the_llm_average_has_no_dr_rank_in_any_panel(tmp_path):
     assert rows[AGGREGATE]["mean"][0] == 0.5
     for row in rows.values():
         assert row["dr_rank"][0] is None and "by definition" in row["dr_rank_why"]
+
+
+def test_a_store_of_bots_says_why_it_has_no_llm_average(tmp_path):
+    """The LLM Average averages LLM agents only (issue 47): a store whose agents are all scripted
+    bots has no LLM Average row, and the board's note says why; a store of models does not say so."""
+    store = _run(tmp_path)
+    build_site(store, tmp_path / "models")
+    assert "No LLM Average row" not in _board(tmp_path / "models")["note"]
+    with duckdb.connect(str(store)) as con:
+        con.execute("UPDATE metrics SET agent = 'bot/' || agent")
+    build_site(store, tmp_path / "bots")
+    board = _board(tmp_path / "bots")
+    assert {r["agent"] for r in board["rows"]} == {"bot/model-x", "bot/model-y"}
+    assert "No LLM Average row: no agent of this store is a language model (scripted bots and people only)" in board["note"]

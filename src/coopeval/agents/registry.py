@@ -48,6 +48,7 @@ __all__ = [
     "base_url_env",
     "classify_error",
     "entry_error",
+    "is_llm",
     "is_scripted",
     "make_agent",
     "missing_key_error",
@@ -91,6 +92,13 @@ def provider_for(model: str) -> Provider:
 def is_scripted(model: str) -> bool:
     """Whether ``model`` is a scripted bot (``bot/…``)."""
     return provider_for(model).scripted
+
+
+def is_llm(model: str) -> bool:
+    """Whether ``model`` is a language model (an LLM agent of the tables' LLM Average): neither a
+    scripted bot (``bot/…``) nor a person (``human/…``, provider kind ``person``)."""
+    provider = provider_for(model)
+    return not provider.scripted and provider.model_kind != "person"
 
 
 def scripted_name(model: str) -> str | None:

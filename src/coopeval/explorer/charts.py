@@ -108,6 +108,10 @@ COLUMNS = 3
 BOARD_STEP = 12
 """Height in pixels of one point's row in a leaderboard chart (an agent's band holds one such row per colour)."""
 
+PANEL_HEIGHT = 900
+"""Pixels: a leaderboard panel whose rows (one per point, :data:`BOARD_STEP` each) would be taller
+than this (about a screen) opens on one agent (:func:`board_filters`)."""
+
 BOARD_AXES: dict[str, tuple[str, str, str]] = {
     "coopeval": ("agent", "mechanism", "game"),
     "gossip": ("model", "condition", "testbed"),  # drawn with y = condition, colour = model (16 conditions, few models)
@@ -144,7 +148,10 @@ def board_filters(boards: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]
     to one value (setting, environment, agent: the leaderboard chart's colour, panel and rows), which
     also narrow the study's other charts whose rows have them; and ``opens_on``, the panel a board
     with more panels than fit in one row opens on (the row over the games where there is one, else
-    the first), so that its chart starts at one panel's height instead of several stacked."""
+    the first), so that its chart starts at one panel's height instead of several stacked; and, where
+    one panel would be taller than a screen (:data:`PANEL_HEIGHT`: more rows than fit, e.g. a gossip
+    testbed of 12 models × 16 conditions), the first agent (model) too, the agent filter then being
+    the page's model picker ("all" draws every model)."""
     out = {}
     for study, board in boards.items():
         agent, colour_, facet = BOARD_AXES[study]
@@ -153,6 +160,11 @@ def board_filters(boards: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]
         if len(panels) > COLUMNS:
             overall = [p for p in (AGGREGATE_LABEL, RAW_LABEL) if p in panels]
             opens_on[facet] = (overall or panels)[0]
+        per_panel: dict[Any, int] = {}
+        for r in board["rows"]:
+            per_panel[r[facet]] = per_panel.get(r[facet], 0) + 1
+        if per_panel and max(per_panel.values()) * BOARD_STEP > PANEL_HEIGHT:  # e.g. 12 gossip models × 16 conditions
+            opens_on[agent] = sorted({r[agent] for r in board["rows"] if r.get(agent) is not None}, key=str)[0]
         out[study] = {"fields": [colour_, facet, agent], "opens_on": opens_on}
     return out
 

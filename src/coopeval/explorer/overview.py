@@ -18,6 +18,7 @@ from typing import Any
 import duckdb
 
 from coopeval.explorer.queries import columns, rows
+from coopeval.studies.coopeval.tables.tie_groups import untestable_families
 
 STUDY_TABLES: dict[str, tuple[str, ...]] = {
     "coopeval": ("cells", "matchups", "scores", "metrics"),
@@ -260,6 +261,11 @@ def coopeval_board(
         " Fitness and DR are undefined there."
         f" {UNDEFINED_MARK}: the mean leaves out cells where the metric is undefined (NaN), with how many it used."
     )
+    from coopeval.studies.coopeval.tables.frames import AgentColumns
+
+    if found and not any(r["agent"] == LLM_AVERAGE or AgentColumns().is_llm(str(r["agent"])) for r in found):
+        note += (" No LLM Average row: no agent of this store is a language model (scripted bots and people only), and the"
+                 " LLM Average averages LLM agents only (docs/human-play.md).")
     board = _board([("mechanism", "mechanism"), ("game", "game"), ("agent", "agent")], metrics, found, note)
     for row, r in zip(board["rows"], found, strict=True):
         if r["game"] in (AGGREGATE_LABEL, RAW_LABEL):
@@ -391,33 +397,6 @@ def _replicates(found: list[dict[str, Any]]) -> dict[str, int]:
         n = int(r.get("n") or 0)
         for scope in (f"{r['mechanism']}/{r['game']}", f"{r['mechanism']}/All"):
             out[scope] = max(out.get(scope, 0), n)
-    return out
-
-
-def untestable_families(comparisons: Any, replicates: dict[str, int] | None = None) -> dict[tuple[str, str], str]:
-    """(scope, metric) → ``"not testable (…)"`` for each family of ``comparisons`` rows none of
-    which can be read as significant or not (:func:`coopeval.comparison.evidence.verdict`: every
-    row untestable at its size, or stable at one replicate), so that its tie-group letters (every
-    agent "a") are not shown as a finding. ``replicates`` gives a CoopEval scope's replicates; None
-    for a population study, whose clusters are its replicates."""
-    from coopeval.comparison.evidence import NOT_SIGNIFICANT, SIGNIFICANT, verdict
-
-    families: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for row in comparisons.iter_rows(named=True):
-        families.setdefault((str(row["scope"]), str(row["metric"])), []).append(row)
-    out = {}
-    for (scope, metric), members in families.items():
-        reps = replicates.get(scope) if replicates is not None else None
-        verdicts = [verdict(r, reps if replicates is not None else r.get("n_clusters"))[0] for r in members]
-        if any(v in (SIGNIFICANT, NOT_SIGNIFICANT) for v in verdicts):
-            continue
-        clusters = max(int(r.get("n_clusters") or 0) for r in members)
-        if replicates is None:
-            out[(scope, metric)] = f"not testable ({clusters} replicate{'' if clusters == 1 else 's'})"
-        elif reps is not None and reps < 2:
-            out[(scope, metric)] = "not testable (1 replicate)"
-        else:
-            out[(scope, metric)] = f"not testable (n = {clusters} cluster{'' if clusters == 1 else 's'})"
     return out
 
 

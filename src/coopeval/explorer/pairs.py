@@ -25,7 +25,7 @@ import duckdb
 from coopeval.comparison.evidence import verdict
 from coopeval.explorer.queries import columns, rows
 
-__all__ = ["METRIC_TEXT", "pair_rows", "pairs_info", "scope_href", "used_cells"]
+__all__ = ["METRIC_TEXT", "pair_rows", "pairs_info", "prompt_variants", "scope_href", "used_cells"]
 
 FIELDS = ("study", "scope", "metric", "a", "b", "delta", "ci_low", "ci_high", "p_adjusted", "correction", "mde", "n_clusters")
 """The columns of ``comparisons`` the page shows (those a store has)."""
@@ -77,13 +77,24 @@ def used_cells(study: str, scope: str, a: str, b: str, cells: Sequence[dict[str,
     pair = {a, b}
     if study == "coopeval":
         games = _aggregate_games() if parts.get("game") == "All" else (parts.get("game"),)
+        wanted = prompt_variants(parts.get("level"))
         return [c for c in cells if c["study"] == "coopeval" and c["mechanism"] == parts.get("mechanism") and c["game"] in games
-                and c.get("variant", "default") == "default" and pair <= set(c["agents"])]  # fmt: skip
+                and c.get("variant", "default") in wanted and pair <= set(c["agents"])]  # fmt: skip
     if study == "gossip":
         return [c for c in cells if c["study"] == "gossip" and c["game"] == parts.get("testbed") and c["mechanism"] == parts.get("condition")
                 and c.get("matching", parts.get("matching")) == parts.get("matching") and _model(c) in pair]  # fmt: skip
     return [c for c in cells if c["study"] == "evolution" and c["mechanism"] == f"evolution/{parts.get('protocol')}"
             and c.get("variant", parts.get("variant")) == parts.get("variant") and _model(c) in pair]  # fmt: skip
+
+
+def prompt_variants(level: str | None) -> tuple[str, ...]:
+    """The cell variants of a CoopEval scope's level: none, the default variant; a prompt variant
+    ``<level>`` (scope ``<mechanism>/<game>/<level>``), the default variant in that wording
+    (``default@<level>``, :func:`coopeval.studies.coopeval.cells.manifest_variant`), or a level already
+    written as a variant. Never the base wording's cells, nor another group size's."""
+    if level is None:
+        return ("default",)
+    return (level,) if "@" in level else (f"default@{level}",)
 
 
 def _model(cell: dict[str, Any]) -> str | None:
@@ -96,7 +107,8 @@ def scope_href(study: str, scope: str, a: str | None = None, b: str | None = Non
                variants: bool = False) -> str:  # fmt: skip
     """The cells page narrowed to a comparison's cells: CoopEval ``<mechanism>/<game>`` (``All``:
     ``games``, the aggregate's games, comma-separated) of the default variant when the store's
-    cells have variants, gossip ``<testbed>/<condition>/<matching>``, evolution
+    cells have variants, ``<mechanism>/<game>/<level>`` of that prompt variant's cells only
+    (:func:`prompt_variants`), gossip ``<testbed>/<condition>/<matching>``, evolution
     ``<protocol>/<variant>``; ``a`` and ``b`` the two agents (the cells page keeps CoopEval cells
     seating both, a population study's cells of either model)."""
     from coopeval.explorer.charts import href
@@ -106,7 +118,8 @@ def scope_href(study: str, scope: str, a: str | None = None, b: str | None = Non
         game = parts.get("game")
         if game == "All":
             game = ",".join(games or _aggregate_games())
-        return href(view="cells", study=study, mechanism=parts.get("mechanism"), variant="default" if variants else None, game=game, a=a, b=b)
+        variant = prompt_variants(parts.get("level"))[0] if variants or parts.get("level") else None
+        return href(view="cells", study=study, mechanism=parts.get("mechanism"), variant=variant, game=game, a=a, b=b)
     if study == "gossip":
         return href(view="cells", study=study, mechanism=parts.get("condition"), game=parts.get("testbed"), matching=parts.get("matching"), a=a, b=b)
     return href(view="cells", study=study, mechanism=f"evolution/{parts.get('protocol')}", variant=parts.get("variant"), a=a, b=b)
@@ -153,15 +166,18 @@ def pair_rows(con: duckdb.DuckDBPyConnection, tables: set[str], cells: Sequence[
 def pairs_info(found: Sequence[dict[str, Any]], cells: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
     """The index's summary of the page's rows: ``count``, ``agents`` (every agent compared),
     ``studies`` (per study its agents and ``first``, a pair the page can open on), and
-    ``uncompared``: the CoopEval variants (other than the default) the comparisons do not cover,
+    ``uncompared``: the CoopEval variants (other than the default and the prompt variants of
+    ``<mechanism>/<game>/<level>`` rows) the comparisons do not cover,
     each ``<mechanism> (<variant>, N = …)``, which the page names; ``texts``: per metric label
     its unit and which direction is better (:data:`METRIC_TEXT`)."""
     studies: dict[str, dict[str, Any]] = {}
     for r in found:
         entry = studies.setdefault(str(r["study"]), {"agents": set(), "first": [str(r["a"]), str(r["b"])]})
         entry["agents"].update((str(r["a"]), str(r["b"])))
+    covered = {(str(r["mechanism"]), v) for r in found if r.get("study") == "coopeval" and r.get("level") for v in prompt_variants(str(r["level"]))}
     other = sorted({(str(c["mechanism"]), str(c["variant"]), c.get("players")) for c in cells
-                    if c["study"] == "coopeval" and c.get("variant") not in (None, "default")}, key=str)  # fmt: skip
+                    if c["study"] == "coopeval" and c.get("variant") not in (None, "default")
+                    and (str(c["mechanism"]), str(c["variant"])) not in covered}, key=str)  # fmt: skip
     uncompared = [f"{m} ({v}{'' if n is None else f', N = {n}'})" for m, v, n in other]
     texts = {str(r["label"]): _text(str(r["study"]), str(r["metric"]), str(r["scope"]))[1:] for r in found if "label" in r}
     return {"count": len(found), "agents": sorted({str(r[k]) for r in found for k in ("a", "b")}),

@@ -26,7 +26,9 @@ from coopeval.evaluation.deviation import (
 from coopeval.evaluation.replicator import replicator_dynamics
 from coopeval.evaluation.tensor import build_payoff_tensor, mean_payoff
 from coopeval.studies.coopeval.tables.defaults import REPLICATOR_LR, REPLICATOR_STEPS
+from coopeval.studies.coopeval.tables.frames import AgentColumns
 from coopeval.studies.coopeval.tables.metrics import LLM_AVERAGE
+from coopeval.studies.coopeval.tables.stats import llm_average
 
 NO_METAGAME = "NoMetagame"
 """Note metric of a cell without a metagame (Reputation): Fitness and DR are not defined."""
@@ -87,8 +89,9 @@ def evaluate_cell(
     means = mean_payoff(obs) if obs else {}
     for agent, value in means.items():
         add(agent, "Mean", value)
-    if means:
-        add(LLM_AVERAGE, "Mean", float(np.mean(list(means.values()))))
+    is_llm = AgentColumns().is_llm  # by type string: bot/… and human/… are not LLM agents (issue 47)
+    if means and (average := llm_average("Mean", means, None, is_llm)) is not None:
+        add(LLM_AVERAGE, "Mean", average)
     trajectory = pl.DataFrame(schema={"step": pl.Int64, "agent": pl.String, "share": pl.Float64})
     if not has_metagame:
         add(LLM_AVERAGE, NO_METAGAME, 1.0, "no metagame for reputation: Fitness and DR are not defined (docs/protocol/mechanisms.md#reputation)")
@@ -102,7 +105,11 @@ def evaluate_cell(
             for i, agent in enumerate(agents):
                 add(agent, "Fitness", float(rd.fitness[i]))
                 add(agent, "FinalPopulation", float(rd.final_population[i]))
-            add(LLM_AVERAGE, "Fitness", float(rd.population_weighted_fitness))
+            fitness = {a: float(rd.fitness[i]) for i, a in enumerate(agents)}
+            if all(is_llm(a) for a in agents):
+                add(LLM_AVERAGE, "Fitness", float(rd.population_weighted_fitness))
+            elif (average := llm_average("Fitness", fitness, dict(zip(agents, map(float, rd.final_population), strict=True)), is_llm)) is not None:
+                add(LLM_AVERAGE, "Fitness", average)
             if (too_large := dr_size_problem(len(agents), tensor.ndim)) is not None:
                 add(LLM_AVERAGE, DR_NOT_COMPUTED, float(tensor.size), too_large)
             elif len(agents) > 1:

@@ -116,7 +116,7 @@ def test_the_tables_rule_settings_carry_the_configured_replicator(tmp_path: Path
     settings = tables_settings(config)
     assert settings == {
         "dr_rule": "strictest", "n_bootstrap": 20, "seed": 11, "steps": 3, "lr": 0.5,
-        "agent_order": [B, A], "agent_labels": {B: "Bee"},
+        "agent_order": [B, A], "agent_labels": {B: "Bee"}, "agent_llm": {A: True, B: True},
     }
     scores = _scores()
     store = _store(tmp_path / "store.duckdb", compute_metrics(scores, steps=3, lr=0.5), scores)

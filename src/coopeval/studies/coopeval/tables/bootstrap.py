@@ -71,13 +71,38 @@ class CellReplicates:
     fitness:
         Shape (B, S) or None (no metagame): RD fitness per type (points).
     population_fitness:
-        Shape (B,) or None: population-weighted fitness (LLM-average Fitness).
+        Shape (B,) or None: population-weighted fitness over every type (the LLM-average Fitness
+        when every type is an LLM agent).
+    parts:
+        Per tensor shape: (resample index of each drawn run, its final populations, its fitness),
+        for :meth:`weighted_fitness` over a subset of the types.
+    n_runs:
+        Runs drawn per resample.
     """
 
     agents: tuple[str, ...]
     mean: np.ndarray
     fitness: np.ndarray | None
     population_fitness: np.ndarray | None
+    parts: tuple[tuple[np.ndarray, np.ndarray, np.ndarray], ...] = ()
+    n_runs: int = 1
+
+    def weighted_fitness(self, members: Sequence[bool]) -> np.ndarray | None:
+        """Shape (B,): per drawn run, Σ pop_m · fitness_m / Σ pop_m over the types flagged in
+        ``members`` (in :attr:`agents` order), averaged over the runs; NaN in a run where those
+        types died out. None without fitness replicates or with no type flagged."""
+        mask = np.asarray(members, dtype=bool)
+        if self.population_fitness is None or not mask.any():
+            return None
+        if mask.all():
+            return self.population_fitness
+        acc = np.zeros(len(self.population_fitness))
+        for rows, pop, fit in self.parts:
+            weight = pop[:, mask].sum(axis=1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                per_run = np.einsum("bi,bi->b", pop[:, mask], fit[:, mask]) / weight
+            np.add.at(acc, rows, per_run)
+        return acc / self.n_runs
 
 
 def batched_replicator(
@@ -278,6 +303,7 @@ def bootstrap_groups(
             by_shape.setdefault(t.shape[1:], []).append((key, part))
     fit_acc = {key: np.zeros((n_resamples, len(p.agents))) for key, p in pending.items()}
     pop_acc = {key: np.zeros(n_resamples) for key in pending}
+    kept: dict[Hashable, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {key: [] for key in pending}
     for parts in by_shape.values():
         batch = np.concatenate([pending[key].tensors[part][1] for key, part in parts])
         pops, fits = batched_replicator(batch, steps=steps, lr=lr)
@@ -288,12 +314,15 @@ def bootstrap_groups(
             offset += len(t)
             np.add.at(fit_acc[key], rows, fit)
             np.add.at(pop_acc[key], rows, np.einsum("bi,bi->b", pop, fit))
+            kept[key].append((np.asarray(rows), pop, fit))
     return {
         key: CellReplicates(
             agents=p.agents,
             mean=p.mean,
             fitness=fit_acc[key] / p.n_runs if p.complete else None,
             population_fitness=pop_acc[key] / p.n_runs if p.complete else None,
+            parts=tuple(kept[key]),
+            n_runs=p.n_runs,
         )
         for key, p in pending.items()
     }

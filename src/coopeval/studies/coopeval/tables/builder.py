@@ -64,6 +64,7 @@ from coopeval.studies.coopeval.tables.tie_groups import (
     attach_tie_groups,
     table_tie_groups,
     tie_groups_from,
+    untestable_families,
 )
 from coopeval.studies.coopeval.tables.undefined import blank_rows, undefined_metrics
 
@@ -130,10 +131,11 @@ def _per_game(
     """Per-game rows of one cell set: the ranked cells (:func:`per_game_rows`) and the blank rows
     of undefined metrics (:mod:`.undefined`), in game → mechanism → metric → agent order, each
     with its ``players`` (``players(mechanism, game)``)."""
-    values, dr_source = per_run_values(metrics, released, settings.dr_rule)
+    columns = settings.columns or AgentColumns()
+    values, dr_source = per_run_values(metrics, released, settings.dr_rule, columns.is_llm)
     replicates = bootstrap_replicates(scores, settings, progress) if scores is not None and settings.n_bootstrap > 0 else {}
-    axes = _table_axes(values, per_game_games, settings.columns or AgentColumns())
-    rows, cell_stats = per_game_rows(values, dr_source, replicates, axes)
+    axes = _table_axes(values, per_game_games, columns)
+    rows, cell_stats = per_game_rows(values, dr_source, replicates, axes, columns.is_llm)
     game_pos = {g: i for i, g in enumerate(axes.games)}
     mech_pos = {m: i for i, m in enumerate(axes.mechanisms)}
     metric_pos = {m: i for i, m in enumerate(TABLE_METRICS)}
@@ -219,7 +221,13 @@ def build_tables(
     main = _per_game(metrics, released, scores, settings, per_game_games, _players_of(players, game_of), progress)
     aggregate = aggregate_rows(main.cell_stats, main.dr_source, main.axes, aggregate_games, game_of)
     ties = table_tie_groups(tie_groups_from(comparisons), settings.dr_rule, main.dr_source, aggregate_games)
-    corrections = attach_tie_groups(main.rows, ties, main.axes.agents) | attach_tie_groups(aggregate, ties, main.axes.agents)
+    untestable = (
+        untestable_families(comparisons.filter(pl.col("study") == "coopeval"), _replicates(main.rows, aggregate_games))
+        if comparisons is not None and comparisons.height
+        else {}
+    )
+    corrections = (attach_tie_groups(main.rows, ties, main.axes.agents, untestable)
+                   | attach_tie_groups(aggregate, ties, main.axes.agents, untestable))
     others = [
         _per_game(cells.metrics, None, cells.scores, settings, per_game_games, _players_of(cells.players, game_of), progress)
         for cells in group_sizes
@@ -229,7 +237,7 @@ def build_tables(
             row["tie_group"] = None
     designs_rows: list[TableCell] = []
     if designs is not None and designs.height:
-        designs_rows = design_rows(designs, aggregate_games, game_of, main.axes.agents)
+        designs_rows = design_rows(designs, aggregate_games, game_of, main.axes.agents, (settings.columns or AgentColumns()).is_llm)
     return TableSet(
         per_game=frame(_by_game([main, *others], per_game_games), with_rank=True),
         aggregate=frame(aggregate, with_rank=True),
@@ -261,6 +269,18 @@ def _by_game(parts: Sequence[_PerGame], per_game_games: Sequence[str] | None) ->
     present = sorted({str(r["game"]) for part in parts for r in part.rows})
     order = list(per_game_games) if per_game_games is not None else in_order(present, GAME_TYPES)
     return [r for game in order for part in parts for r in part.rows if r["game"] == game]
+
+
+def _replicates(rows: Sequence[TableCell], aggregate_games: Sequence[str]) -> dict[str, int]:
+    """Scope → the replicates behind its comparisons: ``<mechanism>/<game>`` the most runs any
+    agent's per-game cell averages, ``<mechanism>/All`` the most over the ``aggregate_games``."""
+    out: dict[str, int] = {}
+    for r in rows:
+        n = int(r.get("n") or 0)  # type: ignore[call-overload]
+        scopes = [f"{r['mechanism']}/{r['game']}"] + ([f"{r['mechanism']}/All"] if r["game"] in aggregate_games else [])
+        for scope in scopes:
+            out[scope] = max(out.get(scope, 0), n)
+    return out
 
 
 def _group_sizes_note(others: Sequence[_PerGame]) -> str:

@@ -20,14 +20,19 @@ __all__ = ["design_rows"]
 
 
 def design_rows(
-    designs: pl.DataFrame, games: Sequence[str], game_of: Callable[[str], Game], agent_order: Sequence[str]
+    designs: pl.DataFrame,
+    games: Sequence[str],
+    game_of: Callable[[str], Game],
+    agent_order: Sequence[str],
+    is_llm: Callable[[str], bool] | None = None,
 ) -> list[dict[str, object]]:
     """Ranked rows of the design-quality table (docs/protocol/tables.md step 6, docs/protocol/design-checks.md#ns-wd).
 
     Per game, the share (in %) of designs, pooled over runs and seats, that pass NS / WD; a
     cell is the mean over ``games`` ± s.e. across games, or, with one game, that game's share ±
     binomial s.e. NS/WD come from the ``ns``/``wd`` columns of a ``design_quality`` frame or are
-    computed with :func:`coopeval.games.designs.design_checks`.
+    computed with :func:`coopeval.games.designs.design_checks`. The LLM Average is over the
+    agents ``is_llm`` accepts (default: every agent); with none, the table has no LLM Average row.
     """
     usable = designs.filter(pl.col("game").is_in(list(games)))
     if "status" in usable.columns:
@@ -59,8 +64,9 @@ def design_rows(
                         counts.setdefault(agent, {})[game] = len(got)
             if not rates:
                 continue
-            avg_games = [g for g in games if all(g in rates.get(a, {}) for a in rates)]
-            llm = {g: float(np.mean([rates[a][g] for a in rates])) for g in avg_games}
+            members = [a for a in rates if is_llm is None or is_llm(a)]
+            avg_games = [g for g in games if members and all(g in rates[a] for a in members)]
+            llm = {g: float(np.mean([rates[a][g] for a in members])) for g in avg_games}
             cells: dict[str, dict[str, object]] = {}
             for agent, by_game in [*rates.items(), (LLM_AVERAGE, llm)]:
                 if not by_game:

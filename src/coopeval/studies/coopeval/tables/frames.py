@@ -3,6 +3,7 @@ the intermediate values of the table builder (:mod:`coopeval.studies.coopeval.ta
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -80,6 +81,18 @@ class AgentColumns:
 
     order: tuple[str, ...] = ()
     labels: Mapping[str, str] = field(default_factory=dict)
+    llm: Mapping[str, bool] = field(default_factory=dict)
+    """Agent → whether the roster says it is a language model (not a bot, not a person)."""
+
+    def is_llm(self, agent: str) -> bool:
+        """Whether ``agent`` enters the LLM Average: as the roster says (:attr:`llm`), else by
+        its type string's provider (``bot/…`` and ``human/…`` are not LLM agents,
+        :func:`coopeval.agents.registry.is_llm`)."""
+        if agent in self.llm:
+            return bool(self.llm[agent])
+        from coopeval.agents.registry import is_llm
+
+        return is_llm(re.sub(r"\([^()]*\)$", "", agent))
 
     def arrange(self, present: Sequence[str]) -> list[str]:
         """``present`` agents in :attr:`order`, the others after, sorted."""

@@ -26,7 +26,7 @@ def tables_settings(config: Mapping[str, Any]) -> dict[str, Any]:
     """The keyword arguments of :func:`tables_from_store` for a validated config (plain values,
     as Snakemake params): ``dr_rule`` and ``steps`` / ``lr`` (``evaluation``), ``n_bootstrap``
     (``tables.bootstrap``), ``seed``, and the agent columns from the roster (``agent_order``,
-    ``agent_labels``; :func:`coopeval.studies.coopeval.tables.roster.table_agents`).
+    ``agent_labels``, ``agent_llm``; :func:`coopeval.studies.coopeval.tables.roster.table_agents`).
 
     Raises
     ------
@@ -43,6 +43,7 @@ def tables_settings(config: Mapping[str, Any]) -> dict[str, Any]:
         "lr": evaluation["lr"],
         "agent_order": list(columns.order),
         "agent_labels": dict(columns.labels),
+        "agent_llm": dict(columns.llm),
     }
 
 
@@ -57,6 +58,7 @@ def tables_from_store(
     lr: float,
     agent_order: Sequence[str] = (),
     agent_labels: Mapping[str, str] | None = None,
+    agent_llm: Mapping[str, bool] | None = None,
 ) -> list[Path]:
     """Per-game, aggregate and design-quality tables (CSV, Markdown, LaTeX) of a store.
 
@@ -70,7 +72,8 @@ def tables_from_store(
     ``tables.bootstrap``, ``seed``, ``evaluation.steps``, ``evaluation.lr``), and ``steps`` /
     ``lr`` must be those the store's metrics were computed with, so that the bootstrap
     intervals of Fitness describe the same replicator dynamics as the point estimates.
-    ``agent_order`` / ``agent_labels``: the tables' agent columns, from the config's roster
+    ``agent_order`` / ``agent_labels`` / ``agent_llm``: the tables' agent columns and which agents
+    are LLM agents (the LLM Average's members), from the config's roster
     (:func:`coopeval.studies.coopeval.tables.roster.table_agents`).
 
     Returns
@@ -95,7 +98,7 @@ def tables_from_store(
         metrics, scores=scores, designs=designs, comparisons=comparisons,
         settings=TableSettings(
             dr_rule=dr_rule, n_bootstrap=n_bootstrap, seed=seed, steps=steps, lr=lr,
-            columns=AgentColumns(tuple(agent_order), dict(agent_labels or {})),
+            columns=AgentColumns(tuple(agent_order), dict(agent_labels or {}), dict(agent_llm or {})),
         ),
         players=default.players, group_sizes=group_sizes,
     )

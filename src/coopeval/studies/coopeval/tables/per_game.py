@@ -19,6 +19,7 @@ from coopeval.studies.coopeval.tables.bootstrap import (
 from coopeval.studies.coopeval.tables.defaults import TableSettings
 from coopeval.studies.coopeval.tables.frames import (
     TABLE_METRICS,
+    AgentColumns,
     CellStats,
     CellValues,
     RunValues,
@@ -45,10 +46,17 @@ def metric_lookup(frame: pl.DataFrame) -> dict[tuple[str, str, str, str, str], d
     return table
 
 
+def _by_name(agent: str) -> bool:
+    return AgentColumns().is_llm(agent)
+
+
 def per_run_values(
-    metrics: pl.DataFrame, released: pl.DataFrame | None, dr_rule: str
+    metrics: pl.DataFrame, released: pl.DataFrame | None, dr_rule: str, is_llm: Callable[[str], bool] = _by_name
 ) -> tuple[CellValues, dict[tuple[str, str], str]]:
     """(mechanism, game) → metric → run → {agent (incl. LLM Average): value}; and DR source.
+
+    The LLM Average is over the agents ``is_llm`` accepts (default: by the type string, bots
+    and people are not LLM agents); a run with no LLM agent has no LLM Average.
 
     ``DR`` takes the released ``DR_rank`` of a run where there is one, else the ``dr_rule``
     ranks; the DR source of a cell is ``"released"``, ``dr_rule`` or both joined by ``+``.
@@ -59,25 +67,30 @@ def per_run_values(
     ours = metric_lookup(metrics)
     rel = metric_lookup(released) if released is not None and released.height else {}
     runs = sorted({(k[0], k[1], k[2]) for k in ours})
+
+    def with_average(values: dict[str, float], metric: str, pops: Mapping[str, float] | None = None) -> dict[str, float]:
+        average = llm_average(metric, values, pops, is_llm)
+        return values if average is None else {**values, LLM_AVERAGE: average}
+
     for mech, game, run in runs:
         group = out.setdefault((mech, game), {})
         means = ours.get((mech, game, run, "Mean", ""))
         if means:
             values = {a: v for a, v in means.items() if a != LLM_AVERAGE}
-            group.setdefault("Mean", {})[run] = {**values, LLM_AVERAGE: llm_average("Mean", values)}
+            group.setdefault("Mean", {})[run] = with_average(values, "Mean")
         fitness = ours.get((mech, game, run, "Fitness", ""))
         if fitness:
             pops = ours.get((mech, game, run, "FinalPopulation", ""), {})
             values = {a: v for a, v in fitness.items() if a != LLM_AVERAGE}
-            group.setdefault("Fitness", {})[run] = {**values, LLM_AVERAGE: llm_average("Fitness", values, pops)}
+            group.setdefault("Fitness", {})[run] = with_average(values, "Fitness", pops)
         exact = ours.get((mech, game, run, "DR_rank", "strictest"))
         if exact:
-            group.setdefault("DR_exact", {})[run] = {**exact, LLM_AVERAGE: llm_average("DR", exact)}
+            group.setdefault("DR_exact", {})[run] = with_average(dict(exact), "DR")
         released_ranks = rel.get((mech, game, run, "DR_rank", "released"))
         configured = ours.get((mech, game, run, "DR_rank", dr_rule))
         chosen, source = (released_ranks, "released") if released_ranks else (configured, dr_rule)
         if chosen:
-            group.setdefault("DR", {})[run] = {**chosen, LLM_AVERAGE: llm_average("DR", chosen)}
+            group.setdefault("DR", {})[run] = with_average(dict(chosen), "DR")
             dr_source.setdefault((mech, game), set()).add(source)
     return out, {k: "+".join(sorted(v)) for k, v in dr_source.items()}
 
@@ -103,21 +116,25 @@ def bootstrap_replicates(
     return bootstrap_groups(work, settings.n_bootstrap, settings.steps, settings.lr)  # type: ignore[arg-type, return-value]
 
 
-def replicates_of(rep: CellReplicates | None, metric: str, agent: str) -> np.ndarray | None:
+def replicates_of(
+    rep: CellReplicates | None, metric: str, agent: str, is_llm: Callable[[str], bool] = _by_name
+) -> np.ndarray | None:
     """Bootstrap replicates of one agent's (or the LLM Average's) metric, shape (B,), or None.
 
     Only Mean and Fitness have replicates; the LLM Average of Mean is the unweighted mean over
-    types, of Fitness the population-weighted fitness.
+    the LLM types (``is_llm``), of Fitness their population-weighted fitness
+    (:meth:`CellReplicates.weighted_fitness`); None with no LLM type.
     """
     if rep is None:
         return None
+    members = [is_llm(a) for a in rep.agents]
     if metric == "Mean":
         if agent == LLM_AVERAGE:
-            return np.asarray(rep.mean.mean(axis=1))
+            return np.asarray(rep.mean[:, members].mean(axis=1)) if any(members) else None
         return rep.mean[:, rep.agents.index(agent)] if agent in rep.agents else None
     if metric == "Fitness" and rep.fitness is not None and rep.population_fitness is not None:
         if agent == LLM_AVERAGE:
-            return rep.population_fitness
+            return rep.weighted_fitness(members)
         return rep.fitness[:, rep.agents.index(agent)] if agent in rep.agents else None
     return None
 
@@ -130,6 +147,7 @@ def per_game_cell(
     runs: RunValues,
     replicates: Mapping[tuple[str, str], CellReplicates],
     dr_source: Mapping[tuple[str, str], str],
+    is_llm: Callable[[str], bool] = _by_name,
 ) -> TableCell | None:
     """Mean over runs ± standard error (docs/protocol/tables.md step 4) and bootstrap percentile interval of one
     agent in one (mechanism, game, metric) cell; None if the agent has no run value.
@@ -145,7 +163,7 @@ def per_game_cell(
         return None
     xs = [float(x) for x in present if math.isfinite(float(x))]
     ci: tuple[float | None, float | None] = (None, None)
-    reps = replicates_of(replicates.get((mech, game)), metric, agent)
+    reps = replicates_of(replicates.get((mech, game)), metric, agent, is_llm)
     if reps is not None:
         ci = percentile_interval(reps)
     return {
@@ -168,6 +186,7 @@ def per_game_rows(
     dr_source: Mapping[tuple[str, str], str],
     replicates: Mapping[tuple[str, str], CellReplicates],
     axes: TableAxes,
+    is_llm: Callable[[str], bool] = _by_name,
 ) -> tuple[list[TableCell], CellStats]:
     """Ranked rows of the per-game table (raw payoffs) and its cells for the aggregate table.
 
@@ -186,7 +205,7 @@ def per_game_rows(
                     continue
                 cells = agent_cells(
                     axes.agents,
-                    lambda agent: per_game_cell(mech, game, metric, agent, runs, replicates, dr_source),  # noqa: B023
+                    lambda agent: per_game_cell(mech, game, metric, agent, runs, replicates, dr_source, is_llm),  # noqa: B023
                 )
                 cell_stats[(mech, game, metric)] = cells
                 rows.extend(ranked_rows(cells, metric, axes.agents))

@@ -29,6 +29,7 @@ from coopeval.studies.coopeval.tables.frames import (
     TableSet,
 )
 from coopeval.studies.coopeval.tables.metrics import LLM_AVERAGE
+from coopeval.studies.coopeval.tables.tie_groups import NOT_TESTABLE
 from coopeval.studies.coopeval.tables.undefined import REASONS, note_kind
 
 __all__ = ["TABLE_FILES", "atomic_write_text", "format_cell", "game_section", "render_latex", "render_markdown", "write_tables"]
@@ -223,12 +224,19 @@ def _group_sizes_text(notes: dict[str, str]) -> str:
             " cells (docs/protocol/tables.md#group-sizes).")
 
 
+_NOT_TESTABLE_MARK = "n.t."
+
+
+def _group_mark(group: str) -> str:
+    return _NOT_TESTABLE_MARK if group.startswith(NOT_TESTABLE) else group
+
+
 def _with_group_md(text: str, group: str | None) -> str:
-    return text if not group else f"{text} <sup>{group}</sup>"
+    return text if not group else f"{text} <sup>{_group_mark(group)}</sup>"
 
 
 def _with_group_tex(text: str, group: str | None) -> str:
-    return text if not group else rf"{text}\textsuperscript{{{group}}}"
+    return text if not group else rf"{text}\textsuperscript{{{_group_mark(group)}}}"
 
 
 def _tie_note(notes: dict[str, str], sub: pl.DataFrame, kind: str) -> str:
@@ -238,8 +246,12 @@ def _tie_note(notes: dict[str, str], sub: pl.DataFrame, kind: str) -> str:
     lettered = kind != "per_game" or "tie_group" not in sub.columns or sub["tie_group"].null_count() < sub.height
     if not notes.get("tie_groups") or not lettered:
         return ""
+    untested = sorted({str(g) for g in sub["tie_group"].drop_nulls() if str(g).startswith(NOT_TESTABLE)}) if "tie_group" in sub.columns else []
+    why = (f" {_NOT_TESTABLE_MARK}: {'; '.join(untested)}: at one replicate, or with too few clusters for the paired test"
+           " to reach the 5 % level, the comparisons cannot tell the agents apart or put them in one group"
+           " (docs/comparisons.md#what-a-row-can-claim).") if untested else ""
     return (" Letters: rank tie groups; two agents sharing a letter do not differ significantly (paired"
-            f" comparison, {notes['tie_groups']}-corrected, 5 % level; docs/comparisons.md).")
+            f" comparison, {notes['tie_groups']}-corrected, 5 % level; docs/comparisons.md).{why}")
 
 
 def _style_md(text: str, bold: bool, grey: bool) -> str:

@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from coopeval.agents.registry import agent_name
+from coopeval.agents.registry import agent_name, is_llm
 from coopeval.studies.coopeval.tables.frames import AgentColumns
 
 __all__ = ["roster_file_agents", "table_agents"]
@@ -21,19 +21,22 @@ __all__ = ["roster_file_agents", "table_agents"]
 
 def table_agents(agents: Sequence[Mapping[str, Any]]) -> AgentColumns:
     """The table columns of config ``agents`` entries (each with ``model`` and optionally
-    ``style``, ``label``, ``table_label``): type strings in roster order and their labels.
+    ``style``, ``label``, ``table_label``): type strings in roster order, their labels, and which
+    are LLM agents (:func:`coopeval.agents.registry.is_llm` of the entry's ``model``).
 
     Duplicate type strings keep their first position.
     """
     order: list[str] = []
     labels: dict[str, str] = {}
+    llm: dict[str, bool] = {}
     for entry in agents:
         name = agent_name(entry)
+        llm.setdefault(name, is_llm(str(entry["model"])))
         if name not in order:
             order.append(name)
         if entry.get("table_label"):
             labels.setdefault(name, str(entry["table_label"]))
-    return AgentColumns(tuple(order), labels)
+    return AgentColumns(tuple(order), labels, llm)
 
 
 def roster_file_agents(path: str | Path) -> AgentColumns:

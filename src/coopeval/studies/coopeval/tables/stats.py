@@ -24,24 +24,41 @@ def standard_error(values: Sequence[float]) -> float | None:
     return float(np.std(x, ddof=1) / math.sqrt(len(x)))
 
 
-def llm_average(metric: str, values: Mapping[str, float], populations: Mapping[str, float] | None = None) -> float:
-    """LLM-average of one run (docs/protocol/tables.md step 3).
+def llm_average(
+    metric: str,
+    values: Mapping[str, float],
+    populations: Mapping[str, float] | None = None,
+    is_llm: Callable[[str], bool] | None = None,
+) -> float | None:
+    """LLM-average of one run (docs/protocol/tables.md step 3) over the LLM agents of ``values``
+    (``is_llm``, default every agent; bots and people are not LLM agents, docs/human-play.md).
 
-    Mean and DR ranks: unweighted mean over types. Fitness: Σ_m population_m · fitness_m.
+    Mean and DR ranks: unweighted mean over the LLM types. Fitness: Σ_m population_m · fitness_m
+    over the LLM types, divided by their total population (1 when every type is an LLM agent); NaN
+    if the LLM types died out. None when no agent is an LLM agent (the table has no LLM Average).
 
     Raises
     ------
     ValueError
-        If Fitness lacks populations for some type, or the weights do not sum to 1 ± 0.01.
+        If Fitness lacks populations for some type, or the weights of all types do not sum to
+        1 ± 0.01.
     """
+    members = [a for a in values if is_llm is None or is_llm(a)]
+    if not members:
+        return None
     if metric != "Fitness":
-        return float(np.mean(list(values.values())))
+        return float(np.mean([values[a] for a in members]))
     if populations is None or set(populations) != set(values):
         raise ValueError("Fitness LLM average needs the final population of every type")
     weight = sum(populations.values())
     if abs(weight - 1.0) > _WEIGHT_TOLERANCE:
         raise ValueError(f"final population weights sum to {weight}, not 1 ± {_WEIGHT_TOLERANCE}")
-    return float(sum(populations[a] * values[a] for a in values))
+    if len(members) == len(values):
+        return float(sum(populations[a] * values[a] for a in values))
+    share = sum(populations[a] for a in members)
+    if share <= 0:
+        return math.nan
+    return float(sum(populations[a] * values[a] for a in members) / share)
 
 
 def in_order(items: Sequence[str], preferred: Sequence[str]) -> list[str]:

@@ -9,6 +9,11 @@ their paired difference is not significant at α = 0.05 after the correction nam
 row in the sub-table (e.g. the LLM Average, the Fitness of the aggregate table) gets no letters
 (null). Values, ranks and emphasis of the tables do not change.
 
+A sub-table whose comparisons can claim nothing (:func:`untestable_families`: every row
+untestable at its number of clusters, or stable at one replicate, by the one rule of
+:func:`coopeval.comparison.evidence.verdict`) gets ``"not testable (…)"`` instead of letters, which
+would put every agent in one group "a" as if that had been tested.
+
 The ``DR`` comparison rows compare the deviation-rating ranks under the configured rule
 (``evaluation.dr_rule``); :func:`table_tie_groups` lets them letter the tables' ``DR`` where its
 values are those ranks (not released ratings) and ``DR_exact`` (strictest-CCE ranks) when the
@@ -18,6 +23,7 @@ rule is ``strictest``.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import polars as pl
 
@@ -25,7 +31,10 @@ from coopeval.comparison.letters import letter_groups
 from coopeval.comparison.power import DEFAULT_ALPHA
 from coopeval.studies.coopeval.tables.frames import TableCell
 
-__all__ = ["TieGroups", "attach_tie_groups", "table_tie_groups", "tie_groups_from"]
+__all__ = ["NOT_TESTABLE", "TieGroups", "attach_tie_groups", "table_tie_groups", "tie_groups_from", "untestable_families"]
+
+NOT_TESTABLE = "not testable"
+"""The start of a ``tie_group`` that is not letters (:func:`untestable_families`)."""
 
 TieGroups = dict[tuple[str, str], tuple[set[str], set[tuple[str, str]], str]]
 """(scope, metric) → (compared agents, significant pairs, correction name)."""
@@ -71,12 +80,43 @@ def table_tie_groups(
     return out
 
 
-def attach_tie_groups(rows: Sequence[TableCell], groups: TieGroups, agents: Sequence[str]) -> set[str]:
+def untestable_families(comparisons: Any, replicates: Mapping[str, int] | None = None) -> dict[tuple[str, str], str]:
+    """(scope, metric) → ``"not testable (…)"`` for each family of ``comparisons`` rows none of
+    which can be read as significant or not (:func:`coopeval.comparison.evidence.verdict`: every
+    row untestable at its size, or stable at one replicate), so that its tie-group letters (every
+    agent "a") are not shown as a finding. ``replicates`` gives a CoopEval scope's replicates; None
+    for a population study, whose clusters are its replicates."""
+    from coopeval.comparison.evidence import NOT_SIGNIFICANT, SIGNIFICANT, verdict
+
+    families: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for row in comparisons.iter_rows(named=True):
+        families.setdefault((str(row["scope"]), str(row["metric"])), []).append(row)
+    out = {}
+    for (scope, metric), members in families.items():
+        reps = replicates.get(scope) if replicates is not None else None
+        verdicts = [verdict(r, reps if replicates is not None else r.get("n_clusters"))[0] for r in members]
+        if any(v in (SIGNIFICANT, NOT_SIGNIFICANT) for v in verdicts):
+            continue
+        clusters = max(int(r.get("n_clusters") or 0) for r in members)
+        if replicates is None:
+            out[(scope, metric)] = f"{NOT_TESTABLE} ({clusters} replicate{'' if clusters == 1 else 's'})"
+        elif reps is not None and reps < 2:
+            out[(scope, metric)] = f"{NOT_TESTABLE} (1 replicate)"
+        else:
+            out[(scope, metric)] = f"{NOT_TESTABLE} (n = {clusters} cluster{'' if clusters == 1 else 's'})"
+    return out
+
+
+def attach_tie_groups(
+    rows: Sequence[TableCell], groups: TieGroups, agents: Sequence[str], untestable: Mapping[tuple[str, str], str] | None = None
+) -> set[str]:
     """Set ``tie_group`` on every row (letters, or None) of ranked table rows, in place.
 
     ``rows`` carry ``mechanism``, ``game``, ``metric``, ``agent`` and ``rank``; the scope of a
     row is ``"<mechanism>/<game>"`` (the aggregate table's game is ``"All"``). ``agents`` is the
-    table's agent order (rank ties keep it). Returns the corrections used.
+    table's agent order (rank ties keep it). A sub-table in ``untestable`` (by the comparisons'
+    metric: ``DR`` for the tables' ``DR`` and ``DR_exact``; :func:`untestable_families`) gets that
+    text instead of letters. Returns the corrections used.
     """
     position = {agent: i for i, agent in enumerate(agents)}
     subtables: dict[tuple[str, str], list[TableCell]] = {}
@@ -91,7 +131,8 @@ def attach_tie_groups(rows: Sequence[TableCell], groups: TieGroups, agents: Sequ
         ranked = [r for r in members if r["agent"] in compared and r["rank"] is not None]
         ranked.sort(key=lambda r: (r["rank"], position.get(str(r["agent"]), len(position))))
         letters = letter_groups([str(r["agent"]) for r in ranked], significant)
+        why = (untestable or {}).get((key[0], "DR" if key[1] == "DR_exact" else key[1]))
         for r in ranked:
-            r["tie_group"] = letters[str(r["agent"])]
+            r["tie_group"] = why or letters[str(r["agent"])]
         used.add(correction)
     return used

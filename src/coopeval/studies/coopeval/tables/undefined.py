@@ -63,14 +63,15 @@ def blank_rows(
 ) -> list[TableCell]:
     """Blank per-game rows (ranked-row columns, ``mean`` null) of the metrics ``undefined``
     (:func:`undefined_metrics`) voids in a (mechanism, game) of the table (``axes``) that no run
-    defines: one per agent with a Mean in that cell (``axes`` order), then the LLM Average."""
+    defines: one per agent with a Mean in that cell (``axes`` order), then the LLM Average where
+    the cell has one (a cell with no LLM agent has none)."""
     rows: list[TableCell] = []
     for (mech, game), voided in undefined.items():
         group = values.get((mech, game))
         if game not in axes.games or not group or "Mean" not in group:
             continue
         present = {a for run in group["Mean"].values() for a in run}
-        agents = [a for a in axes.agents if a in present] + [LLM_AVERAGE]
+        agents = [a for a in axes.agents if a in present] + ([LLM_AVERAGE] if LLM_AVERAGE in present else [])
         for metric, note in voided.items():
             if metric in group:
                 continue
