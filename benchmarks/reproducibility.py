@@ -71,7 +71,9 @@ def copy_workflow(work: Path) -> Path:
 def start(work: Path, cores: int, args: Sequence[str], log: Path, extra_env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
     """``snakemake --cores cores all args`` in ``work``, in its own process group, output to ``log``."""
     command = [sys.executable, "-m", "snakemake", "--cores", str(cores), "all", *args]
-    env = {**os.environ, "LITELLM_OFFLINE_MODE": "true", "LITELLM_LOCAL_MODEL_COST_MAP": "True", **(extra_env or {})}
+    # the copy's own code, not the checkout the venv's editable install points at (which may change meanwhile)
+    path = os.pathsep.join(filter(None, [str(work / "src"), os.environ.get("PYTHONPATH")]))
+    env = {**os.environ, "PYTHONPATH": path, "LITELLM_OFFLINE_MODE": "true", "LITELLM_LOCAL_MODEL_COST_MAP": "True", **(extra_env or {})}
     with log.open("ab") as out:
         return subprocess.Popen(command, cwd=work, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True)
 
@@ -94,8 +96,12 @@ def cached_answers(work: Path) -> int:
 
 
 def cache_hits(log_text: str) -> int:
-    """Cache hits the jobs' closing lines in ``log_text`` report (``done in …: N cache hits``)."""
-    return sum(int(n) for n in re.findall(r"done in [^:]*: [^\n]*?(\d+) cache hits", log_text))
+    """Cache hits the jobs in ``log_text`` reported: per cell (``[<cell>] …``), the last count its
+    progress or closing lines give (``N cache hits``), summed over the cells."""
+    last: dict[str, int] = {}
+    for cell, hits in re.findall(r"^\[([^\]\n]+)\] [^\n]*?(\d+) cache hits", log_text, flags=re.MULTILINE):
+        last[cell] = int(hits)
+    return sum(last.values())
 
 
 def calls_compared(a: Path, b: Path) -> dict[str, int]:
