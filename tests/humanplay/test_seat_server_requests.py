@@ -11,11 +11,16 @@ import pytest
 from coopeval.humanplay.web import SeatServer
 
 
-def _post(port: int, body: bytes, length: str) -> tuple[int, str]:
+def _request(port: int, method: str, path: str, body: bytes | None = None, host: str | None = None, length: str | None = None) -> tuple[int, str]:
+    """(status, body text) of one raw request: ``host`` and ``length`` as given, however malformed
+    (the Host header defaults to the server's address, Content-Length to the body's size)."""
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    connection.putrequest("POST", "/api/answer", skip_accept_encoding=True)
-    connection.putheader("Content-Type", "application/json")
-    connection.putheader("Content-Length", length)
+    connection.putrequest(method, path, skip_host=host is not None, skip_accept_encoding=True)
+    if host is not None:
+        connection.putheader("Host", host)
+    if body is not None:
+        connection.putheader("Content-Type", "application/json")
+        connection.putheader("Content-Length", length or str(len(body)))
     connection.endheaders(body)
     answer = connection.getresponse()
     text = answer.read().decode("utf-8")
@@ -35,26 +40,12 @@ def _post(port: int, body: bytes, length: str) -> tuple[int, str]:
 def test_a_malformed_answer_gets_a_400_and_one_log_line(tmp_path, capsys, body: bytes, length: str | None, reason: str) -> None:
     with SeatServer(tmp_path / "seats", port=0) as server:
         port = int(server.url.rsplit(":", 1)[1].strip("/"))
-        status, text = _post(port, body, length or str(len(body)))
+        status, text = _request(port, "POST", "/api/answer", body, length=length)
     assert status == 400
     assert reason in json.loads(text)["error"]
     err = capsys.readouterr().err
     assert "Traceback" not in err and err.count("\n") == 1
     assert err.startswith("coopeval play-human: seat page: refused POST /api/answer from 127.0.0.1 (400): ")
-
-
-def _request(port: int, method: str, path: str, host: str, body: bytes | None = None) -> tuple[int, str]:
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    connection.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
-    connection.putheader("Host", host)
-    if body is not None:
-        connection.putheader("Content-Type", "application/json")
-        connection.putheader("Content-Length", str(len(body)))
-    connection.endheaders(body)
-    answer = connection.getresponse()
-    text = answer.read().decode("utf-8")
-    connection.close()
-    return answer.status, text
 
 
 @pytest.mark.parametrize(
@@ -70,8 +61,8 @@ def test_a_foreign_host_gets_403_and_one_log_line(tmp_path, capsys, method: str,
     with SeatServer(tmp_path / "seats", port=0) as server:
         port = int(server.url.rsplit(":", 1)[1].strip("/"))
         named = host.format(port=port)
-        status, text = _request(port, method, path, named, body)
-        assert _request(port, "GET", "/api/state", f"127.0.0.1:{port}")[0] == 200  # the same server, addressed locally
+        status, text = _request(port, method, path, body, host=named)
+        assert _request(port, "GET", "/api/state", host=f"127.0.0.1:{port}")[0] == 200  # the same server, addressed locally
     assert status == 403
     reason = f"Host {named!r}: the seat page answers only requests addressed to 127.0.0.1 or localhost; open http://127.0.0.1:{port}/"
     assert json.loads(text) == {"error": reason}
