@@ -15,7 +15,7 @@ for _study in STUDIES.values():
             **_play_output(_study),
         log:
             f"results/logs/play/{_study.name}/{{cellpath}}/{{cell}}.log",
-        priority: lambda wildcards, study=_study: study.cost(CELL_BY_ID[wildcards.cell])
+        priority: lambda wildcards, study=_study: play_priority(study, wildcards.cell)
         conda:
             "../envs/coopeval.yaml"
         threads: 1

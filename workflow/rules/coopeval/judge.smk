@@ -11,6 +11,7 @@ JUDGE_REMOTE = (
     judge_has_work(config) and not JUDGE_LOCAL and not is_scripted(JUDGE["model"])
 )
 JUDGE_SHARDS = judge_shards(CELLS, int(JUDGE.get("sample_size") or 0))
+PLAYED_FIRST.update(c["cell_id"] for cells in JUDGE_SHARDS.values() for c in cells)
 
 
 rule judge_shard:
@@ -28,9 +29,9 @@ rule judge_shard:
         "results/logs/judge/{shard}.log",
     wildcard_constraints:
         shard="|".join(JUDGE_SHARDS),
-    # above every play job (their priority is the cell's cost, at most ~12): a shard whose cells
-    # are played starts at once, so judging fills the provider's slots while the rest plays
-    priority: 100
+    # as the cells it reads (common.smk, PLAYED_FIRST): a shard whose cells are played starts at
+    # once, so judging runs beside the rest of the play
+    priority: FIRST
     conda:
         "../../envs/coopeval.yaml"
     # one thread, as every embedded-model job: the texts do not depend on --cores
