@@ -30,10 +30,25 @@ judge: {model: mock/judge, style: IO, params: {}, sample_size: 4, min_chars: 1}
 def test_judged_cells_and_the_judge_start_before_costlier_cells(tmp_path):
     work = copy_workflow(tmp_path)
     (work / "order.yaml").write_text(CONFIG)
-    command = [sys.executable, "-m", "snakemake", "--cores", "1", "all", "--configfile", "order.yaml"]
-    result = subprocess.run(command, cwd=work, env=dict(os.environ), capture_output=True, text=True, timeout=600)
+    command = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--cores",
+        "1",
+        "all",
+        "--configfile",
+        "order.yaml",
+    ]
+    result = subprocess.run(
+        command, cwd=work, env=dict(os.environ), capture_output=True, text=True, timeout=600
+    )
     log = result.stdout + result.stderr
     assert result.returncode == 0, log[-3000:]
     started = re.findall(r"output: results/(play/coopeval/\w+|judge/shards)/", log)
-    assert started[:3] == ["play/coopeval/NoMechanism", "play/coopeval/NoMechanism", "judge/shards"], started
+    assert started[:3] == [
+        "play/coopeval/NoMechanism",
+        "play/coopeval/NoMechanism",
+        "judge/shards",
+    ], started
     assert started[3:5] == ["play/coopeval/Repetition", "play/coopeval/Repetition"], started
