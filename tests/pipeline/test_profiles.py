@@ -18,8 +18,8 @@ from coopeval.pipeline.studies import local_llm_jobs
 from tests.pipeline.workflow_copy import copy_workflow
 
 REPO = Path(__file__).resolve().parents[2]
-# Booleans every shipped profile sets to true (workflow/profiles/slurm included).
-ALLOWED_WORKFLOW_PROFILE_KEYS = {"rerun-incomplete", "keep-going"}
+# Settings every shipped profile sets the same way (workflow/profiles/slurm included).
+ALLOWED_WORKFLOW_PROFILE_KEYS = {"rerun-incomplete", "keep-going", "scheduler"}
 
 
 def test_auto_loaded_profile_sets_no_tunable_key():
