@@ -51,6 +51,7 @@ def main() -> None:
     from coopeval.studies.coopeval.mechanisms.catalog import mechanism_info
     from coopeval.studies.coopeval.parse import matchup_scores
     from coopeval.studies.coopeval.tables import dr_bootstrap
+    from coopeval.studies.coopeval.tables.roster import table_agents
     from tests.helpers import play_study_cell, study_cells
 
     class Noisy(UniformRandom):
@@ -82,7 +83,8 @@ def main() -> None:
             ids = {"cell_id": spec["cell_id"], "source": "ours", "run": matchups["run"][0], "mechanism": spec["mechanism"],
                    "game": matchups["game"][0]}
             metrics, _ = evaluate_cell(scores, matchups, ids, has_metagame=not mechanism_info(spec["mechanism"]).population_game,
-                                       steps=evaluation["steps"], lr=evaluation["lr"], dr_rule=evaluation["dr_rule"])
+                                       steps=evaluation["steps"], lr=evaluation["lr"], dr_rule=evaluation["dr_rule"],
+                                       llm=table_agents(spec["agents"]).llm)
             scores_files.append(Path(tmp) / f"scores{i}.parquet")
             metrics_files.append(Path(tmp) / f"metrics{i}.parquet")
             write_parquet_atomic(scores, scores_files[-1])

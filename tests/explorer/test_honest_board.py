@@ -189,3 +189,23 @@ def test_a_store_of_bots_says_why_it_has_no_llm_average(tmp_path):
     board = _board(tmp_path / "bots")
     assert {r["agent"] for r in board["rows"]} == {"bot/model-x", "bot/model-y"}
     assert "No LLM Average row: no agent of this store is a language model (scripted bots and people only)" in board["note"]
+
+
+def test_a_person_seated_under_a_label_is_not_taken_for_a_model(tmp_path):
+    """The board classifies agents by the roster (the model string their calls recorded), not by
+    name (issue 47): a person seated as ``alice(IO)`` beside a bot labelled ``tft`` leaves no
+    language model in the store, and the note says why there is no LLM Average row."""
+    store = _run(tmp_path)
+    with duckdb.connect(str(store)) as con:
+        for old, agent, model in (
+            ("model-x", "alice(IO)", "human/alice"),
+            ("model-y", "bot/tft", "bot/tit-for-tat"),
+        ):
+            con.execute("UPDATE metrics SET agent = ? WHERE agent = ?", [agent, old])
+            calls = "UPDATE llm_calls SET agent = ?, model = ? WHERE agent = ?"
+            con.execute(calls, [agent, model, old])
+    build_site(store, tmp_path / "site")
+    board = _board(tmp_path / "site")
+    assert {r["agent"] for r in board["rows"]} == {"alice(IO)", "bot/tft"}
+    why = "No LLM Average row: no agent of this store is a language model (scripted bots and people only)"
+    assert why in board["note"]

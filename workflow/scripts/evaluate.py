@@ -9,6 +9,7 @@ import polars as pl  # noqa: E402
 from coopeval.core.io import write_parquet_atomic  # noqa: E402
 from coopeval.studies.coopeval.evaluate import evaluate_cell  # noqa: E402
 from coopeval.studies.coopeval.mechanisms.catalog import mechanism_info  # noqa: E402
+from coopeval.studies.coopeval.tables.roster import table_agents  # noqa: E402
 
 matchups = pl.read_parquet(snakemake.input.matchups)
 scores = pl.read_parquet(snakemake.input.scores)
@@ -28,6 +29,8 @@ metrics, trajectory = evaluate_cell(
     steps=snakemake.params.steps,
     lr=snakemake.params.lr,
     dr_rule=snakemake.params.dr_rule,
+    # the LLM Average is over the LLM agents of the cell's roster
+    llm=table_agents(snakemake.params.agents).llm,
 )
 write_parquet_atomic(metrics, snakemake.output.metrics)
 write_parquet_atomic(trajectory, snakemake.output.trajectory)

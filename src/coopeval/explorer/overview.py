@@ -263,7 +263,8 @@ def coopeval_board(
     )
     from coopeval.studies.coopeval.tables.frames import AgentColumns
 
-    if found and not any(r["agent"] == LLM_AVERAGE or AgentColumns().is_llm(str(r["agent"])) for r in found):
+    is_llm = AgentColumns(llm=_roster_llm(con, tables)).is_llm
+    if found and not any(r["agent"] == LLM_AVERAGE or is_llm(str(r["agent"])) for r in found):
         note += (" No LLM Average row: no agent of this store is a language model (scripted bots and people only), and the"
                  " LLM Average averages LLM agents only (docs/human-play.md).")
     board = _board([("mechanism", "mechanism"), ("game", "game"), ("agent", "agent")], metrics, found, note)
@@ -280,6 +281,19 @@ def coopeval_board(
     board["columns"] += [{"key": f"{key}_group", "label": f"{label} group", "metric": False} for key, label in TIE_GROUP_METRICS]
     board["columns"].append({"key": "interval", "label": "interval", "metric": False})
     return board
+
+
+def _roster_llm(con: duckdb.DuckDBPyConnection, tables: set[str]) -> dict[str, bool]:
+    """CoopEval agent → whether the run's roster made it a language model: the ``model`` string
+    its calls recorded (``llm_calls``; :func:`coopeval.agents.registry.is_llm`), so a person or
+    bot seated under a label (``alice(IO)``) is not taken for a model. Empty where the store has
+    no such calls (released data): agents are then classified by their type string."""
+    if "llm_calls" not in tables or not {"study", "agent", "model"} <= columns(con, "llm_calls"):
+        return {}
+    from coopeval.agents.registry import is_llm
+
+    pairs = con.execute("SELECT DISTINCT agent, model FROM llm_calls WHERE study = 'coopeval' AND agent IS NOT NULL AND model IS NOT NULL")
+    return {str(agent): is_llm(str(model)) for agent, model in pairs.fetchall()}
 
 
 def _table_row(per_game: dict[tuple[str, ...], dict[str, Any]], r: dict[str, Any]) -> dict[str, Any] | None:

@@ -31,6 +31,8 @@ rule evaluate:
         steps=config["evaluation"]["steps"],
         lr=config["evaluation"]["lr"],
         dr_rule=config["evaluation"]["dr_rule"],
+        # the cell's agent entries: the roster says which agents are LLM agents (LLM Average)
+        agents=lambda wildcards: CELL_BY_ID[wildcards.cell]["agents"],
     script:
         "../../scripts/evaluate.py"
 

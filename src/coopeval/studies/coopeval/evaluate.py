@@ -70,8 +70,16 @@ def evaluate_cell(
     steps: int = REPLICATOR_STEPS,
     lr: float = REPLICATOR_LR,
     dr_rule: str = "strictest",
+    llm: Mapping[str, bool] | None = None,
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Metrics (long format, ``metrics`` schema) and the replicator trajectory of one cell.
+
+    The LLM Average (Mean, Fitness) is over the LLM agents only (docs/human-play.md): ``llm``
+    maps an agent (type string, e.g. ``alice(IO)``, ``bot/tft``) to whether the cell's roster
+    says it is a language model (``table_agents(spec["agents"]).llm``,
+    :func:`coopeval.studies.coopeval.tables.roster.table_agents`); an agent it does not list is
+    classified by its type string (``bot/…`` and ``human/…`` are not LLM agents). A cell with
+    no LLM agent has no LLM Average Mean or Fitness row.
 
     Returns
     -------
@@ -89,7 +97,7 @@ def evaluate_cell(
     means = mean_payoff(obs) if obs else {}
     for agent, value in means.items():
         add(agent, "Mean", value)
-    is_llm = AgentColumns().is_llm  # by type string: bot/… and human/… are not LLM agents (issue 47)
+    is_llm = AgentColumns(llm=dict(llm or {})).is_llm  # as the roster says; else by type string
     if means and (average := llm_average("Mean", means, None, is_llm)) is not None:
         add(LLM_AVERAGE, "Mean", average)
     trajectory = pl.DataFrame(schema={"step": pl.Int64, "agent": pl.String, "share": pl.Float64})

@@ -141,3 +141,53 @@ def test_store_metrics_llm_average_of_a_cell_leaves_out_bots_and_people() -> Non
     means = dict(metrics.filter(pl.col("metric") == "Mean").select("agent", "value").iter_rows())
     # the model's mean (3 + 2) / 2 = 2.5 is the LLM Average (all three: (2.5 + 0.5 + 5) / 3 = 2.667)
     assert means == {model: 2.5, bot: 0.5, person: 5.0, LLM: 2.5}
+
+
+def test_store_metrics_llm_average_follows_the_cells_roster_not_the_name() -> None:
+    """A person seated with a label (``human/alice`` as ``alice(IO)``: a name that reads like a
+    model's) beside a model: the store's LLM Average (``evaluate_cell`` with the cell's roster) is
+    the model's own Mean and Fitness, never an average with the person's (issue 47)."""
+    import polars as pl
+
+    from coopeval.core.schemas import conform
+    from coopeval.studies.coopeval.evaluate import evaluate_cell
+
+    roster = [{"model": "human/alice", "label": "alice"}, {"model": "x/m", "style": "IO"}]
+    person, model = "alice(IO)", "x/m(IO)"
+    key = {
+        "cell_id": "c1",
+        "source": "ours",
+        "run": "r1",
+        "mechanism": "NoMechanism",
+        "game": "PrisonersDilemma",
+    }
+    # every ordered roster of the two agents: the payoff matrix (own row, co-player column) is
+    # model: [2, 1], person: [3, 1]
+    played = [
+        ((model, model), (2.0, 2.0)),
+        ((model, person), (1.0, 3.0)),
+        ((person, model), (3.0, 1.0)),
+        ((person, person), (1.0, 1.0)),
+    ]
+    seats = [
+        {**key, "matchup_id": f"m{i}", "seat": seat, "agent": agent, "score": score[seat]}
+        for i, (agents, score) in enumerate(played)
+        for seat, agent in enumerate(agents)
+    ]
+    scores = conform("scores", pl.DataFrame(seats).with_columns(status=pl.lit("complete")))
+    matchups = pl.DataFrame({"matchup_id": [f"m{i}" for i in range(4)], "status": ["complete"] * 4})
+    llm = table_agents(roster).llm
+    metrics, _ = evaluate_cell(scores, matchups, key, steps=1, lr=0.1, llm=llm)
+    value = {(a, m): v for a, m, v in metrics.select("agent", "metric", "value").iter_rows()}
+    # Mean: the model (2 + 2 + 1 + 1) / 4 = 1.5, the person (3 + 3 + 1 + 1) / 4 = 2.0;
+    # the LLM Average is the model's 1.5 (by name both are "models": (1.5 + 2.0) / 2 = 1.75)
+    assert (value[model, "Mean"], value[person, "Mean"], value[LLM, "Mean"]) == (1.5, 2.0, 1.5)
+    # Fitness after one step from (1/2, 1/2): f = (1.5, 2.0), mean 1.75, so the model's share is
+    # e^(−0.025) / (e^(−0.025) + e^(0.025)) = 1 / (1 + e^0.05) = x; its fitness 2x + (1 − x) = 1 + x
+    x = 1 / (1 + math.exp(0.05))
+    assert value[model, "FinalPopulation"] == pytest.approx(x)
+    assert value[model, "Fitness"] == pytest.approx(1 + x)
+    assert value[person, "Fitness"] == pytest.approx(1 + 2 * x)
+    # the LLM Average Fitness: the model's own, 1 + x = 1.48750 (by name, both weighted:
+    # x (1 + x) + (1 − x)(1 + 2x) = 1.73735)
+    assert value[LLM, "Fitness"] == pytest.approx(1 + x)

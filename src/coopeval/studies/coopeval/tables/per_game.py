@@ -19,7 +19,6 @@ from coopeval.studies.coopeval.tables.bootstrap import (
 from coopeval.studies.coopeval.tables.defaults import TableSettings
 from coopeval.studies.coopeval.tables.frames import (
     TABLE_METRICS,
-    AgentColumns,
     CellStats,
     CellValues,
     RunValues,
@@ -46,17 +45,14 @@ def metric_lookup(frame: pl.DataFrame) -> dict[tuple[str, str, str, str, str], d
     return table
 
 
-def _by_name(agent: str) -> bool:
-    return AgentColumns().is_llm(agent)
-
-
 def per_run_values(
-    metrics: pl.DataFrame, released: pl.DataFrame | None, dr_rule: str, is_llm: Callable[[str], bool] = _by_name
+    metrics: pl.DataFrame, released: pl.DataFrame | None, dr_rule: str, is_llm: Callable[[str], bool]
 ) -> tuple[CellValues, dict[tuple[str, str], str]]:
     """(mechanism, game) → metric → run → {agent (incl. LLM Average): value}; and DR source.
 
-    The LLM Average is over the agents ``is_llm`` accepts (default: by the type string, bots
-    and people are not LLM agents); a run with no LLM agent has no LLM Average.
+    The LLM Average is over the agents ``is_llm`` accepts (the roster's LLM agents,
+    :meth:`coopeval.studies.coopeval.tables.frames.AgentColumns.is_llm`;
+    bots and people are not LLM agents); a run with no LLM agent has no LLM Average.
 
     ``DR`` takes the released ``DR_rank`` of a run where there is one, else the ``dr_rule``
     ranks; the DR source of a cell is ``"released"``, ``dr_rule`` or both joined by ``+``.
@@ -117,7 +113,7 @@ def bootstrap_replicates(
 
 
 def replicates_of(
-    rep: CellReplicates | None, metric: str, agent: str, is_llm: Callable[[str], bool] = _by_name
+    rep: CellReplicates | None, metric: str, agent: str, is_llm: Callable[[str], bool]
 ) -> np.ndarray | None:
     """Bootstrap replicates of one agent's (or the LLM Average's) metric, shape (B,), or None.
 
@@ -147,7 +143,7 @@ def per_game_cell(
     runs: RunValues,
     replicates: Mapping[tuple[str, str], CellReplicates],
     dr_source: Mapping[tuple[str, str], str],
-    is_llm: Callable[[str], bool] = _by_name,
+    is_llm: Callable[[str], bool],
 ) -> TableCell | None:
     """Mean over runs ± standard error (docs/protocol/tables.md step 4) and bootstrap percentile interval of one
     agent in one (mechanism, game, metric) cell; None if the agent has no run value.
@@ -186,7 +182,7 @@ def per_game_rows(
     dr_source: Mapping[tuple[str, str], str],
     replicates: Mapping[tuple[str, str], CellReplicates],
     axes: TableAxes,
-    is_llm: Callable[[str], bool] = _by_name,
+    is_llm: Callable[[str], bool],
 ) -> tuple[list[TableCell], CellStats]:
     """Ranked rows of the per-game table (raw payoffs) and its cells for the aggregate table.
 
