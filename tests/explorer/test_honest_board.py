@@ -14,6 +14,7 @@ import duckdb
 from coopeval.cli import main
 from coopeval.explorer import build_site
 from coopeval.explorer.charts import chart_kinds, gossip_charts
+from coopeval.studies.coopeval.tables.metrics import LLM_AVERAGE
 from tests.explorer.fake_store import make_store, read_data
 
 PER_GAME_CSV = """mechanism,game,metric,agent,mean,se,rank,ci_low,ci_high,tie_group,players,note
@@ -189,6 +190,24 @@ def test_a_store_of_bots_says_why_it_has_no_llm_average(tmp_path):
     board = _board(tmp_path / "bots")
     assert {r["agent"] for r in board["rows"]} == {"bot/model-x", "bot/model-y"}
     assert "No LLM Average row: no agent of this store is a language model (scripted bots and people only)" in board["note"]
+
+
+def test_a_store_of_bots_with_the_evaluations_notes_has_no_blank_llm_average_row(tmp_path):
+    """Every evaluated cell writes an LLM Average ``ExcludedMatchups`` row (the count of excluded
+    match-ups, coopeval.studies.coopeval.evaluate): in a store of bots it is the LLM Average's only
+    row, and the board must not show it as an LLM Average of blanks."""
+    store = _run(tmp_path)
+    with duckdb.connect(str(store)) as con:
+        con.execute("UPDATE metrics SET agent = 'bot/' || agent")
+        con.execute(
+            "INSERT INTO metrics SELECT * REPLACE (? AS agent, 'ExcludedMatchups' AS metric, 0.0 AS value) "
+            "FROM metrics WHERE metric = 'Mean' AND agent = 'bot/model-x'",
+            [LLM_AVERAGE],
+        )
+    build_site(store, tmp_path / "bots")
+    board = _board(tmp_path / "bots")
+    assert {r["agent"] for r in board["rows"]} == {"bot/model-x", "bot/model-y"}
+    assert "No LLM Average row: no agent of this store is a language model" in board["note"]
 
 
 def test_a_person_seated_under_a_label_is_not_taken_for_a_model(tmp_path):

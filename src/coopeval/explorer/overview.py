@@ -194,8 +194,11 @@ def coopeval_board(
                bool_or(tensor_incomplete) AS tensor_incomplete, bool_or(not_cover) AS not_cover, bool_or(dr_too_large) AS dr_too_large, {_aliased(metrics, source)}
         FROM wide GROUP BY GROUPING SETS ((mechanism, game, agent), (mechanism, agent))
         ORDER BY mechanism, game, mean_mean DESC NULLS LAST, agent"""
-    found = rows(con, sql)
     from coopeval.studies.coopeval.tables.metrics import LLM_AVERAGE
+
+    # the evaluation notes excluded match-ups under the LLM Average of every cell: with no LLM
+    # agent that note is its only row, not an LLM Average to show blank
+    found = [r for r in rows(con, sql) if r["agent"] != LLM_AVERAGE or any(r[f"{key}_missing"] < r["n"] for key, _ in metrics)]
 
     seated: dict[tuple[str, str], set[str]] = {}
     for r in found:
