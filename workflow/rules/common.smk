@@ -27,7 +27,9 @@ from coopeval.pipeline.studies import (
     configured_models,
     configured_studies,
     empty_studies_error,
+    FIRST_PRIORITY,
     local_llm_jobs,
+    play_priority,
     report_entries,
     run_start_errors,
     store_inputs,
@@ -74,17 +76,9 @@ CELLS_BY_STUDY = all_cells(config)
 if _empty := empty_studies_error(CELLS_BY_STUDY):
     raise WorkflowError(_empty)
 CELL_BY_ID = {c["cell_id"]: c for cells in CELLS_BY_STUDY.values() for c in cells}
-# Play jobs run longest first (priority: the cell's cost). The cells a later model stage reads
-# (the judge's, coopeval/judge.smk adds them) are played before all others and that stage's jobs
-# get the same priority, so it runs beside the rest of the play instead of alone at the end.
+# The cells a later model stage reads (the judge's: coopeval/judge.smk adds them), played first
+# (coopeval.pipeline.studies.play_priority).
 PLAYED_FIRST = set()
-FIRST = 10_000
-
-
-def play_priority(study, cell_id):
-    return study.cost(CELL_BY_ID[cell_id]) + (FIRST if cell_id in PLAYED_FIRST else 0)
-
-
 PROMPT_FILES = sorted(str(p) for p in Path(config["prompts_dir"]).glob("*.txt"))
 # Everything below is derived from the study registry (coopeval.pipeline.studies): the tables
 # the `store` rule gathers (table -> Parquet files) and the files the report embeds.

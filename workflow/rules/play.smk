@@ -15,7 +15,7 @@ for _study in STUDIES.values():
             **_play_output(_study),
         log:
             f"results/logs/play/{_study.name}/{{cellpath}}/{{cell}}.log",
-        priority: lambda wildcards, study=_study: play_priority(study, wildcards.cell)
+        priority: lambda w, study=_study: play_priority(study, CELL_BY_ID[w.cell], w.cell in PLAYED_FIRST)
         conda:
             "../envs/coopeval.yaml"
         threads: 1

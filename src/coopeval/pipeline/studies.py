@@ -127,6 +127,19 @@ def empty_studies_error(cells_by_study: Mapping[str, Sequence[Any]]) -> str | No
     )
 
 
+FIRST_PRIORITY = 10_000
+"""Snakemake priority added to the play jobs of the cells a later model stage reads (the judge's)
+and given to that stage's jobs: above the cost of any cell, so those cells are played first and
+the stage runs beside the rest of the play instead of alone at the end (docs/running.md)."""
+
+
+def play_priority(study: Study, spec: Mapping[str, Any], read_early: bool) -> int:
+    """The play job's Snakemake priority (unitless): the cell's cost (:meth:`Study.cost`, so the
+    longest cells start first), plus :data:`FIRST_PRIORITY` when ``read_early`` (a later model
+    stage, the judge, reads the cell)."""
+    return study.cost(spec) + (FIRST_PRIORITY if read_early else 0)
+
+
 def cell_uses_local_llm(study: Study, spec: Mapping[str, Any]) -> bool:
     """Whether playing ``spec`` runs the embedded model (the job takes the ``local_llm`` resource)."""
     return any(uses_local_llm(model) for model in study.cell_models(spec))

@@ -31,7 +31,7 @@ rule judge_shard:
         shard="|".join(JUDGE_SHARDS),
     # as the cells it reads (common.smk, PLAYED_FIRST): a shard whose cells are played starts at
     # once, so judging runs beside the rest of the play
-    priority: FIRST
+    priority: FIRST_PRIORITY
     conda:
         "../../envs/coopeval.yaml"
     # one thread, as every embedded-model job: the texts do not depend on --cores
